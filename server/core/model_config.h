@@ -1,0 +1,37 @@
+// A transformer's shape, as far as its GEMMs care. Filled from the seed tool's six
+// flags, from a Hugging Face config.json, or from a built-in preset.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace gemmprof::core {
+
+struct ModelConfig {
+  std::string name = "custom";      // preset or file name; shown in titles
+  int64_t hidden_size = 0;
+  int64_t intermediate_size = 0;
+  int64_t num_attention_heads = 0;
+  int64_t num_key_value_heads = 0;  // 0: same as num_attention_heads (no GQA)
+  int64_t head_dim = 0;             // 0: hidden_size / num_attention_heads
+  int64_t num_hidden_layers = 0;
+  int64_t micro_batch_size = 0;
+  int64_t sequence_length = 0;
+  int64_t vocab_size = 0;           // 0: no LM head GEMM
+  std::string hidden_act;           // "" (plain MLP, the seed's shape), "silu", "gelu", ...
+  bool gated_mlp = false;           // gate and up fused: N = 2 x intermediate
+  bool split_gate_up = false;       // run gate and up as two GEMMs instead
+  bool tie_word_embeddings = false;
+  // Mixture of experts; num_experts == 0 means dense.
+  int64_t num_experts = 0;
+  int64_t experts_per_token = 0;
+  int64_t moe_intermediate_size = 0;
+  int64_t num_shared_experts = 0;
+  int64_t first_dense_layers = 0;   // layers before the first MoE layer
+  double moe_skew = 1.0;            // hottest expert's load / balanced load
+  // Parallelism.
+  int64_t tensor_parallel = 1;
+  bool sequence_parallel = false;
+};
+
+}  // namespace gemmprof::core

@@ -1,0 +1,39 @@
+// The narrow interface between the queue and whatever measures GEMMs: the CUDA
+// runner in kernels/ or the host reference runner in this folder.
+#pragma once
+
+#include <memory>
+
+#include "server/core/job.h"
+#include "server/core/result.h"
+#include "server/core/status.h"
+
+namespace gemmprof::device {
+
+// One Runner per device. Not thread-safe: the queue gives each runner one worker.
+class Runner {
+ public:
+  virtual ~Runner() = default;
+
+  // The device and what it can run. Stable for the runner's lifetime.
+  virtual const core::DeviceInfo& Info() const = 0;
+
+  // Whether `recipe` can run here; when not, `reason` says why ("mxfp8 needs sm_100+,
+  // this is sm_90"). Items of unsupported recipes become status not_supported.
+  virtual core::RecipeSupport Supports(core::Recipe recipe) const = 0;
+
+  // Cheap check, no device work: InvalidArgument / ResourceExhausted naming the field,
+  // value and limit when the item cannot run here (e.g. buffers exceed device memory,
+  // host runner size limit). Used at submission time and before each item.
+  virtual absl::Status CanImplement(const core::WorkItem& item,
+                                    const core::TimingOptions& timing) const = 0;
+
+  // Called once before a job's first item (time-based GPU warm-up).
+  virtual absl::Status BeginJob(const core::TimingOptions& timing) = 0;
+
+  // Measures one item (warm-up + timed iterations, verification, telemetry).
+  virtual absl::StatusOr<core::Measurement> Run(const core::WorkItem& item,
+                                                const core::TimingOptions& timing) = 0;
+};
+
+}  // namespace gemmprof::device

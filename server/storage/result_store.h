@@ -1,0 +1,104 @@
+// Where jobs, items and measurements live. SQLite is the embedded implementation;
+// the interface is shaped so a PostgreSQL store can serve a cluster later.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "server/core/job.h"
+#include "server/core/result.h"
+#include "server/core/status.h"
+
+namespace gemmprof::storage {
+
+template <typename T>
+struct Page {
+  std::vector<T> items;
+  std::string next_page_token;  // empty when this is the last page
+};
+
+struct JobFilter {
+  std::optional<core::JobState> state;
+  int32_t page_size = 50;       // 1..1000
+  std::string page_token;       // from a previous Page
+};
+
+// Filters for QueryResults (history for dashboards). Unset fields match everything.
+struct ResultFilter {
+  std::optional<std::string> device_name;  // exact match
+  std::optional<core::Recipe> recipe;
+  std::optional<core::Pass> pass;
+  std::optional<core::Mode> mode;
+  std::optional<int64_t> m, k, n;
+  std::optional<int64_t> since_ms, until_ms;  // measured_ms range, inclusive
+  std::optional<int64_t> job_id;
+  int32_t page_size = 100;                    // 1..10000
+  std::string page_token;
+};
+
+// One stored measurement with its full context.
+struct ResultRow {
+  int64_t result_id = 0;
+  int64_t job_id = 0;
+  int64_t item_id = 0;
+  int64_t measured_ms = 0;
+  core::DeviceInfo device;
+  core::WorkItem item;
+  core::TimingOptions timing;
+  core::Measurement measurement;
+  bool cached = false;
+};
+
+// A cache hit: the original measurement and when it was made.
+struct CachedResult {
+  int64_t result_id = 0;
+  int64_t measured_ms = 0;
+  core::Measurement measurement;
+};
+
+// Thread-safe: the API threads and the workers call it concurrently.
+// Errors: NotFound for unknown ids, InvalidArgument for bad filters/tokens,
+// Internal / Unavailable for database failures.
+class ResultStore {
+ public:
+  virtual ~ResultStore() = default;
+
+  // Persists the job (state queued) and all its items in one transaction, assigning
+  // ids (job.id, item.id, item.job_id, item.seq in order). Returns the stored job.
+  virtual absl::StatusOr<core::JobRecord> CreateJob(core::JobRecord job,
+                                                    std::vector<core::WorkItem> items) = 0;
+  virtual absl::StatusOr<core::JobRecord> GetJob(int64_t job_id) = 0;
+  // Newest first.
+  virtual absl::StatusOr<Page<core::JobRecord>> ListJobs(const JobFilter& filter) = 0;
+  // Items in seq order, with their results.
+  virtual absl::StatusOr<std::vector<core::ItemRecord>> GetItems(int64_t job_id) = 0;
+
+  // Sets state (and started/finished times as the state implies) and error text.
+  virtual absl::Status SetJobState(int64_t job_id, core::JobState state,
+                                   const std::string& error) = 0;
+  virtual absl::Status MarkItemRunning(int64_t item_id) = 0;
+  // Final outcome of an item. With `measurement`, a result row is written too (with
+  // `device`, `timing` and `cache_key`), in the same transaction as the item update;
+  // `cached` items point at the original result instead of duplicating it.
+  virtual absl::Status FinishItem(int64_t item_id, core::ItemStatus status,
+                                  const std::string& error,
+                                  const std::optional<core::Measurement>& measurement,
+                                  const core::DeviceInfo& device,
+                                  const core::TimingOptions& timing, const std::string& cache_key,
+                                  std::optional<int64_t> cached_result_id) = 0;
+  // Marks every still-queued item of the job cancelled (used by CancelJob).
+  virtual absl::Status CancelPendingItems(int64_t job_id) = 0;
+
+  // Newest non-cached result with this key, if any.
+  virtual absl::StatusOr<std::optional<CachedResult>> LookupCache(const std::string& cache_key) = 0;
+
+  // After a restart: items left running go back to queued; returns the ids of jobs not
+  // in a terminal state, oldest first.
+  virtual absl::StatusOr<std::vector<int64_t>> RecoverUnfinished() = 0;
+
+  virtual absl::StatusOr<Page<ResultRow>> QueryResults(const ResultFilter& filter) = 0;
+};
+
+}  // namespace gemmprof::storage

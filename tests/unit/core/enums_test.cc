@@ -1,0 +1,42 @@
+#include "server/core/enums.h"
+
+#include <gtest/gtest.h>
+
+#include "server/core/result.h"
+
+namespace gemmprof::core {
+namespace {
+
+TEST(EnumsTest, RecipeNamesRoundTrip) {
+  for (Recipe r : AllRecipes()) {
+    auto parsed = ParseRecipe(ToString(r));
+    ASSERT_TRUE(parsed.has_value()) << ToString(r);
+    EXPECT_EQ(*parsed, r);
+  }
+  EXPECT_FALSE(ParseRecipe("fp16").has_value());
+  EXPECT_FALSE(ParseRecipe("").has_value());
+  EXPECT_EQ(RecipeList(), "bf16, fp8-current, fp8-delayed, fp8-block, mxfp8, nvfp4");
+}
+
+TEST(EnumsTest, TerminalStates) {
+  EXPECT_FALSE(IsTerminal(JobState::kQueued));
+  EXPECT_FALSE(IsTerminal(JobState::kRunning));
+  EXPECT_TRUE(IsTerminal(JobState::kCancelled));
+  EXPECT_TRUE(IsFinal(ItemStatus::kNotSupported));
+  EXPECT_FALSE(IsFinal(ItemStatus::kRunning));
+}
+
+TEST(SampleStatsTest, Summarizes) {
+  auto s = SampleStats::FromSamples({5, 1, 4, 2, 3});
+  EXPECT_EQ(s.count, 5);
+  EXPECT_DOUBLE_EQ(s.median_ms, 3);
+  EXPECT_DOUBLE_EQ(s.min_ms, 1);
+  EXPECT_DOUBLE_EQ(s.max_ms, 5);
+  EXPECT_DOUBLE_EQ(s.mean_ms, 3);
+  EXPECT_DOUBLE_EQ(s.p20_ms, 1.8);
+  EXPECT_NEAR(s.stdev_ms, 1.5811388, 1e-6);
+  EXPECT_EQ(SampleStats::FromSamples({}).count, 0);
+}
+
+}  // namespace
+}  // namespace gemmprof::core
