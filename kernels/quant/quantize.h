@@ -1,0 +1,65 @@
+// Device quantization kernels, one entry point per recipe step. Each function only
+// enqueues work on `stream` and returns the launch status (no synchronization).
+// Numerics are exactly server/core/quant/quant.h's conventions: the gpu tests compare
+// every output byte and scale with the host functions there.
+//
+// Tensors are row-major [rows, cols] BF16 in device memory. A transposed output is the
+// row-major [cols, rows] tensor quantized as the host would quantize Transpose(x), so a
+// GEMM that needs the other operand orientation (FP8 on Hopper is TN only) gets it from
+// the same pass over the input. Scales are in the host's plain row-major layout; the
+// GEMM code converts them to the layout cuBLASLt wants.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "server/core/enums.h"
+#include "server/core/quant/quant.h"
+
+namespace gemmprof::kernels {
+
+using core::quant::Fp8Format;
+
+// *amax = max |x| over n elements, NaN ignored. Resets *amax itself.
+cudaError_t Amax(const __nv_bfloat16* x, int64_t n, float* amax, cudaStream_t stream);
+
+// scale = fp8_max / *amax (1 when amax is 0 or non-finite), scale_inv = 1 / scale.
+cudaError_t ComputeScale(const float* amax, Fp8Format f, float* scale, float* scale_inv,
+                         cudaStream_t stream);
+
+// Delayed scaling: scale from history[0..len) (index 0 = most recent).
+cudaError_t ScaleFromHistory(const float* history, int32_t len, core::AmaxAlgo algo, Fp8Format f,
+                             float* scale, float* scale_inv, cudaStream_t stream);
+// Shifts the history by one and stores *new_amax at index 0.
+cudaError_t RollAmaxHistory(float* history, int32_t len, const float* new_amax,
+                            cudaStream_t stream);
+
+// out = cast(x * *scale); out_t (nullable) = the transposed values [cols, rows];
+// amax_out (nullable) = max |x|, fused into the same pass (reset by the function).
+cudaError_t CastTranspose(const __nv_bfloat16* x, int64_t rows, int64_t cols, const float* scale,
+                          Fp8Format f, uint8_t* out, uint8_t* out_t, float* amax_out,
+                          cudaStream_t stream);
+
+// fp8-block: block_rows 1 (1x128 blocks) or 128 (128x128). out [rows, cols] E4M3 and
+// scale_inv [ceil(rows/block_rows), ceil(cols/128)] fp32. Nullable transposed outputs:
+// for 1x128, out_t/scale_inv_t quantize x^T with its own 1x128 blocks
+// (scale_inv_t [cols, ceil(rows/128)]); for 128x128, out_t is the exact transpose of out
+// and scale_inv_t the transposed scale grid.
+cudaError_t BlockQuantize(const __nv_bfloat16* x, int64_t rows, int64_t cols, int32_t block_rows,
+                          bool pow2_scales, uint8_t* out, float* scale_inv, uint8_t* out_t,
+                          float* scale_inv_t, cudaStream_t stream);
+
+// MXFP8: out [rows, cols] E4M3, scales [rows, ceil(cols/32)] UE8M0. Nullable out_t /
+// scales_t: the quantization of x^T ([cols, rows], scales [cols, ceil(rows/32)]).
+cudaError_t Mxfp8Quantize(const __nv_bfloat16* x, int64_t rows, int64_t cols, uint8_t* out,
+                          uint8_t* scales, uint8_t* out_t, uint8_t* scales_t, cudaStream_t stream);
+
+// NVFP4: needs the tensor amax first (Amax). out packed [rows, ceil(cols/2)] (element 2j
+// in the low nibble), scales [rows, ceil(cols/16)] E4M3, *tensor_scale written.
+cudaError_t Nvfp4Quantize(const __nv_bfloat16* x, int64_t rows, int64_t cols,
+                          const float* tensor_amax, uint8_t* out, uint8_t* scales,
+                          float* tensor_scale, cudaStream_t stream);
+
+}  // namespace gemmprof::kernels
