@@ -1,0 +1,31 @@
+// The SELECT column lists of the store and the code that turns their rows back into
+// core structs. Internal to SqliteStore.
+#pragma once
+
+#include <string_view>
+
+#include "server/core/job.h"
+#include "server/core/status.h"
+#include "server/storage/result_store.h"
+#include "server/storage/sqlite_statement.h"
+
+namespace gemmprof::storage {
+
+// SELECT <kJobColumns> FROM jobs j ... ; counts come from the job's items.
+extern const std::string_view kJobColumns;
+// SELECT <kItemColumns> FROM items i LEFT JOIN results r ON r.id = coalesce(i.result_id,
+// i.cached_result_id) ...
+extern const std::string_view kItemColumns;
+// SELECT <kResultColumns> FROM results r JOIN items i ON i.id = r.item_id ...
+extern const std::string_view kResultColumns;
+
+// Read the current row of a statement selecting the columns above.
+// Errors: DataLoss for an unknown enum name or undecodable JSON.
+absl::StatusOr<core::JobRecord> ReadJobRow(const Statement& stmt);
+absl::StatusOr<core::ItemRecord> ReadItemRow(const Statement& stmt);
+absl::StatusOr<ResultRow> ReadResultRow(const Statement& stmt);
+
+// Final item statuses as an SQL list: ('done','failed',...).
+std::string_view FinalStatusesSql();
+
+}  // namespace gemmprof::storage
