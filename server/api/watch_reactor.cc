@@ -1,0 +1,91 @@
+#include "server/api/watch_reactor.h"
+
+#include "server/api/convert.h"
+#include "server/api/grpc_status.h"
+
+namespace gemmprof::api {
+
+v1::JobEvent ToProto(const queue::JobEvent& event) {
+  using K = queue::JobEvent::Kind;
+  v1::JobEvent p;
+  switch (event.kind) {
+    case K::kSnapshot: p.set_kind(v1::JobEvent::SNAPSHOT); break;
+    case K::kItemStarted: p.set_kind(v1::JobEvent::ITEM_STARTED); break;
+    case K::kItemFinished: p.set_kind(v1::JobEvent::ITEM_FINISHED); break;
+    case K::kItemFailed: p.set_kind(v1::JobEvent::ITEM_FAILED); break;
+    case K::kJobFinished: p.set_kind(v1::JobEvent::JOB_FINISHED); break;
+  }
+  *p.mutable_job() = ToProto(event.job);
+  if (event.item.has_value()) *p.mutable_item() = ToProto(*event.item);
+  return p;
+}
+
+WatchReactor::WatchReactor(queue::JobQueue& queue, int64_t job_id) : queue_(queue) {
+  // Subscribe before reading the snapshot so nothing between the two is lost; the lock
+  // holds back events until the snapshot is queued first.
+  std::lock_guard lock(mu_);
+  token_ = queue_.events().Subscribe(
+      job_id, [this](const queue::JobEvent& e) { Push(api::ToProto(e)); });
+  auto job = queue_.store().GetJob(job_id);
+  if (!job.ok()) {
+    FinishLocked(ToGrpcStatus(job.status()));
+    return;
+  }
+  queue::JobEvent snapshot{queue::JobEvent::Kind::kSnapshot, *job, std::nullopt};
+  pending_.push_back(api::ToProto(snapshot));
+  if (core::IsTerminal(job->state)) {
+    snapshot.kind = queue::JobEvent::Kind::kJobFinished;
+    pending_.push_back(api::ToProto(snapshot));
+    last_queued_ = true;
+  }
+  MaybeWriteLocked();
+}
+
+void WatchReactor::Push(v1::JobEvent event) {
+  std::lock_guard lock(mu_);
+  if (finished_ || last_queued_) return;
+  if (event.kind() == v1::JobEvent::JOB_FINISHED) last_queued_ = true;
+  pending_.push_back(std::move(event));
+  MaybeWriteLocked();
+}
+
+void WatchReactor::MaybeWriteLocked() {
+  if (finished_ || writing_) return;
+  if (pending_.empty()) {
+    if (last_queued_) FinishLocked(grpc::Status::OK);
+    return;
+  }
+  in_flight_ = std::move(pending_.front());
+  pending_.pop_front();
+  writing_ = true;
+  StartWrite(&in_flight_);
+}
+
+void WatchReactor::OnWriteDone(bool ok) {
+  std::lock_guard lock(mu_);
+  writing_ = false;
+  if (!ok) {
+    FinishLocked(grpc::Status(grpc::StatusCode::UNAVAILABLE, "watch stream write failed"));
+    return;
+  }
+  MaybeWriteLocked();
+}
+
+void WatchReactor::OnCancel() {
+  std::lock_guard lock(mu_);
+  FinishLocked(grpc::Status::CANCELLED);
+}
+
+void WatchReactor::FinishLocked(const grpc::Status& status) {
+  if (finished_) return;
+  finished_ = true;
+  Finish(status);
+}
+
+void WatchReactor::OnDone() {
+  // After Unsubscribe returns no listener call is in flight, so deleting is safe.
+  queue_.events().Unsubscribe(token_);
+  delete this;
+}
+
+}  // namespace gemmprof::api

@@ -1,0 +1,166 @@
+#include "server/daemon.h"
+
+#include <signal.h>
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <vector>
+
+#include "server/api/server.h"
+#include "server/device/host_runner.h"
+#include "server/queue/job_queue.h"
+#include "server/storage/sqlite_store.h"
+#ifdef GEMMPROF_HAVE_CUDA
+#include "kernels/cuda_runner_factory.h"
+#endif
+
+namespace gemmprof::daemon {
+namespace {
+
+constexpr char kFooter[] = R"(
+Examples:
+  gemmprofd --listen 0.0.0.0:50051 --db /var/lib/gemmprof/results.db
+  gemmprofd --listen 127.0.0.1:0 --port-file /tmp/gemmprofd.port --backend host
+
+Backends: 'cuda' measures on every visible GPU (one worker each); 'host' is the CPU
+reference runner (numerics emulated, labeled host-reference, never a GPU figure);
+'auto' takes cuda when a GPU is present, host otherwise.
+Jobs and results live in the SQLite file given by --db; unfinished jobs resume when the
+daemon restarts on the same file. SIGTERM/SIGINT stop it cleanly.)";
+
+absl::Status SetUpLogging(const Options& o) {
+  auto level = spdlog::level::from_str(o.log_level);
+  if (level == spdlog::level::off && o.log_level != "off") {
+    return absl::InvalidArgumentError("--log-level: unknown value '" + o.log_level +
+                                      "' (valid: trace, debug, info, warn, error, critical, off)");
+  }
+  std::shared_ptr<spdlog::logger> logger;
+  if (o.log_file.empty()) {
+    logger = spdlog::stderr_color_mt("gemmprofd");
+  } else {
+    try {
+      logger = spdlog::basic_logger_mt("gemmprofd", o.log_file);
+    } catch (const spdlog::spdlog_ex& e) {
+      return absl::InvalidArgumentError("--log-file: cannot open '" + o.log_file +
+                                        "': " + e.what());
+    }
+  }
+  logger->set_level(level);
+  logger->flush_on(spdlog::level::info);
+  spdlog::set_default_logger(logger);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::unique_ptr<device::Runner>>> MakeRunners(const Options& o) {
+  std::vector<std::unique_ptr<device::Runner>> runners;
+#ifdef GEMMPROF_HAVE_CUDA
+  const int gpus = kernels::CudaDeviceCount();
+  if (o.backend == "cuda" || (o.backend == "auto" && gpus > 0)) {
+    if (gpus == 0) return absl::FailedPreconditionError("--backend cuda: no CUDA device found");
+    for (int i = 0; i < gpus; ++i) {
+      ASSIGN_OR_RETURN(auto runner, kernels::MakeCudaRunner(i));
+      runners.push_back(std::move(runner));
+    }
+    return runners;
+  }
+#else
+  if (o.backend == "cuda") {
+    return absl::FailedPreconditionError(
+        "--backend cuda: this gemmprofd was built without CUDA (GEMMPROF_ENABLE_CUDA=OFF)");
+  }
+#endif
+  if (o.backend == "auto") {
+    spdlog::warn("no GPU available: using the host reference runner (CPU emulation); "
+                 "results are labeled host-reference");
+  }
+  runners.push_back(std::make_unique<device::HostRunner>());
+  return runners;
+}
+
+// Blocks SIGINT/SIGTERM in every thread created after this call, so sigwait sees them.
+sigset_t BlockStopSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  return set;
+}
+
+absl::Status Serve(const Options& o) {
+  const sigset_t stop_signals = BlockStopSignals();
+  ASSIGN_OR_RETURN(auto store, storage::SqliteStore::Open(o.db));
+  ASSIGN_OR_RETURN(auto runners, MakeRunners(o));
+  std::vector<device::Runner*> raw;
+  for (auto& r : runners) {
+    spdlog::info("device: {} [{}] sm {}", r->Info().name, r->Info().backend, r->Info().sm);
+    raw.push_back(r.get());
+  }
+  queue::JobQueue queue(*store, raw);
+  RETURN_IF_ERROR(queue.Start());
+  ASSIGN_OR_RETURN(auto server, api::Server::Start(o.listen, queue));
+  spdlog::info("gemmprofd {} listening on {} (port {}), database {}", GEMMPROF_VERSION, o.listen,
+               server->port(), o.db);
+  if (!o.port_file.empty()) {
+    std::ofstream(o.port_file) << server->port() << "\n";
+  }
+  int sig = 0;
+  sigwait(&stop_signals, &sig);
+  spdlog::info("received {}: no new jobs; finishing the running item", strsignal(sig));
+  server->Shutdown(std::chrono::milliseconds(static_cast<int64_t>(o.shutdown_grace_s * 1000)));
+  queue.Stop();
+  spdlog::info("stopped cleanly");
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int ParseFlags(int argc, char** argv, Options* o) {
+  CLI::App app{"gemmprofd: the gemmprof daemon. Benchmarks the GEMMs of transformer models "
+               "across precision recipes and serves the results over gRPC."};
+  app.footer(kFooter);
+  app.add_option("--listen", o->listen, "host:port to serve gRPC on (port 0: pick a free one)")
+      ->capture_default_str();
+  app.add_option("--db", o->db, "SQLite database file (created if missing)")
+      ->capture_default_str();
+  app.add_option("--backend", o->backend, "auto | cuda | host")
+      ->check(CLI::IsMember({"auto", "cuda", "host"}))
+      ->capture_default_str();
+  app.add_option("--log-level", o->log_level, "trace|debug|info|warn|error|critical|off")
+      ->capture_default_str();
+  app.add_option("--log-file", o->log_file, "write the log to this file instead of stderr");
+  app.add_option("--port-file", o->port_file, "write the bound port here once serving");
+  app.add_option("--shutdown-grace", o->shutdown_grace_s,
+                 "seconds in-flight calls get on SIGTERM")
+      ->check(CLI::Range(0.0, 600.0))
+      ->capture_default_str();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "gemmprofd: " << e.what() << "\n";
+    return 2;
+  }
+  return -1;
+}
+
+int Run(const Options& options) {
+  if (auto s = SetUpLogging(options); !s.ok()) {
+    std::cerr << "gemmprofd: " << s.message() << "\n";
+    return 2;
+  }
+  if (auto s = Serve(options); !s.ok()) {
+    spdlog::critical("{}", s.message());
+    std::cerr << "gemmprofd: " << s.message() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace gemmprof::daemon

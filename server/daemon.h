@@ -1,0 +1,27 @@
+// gemmprofd: flags, logging, signals and the wiring of store, runners, queue and
+// server. main.cc only calls into here.
+#pragma once
+
+#include <string>
+
+#include "server/core/status.h"
+
+namespace gemmprof::daemon {
+
+struct Options {
+  std::string listen = "127.0.0.1:50051";
+  std::string db = "gemmprof.db";
+  std::string backend = "auto";  // auto | cuda | host
+  std::string log_level = "info";
+  std::string log_file;          // empty: stderr
+  std::string port_file;         // written with the bound port once serving
+  double shutdown_grace_s = 5;
+};
+
+// Parses argv. Returns -1 to go on, otherwise the exit code (0 after --help).
+int ParseFlags(int argc, char** argv, Options* options);
+
+// Runs until SIGTERM or SIGINT. Returns the process exit code.
+int Run(const Options& options);
+
+}  // namespace gemmprof::daemon

@@ -1,0 +1,28 @@
+#include "server/queue/job_events.h"
+
+#include <vector>
+
+namespace gemmprof::queue {
+
+int64_t JobEventBus::Subscribe(int64_t job_id, Listener listener) {
+  std::lock_guard lock(mu_);
+  const int64_t token = next_token_++;
+  listeners_.emplace(token, Entry{job_id, std::move(listener)});
+  return token;
+}
+
+void JobEventBus::Unsubscribe(int64_t token) {
+  std::lock_guard lock(mu_);
+  listeners_.erase(token);
+}
+
+void JobEventBus::Publish(const JobEvent& event) {
+  // Listeners are called under the lock so that Unsubscribe guarantees no call is in
+  // flight once it returns (the listener's owner may be destroyed right after).
+  std::lock_guard lock(mu_);
+  for (auto& [token, entry] : listeners_) {
+    if (entry.job_id == event.job.id) entry.listener(event);
+  }
+}
+
+}  // namespace gemmprof::queue

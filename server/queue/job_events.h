@@ -1,0 +1,42 @@
+// Progress events of jobs, fanned out to whoever watches them (WatchJob streams).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+
+#include "server/core/job.h"
+
+namespace gemmprof::queue {
+
+struct JobEvent {
+  enum class Kind { kSnapshot, kItemStarted, kItemFinished, kItemFailed, kJobFinished };
+  Kind kind = Kind::kSnapshot;
+  core::JobRecord job;                 // state and counters after the event
+  std::optional<core::ItemRecord> item;
+};
+
+// Thread-safe publish/subscribe keyed by job id. Listeners run on the publishing
+// thread (a worker), so they must be quick and must not call back into the bus.
+class JobEventBus {
+ public:
+  using Listener = std::function<void(const JobEvent&)>;
+
+  // Returns a token for Unsubscribe.
+  int64_t Subscribe(int64_t job_id, Listener listener);
+  void Unsubscribe(int64_t token);
+  void Publish(const JobEvent& event);
+
+ private:
+  struct Entry {
+    int64_t job_id;
+    Listener listener;
+  };
+  std::mutex mu_;
+  int64_t next_token_ = 1;
+  std::map<int64_t, Entry> listeners_;
+};
+
+}  // namespace gemmprof::queue

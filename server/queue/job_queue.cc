@@ -1,0 +1,170 @@
+#include "server/queue/job_queue.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "server/core/derive.h"
+#include "server/core/validation.h"
+#include "server/queue/job_executor.h"
+
+namespace gemmprof::queue {
+namespace {
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+JobQueue::JobQueue(storage::ResultStore& store, std::vector<device::Runner*> runners)
+    : store_(store), runners_(std::move(runners)) {}
+
+JobQueue::~JobQueue() { Stop(); }
+
+absl::Status JobQueue::Start() {
+  if (runners_.empty()) return absl::FailedPreconditionError("no device runner configured");
+  ASSIGN_OR_RETURN(auto unfinished, store_.RecoverUnfinished());
+  {
+    std::lock_guard lock(mu_);
+    if (started_) return absl::FailedPreconditionError("job queue already started");
+    started_ = true;
+    for (int64_t id : unfinished) pending_.push_back(id);
+  }
+  if (!unfinished.empty()) spdlog::info("resuming {} unfinished job(s)", unfinished.size());
+  for (device::Runner* runner : runners_) {
+    workers_.emplace_back([this, runner] { WorkerLoop(runner); });
+  }
+  return absl::OkStatus();
+}
+
+void JobQueue::Stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  for (auto& t : workers_) {
+    if (t.joinable()) t.join();
+  }
+  workers_.clear();
+}
+
+absl::StatusOr<PlannedJob> JobQueue::Plan(const core::JobSpec& spec) const {
+  RETURN_IF_ERROR(core::ValidateJobSpec(spec));
+  PlannedJob planned;
+  ASSIGN_OR_RETURN(planned.plan, core::DerivePlan(spec));
+  planned.recipes = spec.recipes.empty() ? core::AllRecipes() : spec.recipes;
+  planned.modes = spec.modes.empty() ? std::vector<core::Mode>{core::Mode::kAutocast} : spec.modes;
+  planned.items = core::ExpandItems(planned.plan, planned.recipes, planned.modes);
+  if (static_cast<int64_t>(planned.items.size()) > kMaxItemsPerJob) {
+    return absl::InvalidArgumentError("job: " + std::to_string(planned.items.size()) +
+                                      " items exceed the limit of " +
+                                      std::to_string(kMaxItemsPerJob) + " per job");
+  }
+  // Unsupported recipes become not_supported items; everything else must fit here.
+  const device::Runner& runner = *runners_.front();
+  for (const auto& item : planned.items) {
+    if (!runner.Supports(item.recipe).supported) continue;
+    RETURN_IF_ERROR(runner.CanImplement(item, spec.timing));
+  }
+  return planned;
+}
+
+absl::StatusOr<core::JobRecord> JobQueue::Submit(const core::JobSpec& spec) {
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_) return absl::UnavailableError("gemmprofd is shutting down; job not accepted");
+  }
+  ASSIGN_OR_RETURN(PlannedJob planned, Plan(spec));
+  core::JobRecord job;
+  job.spec = spec;
+  job.plan = planned.plan;
+  job.state = core::JobState::kQueued;
+  job.created_ms = NowMs();
+  job.total_items = static_cast<int32_t>(planned.items.size());
+  job.device = runners_.front()->Info();
+  // Persisted before the id is returned: an acknowledged job survives a crash.
+  ASSIGN_OR_RETURN(auto stored, store_.CreateJob(std::move(job), std::move(planned.items)));
+  spdlog::info("job {}: queued, {} items ({})", stored.id, stored.total_items,
+               stored.plan.model_name);
+  Enqueue(stored.id);
+  return stored;
+}
+
+absl::StatusOr<core::JobRecord> JobQueue::Cancel(int64_t job_id) {
+  ASSIGN_OR_RETURN(auto job, store_.GetJob(job_id));
+  if (core::IsTerminal(job.state)) {
+    return absl::FailedPreconditionError("job " + std::to_string(job_id) + " already " +
+                                         std::string(core::ToString(job.state)) +
+                                         "; nothing to cancel");
+  }
+  bool was_pending = false;
+  {
+    std::lock_guard lock(mu_);
+    auto it = std::find(pending_.begin(), pending_.end(), job_id);
+    if (it != pending_.end() && !running_.count(job_id)) {
+      pending_.erase(it);
+      was_pending = true;
+    } else {
+      cancel_requested_.insert(job_id);
+    }
+  }
+  if (was_pending) {
+    RETURN_IF_ERROR(store_.CancelPendingItems(job_id));
+    RETURN_IF_ERROR(store_.SetJobState(job_id, core::JobState::kCancelled, "cancelled by request"));
+    ASSIGN_OR_RETURN(job, store_.GetJob(job_id));
+    events_.Publish(JobEvent{JobEvent::Kind::kJobFinished, job, std::nullopt});
+    spdlog::info("job {}: cancelled before it started", job_id);
+    return job;
+  }
+  spdlog::info("job {}: cancel requested; stops at the next item boundary", job_id);
+  return store_.GetJob(job_id);
+}
+
+std::vector<core::DeviceInfo> JobQueue::Devices() const {
+  std::vector<core::DeviceInfo> out;
+  for (const auto* r : runners_) out.push_back(r->Info());
+  return out;
+}
+
+void JobQueue::Enqueue(int64_t job_id) {
+  {
+    std::lock_guard lock(mu_);
+    pending_.push_back(job_id);
+  }
+  cv_.notify_one();
+}
+
+bool JobQueue::PopJob(int64_t* job_id) {
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [this] { return stopping_ || !pending_.empty(); });
+  if (stopping_) return false;
+  *job_id = pending_.front();
+  pending_.pop_front();
+  running_.insert(*job_id);
+  return true;
+}
+
+Interrupt JobQueue::Poll(int64_t job_id) {
+  std::lock_guard lock(mu_);
+  if (stopping_) return Interrupt::kStop;
+  if (cancel_requested_.count(job_id)) return Interrupt::kCancel;
+  return Interrupt::kNone;
+}
+
+void JobQueue::WorkerLoop(device::Runner* runner) {
+  JobExecutor executor(store_, events_, *runner, [this](int64_t id) { return Poll(id); });
+  int64_t job_id = 0;
+  while (PopJob(&job_id)) {
+    executor.Run(job_id);
+    std::lock_guard lock(mu_);
+    running_.erase(job_id);
+    cancel_requested_.erase(job_id);
+  }
+}
+
+}  // namespace gemmprof::queue

@@ -1,0 +1,81 @@
+// The persistent job queue: validates and persists submissions, schedules jobs onto
+// one worker per device, cancels at item boundaries, resumes unfinished jobs after a
+// restart.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "server/core/job.h"
+#include "server/core/status.h"
+#include "server/device/runner.h"
+#include "server/queue/job_events.h"
+#include "server/storage/result_store.h"
+
+namespace gemmprof::queue {
+
+// What a submission would run.
+struct PlannedJob {
+  core::Plan plan;
+  std::vector<core::Recipe> recipes;
+  std::vector<core::Mode> modes;
+  std::vector<core::WorkItem> items;
+};
+
+// Largest number of items one job may have.
+inline constexpr int64_t kMaxItemsPerJob = 100000;
+
+// Thread-safe. Owns the worker threads; the store and runners must outlive it.
+class JobQueue {
+ public:
+  JobQueue(storage::ResultStore& store, std::vector<device::Runner*> runners);
+  ~JobQueue();
+  JobQueue(const JobQueue&) = delete;
+  JobQueue& operator=(const JobQueue&) = delete;
+
+  // Re-queues unfinished jobs from the store and starts one worker per runner.
+  absl::Status Start();
+  // No new jobs; each worker finishes its current item and exits. Idempotent.
+  void Stop();
+
+  // Validates (InvalidArgument naming the field), derives the GEMMs, checks that every
+  // item of a supported recipe fits the device, persists job and items, and queues it.
+  // Returns the stored job. Unavailable while stopping.
+  absl::StatusOr<core::JobRecord> Submit(const core::JobSpec& spec);
+  // The same checks as Submit; nothing stored or run.
+  absl::StatusOr<PlannedJob> Plan(const core::JobSpec& spec) const;
+  // Queued jobs end at once; a running job stops at its next item boundary.
+  // NotFound for unknown ids, FailedPrecondition for jobs already ended.
+  absl::StatusOr<core::JobRecord> Cancel(int64_t job_id);
+
+  std::vector<core::DeviceInfo> Devices() const;
+  JobEventBus& events() { return events_; }
+  storage::ResultStore& store() { return store_; }
+
+ private:
+  bool PopJob(int64_t* job_id);
+  void Enqueue(int64_t job_id);
+  Interrupt Poll(int64_t job_id);
+  void WorkerLoop(device::Runner* runner);
+
+  storage::ResultStore& store_;
+  std::vector<device::Runner*> runners_;
+  JobEventBus events_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<int64_t> pending_;
+  std::set<int64_t> running_;
+  std::set<int64_t> cancel_requested_;
+  bool stopping_ = false;
+  bool started_ = false;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace gemmprof::queue
