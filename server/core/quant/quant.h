@@ -26,6 +26,10 @@
 //
 // Resolutions (exact, bit level; the kernels implement these; tested in
 // tests/unit/core/quant/). Where the text above is loose, these rules decide.
+// Checked exhaustively on an H200 (sm_90) over all 2^32 fp32 inputs: EncodeFp8 (both
+// formats) == __nv_cvt_float_to_fp8(x, __NV_SATFINITE, fmt) on device, and EncodeE2M1 /
+// EncodeUe8m0RoundUp == __nv_cvt_float2_to_fp4x2 / __nv_cvt_float_to_e8m0(x, __NV_SATFINITE,
+// cudaRoundPosInf) as compiled for sm_90: 0 mismatches.
 //  R1 FP8 NaN: every NaN input encodes to 0x7F in BOTH formats, sign dropped. Measured on an
 //     H200 (sm_90) over all 2^32 fp32 inputs: cvt.rn.satfinite.{e4m3,e5m2}x2.f32 (what
 //     __nv_cvt_float_to_fp8(x, __NV_SATFINITE, fmt) emits on device) agrees with the CUDA
