@@ -1,0 +1,36 @@
+// Numeric limits every user-supplied value is checked against (validation.h,
+// shape_parser.h). One place, so messages and checks never disagree.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+namespace gemmprof::core {
+
+// Largest GEMM dimension (M, K or N) and largest model size field: 2^31 - 1, the
+// int32 range cuBLASLt's matrix layouts accept.
+inline constexpr int64_t kMaxDim = (int64_t{1} << 31) - 1;
+// M*K*N of one GEMM (and micro_batch_size*sequence_length) must stay below this.
+inline constexpr int64_t kMaxInt64 = std::numeric_limits<int64_t>::max();
+inline constexpr int64_t kMinLayers = 1;
+inline constexpr int64_t kMaxLayers = 10000;
+inline constexpr int32_t kMaxWarmupIters = 10000;
+inline constexpr int32_t kMinTimedIters = 1;
+inline constexpr int32_t kMaxTimedIters = 100000;
+inline constexpr int32_t kMinAutotuneK = 1;
+inline constexpr int32_t kMaxAutotuneK = 64;
+inline constexpr int32_t kMinAmaxHistoryLen = 1;
+inline constexpr int32_t kMaxAmaxHistoryLen = 65536;
+inline constexpr double kMaxGpuWarmupS = 600.0;
+inline constexpr int64_t kMaxShapes = 10000;
+inline constexpr int64_t kMaxSweepEntries = 64;
+inline constexpr int64_t kMaxTensorParallel = 1024;
+// Items one job may expand to (ops x recipes x modes); keeps seq in int32.
+inline constexpr int64_t kMaxWorkItems = 1000000;
+
+// a*b, or false when the product of two non-negative values would exceed int64.
+inline bool MulFits(int64_t a, int64_t b, int64_t* out) {
+  return !__builtin_mul_overflow(a, b, out);
+}
+
+}  // namespace gemmprof::core
