@@ -1,0 +1,75 @@
+#include "tests/support/fake_runner.h"
+
+#include <chrono>
+
+namespace gemmprof::testing {
+
+FakeRunner::FakeRunner() {
+  info_.backend = "fake";
+  info_.name = "Fake GPU";
+  info_.sm = 90;
+  info_.sm_count = 132;
+  info_.memory_bytes = int64_t{80} << 30;
+  info_.driver_version = "580.00";
+  info_.cuda_version = "13.0";
+  info_.cublaslt_version = "130100";
+  info_.gemmprof_version = GEMMPROF_VERSION;
+  for (core::Recipe r : core::AllRecipes()) info_.recipes.push_back(Supports(r));
+}
+
+core::RecipeSupport FakeRunner::Supports(core::Recipe recipe) const {
+  if (recipe == core::Recipe::kMxfp8 || recipe == core::Recipe::kNvfp4) {
+    return {recipe, false, std::string(core::ToString(recipe)) + " needs sm_100+, this is sm_90"};
+  }
+  return {recipe, true, ""};
+}
+
+absl::Status FakeRunner::CanImplement(const core::WorkItem& item,
+                                      const core::TimingOptions&) const {
+  const auto& s = item.op.shape;
+  if (static_cast<double>(s.m) * s.k * s.n > static_cast<double>(int64_t{1} << 40)) {
+    return absl::ResourceExhaustedError("shape " + s.ToString() +
+                                        " does not fit the fake device's memory");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<core::Measurement> FakeRunner::Run(const core::WorkItem& item,
+                                                  const core::TimingOptions& timing) {
+  runs_started_++;
+  cv_.notify_all();
+  {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [this] { return !held_; });
+  }
+  runs_finished_++;
+  if (item.op.name == "fail_me") return absl::InternalError("the fake device failed on purpose");
+  core::Measurement m;
+  m.flops = item.op.Flops();
+  const double ms = m.flops / 1e9;
+  m.time = core::SampleStats::FromSamples({ms, ms * 1.01, ms * 0.99});
+  m.algorithm = "fake";
+  m.verification = core::Verification::kPassed;
+  m.accounting = timing.accounting;
+  return m;
+}
+
+void FakeRunner::Hold() {
+  std::lock_guard lock(mu_);
+  held_ = true;
+}
+
+void FakeRunner::Release() {
+  {
+    std::lock_guard lock(mu_);
+    held_ = false;
+  }
+  cv_.notify_all();
+}
+
+bool FakeRunner::WaitForRunsStarted(int n) {
+  std::unique_lock lock(mu_);
+  return cv_.wait_for(lock, std::chrono::seconds(10), [&] { return runs_started_.load() >= n; });
+}
+
+}  // namespace gemmprof::testing

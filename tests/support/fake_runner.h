@@ -1,0 +1,45 @@
+// A deterministic Runner for queue and API tests: no GPU, no real arithmetic, with
+// hooks to hold an item in flight (cancellation, shutdown) and to count runs (cache).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+
+#include "server/device/runner.h"
+
+namespace gemmprof::testing {
+
+class FakeRunner : public device::Runner {
+ public:
+  // Hopper-like: mxfp8 and nvfp4 are not supported, with the real reason text.
+  FakeRunner();
+
+  const core::DeviceInfo& Info() const override { return info_; }
+  core::RecipeSupport Supports(core::Recipe recipe) const override;
+  // Refuses items whose M*K*N exceeds 2^40 with ResourceExhausted.
+  absl::Status CanImplement(const core::WorkItem& item,
+                            const core::TimingOptions& timing) const override;
+  absl::Status BeginJob(const core::TimingOptions&) override { return absl::OkStatus(); }
+  // median_ms = flops / 1e12 (1 TFLOP/s), fails items whose op name is "fail_me".
+  absl::StatusOr<core::Measurement> Run(const core::WorkItem& item,
+                                        const core::TimingOptions& timing) override;
+
+  // While held, Run blocks after signalling that an item is in flight.
+  void Hold();
+  void Release();
+  // Waits until `n` runs have started (true) or 10 s passed (false).
+  bool WaitForRunsStarted(int n);
+  int runs_started() const { return runs_started_.load(); }
+  int runs_finished() const { return runs_finished_.load(); }
+
+ private:
+  core::DeviceInfo info_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool held_ = false;
+  std::atomic<int> runs_started_{0};
+  std::atomic<int> runs_finished_{0};
+};
+
+}  // namespace gemmprof::testing
