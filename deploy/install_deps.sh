@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian packages gemmprof builds and tests with, skipping those already
+# present. Debian 12 (bookworm) or newer; needs root or sudo for apt-get.
+set -euo pipefail
+packages=(
+  build-essential cmake pkg-config file
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  libspdlog-dev libsqlite3-dev libcli11-dev nlohmann-json3-dev
+  libgtest-dev libgmock-dev zlib1g-dev librsvg2-bin
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install_deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "install_deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+echo "install_deps: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

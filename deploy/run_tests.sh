@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The test command: installs what is missing, builds, runs every test but the ones
+# labelled gpu (those run on a GPU node: see README, "On a GPU node").
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/deploy/install_deps.sh"
+"$root/deploy/build.sh"
+cd "${GEMMPROF_BUILD_DIR:-$root/build}"
+ctest -LE gpu --output-on-failure -j"$(nproc)" --timeout 600
