@@ -1,0 +1,115 @@
+// The host reference GEMM: deterministic random operands, every recipe's quantization
+// emulated with gemmprof::quant, an fp32 GEMM of the dequantized operands and a
+// double-accumulated reference GEMM of the unquantized BF16 operands. Pure functions;
+// thread-safe; the GPU tests use them to cross-check the CUDA runner.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "server/core/enums.h"
+#include "server/core/gemm.h"
+#include "server/core/job.h"
+#include "server/core/quant/quant.h"
+#include "server/core/status.h"
+
+namespace gemmprof::device {
+
+// Largest M*K*N*groups the host accepts: 2^28 multiply-adds, about 0.1-0.3 s per
+// iteration for the blocked fp32 loop on one core.
+inline constexpr int64_t kMaxHostMacs = int64_t{1} << 28;
+// Largest element count of any one operand or output (M*K, N*K, M*N, times groups):
+// 2^24 elements = 64 MiB of fp32, so a skinny shape cannot exhaust host memory.
+inline constexpr int64_t kMaxHostElements = int64_t{1} << 24;
+// Delayed scaling on the host builds its amax history from at most this many previous
+// random tensors (timing.amax_history_len is honoured up to this cap).
+inline constexpr int32_t kMaxHostAmaxHistory = 8;
+
+// Relative Frobenius error ||out - ref|| / ||ref|| above which a recipe's result is
+// `incorrect`. Chosen from measurements on random normal BF16 data (K from 1 to 4096,
+// every pass) with a margin of about 2x over the worst case seen:
+//   bf16 1e-2 (measured < 1e-6 on the host: fp32 vs double accumulation; a GPU's BF16
+//   output rounding adds about 2e-3), fp8-current / fp8-delayed 1e-1 (E5M2 gradients,
+//   measured up to about 0.05), fp8-block 8e-2 (measured about 0.035), mxfp8 8e-2
+//   (measured about 0.035), nvfp4 3e-1 (measured about 0.14).
+double ErrorThreshold(core::Recipe recipe);
+
+// What an operand is in the training step; it decides the FP8 format (E5M2 for
+// gradients in the HYBRID recipes) and the fp8-block block shape (128x128 for weights).
+enum class OperandRole { kActivation, kWeight, kGradient };
+
+// Roles of A and B in `pass`: fprop A = X, B = W; dgrad A = dY, B = W; wgrad A = dY^T,
+// B = X^T.
+OperandRole RoleOfA(core::Pass pass);
+OperandRole RoleOfB(core::Pass pass);
+
+// The operands of one (possibly grouped) GEMM C[m, n] = A[m, k] * B[n, k]^T, both
+// row-major with K contiguous ("TN"), values BF16-representable.
+struct HostOperands {
+  int64_t m = 0, k = 0, n = 0, groups = 1;
+  std::vector<float> a;  // groups * m * k
+  std::vector<float> b;  // groups * n * k
+  // fp8-delayed only: amaxes of previous tensors of the same distribution, index 0 = most
+  // recent, per group: groups * history_len entries.
+  std::vector<float> a_amax_history, b_amax_history;
+};
+
+// Standard normal BF16-rounded values from std::mt19937_64(seed) and a Box-Muller
+// transform written here, so the values do not depend on the standard library's
+// distributions. Same seed, same values.
+std::vector<float> RandomNormalBf16(int64_t count, uint64_t seed);
+
+// Deterministic operands for `shape` x `groups` from `seed`; history_len previous
+// tensors per operand are drawn (their amaxes kept) when history_len > 0.
+HostOperands MakeHostOperands(const core::GemmShape& shape, int64_t groups, uint64_t seed,
+                              int32_t history_len);
+
+struct HostGemmResult {
+  std::vector<float> out;        // groups * m * n: fp32 GEMM of the dequantized operands
+  std::vector<double> reference;  // groups * m * n: double-accumulated GEMM of A and B
+  double rel_error = 0;          // ||out - reference||_F / ||reference||_F (0 when ref is 0)
+};
+
+// Quantizes A and B with `recipe`'s formats for `pass`, dequantizes, multiplies in fp32
+// and compares against the reference. Uses up to `threads` threads.
+// Errors: InvalidArgument when the operand sizes do not match m, k, n, groups, or when
+// fp8-delayed is asked for without an amax history.
+absl::StatusOr<HostGemmResult> HostReferenceGemm(core::Recipe recipe, core::Pass pass,
+                                                 const HostOperands& operands,
+                                                 core::AmaxAlgo amax_algo, int threads = 2);
+
+// C[m, n] = A[m, k] * B[n, k]^T in fp32, k summed in order; blocked; `threads` >= 1.
+void GemmFp32(std::span<const float> a, std::span<const float> b, int64_t m, int64_t k,
+              int64_t n, std::span<float> c, int threads);
+
+// One operand's quantized form for `recipe` and `role`, and back. Quantize is what an
+// autocast step pays; Dequantize is the host's stand-in for the low-precision GEMM's
+// operand load. A value type; thread-compatible.
+class QuantizedOperand {
+ public:
+  // `x` is row-major [rows, cols], K = cols. `amax_history` is used by fp8-delayed only
+  // (index 0 = most recent; empty gives scale 1).
+  static QuantizedOperand Quantize(core::Recipe recipe, OperandRole role,
+                                   std::span<const float> x, int64_t rows, int64_t cols,
+                                   std::span<const float> amax_history,
+                                   core::AmaxAlgo amax_algo);
+  // Row-major [rows, cols] fp32.
+  std::vector<float> Dequantize() const;
+  // Bytes of data plus scales, as a GPU stores them (BF16 2 bytes per element).
+  double Bytes() const;
+
+ private:
+  struct Fp8Tensor {
+    core::quant::TensorScaled q;
+    core::quant::Fp8Format format;
+  };
+  using Value = std::variant<std::vector<float>, Fp8Tensor, core::quant::BlockScaled,
+                             core::quant::MxScaled, core::quant::Nvfp4Scaled>;
+  explicit QuantizedOperand(Value value) : value_(std::move(value)) {}
+  Value value_;
+};
+
+}  // namespace gemmprof::device
