@@ -43,6 +43,10 @@ absl::StatusOr<storage::ResultFilter> FilterFromProto(const v1::QueryResultsRequ
   RETURN_IF_ERROR(SetPositive("since_ms", req.since_ms(), &f.since_ms));
   RETURN_IF_ERROR(SetPositive("until_ms", req.until_ms(), &f.until_ms));
   RETURN_IF_ERROR(SetPositive("job_id", req.job_id(), &f.job_id));
+  if (req.page_size() < 0) {
+    return absl::InvalidArgumentError("page_size: " + std::to_string(req.page_size()) +
+                                      " is negative (0 means the default, 100)");
+  }
   if (req.page_size() != 0) f.page_size = req.page_size();
   f.page_token = req.page_token();
   return f;

@@ -16,6 +16,7 @@
 #include "server/core/status.h"
 #include "server/device/runner.h"
 #include "server/queue/job_events.h"
+#include "server/queue/job_executor.h"
 #include "server/storage/result_store.h"
 
 namespace gemmprof::queue {
