@@ -94,7 +94,7 @@ double ErrorThreshold(Recipe recipe) {
       return 1e-2;
     case Recipe::kFp8Current:
     case Recipe::kFp8Delayed:
-      return 1e-1;
+      return 1.2e-1;
     case Recipe::kFp8Block:
     case Recipe::kMxfp8:
       return 8e-2;
