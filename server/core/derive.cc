@@ -1,5 +1,6 @@
 #include "server/core/derive.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
@@ -35,7 +36,9 @@ Wide ExpertTokens(const ModelConfig& c, Wide tokens) {
   if (c.moe_skew <= 1.0) return balanced;
   // The epsilon keeps an exact product (e.g. 496 * 1.5 = 744) from rounding up to 745.
   const double hot = std::ceil(static_cast<double>(balanced) * c.moe_skew - 1e-9);
-  return std::min<Wide>(tokens, static_cast<Wide>(hot));
+  // Written so NaN and infinity (unvalidated callers) land on the cap, never in a cast.
+  if (!(hot < static_cast<double>(tokens))) return tokens;
+  return static_cast<Wide>(hot);
 }
 
 // Builds the fprop ops of one model at a given token count.

@@ -25,8 +25,6 @@ inline constexpr double kMaxGpuWarmupS = 600.0;
 inline constexpr int64_t kMaxShapes = 10000;
 inline constexpr int64_t kMaxSweepEntries = 64;
 inline constexpr int64_t kMaxTensorParallel = 1024;
-// Items one job may expand to (ops x recipes x modes); keeps seq in int32.
-inline constexpr int64_t kMaxWorkItems = 1000000;
 
 // a*b, or false when the product of two non-negative values would exceed int64.
 inline bool MulFits(int64_t a, int64_t b, int64_t* out) {

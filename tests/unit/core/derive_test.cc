@@ -3,9 +3,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <string>
 #include <tuple>
 #include <vector>
+
+#include "server/core/validation.h"
 
 namespace gemmprof::core {
 namespace {
@@ -182,6 +186,17 @@ TEST(DeriveTest, MoeSkewScalesHottestExpert) {
   plan = PlanOf(c);
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(plan->ops[3].shape.m, 1024);
+}
+
+TEST(DeriveTest, UnvalidatedSkewNeverCrashes) {
+  ModelConfig c = Mixtral8x7b();
+  for (double skew : {std::nan(""), std::numeric_limits<double>::infinity(), 1e300}) {
+    c.moe_skew = skew;
+    auto plan = DeriveModelPlan(c);  // no validation: must cap, not misbehave
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    EXPECT_EQ(plan->ops[3].shape.m, 4096);
+    EXPECT_FALSE(ValidateModelConfig(c).ok());
+  }
 }
 
 ModelConfig DeepSeekV3() {
