@@ -1,0 +1,200 @@
+#include "kernels/cuda_runner.h"
+
+#include <nvtx3/nvToolsExt.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "kernels/device_kernels.h"
+#include "kernels/matmul_plan.h"
+#include "kernels/recipe_rules.h"
+
+namespace gemmprof::kernels {
+namespace {
+
+using core::Recipe;
+
+// cuBLASLt's recommendation for Hopper (and what TE uses): 32 MiB.
+constexpr size_t kWorkspaceBytes = size_t{32} << 20;
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// Pushes an NVTX range for the lifetime of the object.
+class ScopedNvtxRange {
+ public:
+  explicit ScopedNvtxRange(const std::string& name) { nvtxRangePushA(name.c_str()); }
+  ~ScopedNvtxRange() { nvtxRangePop(); }
+  ScopedNvtxRange(const ScopedNvtxRange&) = delete;
+  ScopedNvtxRange& operator=(const ScopedNvtxRange&) = delete;
+};
+
+std::string UuidString(const cudaUUID_t& u) {
+  const auto* b = reinterpret_cast<const unsigned char*>(u.bytes);
+  return absl::StrFormat("GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+                         b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11],
+                         b[12], b[13], b[14], b[15]);
+}
+
+std::string CudaVersionString(int v) { return absl::StrCat(v / 1000, ".", (v % 1000) / 10); }
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<CudaRunner>> CudaRunner::Create(int device_ordinal) {
+  std::unique_ptr<CudaRunner> r(new CudaRunner());
+  r->ordinal_ = device_ordinal;
+  CUDA_RETURN_IF_ERROR(cudaSetDevice(device_ordinal));
+  RETURN_IF_ERROR(r->InitDeviceInfo());
+  ASSIGN_OR_RETURN(r->stream_, CudaStream::Create());
+  ASSIGN_OR_RETURN(r->lt_, LtHandle::Create());
+  ASSIGN_OR_RETURN(r->workspace_, DeviceBuffer::Create(kWorkspaceBytes));
+  ASSIGN_OR_RETURN(IterationTimer timer, IterationTimer::Create());
+  r->timer_ = std::make_unique<IterationTimer>(std::move(timer));
+  return r;
+}
+
+absl::Status CudaRunner::InitDeviceInfo() {
+  cudaDeviceProp p{};
+  CUDA_RETURN_IF_ERROR(cudaGetDeviceProperties(&p, ordinal_));
+  int driver = 0, runtime = 0;
+  CUDA_RETURN_IF_ERROR(cudaDriverGetVersion(&driver));
+  CUDA_RETURN_IF_ERROR(cudaRuntimeGetVersion(&runtime));
+  sm_ = p.major * 10 + p.minor;
+  l2_bytes_ = p.l2CacheSize;
+  info_.backend = "cuda";
+  info_.name = p.name;
+  info_.uuid = UuidString(p.uuid);
+  info_.sm = sm_;
+  info_.sm_count = p.multiProcessorCount;
+  info_.memory_bytes = static_cast<int64_t>(p.totalGlobalMem);
+  info_.cuda_version = CudaVersionString(runtime);
+  const size_t lt = cublasLtGetVersion();
+  info_.cublaslt_version = absl::StrCat(lt / 10000, ".", (lt % 10000) / 100, ".", lt % 100);
+  info_.gemmprof_version = GEMMPROF_VERSION;
+  absl::StatusOr<std::unique_ptr<NvmlDevice>> nvml = NvmlDevice::Open(info_.uuid);
+  if (nvml.ok()) {
+    nvml_ = std::move(*nvml);
+    absl::StatusOr<std::string> v = nvml_->DriverVersion();
+    info_.driver_version = v.ok() ? *v : "";
+  } else {
+    nvml_note_ = absl::StrCat("no NVML telemetry: ", nvml.status().message());
+  }
+  if (info_.driver_version.empty()) {
+    info_.driver_version = absl::StrCat("CUDA driver API ", CudaVersionString(driver));
+  }
+  info_.recipes.clear();
+  for (Recipe r : core::AllRecipes()) info_.recipes.push_back(Supports(r));
+  return absl::OkStatus();
+}
+
+core::RecipeSupport CudaRunner::Supports(core::Recipe recipe) const {
+  core::RecipeSupport s;
+  s.recipe = recipe;
+  const std::string name(core::ToString(recipe));
+  // The device code is built for sm_90a and sm_100a only (CMake CUDA_ARCHITECTURES);
+  // arch-specific cubins run on no other chip.
+  if (sm_ != 90 && sm_ != 100) {
+    s.reason = absl::StrCat("gemmprof's kernels are built for sm_90a and sm_100a, this is sm_",
+                            sm_);
+    return s;
+  }
+  const bool microscaled = recipe == Recipe::kMxfp8 || recipe == Recipe::kNvfp4;
+  const int need = microscaled ? 100 : 90;
+  if (sm_ < need) {
+    s.reason = absl::StrCat(name, " needs sm_", need, "+, this is sm_", sm_);
+    return s;
+  }
+  s.supported = true;
+  return s;
+}
+
+absl::Status CudaRunner::CheckMemory(const core::WorkItem& item,
+                                     const core::TimingOptions& timing) const {
+  size_t free_bytes = 0, total_bytes = 0;
+  CUDA_RETURN_IF_ERROR(cudaMemGetInfo(&free_bytes, &total_bytes));
+  // Buffers this runner already holds are reused, so they count as available.
+  const double available = static_cast<double>(free_bytes) + pool_.HeldBytes();
+  const double need =
+      static_cast<double>(MeasurementBytes(item, timing, kWorkspaceBytes, l2_bytes_));
+  if (need <= available) return absl::OkStatus();
+  return absl::ResourceExhaustedError(absl::StrFormat(
+      "shape %s (%s, %s) needs %.1f GiB of device memory; %.1f GiB free",
+      item.op.shape.ToString(), core::ToString(item.op.pass), core::ToString(item.recipe),
+      need / kGiB, available / kGiB));
+}
+
+absl::Status CudaRunner::CanImplement(const core::WorkItem& item,
+                                      const core::TimingOptions& timing) const {
+  const core::GemmShape& s = item.op.shape;
+  if (s.m <= 0 || s.k <= 0 || s.n <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("shape ", s.ToString(), ": every dimension must be positive"));
+  }
+  if (item.recipe != Recipe::kBf16) {
+    // FP8 rows must be 16-byte aligned for cuBLASLt (K: A and B^T rows; N: C rows and
+    // the weight's rows); packed FP4 needs 32 elements for 16 bytes.
+    const int64_t align = item.recipe == Recipe::kNvfp4 || item.recipe == Recipe::kMxfp8 ? 32 : 16;
+    const std::string recipe(core::ToString(item.recipe));
+    if (s.k % align != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(recipe, " needs K to be a multiple of ",
+                                                     align, "; shape ", s.ToString(), " has K=",
+                                                     s.k));
+    }
+    if (s.n % 16 != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(recipe, " needs N to be a multiple of 16; ",
+                                                     "shape ", s.ToString(), " has N=", s.n));
+    }
+  }
+  if (absl::Status st = CUDA_STATUS(cudaSetDevice(ordinal_)); !st.ok()) return st;
+  return CheckMemory(item, timing);
+}
+
+absl::Status CudaRunner::BeginJob(const core::TimingOptions& timing) {
+  CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal_));
+  if (timing.gpu_warmup_s <= 0) return absl::OkStatus();
+  // A square BF16 GEMM large enough to load every SM raises clocks and temperature to
+  // their working level before the first measured item.
+  constexpr int64_t kN = 4096;
+  ASSIGN_OR_RETURN(auto* a, pool_.GetAs<__nv_bfloat16>("warmup.a", kN * kN));
+  ASSIGN_OR_RETURN(auto* b, pool_.GetAs<__nv_bfloat16>("warmup.b", kN * kN));
+  ASSIGN_OR_RETURN(auto* c, pool_.GetAs<__nv_bfloat16>("warmup.c", kN * kN));
+  const cudaStream_t s = stream_.get();
+  CUDA_RETURN_IF_ERROR(FillRandomNormalBf16(a, kN * kN, timing.seed, 101, s));
+  CUDA_RETURN_IF_ERROR(FillRandomNormalBf16(b, kN * kN, timing.seed, 102, s));
+  MatmulSpec spec;
+  spec.m = spec.n = spec.k = kN;
+  spec.a = a;
+  spec.bt = b;
+  spec.c = c;
+  spec.workspace = workspace_.get();
+  spec.workspace_bytes = workspace_.bytes();
+  ASSIGN_OR_RETURN(MatmulPlan plan, MatmulPlan::Create(lt_.get(), spec, 1));
+  const auto start = std::chrono::steady_clock::now();
+  while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() <
+         timing.gpu_warmup_s) {
+    for (int i = 0; i < 20; ++i) RETURN_IF_ERROR(plan.Enqueue(s));
+    RETURN_IF_ERROR(stream_.Synchronize());
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<core::Measurement> CudaRunner::Run(const core::WorkItem& item,
+                                                  const core::TimingOptions& timing) {
+  CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal_));
+  const core::RecipeSupport support = Supports(item.recipe);
+  if (!support.supported) return absl::FailedPreconditionError(support.reason);
+  RETURN_IF_ERROR(CanImplement(item, timing));
+  ScopedNvtxRange range(NvtxName(item));
+  absl::StatusOr<core::Measurement> m = Measure(item, timing);
+  if (!m.ok() && absl::IsResourceExhausted(m.status()) && pool_.HeldBytes() > 0) {
+    // Earlier items' buffers may be split across other slots; start from an empty pool.
+    (void)cudaStreamSynchronize(stream_.get());
+    (void)cudaGetLastError();
+    pool_.Clear();
+    m = Measure(item, timing);
+  }
+  if (!m.ok()) (void)cudaStreamSynchronize(stream_.get());
+  return m;
+}
+
+}  // namespace gemmprof::kernels

@@ -1,0 +1,20 @@
+// Entry points to the CUDA runner for code that must not include CUDA headers (the
+// daemon's main.cc). Both are safe on machines without a driver or GPU.
+#pragma once
+
+#include <memory>
+
+#include "server/core/status.h"
+#include "server/device/runner.h"
+
+namespace gemmprof::kernels {
+
+// Number of CUDA devices; 0 when there is no driver, no GPU or any CUDA error. Never
+// crashes and never throws.
+int CudaDeviceCount();
+
+// A runner bound to `device_ordinal`. InvalidArgument for an ordinal out of range,
+// Unavailable when CUDA cannot be initialized, Internal for other CUDA/cuBLASLt errors.
+absl::StatusOr<std::unique_ptr<device::Runner>> MakeCudaRunner(int device_ordinal);
+
+}  // namespace gemmprof::kernels

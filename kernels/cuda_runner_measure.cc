@@ -1,0 +1,174 @@
+// CudaRunner::Measure: one item from random inputs to a verified Measurement.
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "kernels/cuda_runner.h"
+#include "kernels/device_kernels.h"
+#include "kernels/gemm_verifier.h"
+#include "kernels/matmul_plan.h"
+#include "kernels/operand_quantizer.h"
+#include "kernels/recipe_rules.h"
+#include "kernels/telemetry_sampler.h"
+
+namespace gemmprof::kernels {
+namespace {
+
+using core::Recipe;
+
+constexpr int kTelemetryPeriodMs = 5;
+constexpr int kAutotuneIters = 10;
+// Tensor ids under the job's seed: the same seed always gives the same A and B^T.
+constexpr uint32_t kTensorA = 1, kTensorBt = 2;
+
+struct Operands {
+  __nv_bfloat16* c = nullptr;
+  float* alpha_beta = nullptr;  // NVFP4: [alpha, beta] on the device
+  OperandQuantizer a, bt;
+};
+
+int64_t Bytes(cudaDataType_t t, int64_t n) {
+  if (t == CUDA_R_16BF) return 2 * n;
+  if (t == CUDA_R_4F_E2M1) return (n + 1) / 2;
+  return n;
+}
+
+double IterationBytes(const core::WorkItem& item, const Operands& o, const TimedQuantization& t) {
+  const core::GemmShape& s = item.op.shape;
+  double bytes =
+      Bytes(o.a.data_type(), s.m * s.k) + Bytes(o.bt.data_type(), s.n * s.k) + 2.0 * s.m * s.n;
+  // Each timed quantization reads its BF16 source (twice with a separate amax pass) and
+  // writes its quantized copy (and the transposed one in a training step).
+  const bool amax_pass = item.recipe == Recipe::kFp8Current || item.recipe == Recipe::kNvfp4;
+  auto quant = [&](int64_t n, const OperandQuantizer& q) {
+    return (amax_pass ? 4.0 : 2.0) * n + (t.transposes ? 2.0 : 1.0) * Bytes(q.data_type(), n);
+  };
+  if (t.a) bytes += quant(s.m * s.k, o.a);
+  if (t.bt) bytes += quant(s.n * s.k, o.bt);
+  return bytes;
+}
+
+std::string ThrottleNote(const core::Telemetry& t) {
+  if (t.throttled_samples == 0) return "";
+  return absl::StrFormat("%d of %d telemetry samples throttled (clocks-event reasons 0x%x)",
+                         t.throttled_samples, t.telemetry_samples, t.throttle_reasons);
+}
+
+}  // namespace
+
+absl::StatusOr<core::Measurement> CudaRunner::Measure(const core::WorkItem& item,
+                                                      const core::TimingOptions& timing) {
+  const core::GemmShape& s = item.op.shape;
+  const cudaStream_t st = stream_.get();
+  const TimedQuantization t = TimedPart(item, timing.accounting);
+  std::vector<std::string> notes;
+
+  // Inputs: random normal BF16 from the job's seed, generated on the device.
+  ASSIGN_OR_RETURN(auto* a_src, pool_.GetAs<__nv_bfloat16>("a.src", s.m * s.k));
+  ASSIGN_OR_RETURN(auto* bt_src, pool_.GetAs<__nv_bfloat16>("bt.src", s.n * s.k));
+  CUDA_RETURN_IF_ERROR(FillRandomNormalBf16(a_src, s.m * s.k, timing.seed, kTensorA, st));
+  CUDA_RETURN_IF_ERROR(FillRandomNormalBf16(bt_src, s.n * s.k, timing.seed, kTensorBt, st));
+  Operands o;
+  ASSIGN_OR_RETURN(o.c, pool_.GetAs<__nv_bfloat16>("c", s.m * s.n));
+  ASSIGN_OR_RETURN(o.a, OperandQuantizer::Create(pool_, OperandA(item, timing), a_src,
+                                                 t.transposes));
+  ASSIGN_OR_RETURN(o.bt, OperandQuantizer::Create(pool_, OperandBt(item, timing), bt_src,
+                                                  t.transposes));
+  const bool nvfp4 = item.recipe == Recipe::kNvfp4;
+  if (nvfp4) {
+    ASSIGN_OR_RETURN(o.alpha_beta, pool_.GetAs<float>("alpha_beta", 2));
+  }
+
+  // Operands the timed region does not quantize are ready before it, as after an
+  // earlier step (delayed scaling: with one amax already in the history).
+  RETURN_IF_ERROR(o.a.SeedHistory(st));
+  RETURN_IF_ERROR(o.bt.SeedHistory(st));
+  RETURN_IF_ERROR(o.a.Enqueue(st, false));
+  RETURN_IF_ERROR(o.bt.Enqueue(st, false));
+  if (nvfp4) {
+    CUDA_RETURN_IF_ERROR(cudaMemsetAsync(o.alpha_beta, 0, 2 * sizeof(float), st));
+    CUDA_RETURN_IF_ERROR(Nvfp4Alpha(o.a.tensor_scale(), o.bt.tensor_scale(), o.alpha_beta, st));
+    notes.push_back("nvfp4: no RHT / stochastic rounding; transposed copies not quantized");
+  }
+
+  std::string accum_note;
+  const std::optional<bool> fast_accum = ResolveFastAccum(item, timing.fast_accum, &accum_note);
+  if (!accum_note.empty()) notes.push_back(accum_note);
+  MatmulSpec spec;
+  spec.m = s.m;
+  spec.n = s.n;
+  spec.k = s.k;
+  spec.a_type = o.a.data_type();
+  spec.bt_type = o.bt.data_type();
+  spec.a = o.a.data();
+  spec.bt = o.bt.data();
+  spec.c = o.c;
+  spec.a_scale_mode = o.a.scale_mode();
+  spec.bt_scale_mode = o.bt.scale_mode();
+  spec.a_scale = o.a.gemm_scale();
+  spec.bt_scale = o.bt.gemm_scale();
+  spec.fast_accum = fast_accum;
+  if (nvfp4) {
+    spec.device_alpha = o.alpha_beta;
+    spec.device_beta = o.alpha_beta + 1;
+  }
+  spec.workspace = workspace_.get();
+  spec.workspace_bytes = workspace_.bytes();
+  ASSIGN_OR_RETURN(MatmulPlan plan,
+                   MatmulPlan::Create(lt_.get(), spec, std::max(1, timing.autotune_k)));
+  if (timing.autotune_k > 1) RETURN_IF_ERROR(plan.Autotune(st, kAutotuneIters));
+
+  auto quant_part = [&](cudaStream_t q) -> absl::Status {
+    if (t.a) RETURN_IF_ERROR(o.a.Enqueue(q, t.transposes));
+    if (t.bt) RETURN_IF_ERROR(o.bt.Enqueue(q, t.transposes));
+    if (nvfp4 && (t.a || t.bt)) {
+      CUDA_RETURN_IF_ERROR(Nvfp4Alpha(o.a.tensor_scale(), o.bt.tensor_scale(), o.alpha_beta, q));
+    }
+    return absl::OkStatus();
+  };
+  auto iteration = [&](cudaStream_t q) -> absl::Status {
+    RETURN_IF_ERROR(quant_part(q));
+    return plan.Enqueue(q);
+  };
+  TimerOptions topt;
+  topt.warmup_iters = timing.warmup_iters;
+  topt.timed_iters = timing.timed_iters;
+  if (timing.l2 == core::L2Policy::kCold) {
+    topt.flush_bytes = static_cast<size_t>(2 * l2_bytes_);
+    ASSIGN_OR_RETURN(topt.flush_buffer, pool_.Get("l2flush", topt.flush_bytes));
+  }
+
+  TelemetrySampler sampler(nvml_.get(), kTelemetryPeriodMs);
+  sampler.Start();
+  absl::StatusOr<TimerResult> timed = timer_->Time(st, iteration, topt);
+  core::Telemetry telemetry = sampler.Stop();
+  if (!timed.ok()) return timed.status();
+  if (!timed->notes.empty()) notes.push_back(timed->notes);
+
+  core::Measurement m;
+  m.time = core::SampleStats::FromSamples(timed->samples_ms);
+  if (t.a || t.bt) {
+    // The quantization part alone, timed the same way, for the kernel/quantization split.
+    ASSIGN_OR_RETURN(TimerResult q, timer_->Time(st, quant_part, topt));
+    m.quant_ms = core::SampleStats::FromSamples(q.samples_ms).median_ms;
+  }
+  m.flops = s.Flops();
+  m.bytes = IterationBytes(item, o, t);
+  m.algorithm = plan.AlgorithmDescription();
+  m.accounting = timing.accounting;
+  m.fast_accum = fast_accum.value_or(false);
+  m.telemetry = telemetry;
+  m.error_threshold = ErrorThreshold(item.recipe, m.fast_accum);
+  ASSIGN_OR_RETURN(VerificationResult v,
+                   VerifyGemm(lt_.get(), pool_, o.a, o.bt, o.c, s.m, s.n, s.k, m.error_threshold,
+                              workspace_.get(), workspace_.bytes(), st));
+  m.verification = v.verdict;
+  m.rel_error = v.rel_error;
+  if (!v.note.empty()) notes.push_back(v.note);
+  if (std::string n = ThrottleNote(telemetry); !n.empty()) notes.push_back(n);
+  if (!nvml_note_.empty()) notes.push_back(nvml_note_);
+  m.notes = absl::StrJoin(notes, "; ");
+  return m;
+}
+
+}  // namespace gemmprof::kernels

@@ -1,0 +1,31 @@
+// Checks a measured GEMM's BF16 output against an fp32 reference computed on the device:
+// both operands are dequantized from exactly what the GEMM read (the kernels' row-major
+// scales, so a wrong cuBLASLt scale layout shows up), multiplied by cuBLASLt in fp32,
+// and ||out - ref||_F / ||ref||_F is reduced on the device.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cublasLt.h>
+
+#include "kernels/device_pool.h"
+#include "kernels/operand_quantizer.h"
+#include "server/core/result.h"
+
+namespace gemmprof::kernels {
+
+struct VerificationResult {
+  core::Verification verdict = core::Verification::kNotVerified;
+  double rel_error = 0;
+  std::string note;  // why not verified, or what was wrong
+};
+
+// `out` is C [m, n] BF16. Buffers for the reference come from `pool`; when the device
+// cannot hold them the result is not_verified with the reason (never an error).
+absl::StatusOr<VerificationResult> VerifyGemm(cublasLtHandle_t lt, DevicePool& pool,
+                                              const OperandQuantizer& a,
+                                              const OperandQuantizer& bt,
+                                              const __nv_bfloat16* out, int64_t m, int64_t n,
+                                              int64_t k, double threshold, void* workspace,
+                                              size_t workspace_bytes, cudaStream_t stream);
+
+}  // namespace gemmprof::kernels

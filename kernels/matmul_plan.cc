@@ -1,0 +1,138 @@
+#include "kernels/matmul_plan.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "kernels/cuda_handles.h"
+
+namespace gemmprof::kernels {
+namespace {
+
+absl::Status SetScale(LtMatmulDesc& desc, cublasLtMatmulDescAttributes_t mode_attr,
+                      cublasLtMatmulDescAttributes_t ptr_attr,
+                      std::optional<cublasLtMatmulMatrixScale_t> mode, const void* ptr) {
+  if (!mode.has_value()) return absl::OkStatus();
+  RETURN_IF_ERROR(desc.Set(mode_attr, static_cast<int32_t>(*mode)));
+  return desc.Set(ptr_attr, ptr);
+}
+
+absl::StatusOr<LtMatmulDesc> MakeDesc(const MatmulSpec& s) {
+  ASSIGN_OR_RETURN(LtMatmulDesc desc, LtMatmulDesc::Create(s.compute, CUDA_R_32F));
+  RETURN_IF_ERROR(desc.Set(CUBLASLT_MATMUL_DESC_TRANSA, CUBLAS_OP_T));
+  RETURN_IF_ERROR(desc.Set(CUBLASLT_MATMUL_DESC_TRANSB, CUBLAS_OP_N));
+  // cuBLASLt's A is our B^T and its B is our A.
+  RETURN_IF_ERROR(SetScale(desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE,
+                           CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, s.bt_scale_mode, s.bt_scale));
+  RETURN_IF_ERROR(SetScale(desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE,
+                           CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, s.a_scale_mode, s.a_scale));
+  if (s.fast_accum.has_value()) {
+    RETURN_IF_ERROR(
+        desc.Set(CUBLASLT_MATMUL_DESC_FAST_ACCUM, static_cast<int8_t>(*s.fast_accum ? 1 : 0)));
+  }
+  if (s.device_alpha != nullptr) {
+    RETURN_IF_ERROR(desc.Set(CUBLASLT_MATMUL_DESC_POINTER_MODE, CUBLASLT_POINTER_MODE_DEVICE));
+  }
+  return desc;
+}
+
+int32_t AlgoConfig(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr) {
+  // Every attribute read here is 32-bit or smaller; a failed read shows as -1.
+  uint32_t v = 0;
+  size_t written = 0;
+  if (cublasLtMatmulAlgoConfigGetAttribute(&algo, attr, &v, sizeof(v), &written) !=
+      CUBLAS_STATUS_SUCCESS)
+    return -1;
+  return static_cast<int32_t>(v);
+}
+
+}  // namespace
+
+absl::StatusOr<MatmulPlan> MatmulPlan::Create(cublasLtHandle_t lt, const MatmulSpec& spec,
+                                              int max_candidates) {
+  MatmulPlan p;
+  p.lt_ = lt;
+  p.spec_ = spec;
+  ASSIGN_OR_RETURN(p.desc_, MakeDesc(spec));
+  const uint64_t m = spec.m, n = spec.n, k = spec.k;
+  ASSIGN_OR_RETURN(p.lt_a_, LtMatrixLayout::Create(spec.bt_type, k, n, spec.k));
+  ASSIGN_OR_RETURN(p.lt_b_, LtMatrixLayout::Create(spec.a_type, k, m, spec.k));
+  ASSIGN_OR_RETURN(p.lt_d_, LtMatrixLayout::Create(spec.c_type, n, m, spec.n));
+  ASSIGN_OR_RETURN(LtMatmulPreference pref, LtMatmulPreference::Create(spec.workspace_bytes));
+  const int want = std::max(1, max_candidates);
+  p.heuristics_.resize(want);
+  int returned = 0;
+  CUBLAS_RETURN_IF_ERROR(cublasLtMatmulAlgoGetHeuristic(
+      lt, p.desc_.get(), p.lt_a_.get(), p.lt_b_.get(), p.lt_d_.get(), p.lt_d_.get(), pref.get(),
+      want, p.heuristics_.data(), &returned));
+  if (returned <= 0) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "cuBLASLt has no algorithm for %dx%dx%d (A type %d, B^T type %d, C type %d)", spec.m,
+        spec.k, spec.n, static_cast<int>(spec.a_type), static_cast<int>(spec.bt_type),
+        static_cast<int>(spec.c_type)));
+  }
+  p.heuristics_.resize(returned);
+  return p;
+}
+
+absl::Status MatmulPlan::EnqueueWith(const cublasLtMatmulAlgo_t& algo, cudaStream_t stream) const {
+  const void* alpha = spec_.device_alpha ? static_cast<const void*>(spec_.device_alpha)
+                                         : static_cast<const void*>(&host_alpha_);
+  const void* beta = spec_.device_alpha ? static_cast<const void*>(spec_.device_beta)
+                                        : static_cast<const void*>(&host_beta_);
+  CUBLAS_RETURN_IF_ERROR(cublasLtMatmul(lt_, desc_.get(), alpha, spec_.bt, lt_a_.get(), spec_.a,
+                                        lt_b_.get(), beta, spec_.c, lt_d_.get(), spec_.c,
+                                        lt_d_.get(), &algo, spec_.workspace,
+                                        spec_.workspace_bytes, stream));
+  return absl::OkStatus();
+}
+
+absl::Status MatmulPlan::Enqueue(cudaStream_t stream) const {
+  return EnqueueWith(heuristics_[chosen_].algo, stream);
+}
+
+absl::Status MatmulPlan::Autotune(cudaStream_t stream, int iters) {
+  if (heuristics_.size() <= 1) return absl::OkStatus();
+  ASSIGN_OR_RETURN(CudaEvent start, CudaEvent::Create());
+  ASSIGN_OR_RETURN(CudaEvent stop, CudaEvent::Create());
+  float best_ms = std::numeric_limits<float>::infinity();
+  int best = -1;
+  for (size_t i = 0; i < heuristics_.size(); ++i) {
+    const auto& algo = heuristics_[i].algo;
+    // A candidate may still refuse at launch (e.g. workspace); skip it, don't fail.
+    if (!EnqueueWith(algo, stream).ok() || !EnqueueWith(algo, stream).ok()) continue;
+    RETURN_IF_ERROR(start.Record(stream));
+    absl::Status run = absl::OkStatus();
+    for (int it = 0; it < iters && run.ok(); ++it) run = EnqueueWith(algo, stream);
+    RETURN_IF_ERROR(stop.Record(stream));
+    CUDA_RETURN_IF_ERROR(cudaEventSynchronize(stop.get()));
+    if (!run.ok()) continue;
+    ASSIGN_OR_RETURN(float ms, stop.ElapsedSince(start));
+    if (ms < best_ms) {
+      best_ms = ms;
+      best = static_cast<int>(i);
+    }
+  }
+  if (best < 0) return absl::InternalError("autotune: no cuBLASLt candidate launched");
+  chosen_ = best;
+  autotuned_ = true;
+  return absl::OkStatus();
+}
+
+std::string MatmulPlan::AlgorithmDescription() const {
+  const cublasLtMatmulAlgo_t& a = heuristics_[chosen_].algo;
+  return absl::StrFormat(
+      "algo=%d tile=%d stages=%d splitK=%d reduction=%d swizzle=%d custom=%d cluster=%d "
+      "workspace=%d (candidate %d of %d%s)",
+      AlgoConfig(a, CUBLASLT_ALGO_CONFIG_ID), AlgoConfig(a, CUBLASLT_ALGO_CONFIG_TILE_ID),
+      AlgoConfig(a, CUBLASLT_ALGO_CONFIG_STAGES_ID), AlgoConfig(a, CUBLASLT_ALGO_CONFIG_SPLITK_NUM),
+      AlgoConfig(a, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME),
+      AlgoConfig(a, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING),
+      AlgoConfig(a, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION),
+      AlgoConfig(a, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID),
+      static_cast<int64_t>(heuristics_[chosen_].workspaceSize), chosen_ + 1,
+      static_cast<int>(heuristics_.size()), autotuned_ ? ", autotuned" : ", heuristic");
+}
+
+}  // namespace gemmprof::kernels

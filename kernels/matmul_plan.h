@@ -1,0 +1,72 @@
+// One cuBLASLt matmul, fully described and ready to enqueue: descriptors, layouts, the
+// heuristic candidates and the chosen algorithm. Orientation (row-major view):
+//   C[m, n] = A[m, k] * B[k, n], with A stored [m, k] and B^T stored [n, k] (both K-major,
+//   the TN layout FP8 needs on Hopper). In cuBLASLt's column-major terms B^T is operand
+//   "A" (transposed) and A is operand "B", so D = C^T column-major = C row-major.
+#pragma once
+
+#include <cublasLt.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernels/cublaslt_handles.h"
+
+namespace gemmprof::kernels {
+
+// Everything a matmul needs. Pointers are device pointers owned by the caller and must
+// stay valid (and at the same address) while the plan is used or captured in a graph.
+struct MatmulSpec {
+  int64_t m = 0, n = 0, k = 0;
+  cudaDataType_t a_type = CUDA_R_16BF;   // A [m, k]
+  cudaDataType_t bt_type = CUDA_R_16BF;  // B^T [n, k]
+  cudaDataType_t c_type = CUDA_R_16BF;   // C [m, n]
+  cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+  const void* a = nullptr;
+  const void* bt = nullptr;
+  void* c = nullptr;
+  // Scale modes and pointers (std::nullopt: unscaled operand).
+  std::optional<cublasLtMatmulMatrixScale_t> a_scale_mode, bt_scale_mode;
+  const void* a_scale = nullptr;
+  const void* bt_scale = nullptr;
+  std::optional<bool> fast_accum;    // set CUBLASLT_MATMUL_DESC_FAST_ACCUM when present
+  // alpha and beta in device memory (NVFP4's tensor scales); both or neither. Otherwise
+  // alpha = 1 and beta = 0 on the host.
+  const float* device_alpha = nullptr;
+  const float* device_beta = nullptr;
+  void* workspace = nullptr;
+  size_t workspace_bytes = 0;
+};
+
+class MatmulPlan {
+ public:
+  // Builds the descriptors and asks the heuristic for up to `max_candidates` algorithms.
+  // FailedPrecondition when cuBLASLt offers none (the message names the shape and types).
+  static absl::StatusOr<MatmulPlan> Create(cublasLtHandle_t lt, const MatmulSpec& spec,
+                                           int max_candidates);
+
+  // Enqueues the matmul with the chosen algorithm (graph-capturable).
+  absl::Status Enqueue(cudaStream_t stream) const;
+  // Times each candidate (`iters` launches after 2 warm-ups) and keeps the fastest;
+  // candidates that fail to launch are skipped. No-op with one candidate.
+  absl::Status Autotune(cudaStream_t stream, int iters);
+  // "algo=6 tile=... stages=... splitK=1 ... (candidate 2 of 8, autotuned)".
+  std::string AlgorithmDescription() const;
+  int candidates() const { return static_cast<int>(heuristics_.size()); }
+
+ private:
+  absl::Status EnqueueWith(const cublasLtMatmulAlgo_t& algo, cudaStream_t stream) const;
+
+  cublasLtHandle_t lt_ = nullptr;
+  MatmulSpec spec_;
+  LtMatmulDesc desc_;
+  LtMatrixLayout lt_a_, lt_b_, lt_d_;  // cuBLASLt operand A = our B^T, B = our A, D = C
+  std::vector<cublasLtMatmulHeuristicResult_t> heuristics_;
+  int chosen_ = 0;
+  bool autotuned_ = false;
+  float host_alpha_ = 1.0f, host_beta_ = 0.0f;
+};
+
+}  // namespace gemmprof::kernels

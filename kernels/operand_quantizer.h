@@ -1,0 +1,76 @@
+// One GEMM operand under one recipe: its BF16 source, the quantized copy the GEMM reads,
+// the scales in cuBLASLt's layout, and the kernels that produce them. The operand is
+// stored K-major as [rows, cols] (cols = K). Buffers come from the runner's pool.
+#pragma once
+
+#include <cublasLt.h>
+#include <cuda_bf16.h>
+
+#include <optional>
+#include <string>
+
+#include "kernels/device_pool.h"
+#include "server/core/enums.h"
+#include "server/core/quant/quant.h"
+
+namespace gemmprof::kernels {
+
+struct OperandConfig {
+  std::string slot;  // pool slot prefix, e.g. "a" or "bt"
+  int64_t rows = 0, cols = 0;
+  core::Recipe recipe = core::Recipe::kBf16;
+  core::quant::Fp8Format format = core::quant::Fp8Format::kE4M3;  // per-tensor recipes
+  bool weight = false;  // fp8-block: 128x128 blocks instead of 1x128
+  int32_t amax_history_len = 1024;
+  core::AmaxAlgo amax_algo = core::AmaxAlgo::kMax;
+};
+
+class OperandQuantizer {
+ public:
+  // Takes the buffers it needs from `pool`; `source` is the BF16 [rows, cols] input.
+  // `with_transpose` reserves room for the transposed copy a training step also writes.
+  static absl::StatusOr<OperandQuantizer> Create(DevicePool& pool, const OperandConfig& config,
+                                                 const __nv_bfloat16* source,
+                                                 bool with_transpose);
+
+  // Delayed scaling: resets the amax history and records the source's amax once, as the
+  // previous step would have. No-op for other recipes.
+  absl::Status SeedHistory(cudaStream_t stream) const;
+  // Enqueues this recipe's quantization of the source (+ transposed copy when asked and
+  // the recipe's kernel makes one) and the scale-layout conversion. No-op for bf16.
+  absl::Status Enqueue(cudaStream_t stream, bool with_transpose) const;
+  // Enqueues the fp32 dequantization of what the GEMM reads into out[rows, cols].
+  absl::Status Dequantize(float* out, cudaStream_t stream) const;
+
+  // What the GEMM reads.
+  const void* data() const { return data_; }
+  cudaDataType_t data_type() const;
+  std::optional<cublasLtMatmulMatrixScale_t> scale_mode() const;
+  const void* gemm_scale() const { return gemm_scale_; }
+  // NVFP4 tensor scale s (device pointer), null otherwise.
+  const float* tensor_scale() const { return scale_; }
+  bool is_quantized() const { return config_.recipe != core::Recipe::kBf16; }
+  // Device bytes this operand needs beyond its BF16 source (for CanImplement).
+  static int64_t ExtraBytes(const OperandConfig& config, bool with_transpose);
+
+ private:
+  absl::Status EnqueueTensorScaled(cudaStream_t stream, bool with_transpose) const;
+  absl::Status EnqueueBlock(cudaStream_t stream, bool with_transpose) const;
+  absl::Status EnqueueMicroscaled(cudaStream_t stream, bool with_transpose) const;
+
+  OperandConfig config_;
+  const __nv_bfloat16* source_ = nullptr;
+  const void* data_ = nullptr;
+  uint8_t* q_ = nullptr;       // quantized [rows, cols] (packed for nvfp4)
+  uint8_t* q_t_ = nullptr;     // transposed copy (training step), may be null
+  float* amax_ = nullptr;
+  float* scale_ = nullptr;     // per-tensor scale / NVFP4 tensor scale
+  float* scale_inv_ = nullptr;
+  float* history_ = nullptr;
+  void* raw_scales_ = nullptr;    // row-major block scales as the kernels write them
+  void* raw_scales_t_ = nullptr;  // of the transposed copy
+  const void* gemm_scale_ = nullptr;  // what cuBLASLt's scale pointer gets
+  void* gemm_scales_ = nullptr;       // converted layout buffer
+};
+
+}  // namespace gemmprof::kernels

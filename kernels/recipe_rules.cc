@@ -1,0 +1,117 @@
+#include "kernels/recipe_rules.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace gemmprof::kernels {
+namespace {
+
+using core::Pass;
+using core::Recipe;
+using core::quant::Fp8Format;
+
+OperandConfig Base(const core::WorkItem& item, const core::TimingOptions& timing) {
+  OperandConfig c;
+  c.recipe = item.recipe;
+  c.amax_history_len = timing.amax_history_len;
+  c.amax_algo = timing.amax_algo;
+  c.cols = item.op.shape.k;
+  return c;
+}
+
+}  // namespace
+
+OperandConfig OperandA(const core::WorkItem& item, const core::TimingOptions& timing) {
+  OperandConfig c = Base(item, timing);
+  c.slot = "a";
+  c.rows = item.op.shape.m;
+  // dgrad's A is the output gradient dY: E5M2 under HYBRID.
+  c.format = item.op.pass == Pass::kDgrad ? Fp8Format::kE5M2 : Fp8Format::kE4M3;
+  c.weight = false;
+  return c;
+}
+
+OperandConfig OperandBt(const core::WorkItem& item, const core::TimingOptions& timing) {
+  OperandConfig c = Base(item, timing);
+  c.slot = "bt";
+  c.rows = item.op.shape.n;
+  // wgrad's B^T is dY^T (E5M2); fprop/dgrad read the weight (or its transpose).
+  c.format = item.op.pass == Pass::kWgrad ? Fp8Format::kE5M2 : Fp8Format::kE4M3;
+  c.weight = item.op.pass != Pass::kWgrad;
+  return c;
+}
+
+std::optional<bool> ResolveFastAccum(const core::WorkItem& item, core::FastAccum option,
+                                     std::string* note) {
+  switch (item.recipe) {
+    case Recipe::kBf16:
+    case Recipe::kMxfp8:
+    case Recipe::kNvfp4:
+      return std::nullopt;
+    case Recipe::kFp8Block:
+      // Block scaling promotes partial sums itself; TE and PyTorch always split here.
+      if (option == core::FastAccum::kOn) {
+        *note = "fast accumulation requested but not used: block scaling always splits";
+      }
+      return false;
+    default:
+      break;
+  }
+  if (option == core::FastAccum::kOn) return true;
+  if (option == core::FastAccum::kOff) return false;
+  // Transformer Engine: fprop fast, dgrad/wgrad split accumulation.
+  return item.op.pass == Pass::kFprop;
+}
+
+TimedQuantization TimedPart(const core::WorkItem& item, core::Accounting accounting) {
+  TimedQuantization t;
+  if (item.mode == core::Mode::kPrequant || item.recipe == Recipe::kBf16) return t;
+  if (accounting == core::Accounting::kPerGemm) {
+    t.a = t.bt = true;
+    return t;
+  }
+  // A training step quantizes X and W in fprop (keeping the transposed copies for the
+  // backward GEMMs), dY in dgrad (keeping dY^T for wgrad), and nothing new in wgrad.
+  t.transposes = true;
+  t.a = item.op.pass != Pass::kWgrad;
+  t.bt = item.op.pass == Pass::kFprop;
+  return t;
+}
+
+double ErrorThreshold(core::Recipe recipe, bool fast_accum) {
+  // BF16 output rounding alone gives about 2^-9 / sqrt(3) ~ 1e-3 relative (RMS); the
+  // thresholds leave ~10x margin for accumulation differences. A wrong layout or scale
+  // gives errors of order 1. FP8 fast accumulation keeps fewer bits in the partial
+  // sums, so it gets the wider bound.
+  switch (recipe) {
+    case Recipe::kBf16:
+      return 1e-2;
+    case Recipe::kNvfp4:
+      return 5e-2;
+    default:
+      return fast_accum ? 3e-2 : 2e-2;
+  }
+}
+
+int64_t MeasurementBytes(const core::WorkItem& item, const core::TimingOptions& timing,
+                         int64_t workspace_bytes, int64_t l2_bytes) {
+  const core::GemmShape& s = item.op.shape;
+  const TimedQuantization t = TimedPart(item, timing.accounting);
+  int64_t bytes = 2 * (s.m * s.k + s.n * s.k + s.m * s.n) + workspace_bytes;
+  bytes += OperandQuantizer::ExtraBytes(OperandA(item, timing), t.transposes);
+  bytes += OperandQuantizer::ExtraBytes(OperandBt(item, timing), t.transposes);
+  if (timing.l2 == core::L2Policy::kCold) bytes += 2 * l2_bytes;
+  return bytes;
+}
+
+int64_t VerificationBytes(const core::GemmShape& s) {
+  return 4 * (s.m * s.k + s.n * s.k + s.m * s.n) + 64;
+}
+
+std::string NvtxName(const core::WorkItem& item) {
+  return absl::StrCat("gemmprof item ", item.id, " ", std::string(core::ToString(item.op.pass)),
+                      " ", item.op.name, " ", item.op.shape.ToString(), " ",
+                      std::string(core::ToString(item.recipe)), " ",
+                      std::string(core::ToString(item.mode)));
+}
+
+}  // namespace gemmprof::kernels
