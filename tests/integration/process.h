@@ -1,0 +1,37 @@
+// Runs the real gemmprofd and gemmprof binaries for integration tests.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace gemmprof::testing {
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs `argv` to completion with `env` added to the environment; captures both streams.
+CommandResult RunCommand(const std::vector<std::string>& argv,
+                         const std::vector<std::string>& env = {});
+
+// A background process (the daemon). Killed with SIGKILL on destruction if still alive.
+class Process {
+ public:
+  Process(const std::vector<std::string>& argv, const std::string& stderr_path);
+  ~Process();
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+
+  pid_t pid() const { return pid_; }
+  // Sends `signal` and waits for exit; returns the exit status as from waitpid.
+  int StopWith(int signal);
+
+ private:
+  pid_t pid_ = -1;
+};
+
+}  // namespace gemmprof::testing
