@@ -24,11 +24,6 @@ std::string WideToString(Wide v) {
   return WideToString(v / 10) + static_cast<char>('0' + static_cast<int>(v % 10));
 }
 
-bool IsGated(const ModelConfig& c) {
-  return c.gated_mlp || c.hidden_act == "swiglu" || c.hidden_act == "geglu" ||
-         c.hidden_act == "reglu";
-}
-
 // Hottest expert's tokens under balanced routing scaled by moe_skew (see derive.h).
 Wide ExpertTokens(const ModelConfig& c, Wide tokens) {
   const Wide routed = tokens * c.experts_per_token;
@@ -100,11 +95,11 @@ class FpropBuilder {
               int64_t groups) {
     const Wide per_rank = intermediate / tp_;
     const Wide h = c_.hidden_size;
-    if (IsGated(c_) && c_.split_gate_up) {
+    if (IsGatedMlp(c_) && c_.split_gate_up) {
       Add(prefix + "_gate", m, h, per_rank, layers, groups);
       Add(prefix + "_up", m, h, per_rank, layers, groups);
     } else {
-      Add(prefix + "_up", m, h, IsGated(c_) ? 2 * per_rank : per_rank, layers, groups);
+      Add(prefix + "_up", m, h, IsGatedMlp(c_) ? 2 * per_rank : per_rank, layers, groups);
     }
     Add(prefix + "_down", m, per_rank, h, layers, groups);
   }
@@ -182,6 +177,11 @@ absl::StatusOr<std::vector<GemmOp>> SweepOps(const ModelConfig& c, int64_t m) {
 }
 
 }  // namespace
+
+bool IsGatedMlp(const ModelConfig& c) {
+  return c.gated_mlp || c.hidden_act == "swiglu" || c.hidden_act == "geglu" ||
+         c.hidden_act == "reglu";
+}
 
 absl::StatusOr<Plan> DeriveModelPlan(const ModelConfig& config) {
   // Guards against division by zero for callers that skipped validation.

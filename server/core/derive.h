@@ -57,6 +57,9 @@
 
 namespace gemmprof::core {
 
+// True when the MLP has a gate: gated_mlp, or hidden_act swiglu / geglu / reglu.
+bool IsGatedMlp(const ModelConfig& config);
+
 // Validates `spec` (ValidateJobSpec) and derives its plan: the model's GEMMs as above,
 // or for a shape list one fprop op per shape named "MxKxN", model_name "shapes",
 // num_layers 1. Errors: InvalidArgument from validation, or naming a derived op whose

@@ -36,11 +36,6 @@ constexpr const char* kActivations[] = {
 
 bool HasDenseMlp(const ModelConfig& c) { return c.num_experts == 0 || c.first_dense_layers > 0; }
 
-bool IsGated(const ModelConfig& c) {
-  return c.gated_mlp || c.hidden_act == "swiglu" || c.hidden_act == "geglu" ||
-         c.hidden_act == "reglu";
-}
-
 absl::Status ValidateSizes(const ModelConfig& c) {
   RETURN_IF_ERROR(CheckRange("hidden_size", c.hidden_size, 1, kMaxDim));
   RETURN_IF_ERROR(CheckRange("num_attention_heads", c.num_attention_heads, 1, kMaxDim));
@@ -111,7 +106,7 @@ absl::Status ValidateMlp(const ModelConfig& c) {
         "hidden_act: '", c.hidden_act, "' is not one of: ",
         absl::StrJoin(std::begin(kActivations) + 1, std::end(kActivations), ", "), " (or empty)"));
   }
-  if (c.split_gate_up && !IsGated(c)) {
+  if (c.split_gate_up && !IsGatedMlp(c)) {
     return absl::InvalidArgumentError(
         "split_gate_up: true needs a gated MLP (gated_mlp or hidden_act swiglu/geglu/reglu)");
   }
