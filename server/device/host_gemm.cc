@@ -142,15 +142,14 @@ HostOperands MakeHostOperands(const core::GemmShape& shape, int64_t groups, uint
     for (int32_t h = 0; h < history_len; ++h) {
       const uint64_t id = 2 + 2 * (static_cast<uint64_t>(g) * history_len + h);
       ops.a_amax_history.push_back(q::Amax(RandomNormalBf16(shape.m * shape.k, stream(id))));
-      ops.b_amax_history.push_back(
-          q::Amax(RandomNormalBf16(shape.n * shape.k, stream(id + 1))));
+      ops.b_amax_history.push_back(q::Amax(RandomNormalBf16(shape.n * shape.k, stream(id + 1))));
     }
   }
   return ops;
 }
 
-void GemmFp32(std::span<const float> a, std::span<const float> b, int64_t m, int64_t k,
-              int64_t n, std::span<float> c, int threads) {
+void GemmFp32(std::span<const float> a, std::span<const float> b, int64_t m, int64_t k, int64_t n,
+              std::span<float> c, int threads) {
   GemmParallel<float>(a, b, m, k, n, c.data(), threads);
 }
 
@@ -183,9 +182,7 @@ QuantizedOperand QuantizedOperand::Quantize(Recipe recipe, OperandRole role,
 std::vector<float> QuantizedOperand::Dequantize() const {
   struct Visitor {
     std::vector<float> operator()(const std::vector<float>& v) const { return v; }
-    std::vector<float> operator()(const Fp8Tensor& t) const {
-      return q::Dequantize(t.q, t.format);
-    }
+    std::vector<float> operator()(const Fp8Tensor& t) const { return q::Dequantize(t.q, t.format); }
     std::vector<float> operator()(const q::BlockScaled& b) const { return q::Dequantize(b); }
     std::vector<float> operator()(const q::MxScaled& b) const { return q::Dequantize(b); }
     std::vector<float> operator()(const q::Nvfp4Scaled& b) const { return q::Dequantize(b); }
@@ -211,8 +208,8 @@ double QuantizedOperand::Bytes() const {
 }
 
 absl::StatusOr<HostGemmResult> HostReferenceGemm(Recipe recipe, core::Pass pass,
-                                                 const HostOperands& ops,
-                                                 core::AmaxAlgo amax_algo, int threads) {
+                                                 const HostOperands& ops, core::AmaxAlgo amax_algo,
+                                                 int threads) {
   RETURN_IF_ERROR(CheckOperands(recipe, ops));
   const int64_t a_size = ops.m * ops.k, b_size = ops.n * ops.k, c_size = ops.m * ops.n;
   const size_t hist = ops.a_amax_history.size() / ops.groups;
@@ -230,10 +227,8 @@ absl::StatusOr<HostGemmResult> HostReferenceGemm(Recipe recipe, core::Pass pass,
     const std::vector<float> b_dq =
         QuantizedOperand::Quantize(recipe, RoleOfB(pass), b, ops.n, ops.k, b_hist, amax_algo)
             .Dequantize();
-    GemmParallel<float>(a_dq, b_dq, ops.m, ops.k, ops.n, result.out.data() + g * c_size,
-                        threads);
-    GemmParallel<double>(a, b, ops.m, ops.k, ops.n, result.reference.data() + g * c_size,
-                         threads);
+    GemmParallel<float>(a_dq, b_dq, ops.m, ops.k, ops.n, result.out.data() + g * c_size, threads);
+    GemmParallel<double>(a, b, ops.m, ops.k, ops.n, result.reference.data() + g * c_size, threads);
   }
   double num = 0, den = 0;
   for (size_t i = 0; i < result.out.size(); ++i) {

@@ -69,9 +69,9 @@ HostOperands MakeHostOperands(const core::GemmShape& shape, int64_t groups, uint
                               int32_t history_len);
 
 struct HostGemmResult {
-  std::vector<float> out;        // groups * m * n: fp32 GEMM of the dequantized operands
+  std::vector<float> out;         // groups * m * n: fp32 GEMM of the dequantized operands
   std::vector<double> reference;  // groups * m * n: double-accumulated GEMM of A and B
-  double rel_error = 0;          // ||out - reference||_F / ||reference||_F (0 when ref is 0)
+  double rel_error = 0;           // ||out - reference||_F / ||reference||_F (0 when ref is 0)
 };
 
 // Quantizes A and B with `recipe`'s formats for `pass`, dequantizes, multiplies in fp32
@@ -83,8 +83,8 @@ absl::StatusOr<HostGemmResult> HostReferenceGemm(core::Recipe recipe, core::Pass
                                                  core::AmaxAlgo amax_algo, int threads = 2);
 
 // C[m, n] = A[m, k] * B[n, k]^T in fp32, k summed in order; blocked; `threads` >= 1.
-void GemmFp32(std::span<const float> a, std::span<const float> b, int64_t m, int64_t k,
-              int64_t n, std::span<float> c, int threads);
+void GemmFp32(std::span<const float> a, std::span<const float> b, int64_t m, int64_t k, int64_t n,
+              std::span<float> c, int threads);
 
 // One operand's quantized form for `recipe` and `role`, and back. Quantize is what an
 // autocast step pays; Dequantize is the host's stand-in for the low-precision GEMM's
@@ -93,9 +93,8 @@ class QuantizedOperand {
  public:
   // `x` is row-major [rows, cols], K = cols. `amax_history` is used by fp8-delayed only
   // (index 0 = most recent; empty gives scale 1).
-  static QuantizedOperand Quantize(core::Recipe recipe, OperandRole role,
-                                   std::span<const float> x, int64_t rows, int64_t cols,
-                                   std::span<const float> amax_history,
+  static QuantizedOperand Quantize(core::Recipe recipe, OperandRole role, std::span<const float> x,
+                                   int64_t rows, int64_t cols, std::span<const float> amax_history,
                                    core::AmaxAlgo amax_algo);
   // Row-major [rows, cols] fp32.
   std::vector<float> Dequantize() const;

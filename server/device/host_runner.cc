@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <span>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -54,6 +55,69 @@ int32_t HistoryLen(const core::WorkItem& item, const core::TimingOptions& timing
   return std::min(timing.amax_history_len, kMaxHostAmaxHistory);
 }
 
+using OperandPair = std::pair<QuantizedOperand, QuantizedOperand>;
+
+// A and B of group `g`, quantized with the item's recipe and the pass's operand roles.
+OperandPair QuantizeGroup(const core::WorkItem& item, const HostOperands& ops, int64_t g,
+                          core::AmaxAlgo amax_algo) {
+  const int64_t a_size = ops.m * ops.k, b_size = ops.n * ops.k;
+  const size_t hist = ops.a_amax_history.size() / ops.groups;
+  const auto part = [](const std::vector<float>& v, int64_t offset, int64_t count) {
+    return std::span<const float>(v.data() + offset, count);
+  };
+  return {QuantizedOperand::Quantize(item.recipe, RoleOfA(item.op.pass),
+                                     part(ops.a, g * a_size, a_size), ops.m, ops.k,
+                                     part(ops.a_amax_history, g * hist, hist), amax_algo),
+          QuantizedOperand::Quantize(item.recipe, RoleOfB(item.op.pass),
+                                     part(ops.b, g * b_size, b_size), ops.n, ops.k,
+                                     part(ops.b_amax_history, g * hist, hist), amax_algo)};
+}
+
+struct IterationTimes {
+  std::vector<double> total_ms;  // per timed iteration
+  std::vector<double> quant_ms;  // quantization share per timed iteration (autocast)
+  double operand_bytes = 0;      // quantized A and B of every group, one iteration
+};
+
+// Warm-up and timed iterations, capped at kMaxHostWarmupIters / kMaxHostTimedIters.
+// autocast: quantize + GEMM per iteration; prequant: quantized once up front, GEMM only.
+// The host GEMM of a low-precision operand is dequantize + fp32 GEMM, both timed.
+IterationTimes TimeIterations(const core::WorkItem& item, const HostOperands& ops,
+                              const core::TimingOptions& timing, int threads) {
+  const bool autocast = item.mode == core::Mode::kAutocast;
+  std::vector<OperandPair> prequantized;
+  if (!autocast) {
+    for (int64_t g = 0; g < ops.groups; ++g) {
+      prequantized.push_back(QuantizeGroup(item, ops, g, timing.amax_algo));
+    }
+  }
+  IterationTimes times;
+  std::vector<float> c(ops.m * ops.n);
+  const auto iteration = [&](double* quant_ms) {
+    *quant_ms = 0;
+    times.operand_bytes = 0;
+    for (int64_t g = 0; g < ops.groups; ++g) {
+      const Clock::time_point q0 = Clock::now();
+      const OperandPair q =
+          autocast ? QuantizeGroup(item, ops, g, timing.amax_algo) : prequantized[g];
+      if (autocast) *quant_ms += MsSince(q0);
+      times.operand_bytes += q.first.Bytes() + q.second.Bytes();
+      GemmFp32(q.first.Dequantize(), q.second.Dequantize(), ops.m, ops.k, ops.n, c, threads);
+    }
+  };
+  double quant_ms = 0;
+  for (int32_t i = 0; i < std::min(timing.warmup_iters, kMaxHostWarmupIters); ++i) {
+    iteration(&quant_ms);
+  }
+  for (int32_t i = 0; i < std::min(timing.timed_iters, kMaxHostTimedIters); ++i) {
+    const Clock::time_point t0 = Clock::now();
+    iteration(&quant_ms);
+    times.total_ms.push_back(MsSince(t0));
+    times.quant_ms.push_back(quant_ms);
+  }
+  return times;
+}
+
 }  // namespace
 
 HostRunner::HostRunner(int threads) : threads_(std::max(threads, 1)) {
@@ -79,8 +143,8 @@ absl::Status HostRunner::CanImplement(const core::WorkItem& item,
                                     {"n", s.n},
                                     {"groups", item.op.groups}}) {
     if (value < 1) {
-      return absl::InvalidArgumentError(absl::StrCat("shape ", s.ToString(), ": ", name, " = ",
-                                                     value, "; must be >= 1"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("shape ", s.ToString(), ": ", name, " = ", value, "; must be >= 1"));
     }
   }
   const double macs = static_cast<double>(s.m) * s.k * s.n * item.op.groups;
@@ -110,8 +174,8 @@ absl::Status HostRunner::CanImplement(const core::WorkItem& item,
         absl::StrCat("warmup_iters: ", timing.warmup_iters, " must be >= 0"));
   }
   if (item.recipe == core::Recipe::kFp8Delayed && timing.amax_history_len < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "amax_history_len: ", timing.amax_history_len, " must be >= 1 for fp8-delayed"));
+    return absl::InvalidArgumentError(absl::StrCat("amax_history_len: ", timing.amax_history_len,
+                                                   " must be >= 1 for fp8-delayed"));
   }
   return absl::OkStatus();
 }
@@ -121,72 +185,29 @@ absl::Status HostRunner::BeginJob(const core::TimingOptions&) { return absl::OkS
 absl::StatusOr<core::Measurement> HostRunner::Run(const core::WorkItem& item,
                                                   const core::TimingOptions& timing) {
   RETURN_IF_ERROR(CanImplement(item, timing));
-  const core::GemmShape& s = item.op.shape;
-  const int64_t groups = item.op.groups;
-  const HostOperands ops = MakeHostOperands(s, groups, timing.seed, HistoryLen(item, timing));
+  const HostOperands ops =
+      MakeHostOperands(item.op.shape, item.op.groups, timing.seed, HistoryLen(item, timing));
   ASSIGN_OR_RETURN(const HostGemmResult verified,
                    HostReferenceGemm(item.recipe, item.op.pass, ops, timing.amax_algo, threads_));
-
-  const int64_t a_size = s.m * s.k, b_size = s.n * s.k;
-  const size_t hist = ops.a_amax_history.size() / groups;
-  std::vector<float> c(s.m * s.n);
-  double operand_bytes = 0;
-  // One iteration: quantize (timed in autocast only), dequantize + fp32 GEMM per group.
-  const auto quantize = [&](int64_t g) {
-    const auto span_of = [](const std::vector<float>& v, int64_t off, int64_t len) {
-      return std::span<const float>(v.data() + off, len);
-    };
-    return std::pair{
-        QuantizedOperand::Quantize(item.recipe, RoleOfA(item.op.pass), span_of(ops.a, g * a_size, a_size),
-                                   s.m, s.k, span_of(ops.a_amax_history, g * hist, hist),
-                                   timing.amax_algo),
-        QuantizedOperand::Quantize(item.recipe, RoleOfB(item.op.pass), span_of(ops.b, g * b_size, b_size),
-                                   s.n, s.k, span_of(ops.b_amax_history, g * hist, hist),
-                                   timing.amax_algo)};
-  };
-  std::vector<std::pair<QuantizedOperand, QuantizedOperand>> prequantized;
-  if (item.mode == core::Mode::kPrequant) {
-    for (int64_t g = 0; g < groups; ++g) prequantized.push_back(quantize(g));
-  }
-  const auto iteration = [&](double* quant_ms) {
-    *quant_ms = 0;
-    operand_bytes = 0;
-    for (int64_t g = 0; g < groups; ++g) {
-      const Clock::time_point q0 = Clock::now();
-      const auto q = item.mode == core::Mode::kPrequant ? prequantized[g] : quantize(g);
-      if (item.mode == core::Mode::kAutocast) *quant_ms += MsSince(q0);
-      operand_bytes += q.first.Bytes() + q.second.Bytes();
-      GemmFp32(q.first.Dequantize(), q.second.Dequantize(), s.m, s.k, s.n, c, threads_);
-    }
-  };
-
-  const int32_t warmup = std::min(timing.warmup_iters, kMaxHostWarmupIters);
-  const int32_t timed = std::min(timing.timed_iters, kMaxHostTimedIters);
-  double quant_ms = 0;
-  for (int32_t i = 0; i < warmup; ++i) iteration(&quant_ms);
-  std::vector<double> samples_ms, quant_samples_ms;
-  for (int32_t i = 0; i < timed; ++i) {
-    const Clock::time_point t0 = Clock::now();
-    iteration(&quant_ms);
-    samples_ms.push_back(MsSince(t0));
-    quant_samples_ms.push_back(quant_ms);
-  }
+  IterationTimes times = TimeIterations(item, ops, timing, threads_);
 
   core::Measurement m;
-  m.time = core::SampleStats::FromSamples(std::move(samples_ms));
+  m.time = core::SampleStats::FromSamples(std::move(times.total_ms));
   m.quant_ms = item.mode == core::Mode::kAutocast
-                   ? core::SampleStats::FromSamples(std::move(quant_samples_ms)).median_ms
+                   ? core::SampleStats::FromSamples(std::move(times.quant_ms)).median_ms
                    : 0.0;
   m.flops = item.op.Flops();
-  m.bytes = operand_bytes + groups * OutputBytes(s);
+  m.bytes = times.operand_bytes + item.op.groups * OutputBytes(item.op.shape);
   m.algorithm = "host-reference fp32";
   m.rel_error = verified.rel_error;
   m.error_threshold = ErrorThreshold(item.recipe);
+  // A NaN error fails the comparison and so reads as incorrect.
   m.verification = verified.rel_error <= m.error_threshold ? core::Verification::kPassed
                                                            : core::Verification::kIncorrect;
   m.accounting = timing.accounting;
   m.fast_accum = false;
-  m.notes = absl::StrCat("host reference: ", timed, " of ", timing.timed_iters, " iterations");
+  m.notes =
+      absl::StrCat("host reference: ", m.time.count, " of ", timing.timed_iters, " iterations");
   if (item.recipe == core::Recipe::kFp8Delayed) {
     absl::StrAppend(&m.notes, "; amax history of ", HistoryLen(item, timing), " of ",
                     timing.amax_history_len, " tensors");

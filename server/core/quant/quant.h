@@ -120,7 +120,7 @@ struct TensorScaled {
   int64_t rows = 0, cols = 0;
   std::vector<uint8_t> data;  // rows*cols bytes, row-major
   float scale = 1, scale_inv = 1;
-  float amax = 0;             // amax of the input (what delayed scaling records)
+  float amax = 0;  // amax of the input (what delayed scaling records)
 };
 TensorScaled QuantizeCurrent(std::span<const float> x, int64_t rows, int64_t cols, Fp8Format f);
 TensorScaled QuantizeWithScale(std::span<const float> x, int64_t rows, int64_t cols, float scale,

@@ -83,9 +83,8 @@ TEST(HostRunner, CanImplementRefusesWithExactMessages) {
        "reference limit kMaxHostElements = 16777216"},
   };
   for (const Refusal& c : cases) {
-    const absl::Status s = runner.CanImplement(Item(c.shape, Recipe::kBf16, Pass::kFprop,
-                                                    Mode::kAutocast, c.groups),
-                                               FewIters());
+    const absl::Status s = runner.CanImplement(
+        Item(c.shape, Recipe::kBf16, Pass::kFprop, Mode::kAutocast, c.groups), FewIters());
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << c.message;
     EXPECT_EQ(s.message(), c.message);
   }
@@ -139,18 +138,20 @@ TEST_P(EveryRecipe, PassesVerificationOnAnOddShape) {
   if (mode == Mode::kAutocast && recipe != Recipe::kBf16) EXPECT_GT(m->quant_ms, 0.0);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    HostRunner, EveryRecipe,
-    ::testing::Combine(::testing::ValuesIn(core::AllRecipes()),
-                       ::testing::Values(Pass::kFprop, Pass::kDgrad, Pass::kWgrad),
-                       ::testing::Values(Mode::kAutocast, Mode::kPrequant)),
-    [](const auto& info) {
-      std::string name = std::string(core::ToString(std::get<0>(info.param))) + "_" +
-                         std::string(core::ToString(std::get<1>(info.param))) + "_" +
-                         std::string(core::ToString(std::get<2>(info.param)));
-      for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-      return name;
-    });
+INSTANTIATE_TEST_SUITE_P(HostRunner, EveryRecipe,
+                         ::testing::Combine(::testing::ValuesIn(core::AllRecipes()),
+                                            ::testing::Values(Pass::kFprop, Pass::kDgrad,
+                                                              Pass::kWgrad),
+                                            ::testing::Values(Mode::kAutocast, Mode::kPrequant)),
+                         [](const auto& info) {
+                           std::string name =
+                               std::string(core::ToString(std::get<0>(info.param))) + "_" +
+                               std::string(core::ToString(std::get<1>(info.param))) + "_" +
+                               std::string(core::ToString(std::get<2>(info.param)));
+                           for (char& c : name)
+                             c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                           return name;
+                         });
 
 TEST(HostRunner, SameSeedSameResultOtherSeedOtherResult) {
   HostRunner runner;
@@ -172,8 +173,7 @@ TEST(HostRunner, ErrorsAreOrderedByPrecision) {
     return m.ok() ? m->rel_error : -1.0;
   };
   const double bf16 = err(Recipe::kBf16), fp8 = err(Recipe::kFp8Current),
-               block = err(Recipe::kFp8Block), mx = err(Recipe::kMxfp8),
-               fp4 = err(Recipe::kNvfp4);
+               block = err(Recipe::kFp8Block), mx = err(Recipe::kMxfp8), fp4 = err(Recipe::kNvfp4);
   EXPECT_GE(bf16, 0.0);
   EXPECT_LT(bf16, 1e-4);
   EXPECT_LT(bf16, fp8);

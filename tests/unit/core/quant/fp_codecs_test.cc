@@ -118,8 +118,7 @@ TEST_P(Fp8Test, MatchesBruteForceOnRandomBitPatterns) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Formats, Fp8Test,
-                         ::testing::Values(Fp8Format::kE4M3, Fp8Format::kE5M2),
+INSTANTIATE_TEST_SUITE_P(Formats, Fp8Test, ::testing::Values(Fp8Format::kE4M3, Fp8Format::kE5M2),
                          [](const auto& info) {
                            return info.param == Fp8Format::kE4M3 ? "E4M3" : "E5M2";
                          });
@@ -164,7 +163,7 @@ TEST(Fp8, SubnormalsAndUnderflow) {
   EXPECT_EQ(EncodeFp8(-e4_min / 2, Fp8Format::kE4M3), 0x80);  // signed zero kept
   EXPECT_EQ(EncodeFp8(1.5f * e4_min, Fp8Format::kE4M3), 0x02);
   EXPECT_EQ(EncodeFp8(2.5f * e4_min, Fp8Format::kE4M3), 0x02);
-  EXPECT_EQ(EncodeFp8(7 * e4_min, Fp8Format::kE4M3), 0x07);  // largest subnormal
+  EXPECT_EQ(EncodeFp8(7 * e4_min, Fp8Format::kE4M3), 0x07);            // largest subnormal
   EXPECT_EQ(EncodeFp8(std::ldexp(1.0f, -6), Fp8Format::kE4M3), 0x08);  // smallest normal
   EXPECT_EQ(EncodeFp8(e5_min, Fp8Format::kE5M2), 0x01);
   EXPECT_EQ(EncodeFp8(e5_min / 2, Fp8Format::kE5M2), 0x00);
@@ -200,11 +199,24 @@ TEST(E2M1, RoundsToNearestEvenAndSaturates) {
     float x;
     uint8_t nibble;
   };
-  const Case cases[] = {{0.25f, 0x0}, {std::nextafter(0.25f, 1.0f), 0x1}, {0.75f, 0x2},
-                        {1.25f, 0x2}, {1.75f, 0x4},   {2.5f, 0x4},  {3.5f, 0x6},
-                        {5.0f, 0x6},  {std::nextafter(5.0f, 9.0f), 0x7},  {6.0f, 0x7},
-                        {7.0f, 0x7},  {1e9f, 0x7},    {kInf, 0x7},  {-kInf, 0xF},
-                        {-5.0f, 0xE}, {-0.0f, 0x8},   {-0.1f, 0x8}, {kNaN, 0x7},
+  const Case cases[] = {{0.25f, 0x0},
+                        {std::nextafter(0.25f, 1.0f), 0x1},
+                        {0.75f, 0x2},
+                        {1.25f, 0x2},
+                        {1.75f, 0x4},
+                        {2.5f, 0x4},
+                        {3.5f, 0x6},
+                        {5.0f, 0x6},
+                        {std::nextafter(5.0f, 9.0f), 0x7},
+                        {6.0f, 0x7},
+                        {7.0f, 0x7},
+                        {1e9f, 0x7},
+                        {kInf, 0x7},
+                        {-kInf, 0xF},
+                        {-5.0f, 0xE},
+                        {-0.0f, 0x8},
+                        {-0.1f, 0x8},
+                        {kNaN, 0x7},
                         {-kNaN, 0x7}};
   for (const Case& c : cases) EXPECT_EQ(EncodeE2M1(c.x), c.nibble) << "x = " << c.x;
 }

@@ -61,8 +61,7 @@ TEST(DelayedScale, MaxAndMostRecent) {
   EXPECT_EQ(DelayedScale(history, AmaxAlgo::kMostRecent, Fp8Format::kE4M3), 448.0f);
   EXPECT_EQ(DelayedScale(history, AmaxAlgo::kMax, Fp8Format::kE5M2), 14336.0f);
   EXPECT_EQ(DelayedScale({}, AmaxAlgo::kMax, Fp8Format::kE4M3), 1.0f);
-  EXPECT_EQ(DelayedScale(std::vector<float>{0.0f}, AmaxAlgo::kMostRecent, Fp8Format::kE4M3),
-            1.0f);
+  EXPECT_EQ(DelayedScale(std::vector<float>{0.0f}, AmaxAlgo::kMostRecent, Fp8Format::kE4M3), 1.0f);
 }
 
 TEST(Pow2Scale, ClearsTheMantissa) {
