@@ -6,13 +6,16 @@
 #include <chrono>
 #include <fstream>
 #include <span>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 
 namespace gemmprof::device {
@@ -26,14 +29,9 @@ double MsSince(Clock::time_point start) {
 
 std::string CpuModelName() {
   std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) != 0) continue;
-    const size_t colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    return std::string(absl::StripAsciiWhitespace(line.substr(colon + 1)));
-  }
-  return "unknown";
+  std::stringstream text;
+  text << in.rdbuf();
+  return CpuModelFromCpuinfo(text.str());
 }
 
 int64_t PhysicalMemoryBytes() {
@@ -119,6 +117,18 @@ IterationTimes TimeIterations(const core::WorkItem& item, const HostOperands& op
 }
 
 }  // namespace
+
+std::string CpuModelFromCpuinfo(std::string_view cpuinfo) {
+  for (absl::string_view line :
+       absl::StrSplit(absl::string_view(cpuinfo.data(), cpuinfo.size()), '\n')) {
+    if (!absl::StartsWith(line, "model name")) continue;
+    const size_t colon = line.find(':');
+    if (colon == absl::string_view::npos) continue;
+    const absl::string_view value = absl::StripAsciiWhitespace(line.substr(colon + 1));
+    if (!value.empty()) return std::string(value);
+  }
+  return "unknown";
+}
 
 HostRunner::HostRunner(int threads) : threads_(std::max(threads, 1)) {
   info_.backend = "host-reference";

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <string_view>
 
 #include "server/core/job.h"
 #include "server/core/result.h"
@@ -17,6 +19,10 @@ namespace gemmprof::device {
 inline constexpr int32_t kMaxHostTimedIters = 5;
 // Warm-up iterations per item on the host: timing.warmup_iters is honoured up to this cap.
 inline constexpr int32_t kMaxHostWarmupIters = 2;
+
+// The CPU model from the text of /proc/cpuinfo: the value of the first "model name" line,
+// trimmed; "unknown" when there is none or it is empty (e.g. on ARM kernels).
+std::string CpuModelFromCpuinfo(std::string_view cpuinfo);
 
 // Runner on the CPU. Info() describes the CPU (backend "host-reference", sm 0) and
 // claims every recipe (it emulates them all). Not thread-safe (one worker per runner, as

@@ -52,6 +52,17 @@ TEST(HostRunner, InfoDescribesTheCpuAndEveryRecipe) {
   EXPECT_TRUE(HostRunner().BeginJob(FewIters()).ok());
 }
 
+TEST(CpuModelFromCpuinfo, FirstNonEmptyModelNameOrUnknown) {
+  EXPECT_EQ(CpuModelFromCpuinfo("processor\t: 0\nmodel name\t: AMD EPYC 9654  \nflags: x\n"
+                                "model name\t: other\n"),
+            "AMD EPYC 9654");
+  EXPECT_EQ(CpuModelFromCpuinfo(""), "unknown");
+  EXPECT_EQ(CpuModelFromCpuinfo("processor: 0\nCPU part: 0xd4f\n"), "unknown");
+  EXPECT_EQ(CpuModelFromCpuinfo("model name without a colon\n"), "unknown");
+  EXPECT_EQ(CpuModelFromCpuinfo("model name\t:   \n"), "unknown");
+  EXPECT_EQ(CpuModelFromCpuinfo("model name\t:\nmodel name: Second"), "Second");
+}
+
 struct Refusal {
   core::GemmShape shape;
   int64_t groups;
