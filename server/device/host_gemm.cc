@@ -240,4 +240,24 @@ absl::StatusOr<HostGemmResult> HostReferenceGemm(Recipe recipe, core::Pass pass,
   return result;
 }
 
+absl::StatusOr<HostGemmResult> HostReferenceGemm(Recipe recipe, core::Pass pass,
+                                                 std::span<const float> a, std::span<const float> b,
+                                                 int64_t m, int64_t k, int64_t n,
+                                                 const core::TimingOptions& timing, int threads) {
+  const int32_t history_len = recipe == Recipe::kFp8Delayed
+                                  ? std::clamp(timing.amax_history_len, 0, kMaxHostAmaxHistory)
+                                  : 0;
+  HostOperands ops;
+  if (history_len > 0 && m > 0 && k > 0 && n > 0) {
+    ops = MakeHostOperands({m, k, n}, 1, timing.seed, history_len);
+  }
+  ops.m = m;
+  ops.k = k;
+  ops.n = n;
+  ops.groups = 1;
+  ops.a.assign(a.begin(), a.end());
+  ops.b.assign(b.begin(), b.end());
+  return HostReferenceGemm(recipe, pass, ops, timing.amax_algo, threads);
+}
+
 }  // namespace gemmprof::device

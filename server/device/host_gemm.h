@@ -60,7 +60,8 @@ struct HostOperands {
 
 // Standard normal BF16-rounded values from std::mt19937_64(seed) and a Box-Muller
 // transform written here, so the values do not depend on the standard library's
-// distributions. Same seed, same values.
+// distributions. Same seed, same values (std::log / cos / sin come from libm; a libm that
+// differs in the last ulp could, rarely, move a value across a BF16 rounding boundary).
 std::vector<float> RandomNormalBf16(int64_t count, uint64_t seed);
 
 // Deterministic operands for `shape` x `groups` from `seed`; history_len previous
@@ -81,6 +82,16 @@ struct HostGemmResult {
 absl::StatusOr<HostGemmResult> HostReferenceGemm(core::Recipe recipe, core::Pass pass,
                                                  const HostOperands& operands,
                                                  core::AmaxAlgo amax_algo, int threads = 2);
+
+// Convenience for cross-checks (groups 1): `a` [m, k] and `b` [n, k] as above; for
+// fp8-delayed the amax histories are the ones MakeHostOperands draws from timing.seed
+// (min(timing.amax_history_len, kMaxHostAmaxHistory) tensors), so a runner that takes its
+// operands from MakeHostOperands gets the same scales. Errors as above.
+absl::StatusOr<HostGemmResult> HostReferenceGemm(core::Recipe recipe, core::Pass pass,
+                                                 std::span<const float> a, std::span<const float> b,
+                                                 int64_t m, int64_t k, int64_t n,
+                                                 const core::TimingOptions& timing,
+                                                 int threads = 2);
 
 // C[m, n] = A[m, k] * B[n, k]^T in fp32, k summed in order; blocked; `threads` >= 1.
 void GemmFp32(std::span<const float> a, std::span<const float> b, int64_t m, int64_t k, int64_t n,

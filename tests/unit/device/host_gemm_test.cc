@@ -161,6 +161,27 @@ TEST(HostReferenceGemm, RejectsBadOperands) {
   EXPECT_THAT(r.status().message(), HasSubstr("k=0"));
 }
 
+TEST(HostReferenceGemm, SpanOverloadMatchesOperandsFromTheSameSeed) {
+  core::TimingOptions t;
+  t.seed = 77;
+  t.amax_history_len = 3;
+  t.amax_algo = core::AmaxAlgo::kMostRecent;
+  const HostOperands ops = MakeHostOperands({9, 70, 11}, 1, 77, 3);
+  for (Recipe r : core::AllRecipes()) {
+    const auto from_spans = HostReferenceGemm(r, Pass::kDgrad, ops.a, ops.b, 9, 70, 11, t, 1);
+    const auto from_ops = HostReferenceGemm(r, Pass::kDgrad, ops, t.amax_algo, 1);
+    ASSERT_TRUE(from_spans.ok()) << from_spans.status();
+    ASSERT_TRUE(from_ops.ok());
+    EXPECT_EQ(from_spans->out, from_ops->out) << core::ToString(r);
+  }
+  t.amax_history_len = 0;
+  const auto no_history =
+      HostReferenceGemm(Recipe::kFp8Delayed, Pass::kDgrad, ops.a, ops.b, 9, 70, 11, t, 1);
+  EXPECT_EQ(no_history.status().code(), absl::StatusCode::kInvalidArgument);
+  const auto bad_shape = HostReferenceGemm(Recipe::kBf16, Pass::kFprop, ops.a, ops.b, 9, 70, 12, t);
+  EXPECT_THAT(bad_shape.status().message(), HasSubstr("operands.b: 770 elements, expected 840"));
+}
+
 TEST(QuantizedOperand, BytesFollowTheFormats) {
   const std::vector<float> x = RandomNormalBf16(131 * 257, 3);
   const auto bytes = [&](Recipe r, OperandRole role) {
