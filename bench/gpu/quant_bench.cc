@@ -1,0 +1,278 @@
+// gemmprof_quant_bench: bandwidth of the quantization kernels against a device-to-device
+// copy of the same tensor, measured in the same run.
+//
+//   gemmprof_quant_bench [--csv PATH] [--rows 15872] [--cols 4096] [--iters 100]
+//                        [--warmup 20]
+//
+// Each case: warm-up launches, then `iters` launches each timed with its own pair of
+// cudaEvents; the median is reported. Bytes are the minimal traffic (bytes read + bytes
+// written). Exit status 0 whether targets are met or missed (it is a measurement), 1 on
+// a CUDA or argument error.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "kernels/quant/quantize.h"
+#include "server/core/quant/quant.h"
+#include "server/core/status.h"
+
+// Turns a failed CUDA runtime call into an Internal status naming file, line and call.
+#define RETURN_IF_CUDA_ERROR(call)                                                        \
+  do {                                                                                    \
+    const cudaError_t bench_err_ = (call);                                                \
+    if (bench_err_ != cudaSuccess) {                                                      \
+      return absl::InternalError(absl::StrCat(__FILE__, ":", __LINE__, ": ", #call, ": ", \
+                                              cudaGetErrorName(bench_err_), " (",         \
+                                              cudaGetErrorString(bench_err_), ")"));      \
+    }                                                                                     \
+  } while (0)
+
+namespace gemmprof::bench {
+namespace {
+
+namespace k = kernels;
+namespace q = core::quant;
+
+struct Options {
+  int64_t rows = 15872;
+  int64_t cols = 4096;
+  int iters = 100;
+  int warmup = 20;
+  std::string csv_path;
+};
+
+// One measured case.
+struct Row {
+  std::string kernel;
+  double runtime_ms = 0;
+  double bytes = 0;
+  double target_pct = 0;  // 0: no target
+  double gbps() const { return bytes / (runtime_ms * 1e6); }
+};
+
+// Device buffers of the benchmark; freed on destruction (move-only by being held once).
+class Buffers {
+ public:
+  Buffers() = default;
+  Buffers(const Buffers&) = delete;
+  Buffers& operator=(const Buffers&) = delete;
+  ~Buffers() {
+    for (void* p : owned_) cudaFree(p);
+  }
+
+  absl::Status Alloc(void** p, size_t bytes) {
+    RETURN_IF_CUDA_ERROR(cudaMalloc(p, bytes));
+    owned_.push_back(*p);
+    return absl::OkStatus();
+  }
+
+  __nv_bfloat16* x = nullptr;
+  void* copy = nullptr;
+  uint8_t *out = nullptr, *out_t = nullptr, *scales = nullptr, *scales_t = nullptr;
+  float *scale_inv = nullptr, *scale_inv_t = nullptr;
+  float *amax = nullptr, *scale = nullptr, *tensor_scale = nullptr;
+
+ private:
+  std::vector<void*> owned_;
+};
+
+absl::Status ParseArgs(int argc, char** argv, Options* o) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (i + 1 >= argc) return absl::InvalidArgumentError(absl::StrCat(a, ": needs a value"));
+    const std::string v = argv[++i];
+    if (a == "--csv") {
+      o->csv_path = v;
+    } else if (a == "--rows") {
+      o->rows = std::atoll(v.c_str());
+    } else if (a == "--cols") {
+      o->cols = std::atoll(v.c_str());
+    } else if (a == "--iters") {
+      o->iters = std::atoi(v.c_str());
+    } else if (a == "--warmup") {
+      o->warmup = std::atoi(v.c_str());
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat("unknown flag ", a));
+    }
+  }
+  if (o->rows <= 0 || o->cols <= 0 || o->iters < 50 || o->warmup < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--rows ", o->rows, " --cols ", o->cols, " --iters ", o->iters, " --warmup ",
+                     o->warmup, ": sizes must be > 0, iters >= 50, warmup >= 1"));
+  }
+  return absl::OkStatus();
+}
+
+// Random normal BF16 (seed 1234), uploaded to b->x; every other buffer allocated.
+absl::Status Setup(const Options& o, Buffers* b) {
+  const size_t n = static_cast<size_t>(o.rows * o.cols);
+  std::vector<uint16_t> host(n);
+  std::mt19937 rng(1234);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (auto& h : host) h = q::FloatToBf16Bits(normal(rng));
+  const size_t grid128 = static_cast<size_t>(((o.rows + 127) / 128) * ((o.cols + 127) / 128));
+  const size_t scales_1x128 = static_cast<size_t>(
+      std::max(o.rows * ((o.cols + 127) / 128), o.cols * ((o.rows + 127) / 128)));
+  RETURN_IF_ERROR(b->Alloc(reinterpret_cast<void**>(&b->x), n * 2));
+  RETURN_IF_ERROR(b->Alloc(&b->copy, n * 2));
+  RETURN_IF_ERROR(b->Alloc(reinterpret_cast<void**>(&b->out), n));
+  RETURN_IF_ERROR(b->Alloc(reinterpret_cast<void**>(&b->out_t), n));
+  RETURN_IF_ERROR(b->Alloc(reinterpret_cast<void**>(&b->scales), n / 16 + 64));
+  RETURN_IF_ERROR(b->Alloc(reinterpret_cast<void**>(&b->scales_t), n / 16 + 64));
+  RETURN_IF_ERROR(
+      b->Alloc(reinterpret_cast<void**>(&b->scale_inv), 4 * std::max(scales_1x128, grid128)));
+  RETURN_IF_ERROR(
+      b->Alloc(reinterpret_cast<void**>(&b->scale_inv_t), 4 * std::max(scales_1x128, grid128)));
+  RETURN_IF_ERROR(b->Alloc(reinterpret_cast<void**>(&b->amax), 4));
+  RETURN_IF_ERROR(b->Alloc(reinterpret_cast<void**>(&b->scale), 4));
+  RETURN_IF_ERROR(b->Alloc(reinterpret_cast<void**>(&b->tensor_scale), 4));
+  RETURN_IF_CUDA_ERROR(cudaMemcpy(b->x, host.data(), n * 2, cudaMemcpyHostToDevice));
+  // Scales the timed kernels read: the tensor's own current-scaling scale and amax.
+  RETURN_IF_CUDA_ERROR(k::Amax(b->x, static_cast<int64_t>(n), b->amax, nullptr));
+  RETURN_IF_CUDA_ERROR(k::ComputeScale(b->amax, q::Fp8Format::kE4M3, b->scale, nullptr, nullptr));
+  RETURN_IF_CUDA_ERROR(cudaDeviceSynchronize());
+  return absl::OkStatus();
+}
+
+// Median runtime in ms of `launch` (which returns the launch status) on `stream`.
+absl::Status TimeMedian(const Options& o, cudaStream_t stream,
+                        const std::function<cudaError_t()>& launch, double* median_ms) {
+  for (int i = 0; i < o.warmup; ++i) RETURN_IF_CUDA_ERROR(launch());
+  std::vector<cudaEvent_t> events(2 * o.iters);
+  for (auto& e : events) RETURN_IF_CUDA_ERROR(cudaEventCreate(&e));
+  for (int i = 0; i < o.iters; ++i) {
+    RETURN_IF_CUDA_ERROR(cudaEventRecord(events[2 * i], stream));
+    RETURN_IF_CUDA_ERROR(launch());
+    RETURN_IF_CUDA_ERROR(cudaEventRecord(events[2 * i + 1], stream));
+  }
+  RETURN_IF_CUDA_ERROR(cudaStreamSynchronize(stream));
+  std::vector<double> ms(o.iters);
+  for (int i = 0; i < o.iters; ++i) {
+    float t = 0;
+    RETURN_IF_CUDA_ERROR(cudaEventElapsedTime(&t, events[2 * i], events[2 * i + 1]));
+    ms[i] = t;
+  }
+  for (auto& e : events) RETURN_IF_CUDA_ERROR(cudaEventDestroy(e));
+  std::sort(ms.begin(), ms.end());
+  *median_ms = o.iters % 2 ? ms[o.iters / 2] : 0.5 * (ms[o.iters / 2 - 1] + ms[o.iters / 2]);
+  return absl::OkStatus();
+}
+
+struct Case {
+  std::string kernel;
+  double bytes;
+  double target_pct;
+  std::function<cudaError_t()> launch;
+};
+
+std::vector<Case> MakeCases(const Options& o, const Buffers& b, cudaStream_t s) {
+  const int64_t r = o.rows, c = o.cols;
+  const double n = static_cast<double>(r * c);
+  const double g128 = static_cast<double>(((r + 127) / 128) * ((c + 127) / 128));
+  const double scales_1x128 = static_cast<double>(r * ((c + 127) / 128) + c * ((r + 127) / 128));
+  const double mx_scales = static_cast<double>(r * ((c + 31) / 32) + c * ((r + 31) / 32));
+  return {
+      {"copy (cudaMemcpyAsync D2D)", 4 * n, 0,
+       [=, &b] {
+         return cudaMemcpyAsync(b.copy, b.x, static_cast<size_t>(r * c) * 2,
+                                cudaMemcpyDeviceToDevice, s);
+       }},
+      {"Amax", 2 * n + 4, 80, [=, &b] { return k::Amax(b.x, r * c, b.amax, s); }},
+      {"CastTranspose E4M3 +T +amax", 4 * n + 8, 80,
+       [=, &b] {
+         return k::CastTranspose(b.x, r, c, b.scale, q::Fp8Format::kE4M3, b.out, b.out_t, b.amax,
+                                 s);
+       }},
+      {"BlockQuantize 1x128 +T", 4 * n + 4 * scales_1x128, 80,
+       [=, &b] {
+         return k::BlockQuantize(b.x, r, c, 1, true, b.out, b.scale_inv, b.out_t, b.scale_inv_t, s);
+       }},
+      {"BlockQuantize 128x128 +T", 4 * n + 8 * g128, 80,
+       [=, &b] {
+         return k::BlockQuantize(b.x, r, c, 128, true, b.out, b.scale_inv, b.out_t, b.scale_inv_t,
+                                 s);
+       }},
+      {"Mxfp8Quantize +T", 4 * n + mx_scales, 0,
+       [=, &b] { return k::Mxfp8Quantize(b.x, r, c, b.out, b.scales, b.out_t, b.scales_t, s); }},
+      {"Nvfp4Quantize", 2 * n + n / 2 + n / 16 + 8, 0,
+       [=, &b] { return k::Nvfp4Quantize(b.x, r, c, b.amax, b.out, b.scales, b.tensor_scale, s); }},
+  };
+}
+
+std::string Verdict(const Row& row, double copy_gbps) {
+  if (row.target_pct == 0) return "-";
+  return 100.0 * row.gbps() / copy_gbps >= row.target_pct ? "PASS" : "MISS";
+}
+
+absl::Status Report(const Options& o, const std::vector<Row>& rows) {
+  const double copy_gbps = rows.front().gbps();
+  std::printf("gemmprof_quant_bench: %lld x %lld BF16, median of %d runs after %d warm-up\n",
+              static_cast<long long>(o.rows), static_cast<long long>(o.cols), o.iters, o.warmup);
+  std::printf("%-30s %10s %14s %10s %8s %7s %6s\n", "kernel", "ms", "bytes", "GB/s", "%copy",
+              "target", "result");
+  for (const Row& row : rows) {
+    const std::string target = row.target_pct > 0 ? absl::StrCat(row.target_pct, "%") : "-";
+    std::printf("%-30s %10.4f %14.0f %10.1f %7.1f%% %7s %6s\n", row.kernel.c_str(), row.runtime_ms,
+                row.bytes, row.gbps(), 100.0 * row.gbps() / copy_gbps, target.c_str(),
+                Verdict(row, copy_gbps).c_str());
+  }
+  if (o.csv_path.empty()) return absl::OkStatus();
+  FILE* f = std::fopen(o.csv_path.c_str(), "w");
+  if (f == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("--csv ", o.csv_path, ": cannot open"));
+  }
+  std::fprintf(f, "kernel,runtime_ms,bytes,gbps,pct_of_copy,target_pct,result\n");
+  for (const Row& row : rows) {
+    std::fprintf(f, "%s,%.6f,%.0f,%.3f,%.3f,%.0f,%s\n", row.kernel.c_str(), row.runtime_ms,
+                 row.bytes, row.gbps(), 100.0 * row.gbps() / copy_gbps, row.target_pct,
+                 Verdict(row, copy_gbps).c_str());
+  }
+  std::fclose(f);
+  return absl::OkStatus();
+}
+
+absl::Status Run(int argc, char** argv) {
+  Options o;
+  RETURN_IF_ERROR(ParseArgs(argc, argv, &o));
+  cudaDeviceProp prop{};
+  RETURN_IF_CUDA_ERROR(cudaGetDeviceProperties(&prop, 0));
+  std::printf("device: %s (sm_%d%d, %d SMs)\n", prop.name, prop.major, prop.minor,
+              prop.multiProcessorCount);
+  Buffers b;
+  RETURN_IF_ERROR(Setup(o, &b));
+  cudaStream_t stream = nullptr;
+  RETURN_IF_CUDA_ERROR(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  std::vector<Row> rows;
+  for (const Case& c : MakeCases(o, b, stream)) {
+    Row row{c.kernel, 0, c.bytes, c.target_pct};
+    const absl::Status st = TimeMedian(o, stream, c.launch, &row.runtime_ms);
+    if (!st.ok()) {
+      cudaStreamDestroy(stream);
+      return absl::Status(st.code(), absl::StrCat(c.kernel, ": ", st.message()));
+    }
+    rows.push_back(row);
+  }
+  RETURN_IF_CUDA_ERROR(cudaStreamDestroy(stream));
+  return Report(o, rows);
+}
+
+}  // namespace
+}  // namespace gemmprof::bench
+
+int main(int argc, char** argv) {
+  const absl::Status st = gemmprof::bench::Run(argc, argv);
+  if (!st.ok()) {
+    std::fprintf(stderr, "gemmprof_quant_bench: %s\n", std::string(st.message()).c_str());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,273 @@
+// CastTranspose, BlockQuantize, Mxfp8Quantize and Nvfp4Quantize against the host
+// quantizers of server/core/quant/quant.h: every output byte and every scale bit, for
+// random normal tensors and tensors with edge values, over aligned (vectorized) and odd
+// (scalar edge path) shapes. Transposed outputs are compared with the host quantization
+// of Transpose(x).
+#include "kernels/quant/quantize.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "server/core/quant/quant.h"
+#include "tests/gpu/quant/gpu_test_support.h"
+
+namespace gemmprof::kernels {
+namespace {
+
+namespace q = core::quant;
+using testing::CompareBytes;
+using testing::CompareFloatBits;
+using testing::FloatBits;
+using testing::kPoisons;
+using testing::MakeTensor;
+using testing::TestTensor;
+
+struct Shape {
+  int64_t rows, cols;
+};
+
+// Odd shapes take the scalar edge path everywhere or on their border tiles; the
+// multiples of 128 take the 16-byte path.
+const std::vector<Shape>& Shapes() {
+  static const std::vector<Shape> shapes = {{1, 1},      {7, 33},    {131, 257}, {256, 4096},
+                                            {1000, 130}, {128, 128}, {384, 512}, {272, 1040},
+                                            {33, 4096},  {160, 48}};
+  return shapes;
+}
+
+std::string Name(const TestTensor& t, bool edges) {
+  return std::to_string(t.rows) + "x" + std::to_string(t.cols) + (edges ? " edges" : " normal");
+}
+
+class QuantizeTest : public testing::GpuTest {
+ protected:
+  // The tensor on the device, `offset` elements past a 16-byte aligned allocation.
+  const __nv_bfloat16* Upload(const TestTensor& t, int offset) {
+    auto* base = Device<uint16_t>(t.bits.size() + offset);
+    if (base == nullptr) return nullptr;
+    const cudaError_t err =
+        cudaMemcpy(base + offset, t.bits.data(), t.bits.size() * 2, cudaMemcpyHostToDevice);
+    EXPECT_EQ(err, cudaSuccess) << "upload: " << cudaGetErrorName(err);
+    return reinterpret_cast<const __nv_bfloat16*>(base + offset);
+  }
+
+  template <typename T>
+  static void Fetch(const T* d, size_t n, std::vector<T>* out) {
+    out->assign(n, T{});
+    CUDA_ASSERT(cudaMemcpy(out->data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
+  }
+
+  void CheckCastTranspose(const TestTensor& t, q::Fp8Format f, float scale, bool transpose,
+                          int misalign);
+  void CheckBlock(const TestTensor& t, int32_t block_rows, bool pow2, bool transpose, int misalign);
+  void CheckMxfp8(const TestTensor& t, bool transpose, int misalign);
+  void CheckNvfp4(const TestTensor& t, int misalign);
+};
+
+void QuantizeTest::CheckCastTranspose(const TestTensor& t, q::Fp8Format f, float scale,
+                                      bool transpose, int misalign) {
+  const int64_t rows = t.rows, cols = t.cols, n = rows * cols;
+  const auto want = q::QuantizeWithScale(t.values, rows, cols, scale, f);
+  const auto want_t =
+      q::QuantizeWithScale(q::Transpose(t.values, rows, cols), cols, rows, scale, f);
+  const auto* x = Upload(t, misalign);
+  auto* out = Device<uint8_t>(n + misalign);
+  auto* out_t = Device<uint8_t>(n + misalign);
+  auto* d_scale = Device<float>(1);
+  auto* amax = Device<float>(1);
+  ASSERT_TRUE(x && out && out_t && d_scale && amax);
+  CUDA_ASSERT(cudaMemcpy(d_scale, &scale, 4, cudaMemcpyHostToDevice));
+  for (uint8_t poison : kPoisons) {
+    CUDA_ASSERT(cudaMemset(out, poison, n + misalign));
+    CUDA_ASSERT(cudaMemset(out_t, poison, n + misalign));
+    CUDA_ASSERT(cudaMemset(amax, poison, 4));
+    CUDA_ASSERT(CastTranspose(x, rows, cols, d_scale, f, out + misalign,
+                              transpose ? out_t + misalign : nullptr, transpose ? amax : nullptr,
+                              nullptr));
+    CUDA_ASSERT(cudaDeviceSynchronize());
+    std::vector<uint8_t> got;
+    ASSERT_NO_FATAL_FAILURE(Fetch(out + misalign, n, &got));
+    CompareBytes(got, want.data, cols, "out");
+    if (!transpose) continue;
+    ASSERT_NO_FATAL_FAILURE(Fetch(out_t + misalign, n, &got));
+    CompareBytes(got, want_t.data, rows, "out_t");
+    std::vector<float> got_amax;
+    ASSERT_NO_FATAL_FAILURE(Fetch(amax, 1, &got_amax));
+    CompareFloatBits(got_amax, {want.amax}, 1, "amax");
+  }
+}
+
+TEST_F(QuantizeTest, CastTransposeMatchesHost) {
+  for (const Shape& s : Shapes()) {
+    for (bool edges : {false, true}) {
+      const TestTensor t = MakeTensor(s.rows, s.cols, 101, edges);
+      for (auto f : {q::Fp8Format::kE4M3, q::Fp8Format::kE5M2}) {
+        // Current scaling, a scale that pushes most values past the format's max, and one
+        // that pushes them into its subnormals.
+        const float scales[] = {q::ScaleFromAmax(q::Amax(t.values), f),
+                                f == q::Fp8Format::kE4M3 ? 1000.0f : 2e5f, std::ldexp(1.0f, -12)};
+        for (float scale : scales) {
+          SCOPED_TRACE(Name(t, edges) + " fmt=" + std::to_string(static_cast<int>(f)) +
+                       " scale=" + std::to_string(scale));
+          ASSERT_NO_FATAL_FAILURE(CheckCastTranspose(t, f, scale, true, 0));
+        }
+        SCOPED_TRACE(Name(t, edges) + " without transpose");
+        ASSERT_NO_FATAL_FAILURE(CheckCastTranspose(t, f, scales[0], false, 0));
+      }
+    }
+  }
+}
+
+void QuantizeTest::CheckBlock(const TestTensor& t, int32_t block_rows, bool pow2, bool transpose,
+                              int misalign) {
+  const int64_t rows = t.rows, cols = t.cols, n = rows * cols;
+  const auto want = q::QuantizeBlock(t.values, rows, cols, block_rows, pow2);
+  const auto want_t =
+      q::QuantizeBlock(q::Transpose(t.values, rows, cols), cols, rows, block_rows, pow2);
+  const auto* x = Upload(t, misalign);
+  auto* out = Device<uint8_t>(n + misalign);
+  auto* out_t = Device<uint8_t>(n + misalign);
+  auto* sinv = Device<float>(want.scale_inv.size());
+  auto* sinv_t = Device<float>(want_t.scale_inv.size());
+  ASSERT_TRUE(x && out && out_t && sinv && sinv_t);
+  for (uint8_t poison : kPoisons) {
+    CUDA_ASSERT(cudaMemset(out, poison, n + misalign));
+    CUDA_ASSERT(cudaMemset(out_t, poison, n + misalign));
+    CUDA_ASSERT(cudaMemset(sinv, poison, want.scale_inv.size() * 4));
+    CUDA_ASSERT(cudaMemset(sinv_t, poison, want_t.scale_inv.size() * 4));
+    CUDA_ASSERT(BlockQuantize(x, rows, cols, block_rows, pow2, out + misalign, sinv,
+                              transpose ? out_t + misalign : nullptr, transpose ? sinv_t : nullptr,
+                              nullptr));
+    CUDA_ASSERT(cudaDeviceSynchronize());
+    std::vector<uint8_t> got;
+    std::vector<float> got_s;
+    ASSERT_NO_FATAL_FAILURE(Fetch(out + misalign, n, &got));
+    CompareBytes(got, want.data, cols, "out");
+    ASSERT_NO_FATAL_FAILURE(Fetch(sinv, want.scale_inv.size(), &got_s));
+    CompareFloatBits(got_s, want.scale_inv, (cols + 127) / 128, "scale_inv");
+    if (!transpose) continue;
+    ASSERT_NO_FATAL_FAILURE(Fetch(out_t + misalign, n, &got));
+    CompareBytes(got, want_t.data, rows, "out_t");
+    ASSERT_NO_FATAL_FAILURE(Fetch(sinv_t, want_t.scale_inv.size(), &got_s));
+    CompareFloatBits(got_s, want_t.scale_inv, (rows + 127) / 128, "scale_inv_t");
+  }
+}
+
+TEST_F(QuantizeTest, BlockQuantizeMatchesHost) {
+  for (const Shape& s : Shapes()) {
+    for (bool edges : {false, true}) {
+      const TestTensor t = MakeTensor(s.rows, s.cols, 202, edges);
+      for (int32_t block_rows : {1, 128}) {
+        for (bool pow2 : {true, false}) {
+          for (bool transpose : {true, false}) {
+            SCOPED_TRACE(Name(t, edges) + " block_rows=" + std::to_string(block_rows) +
+                         " pow2=" + std::to_string(pow2) + " t=" + std::to_string(transpose));
+            ASSERT_NO_FATAL_FAILURE(CheckBlock(t, block_rows, pow2, transpose, 0));
+          }
+        }
+      }
+    }
+  }
+}
+
+void QuantizeTest::CheckMxfp8(const TestTensor& t, bool transpose, int misalign) {
+  const int64_t rows = t.rows, cols = t.cols, n = rows * cols;
+  const auto want = q::QuantizeMxfp8(t.values, rows, cols);
+  const auto want_t = q::QuantizeMxfp8(q::Transpose(t.values, rows, cols), cols, rows);
+  const auto* x = Upload(t, misalign);
+  auto* out = Device<uint8_t>(n + misalign);
+  auto* out_t = Device<uint8_t>(n + misalign);
+  auto* sc = Device<uint8_t>(want.scales.size());
+  auto* sc_t = Device<uint8_t>(want_t.scales.size());
+  ASSERT_TRUE(x && out && out_t && sc && sc_t);
+  for (uint8_t poison : kPoisons) {
+    CUDA_ASSERT(cudaMemset(out, poison, n + misalign));
+    CUDA_ASSERT(cudaMemset(out_t, poison, n + misalign));
+    CUDA_ASSERT(cudaMemset(sc, poison, want.scales.size()));
+    CUDA_ASSERT(cudaMemset(sc_t, poison, want_t.scales.size()));
+    CUDA_ASSERT(Mxfp8Quantize(x, rows, cols, out + misalign, sc,
+                              transpose ? out_t + misalign : nullptr, transpose ? sc_t : nullptr,
+                              nullptr));
+    CUDA_ASSERT(cudaDeviceSynchronize());
+    std::vector<uint8_t> got;
+    ASSERT_NO_FATAL_FAILURE(Fetch(out + misalign, n, &got));
+    CompareBytes(got, want.data, cols, "out");
+    ASSERT_NO_FATAL_FAILURE(Fetch(sc, want.scales.size(), &got));
+    CompareBytes(got, want.scales, (cols + 31) / 32, "scales");
+    if (!transpose) continue;
+    ASSERT_NO_FATAL_FAILURE(Fetch(out_t + misalign, n, &got));
+    CompareBytes(got, want_t.data, rows, "out_t");
+    ASSERT_NO_FATAL_FAILURE(Fetch(sc_t, want_t.scales.size(), &got));
+    CompareBytes(got, want_t.scales, (rows + 31) / 32, "scales_t");
+  }
+}
+
+TEST_F(QuantizeTest, Mxfp8MatchesHost) {
+  for (const Shape& s : Shapes()) {
+    for (bool edges : {false, true}) {
+      // A wide spread of magnitudes so neighbouring 32-blocks get different exponents.
+      const TestTensor t = MakeTensor(s.rows, s.cols, 303, edges, edges ? 1.0f : 300.0f);
+      for (bool transpose : {true, false}) {
+        SCOPED_TRACE(Name(t, edges) + " t=" + std::to_string(transpose));
+        ASSERT_NO_FATAL_FAILURE(CheckMxfp8(t, transpose, 0));
+      }
+    }
+  }
+}
+
+void QuantizeTest::CheckNvfp4(const TestTensor& t, int misalign) {
+  const int64_t rows = t.rows, cols = t.cols;
+  const auto want = q::QuantizeNvfp4(t.values, rows, cols);
+  const auto* x = Upload(t, misalign);
+  auto* out = Device<uint8_t>(want.data.size() + misalign);
+  auto* sc = Device<uint8_t>(want.scales.size());
+  auto* amax = Device<float>(1);
+  auto* ts = Device<float>(1);
+  ASSERT_TRUE(x && out && sc && amax && ts);
+  for (uint8_t poison : kPoisons) {
+    CUDA_ASSERT(cudaMemset(out, poison, want.data.size() + misalign));
+    CUDA_ASSERT(cudaMemset(sc, poison, want.scales.size()));
+    CUDA_ASSERT(cudaMemset(ts, poison, 4));
+    CUDA_ASSERT(Amax(x, rows * cols, amax, nullptr));
+    CUDA_ASSERT(Nvfp4Quantize(x, rows, cols, amax, out + misalign, sc, ts, nullptr));
+    CUDA_ASSERT(cudaDeviceSynchronize());
+    std::vector<uint8_t> got;
+    ASSERT_NO_FATAL_FAILURE(Fetch(out + misalign, want.data.size(), &got));
+    CompareBytes(got, want.data, (cols + 1) / 2, "data");
+    ASSERT_NO_FATAL_FAILURE(Fetch(sc, want.scales.size(), &got));
+    CompareBytes(got, want.scales, (cols + 15) / 16, "scales");
+    std::vector<float> got_ts;
+    ASSERT_NO_FATAL_FAILURE(Fetch(ts, 1, &got_ts));
+    CompareFloatBits(got_ts, {want.tensor_scale}, 1, "tensor_scale");
+  }
+}
+
+TEST_F(QuantizeTest, Nvfp4MatchesHost) {
+  for (const Shape& s : Shapes()) {
+    for (bool edges : {false, true}) {
+      for (float stddev : {1.0f, 1e-3f, 3e4f}) {
+        const TestTensor t = MakeTensor(s.rows, s.cols, 404, edges, stddev);
+        SCOPED_TRACE(Name(t, edges) + " stddev=" + std::to_string(stddev));
+        ASSERT_NO_FATAL_FAILURE(CheckNvfp4(t, 0));
+      }
+    }
+  }
+}
+
+// Full tiles with misaligned pointers: the scalar path on tiles the vector path would
+// take, so both paths are checked on the same shapes.
+TEST_F(QuantizeTest, MisalignedPointersTakeTheScalarPath) {
+  for (const Shape s : {Shape{256, 512}, Shape{131, 257}}) {
+    const TestTensor t = MakeTensor(s.rows, s.cols, 505, true);
+    SCOPED_TRACE(Name(t, true) + " misaligned");
+    ASSERT_NO_FATAL_FAILURE(CheckCastTranspose(t, q::Fp8Format::kE4M3, 3.0f, true, 1));
+    ASSERT_NO_FATAL_FAILURE(CheckBlock(t, 1, true, true, 1));
+    ASSERT_NO_FATAL_FAILURE(CheckBlock(t, 128, true, true, 1));
+    ASSERT_NO_FATAL_FAILURE(CheckMxfp8(t, true, 1));
+    ASSERT_NO_FATAL_FAILURE(CheckNvfp4(t, 1));
+  }
+}
+
+}  // namespace
+}  // namespace gemmprof::kernels
