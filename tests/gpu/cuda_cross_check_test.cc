@@ -1,0 +1,231 @@
+// Cross-checks the CUDA runner's building blocks against the host: the device's
+// quantize + dequantize against server/core/quant's emulation of the same BF16 data,
+// the device GEMM of quantized operands against a host fp32 GEMM of the dequantized
+// operands copied back, the scale-layout conversions against their index formulas, and
+// the verifier against a corrupted output (it must say `incorrect`). Fails without a GPU.
+#include <cuda_bf16.h>
+#include <cuda_runtime_api.h>
+
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "kernels/cublaslt_handles.h"
+#include "kernels/cuda_handles.h"
+#include "kernels/cuda_runner_factory.h"
+#include "kernels/device_kernels.h"
+#include "kernels/device_pool.h"
+#include "kernels/gemm_verifier.h"
+#include "kernels/matmul_plan.h"
+#include "kernels/operand_quantizer.h"
+#include "kernels/recipe_rules.h"
+#include "server/core/quant/quant.h"
+#include "server/device/host_gemm.h"
+
+namespace gemmprof::kernels {
+namespace {
+
+using core::Pass;
+using core::Recipe;
+namespace quant = core::quant;
+
+template <typename T>
+std::vector<T> ToHost(const void* d, int64_t n) {
+  std::vector<T> h(n);
+  EXPECT_EQ(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+  return h;
+}
+
+std::vector<float> Bf16ToHostFloat(const __nv_bfloat16* d, int64_t n) {
+  std::vector<__nv_bfloat16> h = ToHost<__nv_bfloat16>(d, n);
+  std::vector<float> f(n);
+  for (int64_t i = 0; i < n; ++i) f[i] = __bfloat162float(h[i]);
+  return f;
+}
+
+double RelError(const std::vector<float>& out, const std::vector<float>& ref) {
+  double d = 0, r = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    d += (double(out[i]) - ref[i]) * (double(out[i]) - ref[i]);
+    r += double(ref[i]) * ref[i];
+  }
+  return std::sqrt(d / r);
+}
+
+// The host's dequantized form of x for the operand config (the same numerics contract).
+std::vector<float> HostDequantized(const OperandConfig& c, const std::vector<float>& x) {
+  switch (c.recipe) {
+    case Recipe::kBf16:
+      return x;
+    case Recipe::kFp8Current:
+    case Recipe::kFp8Delayed:  // one seeded amax in the history = the current amax
+      return quant::Dequantize(quant::QuantizeCurrent(x, c.rows, c.cols, c.format), c.format);
+    case Recipe::kFp8Block:
+      return quant::Dequantize(quant::QuantizeBlock(x, c.rows, c.cols, c.weight ? 128 : 1));
+    default:
+      return {};
+  }
+}
+
+class CrossCheckTest : public ::testing::TestWithParam<std::tuple<Recipe, Pass>> {
+ protected:
+  void SetUp() override {
+    ASSERT_GT(CudaDeviceCount(), 0) << "gpu tests need a CUDA device";
+    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+    auto s = CudaStream::Create();
+    ASSERT_TRUE(s.ok());
+    stream_ = std::move(*s);
+    auto lt = LtHandle::Create();
+    ASSERT_TRUE(lt.ok());
+    lt_ = std::move(*lt);
+    auto ws = DeviceBuffer::Create(size_t{32} << 20);
+    ASSERT_TRUE(ws.ok());
+    workspace_ = std::move(*ws);
+  }
+  CudaStream stream_;
+  LtHandle lt_;
+  DeviceBuffer workspace_;
+  DevicePool pool_;
+};
+
+TEST_P(CrossCheckTest, DeviceGemmMatchesHostGemmOfDequantizedOperands) {
+  const auto [recipe, pass] = GetParam();
+  core::WorkItem item;
+  item.op.pass = pass;
+  item.op.shape = {200, 384, 144};
+  item.recipe = recipe;
+  core::TimingOptions timing;
+  timing.amax_history_len = 4;
+  const core::GemmShape& s = item.op.shape;
+  const cudaStream_t st = stream_.get();
+  auto a_src = pool_.GetAs<__nv_bfloat16>("a.src", s.m * s.k);
+  auto bt_src = pool_.GetAs<__nv_bfloat16>("bt.src", s.n * s.k);
+  auto c = pool_.GetAs<__nv_bfloat16>("c", s.m * s.n);
+  ASSERT_TRUE(a_src.ok() && bt_src.ok() && c.ok());
+  ASSERT_EQ(FillRandomNormalBf16(*a_src, s.m * s.k, 5, 1, st), cudaSuccess);
+  ASSERT_EQ(FillRandomNormalBf16(*bt_src, s.n * s.k, 5, 2, st), cudaSuccess);
+  const OperandConfig ca = OperandA(item, timing), cb = OperandBt(item, timing);
+  auto qa = OperandQuantizer::Create(pool_, ca, *a_src, true);
+  auto qb = OperandQuantizer::Create(pool_, cb, *bt_src, true);
+  ASSERT_TRUE(qa.ok() && qb.ok());
+  ASSERT_TRUE(qa->SeedHistory(st).ok() && qb->SeedHistory(st).ok());
+  ASSERT_TRUE(qa->Enqueue(st, true).ok() && qb->Enqueue(st, true).ok());
+
+  MatmulSpec spec;
+  spec.m = s.m;
+  spec.n = s.n;
+  spec.k = s.k;
+  spec.a_type = qa->data_type();
+  spec.bt_type = qb->data_type();
+  spec.a = qa->data();
+  spec.bt = qb->data();
+  spec.c = *c;
+  spec.a_scale_mode = qa->scale_mode();
+  spec.bt_scale_mode = qb->scale_mode();
+  spec.a_scale = qa->gemm_scale();
+  spec.bt_scale = qb->gemm_scale();
+  std::string note;
+  spec.fast_accum = ResolveFastAccum(item, core::FastAccum::kDefault, &note);
+  spec.workspace = workspace_.get();
+  spec.workspace_bytes = workspace_.bytes();
+  auto plan = MatmulPlan::Create(lt_.get(), spec, 1);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_TRUE(plan->Enqueue(st).ok());
+
+  auto da = pool_.GetAs<float>("deq.a", s.m * s.k);
+  auto db = pool_.GetAs<float>("deq.b", s.n * s.k);
+  ASSERT_TRUE(da.ok() && db.ok());
+  ASSERT_TRUE(qa->Dequantize(*da, st).ok() && qb->Dequantize(*db, st).ok());
+  ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+
+  // Device dequantization == host emulation of the same BF16 data, exactly.
+  const std::vector<float> a_deq = ToHost<float>(*da, s.m * s.k);
+  const std::vector<float> b_deq = ToHost<float>(*db, s.n * s.k);
+  EXPECT_EQ(a_deq, HostDequantized(ca, Bf16ToHostFloat(*a_src, s.m * s.k)));
+  EXPECT_EQ(b_deq, HostDequantized(cb, Bf16ToHostFloat(*bt_src, s.n * s.k)));
+
+  // Device low-precision GEMM vs host fp32 GEMM of the very same dequantized operands.
+  std::vector<float> host_c(s.m * s.n);
+  device::GemmFp32(a_deq, b_deq, s.m, s.k, s.n, host_c, 2);
+  const double err = RelError(Bf16ToHostFloat(*c, s.m * s.n), host_c);
+  const double threshold = ErrorThreshold(recipe, spec.fast_accum.value_or(false));
+  EXPECT_LE(err, threshold);
+  std::printf("cross-check %-11s %-5s rel_error vs host fp32 %.3e\n",
+              std::string(core::ToString(recipe)).c_str(), std::string(core::ToString(pass)).c_str(),
+              err);
+}
+
+TEST_P(CrossCheckTest, VerifierRejectsACorruptedOutput) {
+  const auto [recipe, pass] = GetParam();
+  if (recipe != Recipe::kBf16 || pass != Pass::kFprop) return;  // once is enough
+  const int64_t m = 128, n = 128, k = 128;
+  const cudaStream_t st = stream_.get();
+  auto a = pool_.GetAs<__nv_bfloat16>("a.src", m * k);
+  auto b = pool_.GetAs<__nv_bfloat16>("bt.src", n * k);
+  auto c = pool_.GetAs<__nv_bfloat16>("c", m * n);
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  ASSERT_EQ(FillRandomNormalBf16(*a, m * k, 1, 1, st), cudaSuccess);
+  ASSERT_EQ(FillRandomNormalBf16(*b, n * k, 1, 2, st), cudaSuccess);
+  // The "output" is random data, not the product: the check must call it incorrect.
+  ASSERT_EQ(FillRandomNormalBf16(*c, m * n, 1, 3, st), cudaSuccess);
+  OperandConfig ca{.slot = "a", .rows = m, .cols = k}, cb{.slot = "bt", .rows = n, .cols = k};
+  auto qa = OperandQuantizer::Create(pool_, ca, *a, false);
+  auto qb = OperandQuantizer::Create(pool_, cb, *b, false);
+  ASSERT_TRUE(qa.ok() && qb.ok());
+  auto v = VerifyGemm(lt_.get(), pool_, *qa, *qb, *c, m, n, k, 1e-2, workspace_.get(),
+                      workspace_.bytes(), st);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(v->verdict, core::Verification::kIncorrect);
+  EXPECT_GT(v->rel_error, 0.5);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Hopper, CrossCheckTest,
+    ::testing::Combine(::testing::Values(Recipe::kBf16, Recipe::kFp8Current, Recipe::kFp8Delayed,
+                                         Recipe::kFp8Block),
+                       ::testing::Values(Pass::kFprop, Pass::kDgrad, Pass::kWgrad)));
+
+TEST(ScaleLayoutTest, ConversionsFollowTheIndexFormulas) {
+  ASSERT_GT(CudaDeviceCount(), 0) << "gpu tests need a CUDA device";
+  const int64_t rows = 300, cols = 700, kb = (cols + 127) / 128;
+  std::vector<float> raw(rows * kb);
+  for (size_t i = 0; i < raw.size(); ++i) raw[i] = static_cast<float>(i) + 0.5f;
+  auto in = DeviceBuffer::Create(raw.size() * 4);
+  auto out = DeviceBuffer::Create(size_t{1} << 20);
+  ASSERT_TRUE(in.ok() && out.ok());
+  ASSERT_EQ(cudaMemcpy(in->get(), raw.data(), raw.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
+  // VEC128: [kb][rows padded to 4], rows contiguous.
+  ASSERT_EQ(ToVec128Layout(in->as<float>(), rows, cols, out->as<float>(), nullptr), cudaSuccess);
+  const int64_t stride = Vec128RowStride(rows);
+  EXPECT_EQ(stride, 300);
+  auto vec = ToHost<float>(out->get(), kb * stride);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t b = 0; b < kb; ++b) ASSERT_EQ(vec[b * stride + r], raw[r * kb + b]);
+  // BLK128x128: [row blocks][kb padded to 4], K blocks contiguous.
+  const int64_t rb = (rows + 127) / 128;
+  ASSERT_EQ(ToBlk128Layout(in->as<float>(), rows, cols, out->as<float>(), nullptr), cudaSuccess);
+  const int64_t bstride = Blk128Stride(cols);
+  EXPECT_EQ(bstride, 8);
+  auto blk = ToHost<float>(out->get(), rb * bstride);
+  for (int64_t r = 0; r < rb; ++r)
+    for (int64_t b = 0; b < kb; ++b) ASSERT_EQ(blk[r * bstride + b], raw[r * kb + b]);
+  // MX swizzle: 128x4 tiles, (r % 32) * 16 + (r % 128 / 32) * 4 + c % 4 inside a tile.
+  const int64_t sc = 22;
+  std::vector<uint8_t> bytes(rows * sc);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 7 + 1);
+  ASSERT_EQ(cudaMemcpy(in->get(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(SwizzleBlockScales(in->as<uint8_t>(), rows, sc, out->as<uint8_t>(), nullptr),
+            cudaSuccess);
+  auto sw = ToHost<uint8_t>(out->get(), SwizzledScaleBytes(rows, sc));
+  EXPECT_EQ(SwizzledScaleBytes(rows, sc), 384 * 24);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < sc; ++c) {
+      const int64_t off = ((r / 128) * 6 + c / 4) * 512 + (r % 32) * 16 + (r % 128 / 32) * 4 + c % 4;
+      ASSERT_EQ(sw[off], bytes[r * sc + c]) << r << "," << c;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gemmprof::kernels

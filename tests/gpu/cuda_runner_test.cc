@@ -1,0 +1,220 @@
+// The CUDA runner end to end on the device: Info/Supports, every Hopper recipe x pass x
+// mode on a small and an odd-but-aligned shape (verification must pass), the errors a
+// user can cause, autotuning, determinism and the warm-up. Fails without a GPU.
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <tuple>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "kernels/cuda_runner_factory.h"
+
+namespace gemmprof::kernels {
+namespace {
+
+using ::testing::HasSubstr;
+using core::Mode;
+using core::Pass;
+using core::Recipe;
+
+class CudaRunnerTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    ASSERT_GT(CudaDeviceCount(), 0) << "gpu tests need a CUDA device";
+    auto r = MakeCudaRunner(0);
+    ASSERT_TRUE(r.ok()) << r.status();
+    runner_ = std::move(*r);
+  }
+  static void TearDownTestSuite() { runner_.reset(); }
+  void SetUp() override { ASSERT_NE(runner_, nullptr); }
+
+  static core::TimingOptions FastTiming() {
+    core::TimingOptions t;
+    t.warmup_iters = 3;
+    t.timed_iters = 10;
+    t.gpu_warmup_s = 0;
+    return t;
+  }
+  static core::WorkItem Item(int64_t m, int64_t k, int64_t n, Pass pass, Recipe recipe,
+                             Mode mode) {
+    core::WorkItem w;
+    w.id = 7;
+    w.op.name = "test";
+    w.op.pass = pass;
+    w.op.shape = {m, k, n};
+    w.recipe = recipe;
+    w.mode = mode;
+    return w;
+  }
+  static std::unique_ptr<device::Runner> runner_;
+};
+std::unique_ptr<device::Runner> CudaRunnerTest::runner_;
+
+TEST_F(CudaRunnerTest, InfoDescribesTheDevice) {
+  const core::DeviceInfo& info = runner_->Info();
+  EXPECT_EQ(info.backend, "cuda");
+  EXPECT_FALSE(info.name.empty());
+  EXPECT_THAT(info.uuid, ::testing::StartsWith("GPU-"));
+  EXPECT_GE(info.sm, 90);
+  EXPECT_GT(info.sm_count, 0);
+  EXPECT_GT(info.memory_bytes, int64_t{1} << 30);
+  EXPECT_FALSE(info.driver_version.empty());
+  EXPECT_FALSE(info.cuda_version.empty());
+  EXPECT_THAT(info.cublaslt_version, ::testing::MatchesRegex("[0-9]+\\.[0-9]+\\.[0-9]+"));
+  EXPECT_FALSE(info.gemmprof_version.empty());
+  ASSERT_EQ(info.recipes.size(), core::AllRecipes().size());
+  for (const core::RecipeSupport& s : info.recipes) {
+    EXPECT_EQ(s.supported, runner_->Supports(s.recipe).supported);
+    if (!s.supported) EXPECT_FALSE(s.reason.empty());
+  }
+  std::printf("device: %s sm_%d, %d SMs, driver %s, CUDA %s, cuBLASLt %s\n", info.name.c_str(),
+              info.sm, info.sm_count, info.driver_version.c_str(), info.cuda_version.c_str(),
+              info.cublaslt_version.c_str());
+}
+
+TEST_F(CudaRunnerTest, HopperRecipesSupportedAndMicroscaledNeedBlackwell) {
+  for (Recipe r : {Recipe::kBf16, Recipe::kFp8Current, Recipe::kFp8Delayed, Recipe::kFp8Block}) {
+    EXPECT_TRUE(runner_->Supports(r).supported) << core::ToString(r);
+  }
+  if (runner_->Info().sm >= 100) {
+    EXPECT_TRUE(runner_->Supports(Recipe::kMxfp8).supported);
+    EXPECT_TRUE(runner_->Supports(Recipe::kNvfp4).supported);
+    return;
+  }
+  ASSERT_EQ(runner_->Info().sm, 90);
+  EXPECT_FALSE(runner_->Supports(Recipe::kMxfp8).supported);
+  EXPECT_EQ(runner_->Supports(Recipe::kMxfp8).reason, "mxfp8 needs sm_100+, this is sm_90");
+  EXPECT_FALSE(runner_->Supports(Recipe::kNvfp4).supported);
+  EXPECT_EQ(runner_->Supports(Recipe::kNvfp4).reason, "nvfp4 needs sm_100+, this is sm_90");
+  auto m = runner_->Run(Item(256, 256, 256, Pass::kFprop, Recipe::kMxfp8, Mode::kAutocast),
+                        FastTiming());
+  EXPECT_EQ(m.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(m.status().message()), HasSubstr("needs sm_100+"));
+}
+
+TEST_F(CudaRunnerTest, OutOfMemoryShapeIsResourceExhausted) {
+  const core::WorkItem big =
+      Item(200000, 200000, 200000, Pass::kFprop, Recipe::kBf16, Mode::kAutocast);
+  absl::Status st = runner_->CanImplement(big, FastTiming());
+  EXPECT_EQ(st.code(), absl::StatusCode::kResourceExhausted) << st;
+  EXPECT_THAT(std::string(st.message()),
+              HasSubstr("shape 200000x200000x200000 (fprop, bf16) needs"));
+  EXPECT_THAT(std::string(st.message()), HasSubstr("GiB free"));
+  auto m = runner_->Run(big, FastTiming());
+  EXPECT_EQ(m.status().code(), absl::StatusCode::kResourceExhausted);
+  // The runner is still usable afterwards.
+  auto ok = runner_->Run(Item(128, 128, 128, Pass::kFprop, Recipe::kBf16, Mode::kAutocast),
+                         FastTiming());
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(ok->verification, core::Verification::kPassed);
+}
+
+TEST_F(CudaRunnerTest, Fp8MisalignedDimsAreInvalidArgument) {
+  absl::Status k = runner_->CanImplement(
+      Item(128, 100, 128, Pass::kFprop, Recipe::kFp8Current, Mode::kAutocast), FastTiming());
+  EXPECT_EQ(k.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(k.message()), HasSubstr("K=100"));
+  absl::Status n = runner_->CanImplement(
+      Item(128, 128, 120, Pass::kDgrad, Recipe::kFp8Block, Mode::kPrequant), FastTiming());
+  EXPECT_EQ(n.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(n.message()), HasSubstr("N=120"));
+  // BF16 has no such rule.
+  EXPECT_TRUE(runner_->CanImplement(
+                         Item(128, 100, 120, Pass::kFprop, Recipe::kBf16, Mode::kAutocast),
+                         FastTiming())
+                  .ok());
+}
+
+TEST_F(CudaRunnerTest, AutotuneRecordsTheAlgorithm) {
+  core::TimingOptions t = FastTiming();
+  t.autotune_k = 4;
+  auto m = runner_->Run(Item(1024, 1024, 1024, Pass::kFprop, Recipe::kBf16, Mode::kAutocast), t);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_THAT(m->algorithm, HasSubstr("algo="));
+  EXPECT_THAT(m->algorithm, HasSubstr("tile="));
+  EXPECT_THAT(m->algorithm, ::testing::AnyOf(HasSubstr("autotuned"), HasSubstr("of 1,")));
+  std::printf("autotune_k=4: %s\n", m->algorithm.c_str());
+}
+
+TEST_F(CudaRunnerTest, SameSeedGivesTheSameOutputError) {
+  const core::WorkItem w = Item(512, 384, 256, Pass::kDgrad, Recipe::kFp8Current, Mode::kAutocast);
+  auto a = runner_->Run(w, FastTiming());
+  auto b = runner_->Run(w, FastTiming());
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->rel_error, b->rel_error);
+  core::TimingOptions other = FastTiming();
+  other.seed = 99;
+  auto c = runner_->Run(w, other);
+  ASSERT_TRUE(c.ok());
+  EXPECT_NE(a->rel_error, c->rel_error);
+}
+
+TEST_F(CudaRunnerTest, WarmUpTakesTheRequestedTime) {
+  core::TimingOptions t = FastTiming();
+  t.gpu_warmup_s = 0.3;
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(runner_->BeginJob(t).ok());
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_GE(s, 0.3);
+  EXPECT_LT(s, 5.0);
+}
+
+TEST_F(CudaRunnerTest, ColdL2AndTelemetry) {
+  core::TimingOptions t = FastTiming();
+  t.l2 = core::L2Policy::kCold;
+  auto m = runner_->Run(Item(2048, 2048, 2048, Pass::kWgrad, Recipe::kFp8Block, Mode::kPrequant), t);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->verification, core::Verification::kPassed) << m->rel_error;
+  EXPECT_GT(m->telemetry.telemetry_samples, 0) << m->notes;
+  EXPECT_GT(m->telemetry.sm_clock_mhz_max, 0);
+  std::printf("cold L2 fp8-block wgrad 2048^3: median %.4f ms, SM %.0f-%.0f MHz, %.0f W, notes: %s\n",
+              m->time.median_ms, m->telemetry.sm_clock_mhz_min, m->telemetry.sm_clock_mhz_max,
+              m->telemetry.power_w_avg, m->notes.c_str());
+}
+
+// Every Hopper recipe x pass x mode/accounting x {small, odd-but-aligned} shape.
+using Case = std::tuple<Recipe, Pass, int /*0 prequant, 1 training-step, 2 per-gemm*/, int>;
+
+class RecipeMatrixTest : public CudaRunnerTest, public ::testing::WithParamInterface<Case> {};
+
+TEST_P(RecipeMatrixTest, RunsAndPassesVerification) {
+  const auto [recipe, pass, mode_index, shape_index] = GetParam();
+  const core::GemmShape shape = shape_index == 0 ? core::GemmShape{256, 256, 256}
+                                                 : core::GemmShape{264, 384, 144};
+  core::TimingOptions t = FastTiming();
+  t.accounting = mode_index == 2 ? core::Accounting::kPerGemm : core::Accounting::kTrainingStep;
+  t.amax_history_len = 16;
+  const Mode mode = mode_index == 0 ? Mode::kPrequant : Mode::kAutocast;
+  auto m = runner_->Run(Item(shape.m, shape.k, shape.n, pass, recipe, mode), t);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->verification, core::Verification::kPassed)
+      << "rel_error " << m->rel_error << " threshold " << m->error_threshold << " " << m->notes;
+  EXPECT_EQ(m->time.count, t.timed_iters);
+  EXPECT_GT(m->time.median_ms, 0);
+  EXPECT_GT(m->flops, 0);
+  EXPECT_FALSE(m->algorithm.empty());
+  const bool quantizes_in_timing = mode == Mode::kAutocast && recipe != Recipe::kBf16 &&
+                                   !(pass == Pass::kWgrad && mode_index == 1);
+  if (quantizes_in_timing) {
+    EXPECT_GT(m->quant_ms, 0);
+  } else {
+    EXPECT_EQ(m->quant_ms, 0);
+  }
+  std::printf("%-11s %-5s %-13s %-11s rel_error %.3e (threshold %.0e) median %.4f ms quant %.4f ms\n",
+              std::string(core::ToString(recipe)).c_str(), std::string(core::ToString(pass)).c_str(),
+              mode_index == 0 ? "prequant" : (mode_index == 1 ? "training-step" : "per-gemm"),
+              shape.ToString().c_str(), m->rel_error, m->error_threshold, m->time.median_ms,
+              m->quant_ms);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Hopper, RecipeMatrixTest,
+    ::testing::Combine(::testing::Values(Recipe::kBf16, Recipe::kFp8Current, Recipe::kFp8Delayed,
+                                         Recipe::kFp8Block),
+                       ::testing::Values(Pass::kFprop, Pass::kDgrad, Pass::kWgrad),
+                       ::testing::Values(0, 1, 2), ::testing::Values(0, 1)));
+
+}  // namespace
+}  // namespace gemmprof::kernels
