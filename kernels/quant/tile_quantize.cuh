@@ -196,7 +196,7 @@ __device__ float TileScale(const TileParams& p, const uint32_t (&w)[kPasses][kWo
 }
 
 template <TileScaling kScaling, bool kTranspose>
-__global__ void __launch_bounds__(kTileThreads) TileQuantizeKernel(const TileParams p) {
+__global__ void __launch_bounds__(kTileThreads, 4) TileQuantizeKernel(const TileParams p) {
   __shared__ TileShared<kScaling, kTranspose> sh;
   const TileCoords t = MakeTileCoords();
   const bool full = p.vec_ok && t.row0 + kTile <= p.rows && t.col0 + kTile <= p.cols;
