@@ -1,0 +1,40 @@
+#include "client/commands/compare_command.h"
+
+#include <CLI/CLI.hpp>
+
+#include "client/commands/follow_job.h"
+#include "client/render/comparison.h"
+
+namespace gemmprof::client {
+
+CompareCommand::CompareCommand(CLI::App& parent) {
+  app_ = parent.add_subcommand("compare", "Compare two jobs item by item");
+  AddJobIdArgument(*app_, "JOB_A", job_a_);
+  AddJobIdArgument(*app_, "JOB_B", job_b_);
+  app_->add_flag("--fail-on-regression", fail_on_regression_,
+                 "Exit non-zero when any item of JOB_B is slower than in JOB_A");
+  app_->footer(R"(Items match by (shape, pass, recipe, mode, groups). B/A > 1 means B is slower.
+An item is faster/slower only when the medians differ by more than
+max(2%, 3 x combined relative stdev, the p20-p80 spread); otherwise "same".
+Example (CI after a driver or cuBLASLt upgrade):
+  gemmprof compare 41 42 --fail-on-regression)");
+}
+
+absl::Status CompareCommand::Run(CommandContext& ctx) {
+  ASSIGN_OR_RETURN(GemmProfClient * client, ctx.client());
+  ASSIGN_OR_RETURN(const core::Report a, client->GetReport(job_a_));
+  ASSIGN_OR_RETURN(const core::Report b, client->GetReport(job_b_));
+  const render::Comparison c = render::CompareReports(a, b);
+  ctx.out << render::RenderComparison(c, job_a_, job_b_);
+  if (c.items.empty())
+    return absl::FailedPreconditionError("jobs " + std::to_string(job_a_) + " and " +
+                                         std::to_string(job_b_) + " have no measured item in common");
+  if (fail_on_regression_ && c.slower > 0)
+    return absl::FailedPreconditionError(std::to_string(c.slower) + " of " +
+                                         std::to_string(c.items.size()) + " items are slower in job " +
+                                         std::to_string(job_b_) + " than in job " +
+                                         std::to_string(job_a_));
+  return absl::OkStatus();
+}
+
+}  // namespace gemmprof::client

@@ -1,0 +1,32 @@
+#include "client/commands/jobs_command.h"
+
+#include <CLI/CLI.hpp>
+
+#include "client/render/listings.h"
+
+namespace gemmprof::client {
+
+JobsCommand::JobsCommand(CLI::App& parent) {
+  app_ = parent.add_subcommand("jobs", "List jobs, newest first");
+  app_->add_option("--state", state_, "Only jobs in this state: queued, running, succeeded, "
+                                      "failed, cancelled");
+  app_->add_option("--limit", limit_, "At most this many jobs (1..1000, default 20)")
+      ->check(CLI::Range(1, 1000));
+  app_->footer("Examples:\n  gemmprof jobs\n  gemmprof jobs --state running --limit 5");
+}
+
+absl::Status JobsCommand::Run(CommandContext& ctx) {
+  std::optional<core::JobState> state;
+  if (!state_.empty()) {
+    state = core::ParseJobState(state_);
+    if (!state)
+      return absl::InvalidArgumentError("--state: unknown state \"" + state_ +
+                                        "\"; valid: queued, running, succeeded, failed, cancelled");
+  }
+  ASSIGN_OR_RETURN(GemmProfClient * client, ctx.client());
+  ASSIGN_OR_RETURN(const auto jobs, client->ListJobs(state, limit_));
+  ctx.out << render::RenderJobs(jobs);
+  return absl::OkStatus();
+}
+
+}  // namespace gemmprof::client

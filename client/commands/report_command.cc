@@ -1,0 +1,47 @@
+#include "client/commands/report_command.h"
+
+#include <CLI/CLI.hpp>
+
+#include "client/commands/follow_job.h"
+#include "client/render/report_csv.h"
+#include "client/render/report_document.h"
+#include "client/render/report_json.h"
+
+namespace gemmprof::client {
+
+ReportCommand::ReportCommand(CLI::App& parent) {
+  app_ = parent.add_subcommand("report", "Print a job's report");
+  AddJobIdArgument(*app_, "JOB", job_id_);
+  app_->add_option("--format", format_, "table (default), csv, json or markdown");
+  app_->add_flag("--chart", chart_, "Append a terminal bar chart (table and markdown)");
+  app_->footer(R"(Examples:
+  gemmprof report 42                     context, notices, per-GEMM, per-layer, speedups, findings
+  gemmprof report 42 --chart
+  gemmprof report 42 --format csv > job42.csv     one row per item, every context column
+  gemmprof report 42 --format json                schema: client/render/REPORT_JSON.md
+  gemmprof report 42 --format markdown >> NOTES.md
+Times are medians in ms; TFLOP/s = flops / median.)");
+}
+
+absl::Status ReportCommand::Run(CommandContext& ctx) {
+  if (format_ != "table" && format_ != "csv" && format_ != "json" && format_ != "markdown")
+    return absl::InvalidArgumentError("--format: unknown format \"" + format_ +
+                                      "\"; valid: table, csv, json, markdown");
+  if (chart_ && (format_ == "csv" || format_ == "json"))
+    return absl::InvalidArgumentError("--chart works with --format table or markdown, not " +
+                                      format_);
+  ASSIGN_OR_RETURN(GemmProfClient * client, ctx.client());
+  ASSIGN_OR_RETURN(const core::Report report, client->GetReport(job_id_));
+  if (format_ == "csv") {
+    ctx.out << render::RenderReportCsv(report);
+  } else if (format_ == "json") {
+    ctx.out << render::RenderReportJson(report);
+  } else if (format_ == "markdown") {
+    ctx.out << render::RenderReportMarkdown(report, chart_);
+  } else {
+    ctx.out << render::RenderReportTable(report, chart_);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace gemmprof::client

@@ -1,0 +1,38 @@
+#include "client/commands/submit_command.h"
+
+#include <CLI/CLI.hpp>
+
+#include "client/commands/follow_job.h"
+#include "client/render/report_document.h"
+
+namespace gemmprof::client {
+
+SubmitCommand::SubmitCommand(CLI::App& parent) {
+  app_ = parent.add_subcommand("submit", "Submit a job: a model or a shape list x recipes x modes");
+  flags_.Register(*app_);
+  app_->add_flag("--wait", wait_, "Follow the job, then print its report");
+  app_->footer(R"(Examples:
+  gemmprof submit --hidden_size 4096 --intermediate_size 16384 --num_attention_heads 32 \
+                  --num_hidden_layers 24 --micro_batch_size 31 --sequence_length 512 --wait
+  gemmprof submit --shapes 4096,8192x4096x14336 --recipes bf16,fp8-block --mode both
+  gemmprof submit --preset llama-3.1-8b --tp 2 --l2 cold --label "tp2 cold"
+  gemmprof submit --model config.json --micro_batch_size 2 --sequence_length 4096
+Without --wait only the job id is printed, so JOB=$(gemmprof submit ...) works.)");
+}
+
+absl::Status SubmitCommand::Run(CommandContext& ctx) {
+  ASSIGN_OR_RETURN(const core::JobSpec spec, flags_.BuildSpec(ctx.err));
+  ASSIGN_OR_RETURN(GemmProfClient * client, ctx.client());
+  ASSIGN_OR_RETURN(const SubmitResult submitted, client->SubmitJob(spec));
+  if (!wait_) {
+    ctx.out << submitted.job_id << "\n";
+    return absl::OkStatus();
+  }
+  ctx.out << "job " << submitted.job_id << ": " << submitted.total_items << " items\n";
+  RETURN_IF_ERROR(FollowJob(ctx, *client, submitted.job_id));
+  ASSIGN_OR_RETURN(const core::Report report, client->GetReport(submitted.job_id));
+  ctx.out << "\n" << render::RenderReportTable(report);
+  return absl::OkStatus();
+}
+
+}  // namespace gemmprof::client

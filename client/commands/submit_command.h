@@ -1,0 +1,24 @@
+// `gemmprof submit`: validates a workload locally, submits it and prints the job id
+// (with --wait: follows it and prints the report).
+#pragma once
+
+#include "client/commands/workload_flags.h"
+
+#include "client/command.h"
+
+namespace gemmprof::client {
+
+class SubmitCommand : public Command {
+ public:
+  // Registers the subcommand and its flags on `parent`.
+  explicit SubmitCommand(CLI::App& parent);
+  CLI::App* subcommand() const override { return app_; }
+  absl::Status Run(CommandContext& ctx) override;
+
+ private:
+  CLI::App* app_;
+  WorkloadFlags flags_;
+  bool wait_ = false;
+};
+
+}  // namespace gemmprof::client

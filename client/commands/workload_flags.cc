@@ -1,0 +1,281 @@
+#include "client/commands/workload_flags.h"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "server/core/hf_config.h"
+#include "server/core/limits.h"
+#include "server/core/presets.h"
+#include "server/core/shape_parser.h"
+#include "server/core/validation.h"
+
+namespace gemmprof::client {
+namespace {
+
+template <typename T>
+void Override(std::optional<T> flag, T& field) {
+  if (flag) field = *flag;
+}
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError("--model: cannot read \"" + path + "\"");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// "1,2,4" -> {1,2,4}; plain decimal digits only, each in 1..kMaxDim.
+absl::StatusOr<std::vector<int64_t>> ParseSweep(const std::string& text) {
+  std::vector<int64_t> out;
+  for (const std::string& item : SplitList(text)) {
+    const bool digits = !item.empty() && item.size() <= 10 &&
+                        std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const int64_t v = digits ? std::stoll(item) : 0;
+    if (v < 1 || v > core::kMaxDim)
+      return absl::InvalidArgumentError("--sweep-m: \"" + item + "\" is not an integer in 1.." +
+                                        std::to_string(core::kMaxDim));
+    out.push_back(v);
+  }
+  if (out.empty()) return absl::InvalidArgumentError("--sweep-m: empty list");
+  return out;
+}
+
+template <typename E>
+absl::StatusOr<E> ParseChoice(const std::string& flag, const std::string& value,
+                              std::optional<E> (*parse)(std::string_view), const char* valid) {
+  if (auto v = parse(value)) return *v;
+  return absl::InvalidArgumentError(flag + ": unknown value \"" + value + "\"; valid: " + valid);
+}
+
+}  // namespace
+
+std::vector<std::string> SplitList(const std::string& text) {
+  std::vector<std::string> out;
+  std::string item;
+  std::istringstream in(text);
+  while (std::getline(in, item, ',')) {
+    const auto b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
+    if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
+  }
+  return out;
+}
+
+void WorkloadFlags::Register(CLI::App& app) {
+  const auto dim = CLI::Range(int64_t{1}, core::kMaxDim);
+  const char* kModel = "Workload (seed flags)";
+  app.add_option("--hidden_size", hidden_size_, "Hidden dimension H")->check(dim)->group(kModel);
+  app.add_option("--intermediate_size", intermediate_size_, "MLP intermediate dimension I")
+      ->check(dim)->group(kModel);
+  app.add_option("--num_attention_heads", num_attention_heads_, "Attention heads")
+      ->check(dim)->group(kModel);
+  app.add_option("--num_hidden_layers", num_hidden_layers_, "Transformer layers")
+      ->check(CLI::Range(core::kMinLayers, core::kMaxLayers))->group(kModel);
+  app.add_option("--micro_batch_size", micro_batch_size_, "Micro batch size")
+      ->check(dim)->group(kModel);
+  app.add_option("--sequence_length", sequence_length_, "Sequence length (M = mbs x seq)")
+      ->check(dim)->group(kModel);
+  app.add_option("--shapes", shapes_, "GEMMs as MxKxN,... or square sizes 1024,2048")
+      ->group(kModel);
+  app.add_flag("--pre-quantize", pre_quantize_, "Time the GEMM only (mode prequant)")->group(kModel);
+  app.add_flag("--no-fp8-current", no_fp8_current_, "Skip fp8-current")->group(kModel);
+  app.add_flag("--no-fp8-delayed", no_fp8_delayed_, "Skip fp8-delayed")->group(kModel);
+  app.add_flag("--no-fp8", no_fp8_, "Skip MXFP8 (as in the seed tool)")->group(kModel);
+  app.add_flag("--no-fp8-block", no_fp8_block_, "Skip fp8-block")->group(kModel);
+  app.add_flag("--no-fp4", no_fp4_, "Skip nvfp4")->group(kModel);
+  app.add_option("--num-warmup", num_warmup_, "Warm-up iterations per item (default 10)")
+      ->check(CLI::Range(0, core::kMaxWarmupIters))->group(kModel);
+  app.add_option("--num-iters", num_iters_, "Timed iterations per item (default 100)")
+      ->check(CLI::Range(core::kMinTimedIters, core::kMaxTimedIters))->group(kModel);
+  app.add_option("--gpu-warmup", gpu_warmup_s_, "Seconds of GPU warm-up before the job")
+      ->check(CLI::Range(0.0, core::kMaxGpuWarmupS))->group(kModel);
+
+  const char* kMore = "Workload";
+  app.add_option("--model", model_file_, "Hugging Face config.json")->group(kMore);
+  app.add_option("--preset", preset_, "Built-in model (see --help footer)")->group(kMore);
+  app.add_option("--tp", tp_, "Tensor-parallel ranks (per-rank shapes)")
+      ->check(CLI::Range(int64_t{1}, core::kMaxTensorParallel))->group(kMore);
+  app.add_flag("--sp", sp_, "Sequence parallel (changes no GEMM shape)")->group(kMore);
+  app.add_flag("--split-gate-up", split_gate_up_, "Run MLP gate and up as two GEMMs")
+      ->group(kMore);
+  app.add_option("--sweep-m", sweep_m_, "Inference sweep: fprop GEMMs at each M, e.g. 1,2,4")
+      ->group(kMore);
+  app.add_option("--recipes", recipes_, "Comma list, default all: " + core::RecipeList())
+      ->group(kMore);
+  app.add_option("--mode", mode_, "autocast | prequant | both (default autocast)")->group(kMore);
+
+  const char* kTiming = "Timing";
+  app.add_option("--accounting", accounting_, "training-step | per-gemm")->group(kTiming);
+  app.add_option("--l2", l2_, "hot | cold")->group(kTiming);
+  app.add_option("--autotune", autotune_k_, "Time the top K cuBLASLt candidates (default 1)")
+      ->check(CLI::Range(core::kMinAutotuneK, core::kMaxAutotuneK))->group(kTiming);
+  app.add_option("--seed", seed_, "Random-normal input seed")->group(kTiming);
+  app.add_option("--fast-accum", fast_accum_, "default | on | off")->group(kTiming);
+  app.add_flag("--force", force_, "Bypass the result cache")->group(kTiming);
+  app.add_option("--label", label_, "Free text shown in reports")->group(kTiming);
+}
+
+absl::StatusOr<std::optional<core::ModelConfig>> WorkloadFlags::BuildModel(
+    std::ostream& warnings) const {
+  const bool any_seed = hidden_size_ || intermediate_size_ || num_attention_heads_ ||
+                        num_hidden_layers_ || micro_batch_size_ || sequence_length_;
+  if (model_file_ && preset_)
+    return absl::InvalidArgumentError("--model and --preset are mutually exclusive");
+  if (shapes_ && (any_seed || model_file_ || preset_ || sweep_m_))
+    return absl::InvalidArgumentError(
+        "--shapes and model arguments (--hidden_size ..., --model, --preset, --sweep-m) are "
+        "mutually exclusive");
+  if (!any_seed && !model_file_ && !preset_) {
+    if (tp_ || sp_ || split_gate_up_ || sweep_m_)
+      return absl::InvalidArgumentError("--tp, --sp, --split-gate-up and --sweep-m need a model");
+    return std::optional<core::ModelConfig>();
+  }
+  core::ModelConfig m;
+  if (preset_) {
+    ASSIGN_OR_RETURN(m, core::FindPreset(*preset_));
+  } else if (model_file_) {
+    ASSIGN_OR_RETURN(const std::string text, ReadFile(*model_file_));
+    const std::string name = std::filesystem::path(*model_file_).stem().string();
+    auto parsed = core::ParseHfConfigJson(text, name);
+    if (!parsed.ok())
+      return absl::InvalidArgumentError("--model " + *model_file_ + ": " +
+                                        std::string(parsed.status().message()));
+    m = std::move(parsed->config);
+    if (!parsed->unknown_fields.empty()) {
+      std::string list;
+      for (const auto& f : parsed->unknown_fields) list += (list.empty() ? "" : ", ") + f;
+      warnings << "gemmprof: warning: " << *model_file_
+               << ": fields not understood (the model may have GEMMs not derived): " << list
+               << "\n";
+    }
+  } else {
+    std::vector<std::string> missing;
+    const std::pair<const char*, bool> seed[] = {
+        {"--hidden_size", hidden_size_.has_value()},
+        {"--intermediate_size", intermediate_size_.has_value()},
+        {"--num_attention_heads", num_attention_heads_.has_value()},
+        {"--num_hidden_layers", num_hidden_layers_.has_value()},
+        {"--micro_batch_size", micro_batch_size_.has_value() || sweep_m_.has_value()},
+        {"--sequence_length", sequence_length_.has_value() || sweep_m_.has_value()}};
+    for (const auto& [flag, given] : seed)
+      if (!given) missing.push_back(flag);
+    if (!missing.empty()) {
+      std::string list;
+      for (const auto& f : missing) list += (list.empty() ? "" : ", ") + f;
+      return absl::InvalidArgumentError("model flags need all six seed flags; missing: " + list);
+    }
+  }
+  Override(hidden_size_, m.hidden_size);
+  Override(intermediate_size_, m.intermediate_size);
+  Override(num_attention_heads_, m.num_attention_heads);
+  Override(num_hidden_layers_, m.num_hidden_layers);
+  Override(micro_batch_size_, m.micro_batch_size);
+  Override(sequence_length_, m.sequence_length);
+  Override(tp_, m.tensor_parallel);
+  if (sp_) m.sequence_parallel = true;
+  if (split_gate_up_) m.split_gate_up = true;
+  if (sweep_m_) {
+    ASSIGN_OR_RETURN(m.sweep_m, ParseSweep(*sweep_m_));
+  }
+  return std::optional<core::ModelConfig>(std::move(m));
+}
+
+absl::Status WorkloadFlags::ApplyRecipes(core::JobSpec& spec) const {
+  std::vector<core::Recipe> recipes = core::AllRecipes();
+  if (recipes_) {
+    recipes.clear();
+    for (const std::string& name : SplitList(*recipes_)) {
+      const auto r = core::ParseRecipe(name);
+      if (!r)
+        return absl::InvalidArgumentError("--recipes: unknown recipe \"" + name +
+                                          "\"; valid: " + core::RecipeList());
+      if (std::find(recipes.begin(), recipes.end(), *r) != recipes.end())
+        return absl::InvalidArgumentError("--recipes: \"" + name + "\" is listed twice");
+      recipes.push_back(*r);
+    }
+    if (recipes.empty()) return absl::InvalidArgumentError("--recipes: empty list");
+  }
+  const std::pair<bool, core::Recipe> skips[] = {{no_fp8_current_, core::Recipe::kFp8Current},
+                                                 {no_fp8_delayed_, core::Recipe::kFp8Delayed},
+                                                 {no_fp8_, core::Recipe::kMxfp8},
+                                                 {no_fp8_block_, core::Recipe::kFp8Block},
+                                                 {no_fp4_, core::Recipe::kNvfp4}};
+  for (const auto& [skip, recipe] : skips)
+    if (skip) std::erase(recipes, recipe);
+  if (recipes.empty())
+    return absl::InvalidArgumentError("no recipe left to run after the --no-* flags");
+  // "All recipes" travels as an empty list, which the server expands the same way.
+  if (recipes != core::AllRecipes()) spec.recipes = std::move(recipes);
+  return absl::OkStatus();
+}
+
+absl::Status WorkloadFlags::ApplyModes(core::JobSpec& spec) const {
+  if (!mode_) {
+    if (pre_quantize_) spec.modes = {core::Mode::kPrequant};
+    return absl::OkStatus();
+  }
+  if (*mode_ == "both") {
+    spec.modes = {core::Mode::kAutocast, core::Mode::kPrequant};
+  } else if (auto m = core::ParseMode(*mode_)) {
+    spec.modes = {*m};
+  } else {
+    return absl::InvalidArgumentError("--mode: unknown value \"" + *mode_ +
+                                      "\"; valid: autocast, prequant, both");
+  }
+  if (pre_quantize_ && spec.modes != std::vector<core::Mode>{core::Mode::kPrequant})
+    return absl::InvalidArgumentError("--pre-quantize means --mode prequant; it conflicts with --mode " +
+                                      *mode_);
+  return absl::OkStatus();
+}
+
+absl::Status WorkloadFlags::ApplyTiming(core::JobSpec& spec) const {
+  core::TimingOptions& t = spec.timing;
+  Override(num_warmup_, t.warmup_iters);
+  Override(num_iters_, t.timed_iters);
+  Override(gpu_warmup_s_, t.gpu_warmup_s);
+  Override(autotune_k_, t.autotune_k);
+  Override(seed_, t.seed);
+  if (accounting_) {
+    ASSIGN_OR_RETURN(t.accounting, ParseChoice("--accounting", *accounting_, &core::ParseAccounting,
+                                               "training-step, per-gemm"));
+  }
+  if (l2_) {
+    ASSIGN_OR_RETURN(t.l2, ParseChoice("--l2", *l2_, &core::ParseL2Policy, "hot, cold"));
+  }
+  if (fast_accum_) {
+    ASSIGN_OR_RETURN(t.fast_accum, ParseChoice("--fast-accum", *fast_accum_,
+                                               &core::ParseFastAccum, "default, on, off"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<core::JobSpec> WorkloadFlags::BuildSpec(std::ostream& warnings) const {
+  core::JobSpec spec;
+  ASSIGN_OR_RETURN(spec.model, BuildModel(warnings));
+  if (!spec.model) {
+    if (!shapes_)
+      return absl::InvalidArgumentError(
+          "no workload: give --shapes, the six model flags (--hidden_size ...), --model or "
+          "--preset");
+    auto shapes = core::ParseShapeList(*shapes_);
+    if (!shapes.ok()) {
+      // The parser already names the field ("shapes: ..."); make it the flag's name.
+      const std::string msg(shapes.status().message());
+      return absl::InvalidArgumentError(msg.rfind("shapes:", 0) == 0 ? "--" + msg
+                                                                      : "--shapes: " + msg);
+    }
+    spec.shapes = std::move(*shapes);
+  }
+  RETURN_IF_ERROR(ApplyRecipes(spec));
+  RETURN_IF_ERROR(ApplyModes(spec));
+  RETURN_IF_ERROR(ApplyTiming(spec));
+  spec.force = force_;
+  spec.label = label_;
+  RETURN_IF_ERROR(core::ValidateJobSpec(spec));
+  return spec;
+}
+
+}  // namespace gemmprof::client

@@ -1,0 +1,62 @@
+// The workload and timing flags shared by `submit` and `plan`: the seed tool's flags
+// (benchmark_gemm.py) exactly as they are, plus model files, presets, recipes, modes and
+// timing options. Builds a core::JobSpec and validates it locally (ValidateJobSpec).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "server/core/job.h"
+#include "server/core/status.h"
+
+namespace CLI {
+class App;
+}
+
+namespace gemmprof::client {
+
+class WorkloadFlags {
+ public:
+  // Adds the flags to `app` (grouped under "Workload" and "Timing").
+  void Register(CLI::App& app);
+
+  // The job the flags describe. Model sources: --model FILE, --preset NAME, or the
+  // six seed flags (all six required unless a file or preset supplies them; explicit
+  // flags override file values); --shapes is exclusive with all of them. Unknown
+  // config.json fields are written as one warning line to `warnings`.
+  // Errors: InvalidArgument naming the flag, the value and what is valid.
+  absl::StatusOr<core::JobSpec> BuildSpec(std::ostream& warnings) const;
+
+ private:
+  absl::StatusOr<std::optional<core::ModelConfig>> BuildModel(std::ostream& warnings) const;
+  absl::Status ApplyRecipes(core::JobSpec& spec) const;
+  absl::Status ApplyModes(core::JobSpec& spec) const;
+  absl::Status ApplyTiming(core::JobSpec& spec) const;
+
+  // Seed flags; nullopt = not given.
+  std::optional<int64_t> hidden_size_, intermediate_size_, num_attention_heads_,
+      num_hidden_layers_, micro_batch_size_, sequence_length_;
+  std::optional<std::string> shapes_;
+  bool pre_quantize_ = false, no_fp8_current_ = false, no_fp8_delayed_ = false, no_fp8_ = false,
+       no_fp8_block_ = false, no_fp4_ = false;
+  std::optional<int32_t> num_warmup_, num_iters_;
+  std::optional<double> gpu_warmup_s_;
+  // gemmprof flags.
+  std::optional<std::string> recipes_, mode_, accounting_, l2_, fast_accum_;
+  std::optional<int32_t> autotune_k_;
+  std::optional<uint64_t> seed_;
+  bool force_ = false;
+  std::string label_;
+  std::optional<std::string> model_file_, preset_;
+  std::optional<int64_t> tp_;
+  bool sp_ = false, split_gate_up_ = false;
+  std::optional<std::string> sweep_m_;
+};
+
+// Splits "a,b,,c" into trimmed non-empty parts.
+std::vector<std::string> SplitList(const std::string& text);
+
+}  // namespace gemmprof::client

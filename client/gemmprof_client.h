@@ -1,0 +1,42 @@
+// The operations the CLI needs from gemmprofd, in domain types. Transport implements it
+// over gRPC; tests implement it in memory. Every call returns the server's status
+// (code and message) unchanged, or UNAVAILABLE when the daemon cannot be reached.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "client/client_types.h"
+#include "server/core/job.h"
+#include "server/core/status.h"
+
+namespace gemmprof::client {
+
+class GemmProfClient {
+ public:
+  virtual ~GemmProfClient() = default;
+
+  virtual absl::StatusOr<SubmitResult> SubmitJob(const core::JobSpec& spec) = 0;
+  // Calls `on_event` for every event until the job ends or the stream breaks; returns
+  // OK after the JOB_FINISHED event.
+  virtual absl::Status WatchJob(int64_t job_id,
+                                const std::function<void(const JobEvent&)>& on_event) = 0;
+  virtual absl::StatusOr<core::JobRecord> GetJob(int64_t job_id) = 0;
+  // Newest first, at most `limit` jobs, optionally only those in `state`.
+  virtual absl::StatusOr<std::vector<core::JobRecord>> ListJobs(
+      std::optional<core::JobState> state, int32_t limit) = 0;
+  virtual absl::StatusOr<core::JobRecord> CancelJob(int64_t job_id) = 0;
+  virtual absl::StatusOr<core::Report> GetReport(int64_t job_id) = 0;
+  // At most query.limit rows, newest first.
+  virtual absl::StatusOr<std::vector<HistoryRow>> QueryResults(const HistoryQuery& query) = 0;
+  virtual absl::StatusOr<std::vector<core::DeviceInfo>> ListDevices() = 0;
+};
+
+// Opens a client for "HOST:PORT"; the App calls it only for commands that need one.
+using ClientFactory =
+    std::function<absl::StatusOr<std::unique_ptr<GemmProfClient>>(const std::string& address)>;
+
+}  // namespace gemmprof::client

@@ -1,0 +1,91 @@
+#include "client/render/format.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+
+namespace gemmprof::client::render {
+
+std::string FormatFixed(double value, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*f", decimals, value);
+  return buf;
+}
+
+std::string FormatMs(double ms) {
+  const double a = std::fabs(ms);
+  if (a >= 100) return FormatFixed(ms, 1);
+  if (a >= 10) return FormatFixed(ms, 2);
+  if (a >= 1) return FormatFixed(ms, 3);
+  return FormatFixed(ms, 4);
+}
+
+std::string FormatTflops(double tflops) {
+  // Host-reference numbers are tiny; one decimal would print them all as 0.0.
+  if (std::fabs(tflops) < 1) return FormatFixed(tflops, 4);
+  return FormatFixed(tflops, 1);
+}
+
+std::string FormatRatio(double ratio) { return FormatFixed(ratio, 2) + "x"; }
+
+std::string FormatPercent(double percent, bool with_sign) {
+  std::string s = FormatFixed(percent, 1) + "%";
+  if (with_sign && percent >= 0) s = "+" + s;
+  return s;
+}
+
+std::string FormatUtc(int64_t unix_ms) {
+  if (unix_ms <= 0) return "-";
+  const std::time_t secs = static_cast<std::time_t>(unix_ms / 1000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S UTC", &tm);
+  return buf;
+}
+
+std::string FormatDuration(int64_t duration_ms) {
+  const int64_t s = std::max<int64_t>(0, duration_ms / 1000);
+  const int64_t d = s / 86400, h = (s % 86400) / 3600, m = (s % 3600) / 60, sec = s % 60;
+  if (d > 0) return std::to_string(d) + "d " + std::to_string(h) + "h";
+  if (h > 0) return std::to_string(h) + "h " + std::to_string(m) + "m";
+  if (m > 0) return std::to_string(m) + "m " + std::to_string(sec) + "s";
+  return std::to_string(sec) + "s";
+}
+
+std::string FormatGib(int64_t bytes) {
+  return FormatFixed(static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0), 1) + " GiB";
+}
+
+double TflopsOf(const core::ItemRecord& item) {
+  if (!item.result || item.result->time.median_ms <= 0) return 0;
+  const double flops = item.result->flops > 0 ? item.result->flops : item.item.op.Flops();
+  return flops / (item.result->time.median_ms * 1e-3) / 1e12;
+}
+
+std::string OpLabel(const core::GemmOp& op) {
+  std::string s = std::string(core::ToString(op.pass)) + " " + op.name;
+  if (op.name != op.shape.ToString()) s += " " + op.shape.ToString();
+  if (op.groups > 1) s += " x" + std::to_string(op.groups) + " groups";
+  return s;
+}
+
+std::string ItemLabel(const core::ItemRecord& item) {
+  return OpLabel(item.item.op) + " " + std::string(core::ToString(item.item.recipe)) + "/" +
+         std::string(core::ToString(item.item.mode));
+}
+
+std::string_view PassTitle(core::Pass pass) {
+  switch (pass) {
+    case core::Pass::kFprop:
+      return "Fprop";
+    case core::Pass::kDgrad:
+      return "Dgrad";
+    case core::Pass::kWgrad:
+      return "Wgrad";
+  }
+  return "?";
+}
+
+}  // namespace gemmprof::client::render

@@ -1,0 +1,33 @@
+#include "client/render/recipe_style.h"
+
+#include <cstdio>
+
+namespace gemmprof::client::render {
+
+Rgb RecipeRgb(core::Recipe recipe) {
+  switch (recipe) {
+    case core::Recipe::kBf16:
+      return {0x5b, 0x67, 0x70};
+    case core::Recipe::kFp8Current:
+      return {0x1f, 0x77, 0xb4};
+    case core::Recipe::kFp8Delayed:
+      return {0x17, 0xbe, 0xcf};
+    case core::Recipe::kFp8Block:
+      return {0x2c, 0xa0, 0x2c};
+    case core::Recipe::kMxfp8:
+      return {0xff, 0x7f, 0x0e};
+    case core::Recipe::kNvfp4:
+      return {0xd6, 0x27, 0x28};
+  }
+  return {0, 0, 0};
+}
+
+std::string HexColor(Rgb c) {
+  char buf[8];
+  std::snprintf(buf, sizeof(buf), "#%02x%02x%02x", c.r, c.g, c.b);
+  return buf;
+}
+
+std::string RecipeColor(core::Recipe recipe) { return HexColor(RecipeRgb(recipe)); }
+
+}  // namespace gemmprof::client::render

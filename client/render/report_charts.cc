@@ -1,0 +1,189 @@
+#include "client/render/report_charts.h"
+
+#include <algorithm>
+
+#include "client/render/format.h"
+#include "client/render/recipe_style.h"
+
+namespace gemmprof::client::render {
+namespace {
+
+using core::Mode;
+using core::Recipe;
+
+std::string Name(Recipe r) { return std::string(core::ToString(r)); }
+std::string Name(Mode m) { return std::string(core::ToString(m)); }
+
+std::string Subject(const ReportAnalysis& a) {
+  const core::JobRecord& job = a.report().job;
+  std::string device = job.device.name.empty() ? "unknown device" : job.device.name;
+  if (job.device.backend == "host-reference") device += " (host reference, not a GPU)";
+  const std::string model = a.is_shape_list()
+                                ? "shape list"
+                                : job.plan.model_name + ", " + std::to_string(a.num_layers()) +
+                                      " layers";
+  return device + " | " + model + " | job " + std::to_string(job.id);
+}
+
+// The layer and TFLOP/s charts show one mode: autocast is the training step, prequant
+// isolates the GEMM kernel.
+Mode PreferredMode(const ReportAnalysis& a, Mode first_choice) {
+  for (Mode m : a.modes())
+    if (m == first_choice) return m;
+  return a.modes().empty() ? first_choice : a.modes().front();
+}
+
+void AddRecipeLegend(const std::vector<Recipe>& recipes, BarChart& c) {
+  for (Recipe r : recipes) c.legend.push_back({RecipeColor(r), 1.0, Name(r)});
+}
+
+BarChart LayerChart(const ReportAnalysis& a) {
+  const Mode mode = PreferredMode(a, Mode::kAutocast);
+  BarChart c;
+  c.title = "Per-layer GEMM time by recipe";
+  c.subtitle = Subject(a) + " | " + Name(mode);
+  c.y_label = "per-layer GEMM time (ms)";
+  c.x_label = "recipe (label: speedup vs bf16)";
+  const std::vector<Recipe> done = a.CompleteRecipes(mode);
+  for (Recipe r : done) {
+    const Totals& t = *a.FindTotals({r, mode});
+    Bar bar{"", {{t.layer_ms[0] + t.layer_ms[1], RecipeColor(r), 1.0},
+                 {t.layer_ms[2], RecipeColor(r), kSecondaryOpacity}}, FormatMs(t.LayerMs())};
+    if (auto s = a.ModelSpeedup(r, Recipe::kBf16, mode)) bar.annotation = FormatRatio(*s);
+    c.groups.push_back({Name(r), {bar}});
+  }
+  AddRecipeLegend(done, c);
+  c.legend.push_back({"", 1.0, "solid: Fprop+Dgrad"});
+  c.legend.push_back({"", 1.0, "light: Wgrad"});
+  c.empty_message = "no recipe has a complete set of results in " + Name(mode);
+  return c;
+}
+
+BarChart ModesChart(const ReportAnalysis& a) {
+  BarChart c;
+  c.title = "Autocast vs prequant per recipe";
+  c.subtitle = Subject(a);
+  c.y_label = "per-layer GEMM time (ms)";
+  c.x_label = "recipe (A: autocast, quantization timed; P: prequant, GEMM only)";
+  std::vector<Recipe> shown;
+  for (Recipe r : a.recipes()) {
+    const Totals* ac = a.FindTotals({r, Mode::kAutocast});
+    const Totals* pq = a.FindTotals({r, Mode::kPrequant});
+    if (!ac || !pq || !ac->complete() || !pq->complete()) continue;
+    shown.push_back(r);
+    const double over = ac->LayerMs() - pq->LayerMs();
+    const std::string pct = ac->LayerMs() > 0 ? FormatPercent(100 * over / ac->LayerMs()) : "";
+    c.groups.push_back({Name(r),
+                        {{"A", {{ac->LayerMs(), RecipeColor(r), 1.0}}, "+" + pct},
+                         {"P", {{pq->LayerMs(), RecipeColor(r), kSecondaryOpacity}}, ""}}});
+  }
+  AddRecipeLegend(shown, c);
+  c.legend.push_back({"", 1.0, "solid: autocast"});
+  c.legend.push_back({"", 1.0, "light: prequant"});
+  c.legend.push_back({"", 1.0, "label: quantization share"});
+  c.empty_message = "needs both modes (submit with --mode both)";
+  return c;
+}
+
+BarChart TflopsChart(const ReportAnalysis& a) {
+  const Mode mode = PreferredMode(a, Mode::kPrequant);
+  BarChart c;
+  c.title = "Per-GEMM throughput by recipe";
+  c.subtitle = Subject(a) + " | " + Name(mode);
+  c.y_label = "throughput (TFLOP/s)";
+  c.x_label = "GEMM (pass op)";
+  std::vector<Recipe> shown;
+  for (const GemmRow& row : a.rows()) {
+    BarGroup g{std::string(core::ToString(row.op.pass)) + " " + row.op.name, {}};
+    for (Recipe r : a.recipes()) {
+      auto it = row.cells.find({r, mode});
+      if (!row.MedianMs({r, mode})) continue;
+      g.bars.push_back({"", {{TflopsOf(*it->second), RecipeColor(r), 1.0}}, ""});
+      if (std::find(shown.begin(), shown.end(), r) == shown.end()) shown.push_back(r);
+    }
+    if (!g.bars.empty()) c.groups.push_back(std::move(g));
+  }
+  std::sort(shown.begin(), shown.end());
+  AddRecipeLegend(shown, c);
+  c.empty_message = "no measured GEMM in " + Name(mode);
+  return c;
+}
+
+BarChart SpeedupChart(const ReportAnalysis& a) {
+  BarChart c;
+  c.title = "Full-model speedup vs bf16";
+  c.subtitle = Subject(a);
+  c.y_label = "speedup vs bf16 (x, > 1 is faster)";
+  c.x_label = "recipe (A: autocast, P: prequant); dashed line: bf16";
+  c.reference_line = 1.0;
+  std::vector<Recipe> shown;
+  for (Recipe r : a.recipes()) {
+    if (r == Recipe::kBf16) continue;
+    BarGroup g{Name(r), {}};
+    for (Mode m : a.modes()) {
+      const auto s = a.ModelSpeedup(r, Recipe::kBf16, m);
+      if (!s) continue;
+      const double opacity = m == Mode::kAutocast ? 1.0 : kSecondaryOpacity;
+      g.bars.push_back({a.modes().size() > 1 ? (m == Mode::kAutocast ? "A" : "P") : "",
+                        {{*s, RecipeColor(r), opacity}}, FormatRatio(*s)});
+    }
+    if (g.bars.empty()) continue;
+    shown.push_back(r);
+    c.groups.push_back(std::move(g));
+  }
+  AddRecipeLegend(shown, c);
+  if (a.modes().size() > 1) {
+    c.legend.push_back({"", 1.0, "solid: autocast"});
+    c.legend.push_back({"", 1.0, "light: prequant"});
+  }
+  c.empty_message = "needs complete bf16 results and another recipe";
+  return c;
+}
+
+}  // namespace
+
+std::string_view ToString(ChartKind kind) {
+  switch (kind) {
+    case ChartKind::kLayer: return "layer";
+    case ChartKind::kModes: return "modes";
+    case ChartKind::kTflops: return "tflops";
+    case ChartKind::kSpeedup: return "speedup";
+    case ChartKind::kAll: return "all";
+  }
+  return "?";
+}
+
+std::optional<ChartKind> ParseChartKind(std::string_view s) {
+  for (ChartKind k : {ChartKind::kLayer, ChartKind::kModes, ChartKind::kTflops,
+                      ChartKind::kSpeedup, ChartKind::kAll})
+    if (ToString(k) == s) return k;
+  return std::nullopt;
+}
+
+std::string ChartKindList() { return "layer, modes, tflops, speedup, all"; }
+
+BarChart BuildChart(const ReportAnalysis& a, ChartKind kind) {
+  switch (kind) {
+    case ChartKind::kModes: return ModesChart(a);
+    case ChartKind::kTflops: return TflopsChart(a);
+    case ChartKind::kSpeedup: return SpeedupChart(a);
+    case ChartKind::kLayer:
+    case ChartKind::kAll: break;
+  }
+  return LayerChart(a);
+}
+
+absl::StatusOr<std::string> RenderChartSvg(const core::Report& report, ChartKind kind) {
+  const ReportAnalysis a(report);
+  bool any = false;
+  for (Mode m : a.modes()) any |= !a.CompleteRecipes(m).empty();
+  if (!any)
+    return absl::FailedPreconditionError(
+        "job " + std::to_string(report.job.id) + " (" +
+        std::string(core::ToString(report.job.state)) +
+        ") has no recipe with a complete set of results; nothing to plot yet");
+  if (kind != ChartKind::kAll) return RenderSvg(BuildChart(a, kind));
+  return RenderSvgStack({LayerChart(a), ModesChart(a), TflopsChart(a), SpeedupChart(a)});
+}
+
+}  // namespace gemmprof::client::render

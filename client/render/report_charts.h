@@ -1,0 +1,33 @@
+// The charts of `gemmprof plot`, built from a report: per-layer time by recipe and
+// pass (the seed tutorial's Figure 1), autocast vs prequant (Figure 2), per-GEMM
+// TFLOP/s and speedup vs BF16. Every recipe keeps its colour (recipe_style.h). Pure.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "client/render/report_analysis.h"
+#include "client/render/svg_chart.h"
+#include "server/core/job.h"
+#include "server/core/status.h"
+
+namespace gemmprof::client::render {
+
+enum class ChartKind { kLayer, kModes, kTflops, kSpeedup, kAll };
+
+std::string_view ToString(ChartKind kind);
+std::optional<ChartKind> ParseChartKind(std::string_view s);
+// "layer, modes, tflops, speedup, all".
+std::string ChartKindList();
+
+// One chart (kAll is not a single chart: use RenderChartSvg). Charts without data carry
+// an empty_message saying why.
+BarChart BuildChart(const ReportAnalysis& analysis, ChartKind kind);
+
+// A complete SVG document; kAll stacks the four charts vertically in one file.
+// Errors: FailedPrecondition when no recipe of the job has a complete set of results
+// (nothing to draw), naming the job and its state.
+absl::StatusOr<std::string> RenderChartSvg(const core::Report& report, ChartKind kind);
+
+}  // namespace gemmprof::client::render

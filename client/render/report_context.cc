@@ -1,0 +1,112 @@
+#include "client/render/report_context.h"
+
+#include <algorithm>
+
+#include "client/render/format.h"
+#include "client/render/report_notes.h"
+
+namespace gemmprof::client::render {
+namespace {
+
+std::string Or(const std::string& s, const char* fallback) { return s.empty() ? fallback : s; }
+
+std::string ModelLine(const ReportAnalysis& a) {
+  const core::JobRecord& job = a.report().job;
+  if (a.is_shape_list()) return "shape list, " + std::to_string(a.rows().size()) + " GEMMs";
+  return Or(job.plan.model_name, "custom") + ", " + std::to_string(a.num_layers()) + " layers";
+}
+
+std::string DeviceLine(const core::DeviceInfo& d) {
+  std::string s = Or(d.name, "unknown device");
+  std::vector<std::string> parts;
+  if (d.sm > 0) parts.push_back("sm_" + std::to_string(d.sm));
+  if (d.sm_count > 0) parts.push_back(std::to_string(d.sm_count) + " SMs");
+  if (d.memory_bytes > 0) parts.push_back(FormatGib(d.memory_bytes));
+  if (!parts.empty()) {
+    s += " (";
+    for (size_t i = 0; i < parts.size(); ++i) s += (i ? ", " : "") + parts[i];
+    s += ")";
+  }
+  return s;
+}
+
+// Clock and power ranges over every measured item that has telemetry.
+std::pair<std::string, std::string> TelemetryLines(const core::Report& report) {
+  bool any = false;
+  double sm_min = 0, sm_max = 0, mem = 0, p_avg_min = 0, p_avg_max = 0, p_max = 0, t_max = 0;
+  for (const auto& item : report.items) {
+    if (!item.result || item.result->telemetry.telemetry_samples <= 0) continue;
+    const core::Telemetry& t = item.result->telemetry;
+    if (!any) {
+      sm_min = t.sm_clock_mhz_min;
+      p_avg_min = t.power_w_avg;
+    }
+    any = true;
+    sm_min = std::min(sm_min, t.sm_clock_mhz_min);
+    sm_max = std::max(sm_max, t.sm_clock_mhz_max);
+    mem = std::max(mem, t.mem_clock_mhz);
+    p_avg_min = std::min(p_avg_min, t.power_w_avg);
+    p_avg_max = std::max(p_avg_max, t.power_w_avg);
+    p_max = std::max(p_max, t.power_w_max);
+    t_max = std::max(t_max, t.temp_c_max);
+  }
+  if (!any) return {"not recorded", "not recorded"};
+  return {"SM " + FormatFixed(sm_min, 0) + "-" + FormatFixed(sm_max, 0) + " MHz, memory " +
+              FormatFixed(mem, 0) + " MHz",
+          "average " + FormatFixed(p_avg_min, 0) + "-" + FormatFixed(p_avg_max, 0) +
+              " W per item, peak " + FormatFixed(p_max, 0) + " W, max temperature " +
+              FormatFixed(t_max, 0) + " C"};
+}
+
+std::string StateLine(const ReportAnalysis& a) {
+  const core::JobRecord& job = a.report().job;
+  std::string s = std::string(core::ToString(job.state)) + ", " +
+                  std::to_string(job.finished_items) + " of " + std::to_string(job.total_items) +
+                  " items finished, " + std::to_string(job.failed_items) + " failed";
+  const int pending = a.PendingItems();
+  if (pending > 0) s += ", " + std::to_string(pending) + " pending";
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> ContextFields(const ReportAnalysis& a) {
+  const core::JobRecord& job = a.report().job;
+  const core::DeviceInfo& d = job.device;
+  const core::TimingOptions& t = job.spec.timing;
+  std::vector<std::pair<std::string, std::string>> kv;
+  if (d.backend == "host-reference") kv.push_back({"WARNING", kHostReferenceBanner});
+  kv.push_back({"model", ModelLine(a)});
+  if (!job.spec.label.empty()) kv.push_back({"label", job.spec.label});
+  kv.push_back({"device", DeviceLine(d)});
+  kv.push_back({"backend", Or(d.backend, "unknown")});
+  kv.push_back({"versions", "driver " + Or(d.driver_version, "?") + ", CUDA " +
+                                Or(d.cuda_version, "?") + ", cuBLASLt " +
+                                Or(d.cublaslt_version, "?") + ", gemmprof " +
+                                Or(d.gemmprof_version, "?")});
+  const auto [clocks, power] = TelemetryLines(a.report());
+  kv.push_back({"clocks seen", clocks});
+  kv.push_back({"power seen", power});
+  kv.push_back({"timing", "median of " + std::to_string(t.timed_iters) +
+                              " timed iterations per item after " +
+                              std::to_string(t.warmup_iters) + " warm-up iterations; " +
+                              FormatFixed(t.gpu_warmup_s, 1) + " s GPU warm-up before the job"});
+  kv.push_back({"L2 policy", std::string(core::ToString(t.l2))});
+  kv.push_back({"accounting", std::string(core::ToString(t.accounting))});
+  kv.push_back({"options", "seed " + std::to_string(t.seed) + ", fast accumulation " +
+                               std::string(core::ToString(t.fast_accum)) + ", autotune top " +
+                               std::to_string(t.autotune_k) + ", amax history " +
+                               std::to_string(t.amax_history_len) + " (" +
+                               std::string(core::ToString(t.amax_algo)) + ")" +
+                               (job.spec.force ? ", cache bypassed (--force)" : "")});
+  kv.push_back({"state", StateLine(a)});
+  kv.push_back({"created", FormatUtc(job.created_ms)});
+  if (job.finished_ms > 0) {
+    std::string fin = FormatUtc(job.finished_ms);
+    if (job.started_ms > 0) fin += " (ran " + FormatDuration(job.finished_ms - job.started_ms) + ")";
+    kv.push_back({"finished", fin});
+  }
+  return kv;
+}
+
+}  // namespace gemmprof::client::render

@@ -1,0 +1,115 @@
+#include "client/render/report_csv.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "client/render/format.h"
+
+namespace gemmprof::client::render {
+namespace {
+
+// Shortest text that reads back as the same double, so CSV loses nothing.
+std::string Num(double v) {
+  char buf[64];
+  for (int precision = 6; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof(buf), "%.*g", precision, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+std::string Int(int64_t v) { return std::to_string(v); }
+std::string Bool(bool v) { return v ? "true" : "false"; }
+std::string Str(std::string_view v) { return std::string(v); }
+
+std::vector<std::string> ContextCells(const core::JobRecord& job) {
+  const core::DeviceInfo& d = job.device;
+  const core::TimingOptions& t = job.spec.timing;
+  return {Int(job.id), Str(core::ToString(job.state)), job.spec.label, job.plan.model_name,
+          Int(job.plan.num_layers), d.name, d.backend, Int(d.sm), Int(d.sm_count), d.driver_version,
+          d.cuda_version, d.cublaslt_version, d.gemmprof_version, Int(t.warmup_iters),
+          Int(t.timed_iters), Num(t.gpu_warmup_s), Str(core::ToString(t.l2)),
+          Str(core::ToString(t.accounting)), std::to_string(t.seed),
+          Str(core::ToString(t.fast_accum)), Int(t.autotune_k), Int(t.amax_history_len),
+          Str(core::ToString(t.amax_algo))};
+}
+
+std::vector<std::string> ItemCells(const core::ItemRecord& r) {
+  const core::GemmOp& op = r.item.op;
+  std::vector<std::string> cells = {
+      Int(r.item.seq), op.name, Str(core::ToString(op.pass)), Int(op.shape.m), Int(op.shape.k),
+      Int(op.shape.n), Int(op.groups), Int(op.layers), Bool(op.per_layer),
+      Str(core::ToString(r.item.recipe)), Str(core::ToString(r.item.mode)),
+      Str(core::ToString(r.status)), r.error, Bool(r.cached), Int(r.measured_ms)};
+  if (!r.result) {
+    cells.resize(cells.size() + 27);
+    return cells;
+  }
+  const core::Measurement& m = *r.result;
+  const core::Telemetry& tel = m.telemetry;
+  const std::vector<std::string> more = {
+      Num(m.time.median_ms), Num(m.time.mean_ms), Num(m.time.p20_ms), Num(m.time.p80_ms),
+      Num(m.time.min_ms), Num(m.time.max_ms), Num(m.time.stdev_ms), Int(m.time.count),
+      Num(m.quant_ms), Num(m.flops), Num(m.bytes), Num(TflopsOf(r)), m.algorithm,
+      Str(core::ToString(m.verification)), Num(m.rel_error), Num(m.error_threshold),
+      Bool(m.fast_accum), Num(tel.sm_clock_mhz_min), Num(tel.sm_clock_mhz_max),
+      Num(tel.mem_clock_mhz), Num(tel.power_w_avg), Num(tel.power_w_max), Num(tel.temp_c_max),
+      std::to_string(tel.throttle_reasons), Int(tel.throttled_samples), Int(tel.telemetry_samples),
+      m.notes};
+  cells.insert(cells.end(), more.begin(), more.end());
+  return cells;
+}
+
+}  // namespace
+
+const std::vector<std::string>& ReportCsvColumns() {
+  static const std::vector<std::string> kColumns = {
+      "job_id", "job_state", "label", "model", "num_layers", "device_name", "backend", "sm",
+      "sm_count", "driver_version", "cuda_version", "cublaslt_version", "gemmprof_version",
+      "warmup_iters", "timed_iters", "gpu_warmup_s", "l2_policy", "accounting", "seed",
+      "fast_accum_option", "autotune_k", "amax_history_len", "amax_algo",
+      // item
+      "seq", "op", "pass", "m", "k", "n", "groups", "layers", "per_layer", "recipe", "mode",
+      "status", "error", "cached", "measured_unix_ms",
+      // measurement
+      "median_ms", "mean_ms", "p20_ms", "p80_ms", "min_ms", "max_ms", "stdev_ms", "samples",
+      "quant_ms", "flops", "bytes", "tflops", "algorithm", "verification", "rel_error",
+      "error_threshold", "fast_accum", "sm_clock_mhz_min", "sm_clock_mhz_max", "mem_clock_mhz",
+      "power_w_avg", "power_w_max", "temp_c_max", "throttle_reasons", "throttled_samples",
+      "telemetry_samples", "notes"};
+  return kColumns;
+}
+
+std::string CsvField(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string RenderReportCsv(const core::Report& report) {
+  auto join = [](const std::vector<std::string>& cells) {
+    std::string line;
+    for (size_t i = 0; i < cells.size(); ++i) line += (i ? "," : "") + CsvField(cells[i]);
+    return line + "\n";
+  };
+  std::string out = join(ReportCsvColumns());
+  const std::vector<std::string> context = ContextCells(report.job);
+  std::vector<const core::ItemRecord*> items;
+  for (const auto& item : report.items) items.push_back(&item);
+  std::stable_sort(items.begin(), items.end(),
+                   [](auto* a, auto* b) { return a->item.seq < b->item.seq; });
+  for (const core::ItemRecord* item : items) {
+    std::vector<std::string> row = context;
+    const std::vector<std::string> cells = ItemCells(*item);
+    row.insert(row.end(), cells.begin(), cells.end());
+    out += join(row);
+  }
+  return out;
+}
+
+}  // namespace gemmprof::client::render

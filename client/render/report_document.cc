@@ -1,0 +1,200 @@
+#include "client/render/report_document.h"
+
+#include "client/render/format.h"
+#include "client/render/report_context.h"
+#include "client/render/report_findings.h"
+#include "client/render/report_notes.h"
+#include "client/render/terminal_chart.h"
+
+namespace gemmprof::client::render {
+namespace {
+
+using core::Mode;
+using core::Recipe;
+
+std::string Name(Recipe r) { return std::string(core::ToString(r)); }
+std::string Name(Mode m) { return std::string(core::ToString(m)); }
+
+// What a per-GEMM cell shows for an item without a usable time.
+std::string StatusCell(const core::ItemRecord& item) {
+  switch (item.status) {
+    case core::ItemStatus::kNotSupported:
+      return "n/s";
+    case core::ItemStatus::kFailed:
+      return "failed";
+    case core::ItemStatus::kCancelled:
+      return "cancelled";
+    case core::ItemStatus::kQueued:
+    case core::ItemStatus::kRunning:
+      return "pending";
+    case core::ItemStatus::kDone:
+      break;
+  }
+  return "?";
+}
+
+Block GemmTable(const ReportAnalysis& a, core::Pass pass, Mode mode) {
+  bool grouped = false;
+  for (const GemmRow& row : a.rows()) grouped |= row.op.groups > 1;
+  std::vector<std::string> headers = {"op", "MxKxN"};
+  if (grouped) headers.push_back("groups");
+  for (Recipe r : a.recipes()) {
+    headers.push_back(Name(r) + " ms");
+    headers.push_back(Name(r) + " TFLOP/s");
+  }
+  std::vector<Align> align(headers.size(), Align::kRight);
+  align[0] = align[1] = Align::kLeft;
+  TextTable table(headers, align);
+  bool marked = false;
+  for (const GemmRow& row : a.rows()) {
+    if (row.op.pass != pass) continue;
+    std::vector<std::string> cells = {row.op.name, row.op.shape.ToString()};
+    if (grouped) cells.push_back(std::to_string(row.op.groups));
+    for (Recipe r : a.recipes()) {
+      auto it = row.cells.find({r, mode});
+      if (it == row.cells.end()) {
+        cells.insert(cells.end(), {"", ""});
+        continue;
+      }
+      const core::ItemRecord& item = *it->second;
+      if (item.status != core::ItemStatus::kDone || !item.result) {
+        cells.insert(cells.end(), {StatusCell(item), ""});
+        continue;
+      }
+      std::string ms = FormatMs(item.result->time.median_ms);
+      if (item.result->verification == core::Verification::kIncorrect) ms += "!";
+      if (item.cached) ms += "*";
+      marked |= ms.back() == '!' || ms.back() == '*';
+      cells.push_back(ms);
+      cells.push_back(FormatTflops(TflopsOf(item)));
+    }
+    table.AddRow(std::move(cells));
+  }
+  Block b = Table(std::move(table), std::string(PassTitle(pass)) + " GEMMs, " + Name(mode) +
+                                        " (median ms per call, TFLOP/s)");
+  if (marked) b.caption += "; * cached result, ! failed verification";
+  return b;
+}
+
+std::string MsOrDash(const Totals& t, double ms) { return t.complete() ? FormatMs(ms) : "-"; }
+
+Block LayerTable(const ReportAnalysis& a, Mode mode) {
+  std::vector<std::string> headers = {"recipe", "Fprop ms", "Dgrad ms", "Fprop+Dgrad ms",
+                                      "Wgrad ms", "per-layer ms"};
+  if (a.has_once_ops()) headers.push_back("once-per-model ms");
+  headers.insert(headers.end(), {"full model ms", "items done"});
+  TextTable table(headers);
+  for (Recipe r : a.recipes()) {
+    const Totals* t = a.FindTotals({r, mode});
+    if (!t) continue;
+    const auto& l = t->layer_ms;
+    std::vector<std::string> cells = {Name(r), MsOrDash(*t, l[0]), MsOrDash(*t, l[1]),
+                                      MsOrDash(*t, l[0] + l[1]), MsOrDash(*t, l[2]),
+                                      MsOrDash(*t, t->LayerMs())};
+    if (a.has_once_ops()) cells.push_back(MsOrDash(*t, t->once_ms));
+    cells.push_back(MsOrDash(*t, t->ModelMs()));
+    cells.push_back(std::to_string(t->done_items) + "/" + std::to_string(t->expected_items));
+    table.AddRow(std::move(cells));
+  }
+  std::string caption = "Per layer and full model, " + Name(mode) + " (ms)";
+  return Table(std::move(table), caption);
+}
+
+std::string LayerNote(const ReportAnalysis& a) {
+  if (a.is_shape_list())
+    return "A shape list has no layers: \"per-layer\" and \"full model\" are the sum of the "
+           "listed GEMMs, each run once.";
+  std::string s = "Per-layer = sum over the per-layer GEMMs of time x layers / " +
+                  std::to_string(a.num_layers()) + " layers; full model = sum of time x layers";
+  if (a.has_once_ops()) s += ", plus once-per-model GEMMs (lm_head) once";
+  return s + ". \"-\": the recipe has items without a result, so no total is shown.";
+}
+
+void SpeedupBlocks(const ReportAnalysis& a, Mode mode, std::vector<Block>& out) {
+  const std::vector<Recipe> done = a.CompleteRecipes(mode);
+  const Totals* base = a.FindTotals({Recipe::kBf16, mode});
+  if (base && base->complete() && done.size() > 1) {
+    TextTable t({"recipe", "Fprop+Dgrad", "Wgrad", "per layer", "full model"});
+    const auto& b = base->layer_ms;
+    for (Recipe r : done) {
+      if (r == Recipe::kBf16) continue;
+      const Totals& x = *a.FindTotals({r, mode});
+      const auto& l = x.layer_ms;
+      auto ratio = [](double num, double den) { return den > 0 ? FormatRatio(num / den) : "-"; };
+      t.AddRow({Name(r), ratio(b[0] + b[1], l[0] + l[1]), ratio(b[2], l[2]),
+                ratio(base->LayerMs(), x.LayerMs()), ratio(base->ModelMs(), x.ModelMs())});
+    }
+    out.push_back(Table(std::move(t), "Speedup vs bf16, " + Name(mode) +
+                                          " (bf16 time / recipe time; > 1 is faster)"));
+  }
+  if (done.size() > 2) {
+    std::vector<std::string> headers = {"recipe"};
+    for (Recipe c : done) headers.push_back("vs " + Name(c));
+    TextTable t(headers);
+    for (Recipe r : done) {
+      std::vector<std::string> cells = {Name(r)};
+      for (Recipe c : done) cells.push_back(r == c ? "-" : FormatRatio(*a.ModelSpeedup(r, c, mode)));
+      t.AddRow(std::move(cells));
+    }
+    out.push_back(Table(std::move(t), "Speedup between recipes, full model, " + Name(mode) +
+                                          " (column time / row time)"));
+  }
+}
+
+std::optional<Block> ModesTable(const ReportAnalysis& a) {
+  TextTable t({"recipe", "autocast per-layer ms", "prequant per-layer ms", "overhead ms",
+               "overhead % of autocast", "autocast full model ms", "prequant full model ms"});
+  for (Recipe r : a.recipes()) {
+    const Totals* ac = a.FindTotals({r, Mode::kAutocast});
+    const Totals* pq = a.FindTotals({r, Mode::kPrequant});
+    if (!ac || !pq || !ac->complete() || !pq->complete()) continue;
+    const double over = ac->LayerMs() - pq->LayerMs();
+    t.AddRow({Name(r), FormatMs(ac->LayerMs()), FormatMs(pq->LayerMs()), FormatMs(over),
+              ac->LayerMs() > 0 ? FormatPercent(100.0 * over / ac->LayerMs()) : "-",
+              FormatMs(ac->ModelMs()), FormatMs(pq->ModelMs())});
+  }
+  if (t.empty()) return std::nullopt;
+  return Table(std::move(t), "Autocast (quantization timed) vs prequant (GEMM only)");
+}
+
+}  // namespace
+
+Document BuildReportDocument(const ReportAnalysis& a, bool with_chart) {
+  const core::JobRecord& job = a.report().job;
+  Document doc;
+  doc.title = "gemmprof report: job " + std::to_string(job.id);
+  doc.sections.push_back({"", {KeyValues(ContextFields(a))}});
+  const std::vector<std::string> notices = BuildNotices(a);
+  if (!notices.empty()) doc.sections.push_back({"Notices", {Bullets(notices)}});
+
+  Section gemms{"Per-GEMM times", {}};
+  for (core::Pass pass : a.passes())
+    for (Mode mode : a.modes()) gemms.blocks.push_back(GemmTable(a, pass, mode));
+  doc.sections.push_back(std::move(gemms));
+
+  Section layers{"Per layer and full model", {}};
+  for (Mode mode : a.modes()) layers.blocks.push_back(LayerTable(a, mode));
+  layers.blocks.push_back(Note(LayerNote(a)));
+  doc.sections.push_back(std::move(layers));
+
+  Section speedups{"Speedups", {}};
+  for (Mode mode : a.modes()) SpeedupBlocks(a, mode, speedups.blocks);
+  if (!speedups.blocks.empty()) doc.sections.push_back(std::move(speedups));
+
+  if (auto modes = ModesTable(a)) doc.sections.push_back({"Quantization overhead", {*modes}});
+  const std::vector<std::string> findings = BuildFindings(a);
+  if (!findings.empty()) doc.sections.push_back({"Findings", {Bullets(findings)}});
+  if (with_chart)
+    doc.sections.push_back({"Chart: per-layer time by recipe", {Lines(RenderTerminalChart(a))}});
+  return doc;
+}
+
+std::string RenderReportTable(const core::Report& report, bool with_chart) {
+  return RenderText(BuildReportDocument(ReportAnalysis(report), with_chart));
+}
+
+std::string RenderReportMarkdown(const core::Report& report, bool with_chart) {
+  return RenderMarkdown(BuildReportDocument(ReportAnalysis(report), with_chart));
+}
+
+}  // namespace gemmprof::client::render

@@ -1,0 +1,174 @@
+#include "client/render/report_json.h"
+
+#include <nlohmann/json.hpp>
+
+#include "client/render/format.h"
+#include "client/render/report_analysis.h"
+#include "client/render/report_findings.h"
+#include "client/render/report_notes.h"
+
+namespace gemmprof::client::render {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string S(std::string_view v) { return std::string(v); }
+
+Json DeviceJson(const core::DeviceInfo& d) {
+  Json recipes = Json::array();
+  for (const auto& r : d.recipes)
+    recipes.push_back({{"recipe", S(core::ToString(r.recipe))},
+                       {"supported", r.supported},
+                       {"reason", r.reason}});
+  return {{"backend", d.backend},       {"name", d.name},
+          {"uuid", d.uuid},             {"sm", d.sm},
+          {"sm_count", d.sm_count},     {"memory_bytes", d.memory_bytes},
+          {"driver_version", d.driver_version}, {"cuda_version", d.cuda_version},
+          {"cublaslt_version", d.cublaslt_version}, {"gemmprof_version", d.gemmprof_version},
+          {"recipes", recipes}};
+}
+
+Json TimingJson(const core::TimingOptions& t) {
+  return {{"warmup_iters", t.warmup_iters}, {"timed_iters", t.timed_iters},
+          {"gpu_warmup_s", t.gpu_warmup_s}, {"l2_policy", S(core::ToString(t.l2))},
+          {"accounting", S(core::ToString(t.accounting))}, {"seed", t.seed},
+          {"fast_accum", S(core::ToString(t.fast_accum))}, {"autotune_k", t.autotune_k},
+          {"amax_history_len", t.amax_history_len},
+          {"amax_algo", S(core::ToString(t.amax_algo))}};
+}
+
+Json JobJson(const core::Report& report) {
+  const core::JobRecord& j = report.job;
+  Json recipes = Json::array(), modes = Json::array();
+  for (core::Recipe r : j.spec.recipes) recipes.push_back(S(core::ToString(r)));
+  for (core::Mode m : j.spec.modes) modes.push_back(S(core::ToString(m)));
+  return {{"id", j.id},
+          {"state", S(core::ToString(j.state))},
+          {"error", j.error},
+          {"label", j.spec.label},
+          {"model_name", j.plan.model_name},
+          {"num_layers", j.plan.num_layers},
+          {"requested_recipes", recipes},
+          {"requested_modes", modes},
+          {"force", j.spec.force},
+          {"created_unix_ms", j.created_ms},
+          {"started_unix_ms", j.started_ms},
+          {"finished_unix_ms", j.finished_ms},
+          {"total_items", j.total_items},
+          {"finished_items", j.finished_items},
+          {"failed_items", j.failed_items}};
+}
+
+Json MeasurementJson(const core::ItemRecord& item) {
+  if (!item.result) return nullptr;
+  const core::Measurement& m = *item.result;
+  const core::SampleStats& s = m.time;
+  const core::Telemetry& t = m.telemetry;
+  return {{"median_ms", s.median_ms}, {"mean_ms", s.mean_ms}, {"p20_ms", s.p20_ms},
+          {"p80_ms", s.p80_ms}, {"min_ms", s.min_ms}, {"max_ms", s.max_ms},
+          {"stdev_ms", s.stdev_ms}, {"samples", s.count}, {"quant_ms", m.quant_ms},
+          {"flops", m.flops}, {"bytes", m.bytes}, {"tflops", TflopsOf(item)},
+          {"algorithm", m.algorithm}, {"verification", S(core::ToString(m.verification))},
+          {"rel_error", m.rel_error}, {"error_threshold", m.error_threshold},
+          {"accounting", S(core::ToString(m.accounting))}, {"fast_accum", m.fast_accum},
+          {"telemetry",
+           {{"sm_clock_mhz_min", t.sm_clock_mhz_min}, {"sm_clock_mhz_max", t.sm_clock_mhz_max},
+            {"mem_clock_mhz", t.mem_clock_mhz}, {"power_w_avg", t.power_w_avg},
+            {"power_w_max", t.power_w_max}, {"temp_c_max", t.temp_c_max},
+            {"throttle_reasons", t.throttle_reasons}, {"throttled_samples", t.throttled_samples},
+            {"telemetry_samples", t.telemetry_samples}}},
+          {"notes", m.notes}};
+}
+
+Json ItemsJson(const ReportAnalysis& a) {
+  Json items = Json::array();
+  for (const GemmRow& row : a.rows()) {
+    for (const auto& [key, item] : row.cells) {
+      const core::GemmOp& op = item->item.op;
+      items.push_back({{"seq", item->item.seq}, {"op", op.name},
+                       {"pass", S(core::ToString(op.pass))}, {"m", op.shape.m},
+                       {"k", op.shape.k}, {"n", op.shape.n}, {"groups", op.groups},
+                       {"layers", op.layers}, {"per_layer", op.per_layer},
+                       {"recipe", S(core::ToString(item->item.recipe))},
+                       {"mode", S(core::ToString(item->item.mode))},
+                       {"status", S(core::ToString(item->status))}, {"error", item->error},
+                       {"cached", item->cached}, {"measured_unix_ms", item->measured_ms},
+                       {"result", MeasurementJson(*item)}});
+    }
+  }
+  return items;
+}
+
+Json PassesJson(const std::array<double, 3>& ms) {
+  return {{"fprop_ms", ms[0]}, {"dgrad_ms", ms[1]}, {"wgrad_ms", ms[2]},
+          {"total_ms", ms[0] + ms[1] + ms[2]}};
+}
+
+Json TotalsJson(const ReportAnalysis& a) {
+  Json out = Json::array();
+  for (core::Mode mode : a.modes())
+    for (core::Recipe r : a.recipes()) {
+      const Totals* t = a.FindTotals({r, mode});
+      if (!t) continue;
+      out.push_back({{"recipe", S(core::ToString(r))}, {"mode", S(core::ToString(mode))},
+                     {"complete", t->complete()}, {"items_expected", t->expected_items},
+                     {"items_done", t->done_items},
+                     {"per_layer", t->complete() ? PassesJson(t->layer_ms) : Json(nullptr)},
+                     {"once_per_model_ms", t->complete() ? Json(t->once_ms) : Json(nullptr)},
+                     {"full_model", t->complete() ? PassesJson(t->model_ms) : Json(nullptr)}});
+    }
+  return out;
+}
+
+Json SpeedupsJson(const ReportAnalysis& a) {
+  Json out = Json::array();
+  for (core::Mode mode : a.modes()) {
+    const std::vector<core::Recipe> done = a.CompleteRecipes(mode);
+    for (core::Recipe base : done)
+      for (core::Recipe r : done) {
+        if (r == base) continue;
+        out.push_back({{"mode", S(core::ToString(mode))}, {"recipe", S(core::ToString(r))},
+                       {"baseline", S(core::ToString(base))},
+                       {"full_model_speedup", *a.ModelSpeedup(r, base, mode)}});
+      }
+  }
+  return out;
+}
+
+Json OverheadJson(const ReportAnalysis& a) {
+  Json out = Json::array();
+  for (core::Recipe r : a.recipes()) {
+    const Totals* ac = a.FindTotals({r, core::Mode::kAutocast});
+    const Totals* pq = a.FindTotals({r, core::Mode::kPrequant});
+    if (!ac || !pq || !ac->complete() || !pq->complete()) continue;
+    const double over = ac->LayerMs() - pq->LayerMs();
+    out.push_back({{"recipe", S(core::ToString(r))},
+                   {"autocast_per_layer_ms", ac->LayerMs()},
+                   {"prequant_per_layer_ms", pq->LayerMs()},
+                   {"overhead_per_layer_ms", over},
+                   {"overhead_pct_of_autocast",
+                    ac->LayerMs() > 0 ? Json(100.0 * over / ac->LayerMs()) : Json(nullptr)},
+                   {"autocast_full_model_ms", ac->ModelMs()},
+                   {"prequant_full_model_ms", pq->ModelMs()}});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string RenderReportJson(const core::Report& report) {
+  const ReportAnalysis a(report);
+  Json doc = {{"schema_version", kReportJsonSchemaVersion},
+              {"job", JobJson(report)},
+              {"device", DeviceJson(report.job.device)},
+              {"timing", TimingJson(report.job.spec.timing)},
+              {"items", ItemsJson(a)},
+              {"totals", TotalsJson(a)},
+              {"speedups", SpeedupsJson(a)},
+              {"quantization_overhead", OverheadJson(a)},
+              {"notices", BuildNotices(a)},
+              {"findings", BuildFindings(a)}};
+  return doc.dump(2) + "\n";
+}
+
+}  // namespace gemmprof::client::render

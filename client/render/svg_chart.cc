@@ -1,0 +1,184 @@
+#include "client/render/svg_chart.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace gemmprof::client::render {
+namespace {
+
+constexpr double kLeft = 90, kRight = 220, kTop = 70, kBottom = 110;
+constexpr double kBarWidth = 18, kGroupGap = 24, kMinWidth = 760;
+constexpr char kFont[] = "font-family=\"DejaVu Sans, Arial, sans-serif\"";
+constexpr char kInk[] = "#222222";
+
+std::string Num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.2f", v);
+  return buf;
+}
+
+// A tick step of 1, 2 or 5 x 10^k giving about five ticks up to `max`.
+double NiceStep(double max) {
+  if (max <= 0) return 1;
+  const double raw = max / 5;
+  const double mag = std::pow(10, std::floor(std::log10(raw)));
+  for (double f : {1.0, 2.0, 5.0, 10.0})
+    if (raw <= f * mag) return f * mag;
+  return 10 * mag;
+}
+
+std::string TickLabel(double v, double step) {
+  char buf[32];
+  const int decimals = step >= 1 ? 0 : static_cast<int>(std::ceil(-std::log10(step)));
+  std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+  return buf;
+}
+
+std::string Text(double x, double y, const std::string& s, const char* anchor, int size,
+                 const std::string& extra = "") {
+  return "<text x=\"" + Num(x) + "\" y=\"" + Num(y) + "\" text-anchor=\"" + anchor +
+         "\" font-size=\"" + std::to_string(size) + "\" fill=\"" + kInk + "\" " + kFont + extra +
+         ">" + XmlEscape(s) + "</text>\n";
+}
+
+std::string Rect(double x, double y, double w, double h, const std::string& color, double opacity) {
+  std::string s = "<rect x=\"" + Num(x) + "\" y=\"" + Num(y) + "\" width=\"" + Num(w) +
+                  "\" height=\"" + Num(h) + "\" fill=\"" + color + "\"";
+  if (opacity < 1) s += " fill-opacity=\"" + Num(opacity) + "\"";
+  return s + "/>\n";
+}
+
+std::string Line(double x1, double y1, double x2, double y2, const std::string& color,
+                 const std::string& extra = "") {
+  return "<line x1=\"" + Num(x1) + "\" y1=\"" + Num(y1) + "\" x2=\"" + Num(x2) + "\" y2=\"" +
+         Num(y2) + "\" stroke=\"" + color + "\"" + extra + "/>\n";
+}
+
+double MaxValue(const BarChart& c) {
+  double max = c.reference_line.value_or(0);
+  for (const auto& g : c.groups)
+    for (const auto& b : g.bars) {
+      double sum = 0;
+      for (const auto& s : b.segments) sum += std::max(0.0, s.value);
+      max = std::max(max, sum);
+    }
+  return max;
+}
+
+std::string Axes(const BarChart& c, double plot_w, double plot_h, double max, double step) {
+  std::string out;
+  for (double v = 0; v <= max * (1 + 1e-9); v += step) {
+    const double y = kTop + plot_h - plot_h * v / max;
+    out += Line(kLeft, y, kLeft + plot_w, y, "#dddddd");
+    out += Text(kLeft - 8, y + 4, TickLabel(v, step), "end", 12);
+  }
+  out += Line(kLeft, kTop, kLeft, kTop + plot_h, "#333333");
+  out += Line(kLeft, kTop + plot_h, kLeft + plot_w, kTop + plot_h, "#333333");
+  const double cy = kTop + plot_h / 2;
+  out += Text(24, cy, c.y_label, "middle", 13,
+              " transform=\"rotate(-90 24 " + Num(cy) + ")\"");
+  out += Text(kLeft + plot_w / 2, kTop + plot_h + kBottom - 12, c.x_label, "middle", 13);
+  return out;
+}
+
+std::string Bars(const BarChart& c, double plot_h, double max) {
+  std::string out;
+  double x = kLeft + kGroupGap / 2;
+  const bool rotate = c.groups.size() > 8;
+  for (const BarGroup& g : c.groups) {
+    const double group_w = kBarWidth * static_cast<double>(g.bars.size());
+    for (const Bar& b : g.bars) {
+      double top = kTop + plot_h;
+      for (const BarSegment& s : b.segments) {
+        const double h = plot_h * std::max(0.0, s.value) / max;
+        top -= h;
+        out += Rect(x + 1, top, kBarWidth - 2, h, s.color, s.opacity);
+      }
+      if (!b.annotation.empty()) out += Text(x + kBarWidth / 2, top - 4, b.annotation, "middle", 10);
+      if (!b.label.empty()) out += Text(x + kBarWidth / 2, kTop + plot_h + 12, b.label, "middle", 9);
+      x += kBarWidth;
+    }
+    const double gx = x - group_w / 2, gy = kTop + plot_h + 28;
+    out += rotate ? Text(gx, gy, g.label, "end", 11,
+                         " transform=\"rotate(-35 " + Num(gx) + " " + Num(gy) + ")\"")
+                  : Text(gx, gy, g.label, "middle", 12);
+    x += kGroupGap;
+  }
+  return out;
+}
+
+std::string Legend(const BarChart& c, double x) {
+  std::string out;
+  double y = kTop;
+  for (const LegendEntry& e : c.legend) {
+    if (!e.color.empty()) out += Rect(x, y, 14, 14, e.color, e.opacity);
+    out += Text(e.color.empty() ? x : x + 20, y + 11, e.text, "start", 12);
+    y += 20;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string XmlEscape(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += ch;
+    }
+  }
+  return out;
+}
+
+double ChartWidth(const BarChart& chart) {
+  double bars = 0;
+  for (const auto& g : chart.groups) bars += kBarWidth * g.bars.size() + kGroupGap;
+  return std::max(kMinWidth, kLeft + bars + kRight);
+}
+
+std::string RenderBarChartGroup(const BarChart& c, double x, double y, double width) {
+  const double plot_w = width - kLeft - kRight;
+  const double plot_h = kChartHeight - kTop - kBottom;
+  std::string out = "<g transform=\"translate(" + Num(x) + "," + Num(y) + ")\">\n";
+  out += Text(kLeft, 26, c.title, "start", 16, " font-weight=\"bold\"");
+  out += Text(kLeft, 46, c.subtitle, "start", 12);
+  const double max_value = MaxValue(c);
+  if (c.groups.empty() || max_value <= 0) {
+    out += Text(kLeft + plot_w / 2, kTop + plot_h / 2,
+                c.empty_message.empty() ? "no data" : c.empty_message, "middle", 14);
+    return out + "</g>\n";
+  }
+  const double step = NiceStep(max_value * 1.08);
+  const double max = std::ceil(max_value * 1.08 / step) * step;
+  out += Axes(c, plot_w, plot_h, max, step);
+  out += Bars(c, plot_h, max);
+  if (c.reference_line) {
+    const double ry = kTop + plot_h - plot_h * *c.reference_line / max;
+    out += Line(kLeft, ry, kLeft + plot_w, ry, "#000000", " stroke-dasharray=\"6 4\"");
+  }
+  out += Legend(c, width - kRight + 20);
+  return out + "</g>\n";
+}
+
+std::string RenderSvgStack(const std::vector<BarChart>& charts) {
+  double width = kMinWidth;
+  for (const auto& c : charts) width = std::max(width, ChartWidth(c));
+  const double height = kChartHeight * static_cast<double>(std::max<size_t>(1, charts.size()));
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + Num(width) + "\" height=\"" +
+         Num(height) + "\" viewBox=\"0 0 " + Num(width) + " " + Num(height) + "\">\n";
+  out += "<rect x=\"0\" y=\"0\" width=\"" + Num(width) + "\" height=\"" + Num(height) +
+         "\" fill=\"#ffffff\"/>\n";
+  for (size_t i = 0; i < charts.size(); ++i)
+    out += RenderBarChartGroup(charts[i], 0, kChartHeight * static_cast<double>(i), width);
+  return out + "</svg>\n";
+}
+
+std::string RenderSvg(const BarChart& chart) { return RenderSvgStack({chart}); }
+
+}  // namespace gemmprof::client::render

@@ -1,0 +1,18 @@
+// The `--server HOST:PORT` value.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "server/core/status.h"
+
+namespace gemmprof::client {
+
+inline constexpr char kDefaultServer[] = "127.0.0.1:50051";
+
+// Accepts "host:port", "[ipv6]:port" with a port in 1..65535 and a host of letters,
+// digits, '.', '-', '_' (or a bracketed IPv6 literal). Returns the address unchanged.
+// Errors: InvalidArgument naming the value and what is wrong.
+absl::StatusOr<std::string> ParseServerAddress(std::string_view text);
+
+}  // namespace gemmprof::client

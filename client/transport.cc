@@ -1,0 +1,195 @@
+#include "client/transport.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+
+#include "gemmprof/v1/gemmprof.grpc.pb.h"
+#include "server/api/convert.h"
+
+namespace gemmprof::client {
+namespace {
+
+namespace v1 = ::gemmprof::v1;
+
+std::chrono::system_clock::time_point In(int seconds) {
+  return std::chrono::system_clock::now() + std::chrono::seconds(seconds);
+}
+
+absl::StatusOr<JobEvent> FromProto(const v1::JobEvent& p) {
+  JobEvent e;
+  switch (p.kind()) {
+    case v1::JobEvent::ITEM_STARTED: e.kind = JobEvent::Kind::kItemStarted; break;
+    case v1::JobEvent::ITEM_FINISHED: e.kind = JobEvent::Kind::kItemFinished; break;
+    case v1::JobEvent::ITEM_FAILED: e.kind = JobEvent::Kind::kItemFailed; break;
+    case v1::JobEvent::JOB_FINISHED: e.kind = JobEvent::Kind::kJobFinished; break;
+    default: e.kind = JobEvent::Kind::kSnapshot; break;
+  }
+  ASSIGN_OR_RETURN(e.job, api::FromProto(p.job()));
+  if (p.has_item()) {
+    ASSIGN_OR_RETURN(core::ItemRecord item, api::FromProto(p.item()));
+    e.item = std::move(item);
+  }
+  return e;
+}
+
+absl::StatusOr<HistoryRow> FromProto(const v1::Result& p) {
+  HistoryRow row;
+  row.result_id = p.result_id();
+  row.job_id = p.job_id();
+  row.measured_ms = p.measured_ms();
+  ASSIGN_OR_RETURN(row.device, api::FromProto(p.device()));
+  ASSIGN_OR_RETURN(row.item, api::FromProto(p.item()));
+  ASSIGN_OR_RETURN(row.timing, api::FromProto(p.timing()));
+  return row;
+}
+
+}  // namespace
+
+struct Transport::Impl {
+  std::string address;
+  std::shared_ptr<grpc::Channel> channel;
+  std::unique_ptr<v1::GemmProf::Stub> stub;
+
+  // The server's status as is, except that a dead connection names the address.
+  absl::Status Check(const grpc::Status& s) const {
+    if (s.ok()) return absl::OkStatus();
+    if (s.error_code() == grpc::StatusCode::UNAVAILABLE ||
+        (s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED && s.error_message().empty()))
+      return absl::UnavailableError("cannot reach gemmprofd at " + address + " (" +
+                                    s.error_message() + ")");
+    return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
+  }
+
+  // Runs one unary call with the standard deadline.
+  template <typename Req, typename Resp, typename Method>
+  absl::StatusOr<Resp> Call(Method method, const Req& req) {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(In(kCallTimeoutS));
+    Resp resp;
+    RETURN_IF_ERROR(Check(((*stub).*method)(&ctx, req, &resp)));
+    return resp;
+  }
+};
+
+Transport::Transport(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Transport::~Transport() = default;
+
+absl::StatusOr<std::unique_ptr<GemmProfClient>> Transport::Connect(const std::string& address) {
+  auto impl = std::make_unique<Impl>();
+  impl->address = address;
+  impl->channel = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
+  if (!impl->channel->WaitForConnected(In(kConnectTimeoutS)))
+    return absl::UnavailableError("cannot reach gemmprofd at " + address + " (no connection within " +
+                                  std::to_string(kConnectTimeoutS) + " s; is gemmprofd running?)");
+  impl->stub = v1::GemmProf::NewStub(impl->channel);
+  return std::unique_ptr<GemmProfClient>(new Transport(std::move(impl)));
+}
+
+absl::StatusOr<SubmitResult> Transport::SubmitJob(const core::JobSpec& spec) {
+  ASSIGN_OR_RETURN(const v1::SubmitJobResponse resp,
+                   (impl_->Call<v1::SubmitJobRequest, v1::SubmitJobResponse>(
+                       &v1::GemmProf::Stub::SubmitJob, api::ToProto(spec))));
+  return SubmitResult{resp.job_id(), resp.total_items()};
+}
+
+absl::Status Transport::WatchJob(int64_t job_id,
+                                 const std::function<void(const JobEvent&)>& on_event) {
+  grpc::ClientContext ctx;
+  v1::WatchJobRequest req;
+  req.set_job_id(job_id);
+  auto reader = impl_->stub->WatchJob(&ctx, req);
+  v1::JobEvent event;
+  bool finished = false;
+  while (reader->Read(&event)) {
+    ASSIGN_OR_RETURN(const JobEvent e, FromProto(event));
+    on_event(e);
+    finished |= e.kind == JobEvent::Kind::kJobFinished;
+  }
+  RETURN_IF_ERROR(impl_->Check(reader->Finish()));
+  if (!finished)
+    return absl::UnavailableError("the watch stream of job " + std::to_string(job_id) +
+                                  " ended before the job finished");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<core::JobRecord> Transport::GetJob(int64_t job_id) {
+  v1::GetJobRequest req;
+  req.set_job_id(job_id);
+  ASSIGN_OR_RETURN(const v1::Job job,
+                   (impl_->Call<v1::GetJobRequest, v1::Job>(&v1::GemmProf::Stub::GetJob, req)));
+  return api::FromProto(job);
+}
+
+absl::StatusOr<std::vector<core::JobRecord>> Transport::ListJobs(
+    std::optional<core::JobState> state, int32_t limit) {
+  v1::ListJobsRequest req;
+  if (state) req.set_state(std::string(core::ToString(*state)));
+  req.set_page_size(limit);
+  ASSIGN_OR_RETURN(const v1::ListJobsResponse resp,
+                   (impl_->Call<v1::ListJobsRequest, v1::ListJobsResponse>(
+                       &v1::GemmProf::Stub::ListJobs, req)));
+  std::vector<core::JobRecord> jobs;
+  for (const v1::Job& j : resp.jobs()) {
+    ASSIGN_OR_RETURN(core::JobRecord job, api::FromProto(j));
+    jobs.push_back(std::move(job));
+    if (static_cast<int32_t>(jobs.size()) >= limit) break;
+  }
+  return jobs;
+}
+
+absl::StatusOr<core::JobRecord> Transport::CancelJob(int64_t job_id) {
+  v1::CancelJobRequest req;
+  req.set_job_id(job_id);
+  ASSIGN_OR_RETURN(const v1::Job job, (impl_->Call<v1::CancelJobRequest, v1::Job>(
+                                          &v1::GemmProf::Stub::CancelJob, req)));
+  return api::FromProto(job);
+}
+
+absl::StatusOr<core::Report> Transport::GetReport(int64_t job_id) {
+  v1::GetReportRequest req;
+  req.set_job_id(job_id);
+  ASSIGN_OR_RETURN(const v1::Report report, (impl_->Call<v1::GetReportRequest, v1::Report>(
+                                                &v1::GemmProf::Stub::GetReport, req)));
+  return api::FromProto(report);
+}
+
+absl::StatusOr<std::vector<HistoryRow>> Transport::QueryResults(const HistoryQuery& q) {
+  v1::QueryResultsRequest req;
+  req.set_device_name(q.device_name);
+  if (q.recipe) req.set_recipe(std::string(core::ToString(*q.recipe)));
+  if (q.pass) req.set_pass(std::string(core::ToString(*q.pass)));
+  if (q.mode) req.set_mode(std::string(core::ToString(*q.mode)));
+  req.set_m(q.m);
+  req.set_k(q.k);
+  req.set_n(q.n);
+  req.set_since_ms(q.since_ms);
+  std::vector<HistoryRow> rows;
+  // Pages until the limit is met or the server has no more.
+  do {
+    req.set_page_size(std::min(q.limit - static_cast<int32_t>(rows.size()), 1000));
+    ASSIGN_OR_RETURN(const v1::QueryResultsResponse resp,
+                     (impl_->Call<v1::QueryResultsRequest, v1::QueryResultsResponse>(
+                         &v1::GemmProf::Stub::QueryResults, req)));
+    for (const v1::Result& r : resp.results()) {
+      ASSIGN_OR_RETURN(HistoryRow row, FromProto(r));
+      if (static_cast<int32_t>(rows.size()) < q.limit) rows.push_back(std::move(row));
+    }
+    req.set_page_token(resp.next_page_token());
+  } while (!req.page_token().empty() && static_cast<int32_t>(rows.size()) < q.limit);
+  return rows;
+}
+
+absl::StatusOr<std::vector<core::DeviceInfo>> Transport::ListDevices() {
+  ASSIGN_OR_RETURN(const v1::ListDevicesResponse resp,
+                   (impl_->Call<v1::ListDevicesRequest, v1::ListDevicesResponse>(
+                       &v1::GemmProf::Stub::ListDevices, v1::ListDevicesRequest())));
+  std::vector<core::DeviceInfo> devices;
+  for (const v1::Device& d : resp.devices()) {
+    ASSIGN_OR_RETURN(core::DeviceInfo device, api::FromProto(d));
+    devices.push_back(std::move(device));
+  }
+  return devices;
+}
+
+}  // namespace gemmprof::client
