@@ -49,22 +49,27 @@ absl::StatusOr<ResultQuery> BuildResultQuery(const ResultFilter& f) {
     where.emplace_back(condition);
     q.params.push_back(std::move(value));
   };
-  if (f.device_name) add("r.device_name = ?", *f.device_name);
-  if (f.recipe) add("r.recipe = ?", std::string(core::ToString(*f.recipe)));
-  if (f.pass) add("r.pass = ?", std::string(core::ToString(*f.pass)));
-  if (f.mode) add("r.mode = ?", std::string(core::ToString(*f.mode)));
-  if (f.m) add("r.m = ?", *f.m);
-  if (f.k) add("r.k = ?", *f.k);
-  if (f.n) add("r.n = ?", *f.n);
-  if (f.since_ms) add("r.measured_ms >= ?", *f.since_ms);
-  if (f.until_ms) add("r.measured_ms <= ?", *f.until_ms);
-  if (f.job_id) add("r.job_id = ?", *f.job_id);
-  if (before_id) add("r.id < ?", *before_id);
+  if (f.device_name) add("device_name = ?", *f.device_name);
+  if (f.recipe) add("recipe = ?", std::string(core::ToString(*f.recipe)));
+  if (f.pass) add("pass = ?", std::string(core::ToString(*f.pass)));
+  if (f.mode) add("mode = ?", std::string(core::ToString(*f.mode)));
+  if (f.m) add("m = ?", *f.m);
+  if (f.k) add("k = ?", *f.k);
+  if (f.n) add("n = ?", *f.n);
+  if (f.since_ms) add("measured_ms >= ?", *f.since_ms);
+  if (f.until_ms) add("measured_ms <= ?", *f.until_ms);
+  if (f.job_id) add("job_id = ?", *f.job_id);
+  if (before_id) add("id < ?", *before_id);
 
+  // The page's ids are chosen first, from the indexes alone; only those rows are then
+  // read whole. Sorting the full matching rows (JSON included) instead cost ~50 ms at
+  // 100k results for a recipe+pass filter.
+  std::string ids = "SELECT id FROM results";
+  if (!where.empty()) absl::StrAppend(&ids, " WHERE ", absl::StrJoin(where, " AND "));
+  absl::StrAppend(&ids, " ORDER BY id DESC LIMIT ", int64_t{f.page_size} + 1);
   q.sql = absl::StrCat("SELECT ", AbslSv(kResultColumns),
-                       " FROM results r JOIN items i ON i.id = r.item_id");
-  if (!where.empty()) absl::StrAppend(&q.sql, " WHERE ", absl::StrJoin(where, " AND "));
-  absl::StrAppend(&q.sql, " ORDER BY r.id DESC LIMIT ", int64_t{f.page_size} + 1);
+                       " FROM results r JOIN items i ON i.id = r.item_id WHERE r.id IN (", ids,
+                       ") ORDER BY r.id DESC");
   return q;
 }
 

@@ -24,8 +24,7 @@ constexpr int32_t kMaxJobPageSize = 1000;
 // safe against a kill -9, but a power loss could drop the last commits, i.e. a job
 // whose SubmitJob was acknowledged or a result that was reported finished. The cost,
 // one fsync per commit, is noise next to benchmarking a GEMM between commits.
-constexpr std::string_view kPragmas =
-    "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;";
+constexpr std::string_view kPragmas = "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;";
 
 int64_t SystemNowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -90,6 +89,8 @@ absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string
                                                                Options options) {
   ASSIGN_OR_RETURN(Connection conn, Connection::Open(path));
   RETURN_IF_ERROR(conn.Exec(kPragmas));
+  RETURN_IF_ERROR(conn.Exec(options.fsync_each_commit ? "PRAGMA synchronous = FULL"
+                                                      : "PRAGMA synchronous = NORMAL"));
   RETURN_IF_ERROR(Migrate(conn));
   if (!options.now_ms) options.now_ms = SystemNowMs;
   return std::unique_ptr<SqliteStore>(new SqliteStore(std::move(conn), std::move(options)));
@@ -390,6 +391,7 @@ absl::StatusOr<Page<ResultRow>> SqliteStore::QueryResults(const ResultFilter& fi
                query.params[i]);
   }
   Page<ResultRow> page;
+  DecodedDevice last_device;
   for (;;) {
     ASSIGN_OR_RETURN(bool row, stmt.Step());
     if (!row) break;
@@ -397,7 +399,7 @@ absl::StatusOr<Page<ResultRow>> SqliteStore::QueryResults(const ResultFilter& fi
       page.next_page_token = MakePageToken(page.items.back().result_id);
       break;
     }
-    ASSIGN_OR_RETURN(ResultRow result, ReadResultRow(stmt));
+    ASSIGN_OR_RETURN(ResultRow result, ReadResultRow(stmt, &last_device));
     page.items.push_back(std::move(result));
   }
   return page;

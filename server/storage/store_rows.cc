@@ -101,13 +101,19 @@ absl::StatusOr<core::ItemRecord> ReadItemRow(const Statement& stmt) {
   return rec;
 }
 
-absl::StatusOr<ResultRow> ReadResultRow(const Statement& stmt) {
+absl::StatusOr<ResultRow> ReadResultRow(const Statement& stmt, DecodedDevice* last_device) {
   ResultRow row;
   row.result_id = stmt.ColumnInt64(0);
   row.job_id = stmt.ColumnInt64(1);
   row.item_id = stmt.ColumnInt64(2);
   row.measured_ms = stmt.ColumnInt64(3);
-  ASSIGN_OR_RETURN(row.device, DecodeDeviceInfo(stmt.ColumnText(4)));
+  std::string device_json = stmt.ColumnText(4);
+  if (last_device != nullptr && last_device->json == device_json) {
+    row.device = last_device->device;
+  } else {
+    ASSIGN_OR_RETURN(row.device, DecodeDeviceInfo(device_json));
+    if (last_device != nullptr) *last_device = {std::move(device_json), row.device};
+  }
   row.item.id = row.item_id;
   row.item.job_id = row.job_id;
   RETURN_IF_ERROR(ReadWorkItem(stmt, {5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, row.result_id,

@@ -2,6 +2,7 @@
 // core structs. Internal to SqliteStore.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "server/core/job.h"
@@ -23,7 +24,13 @@ extern const std::string_view kResultColumns;
 // Errors: DataLoss for an unknown enum name or undecodable JSON.
 absl::StatusOr<core::JobRecord> ReadJobRow(const Statement& stmt);
 absl::StatusOr<core::ItemRecord> ReadItemRow(const Statement& stmt);
-absl::StatusOr<ResultRow> ReadResultRow(const Statement& stmt);
+// Rows of one query mostly share a device; `last_device` (may be null) remembers the
+// last decoded device JSON so repeats skip the decode.
+struct DecodedDevice {
+  std::string json;
+  core::DeviceInfo device;
+};
+absl::StatusOr<ResultRow> ReadResultRow(const Statement& stmt, DecodedDevice* last_device);
 
 // Final item statuses as an SQL list: ('done','failed',...).
 std::string_view FinalStatusesSql();

@@ -43,10 +43,9 @@ TEST(ConcurrencyTest, WritersAndReadersShareOneStore) {
         if (!items.ok()) return check(items.status());
         for (const core::ItemRecord& rec : *items) {
           check(store.MarkItemRunning(rec.item.id));
-          check(store.FinishItem(rec.item.id, core::ItemStatus::kDone, "",
-                                 SampleMeasurement(1.0 + w), H100(), {},
-                                 "w" + std::to_string(w) + "s" + std::to_string(rec.item.seq),
-                                 std::nullopt));
+          check(store.FinishItem(
+              rec.item.id, core::ItemStatus::kDone, "", SampleMeasurement(1.0 + w), H100(), {},
+              "w" + std::to_string(w) + "s" + std::to_string(rec.item.seq), std::nullopt));
         }
         check(store.SetJobState(job->id, core::JobState::kSucceeded, ""));
       }

@@ -31,9 +31,9 @@ constexpr int kFinishBeforeKill = 137;
   for (int i = 0; i < kFinishBeforeKill; ++i) {
     const core::WorkItem& item = (*items)[i].item;
     if (!(*store)->MarkItemRunning(item.id).ok()) _exit(2);
-    if (!(*store)->FinishItem(item.id, core::ItemStatus::kDone, "", SampleMeasurement(1.0 + i),
-                              H100(), core::TimingOptions{}, "k" + std::to_string(i),
-                              std::nullopt)
+    if (!(*store)
+             ->FinishItem(item.id, core::ItemStatus::kDone, "", SampleMeasurement(1.0 + i), H100(),
+                          core::TimingOptions{}, "k" + std::to_string(i), std::nullopt)
              .ok()) {
       _exit(2);
     }

@@ -32,13 +32,13 @@ void WriteVersion1(const std::string& path) {
   ASSERT_TRUE(conn->Exec("PRAGMA user_version = 1").ok());
   const core::JobRecord job = SeedJob("from v1");
   const std::string device = EncodeDeviceInfo(H100());
-  ASSERT_TRUE(conn->Exec(absl::StrCat(
-                             "INSERT INTO jobs (id, state, created_ms, started_ms, finished_ms, "
-                             "spec_json, plan_json, device_json) VALUES (1, 'succeeded', 1000, "
-                             "1100, 1900, ",
-                             Quote(EncodeJobSpec(job.spec)), ", ", Quote(EncodePlan(job.plan)),
-                             ", ", Quote(device), ")"))
-                  .ok());
+  ASSERT_TRUE(
+      conn->Exec(absl::StrCat("INSERT INTO jobs (id, state, created_ms, started_ms, finished_ms, "
+                              "spec_json, plan_json, device_json) VALUES (1, 'succeeded', 1000, "
+                              "1100, 1900, ",
+                              Quote(EncodeJobSpec(job.spec)), ", ", Quote(EncodePlan(job.plan)),
+                              ", ", Quote(device), ")"))
+          .ok());
   ASSERT_TRUE(conn->Exec("INSERT INTO items (id, job_id, seq, op_name, pass, m, k, n, groups, "
                          "layers, per_layer, recipe, mode, status) VALUES "
                          "(1, 1, 0, 'qkv', 'fprop', 15872, 4096, 12288, 1, 24, 1, 'bf16', "
@@ -46,16 +46,17 @@ void WriteVersion1(const std::string& path) {
                          "(2, 1, 1, 'qkv', 'fprop', 15872, 4096, 12288, 1, 24, 1, 'bf16', "
                          "'autocast', 'done')")
                   .ok());
-  ASSERT_TRUE(conn->Exec(absl::StrCat(
-                             "INSERT INTO results (id, job_id, item_id, measured_ms, device_name, "
-                             "device_sm, driver_version, cublaslt_version, device_json, m, k, n, "
-                             "pass, recipe, mode, groups, timing_json, measurement_json, "
-                             "cache_key) VALUES (1, 1, 1, 1500, 'NVIDIA H100 80GB HBM3', 90, "
-                             "'580.65.06', '13.1.0', ",
-                             Quote(device), ", 15872, 4096, 12288, 'fprop', 'bf16', 'autocast', 1, ",
-                             Quote(EncodeTimingOptions({})), ", ",
-                             Quote(EncodeMeasurement(SampleMeasurement(4.5))), ", 'key-1')"))
-                  .ok());
+  ASSERT_TRUE(
+      conn->Exec(absl::StrCat("INSERT INTO results (id, job_id, item_id, measured_ms, device_name, "
+                              "device_sm, driver_version, cublaslt_version, device_json, m, k, n, "
+                              "pass, recipe, mode, groups, timing_json, measurement_json, "
+                              "cache_key) VALUES (1, 1, 1, 1500, 'NVIDIA H100 80GB HBM3', 90, "
+                              "'580.65.06', '13.1.0', ",
+                              Quote(device),
+                              ", 15872, 4096, 12288, 'fprop', 'bf16', 'autocast', 1, ",
+                              Quote(EncodeTimingOptions({})), ", ",
+                              Quote(EncodeMeasurement(SampleMeasurement(4.5))), ", 'key-1')"))
+          .ok());
   ASSERT_TRUE(conn->Exec("UPDATE items SET result_id = 1, measured_ms = 1500 WHERE id = 1; "
                          "UPDATE items SET cached = 1, cached_result_id = 1, measured_ms = 1500 "
                          "WHERE id = 2")

@@ -167,7 +167,8 @@ TEST(PagingTest, TokensRoundTripAndGarbageIsRejected) {
   absl::StatusOr<std::optional<int64_t>> parsed = ParsePageToken(MakePageToken(987654321));
   ASSERT_TRUE(parsed.ok());
   EXPECT_EQ(*parsed, 987654321);
-  for (const char* bad : {"abc", "0", "-5", "+5", " 5", "5 ", "05", "1e3", "99999999999999999999"}) {
+  for (const char* bad :
+       {"abc", "0", "-5", "+5", " 5", "5 ", "05", "1e3", "99999999999999999999"}) {
     absl::StatusOr<std::optional<int64_t>> r = ParsePageToken(bad);
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);

@@ -5,6 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "server/storage/sqlite_statement.h"
 #include "server/storage/sqlite_store.h"
 #include "tests/unit/storage/store_fixture.h"
 
@@ -67,8 +68,8 @@ TEST_F(StoreTest, UnknownIdsAreNotFound) {
             absl::NotFoundError("job 42 not found"));
   EXPECT_EQ(store_->CancelPendingItems(42), absl::NotFoundError("job 42 not found"));
   EXPECT_EQ(store_->MarkItemRunning(77), absl::NotFoundError("item 77 not found"));
-  EXPECT_EQ(store_->FinishItem(77, core::ItemStatus::kFailed, "boom", std::nullopt, H100(), {},
-                               "", std::nullopt),
+  EXPECT_EQ(store_->FinishItem(77, core::ItemStatus::kFailed, "boom", std::nullopt, H100(), {}, "",
+                               std::nullopt),
             absl::NotFoundError("item 77 not found"));
 }
 
@@ -85,6 +86,24 @@ TEST_F(StoreTest, JobsSurviveReopen) {
   ASSERT_EQ(again_items.size(), 3u);
   ASSERT_TRUE(again_items[0].result.has_value());
   EXPECT_EQ(again_items[0].result->time.median_ms, 2.5);
+}
+
+TEST_F(StoreTest, OpenSetsWalJournalAndForeignKeys) {
+  absl::StatusOr<Connection> raw = Connection::Open(path_);
+  ASSERT_TRUE(raw.ok());
+  absl::StatusOr<Statement> mode = Statement::Prepare(*raw, "PRAGMA journal_mode");
+  ASSERT_TRUE(mode.ok());
+  absl::StatusOr<bool> row = mode->Step();
+  ASSERT_TRUE(row.ok() && *row);
+  EXPECT_EQ(mode->ColumnText(0), "wal");
+  // The schema declares its foreign keys (SqliteStore turns enforcement on for its own
+  // connection; this raw one has to ask): an item of a job that does not exist is refused.
+  ASSERT_TRUE(raw->Exec("PRAGMA foreign_keys = ON").ok());
+  EXPECT_EQ(raw->Exec("INSERT INTO items (job_id, seq, op_name, pass, m, k, n, groups, layers, "
+                      "per_layer, recipe, mode, status) VALUES (999, 0, 'x', 'fprop', 1, 1, 1, "
+                      "1, 1, 1, 'bf16', 'autocast', 'queued')")
+                .code(),
+            absl::StatusCode::kFailedPrecondition);
 }
 
 TEST_F(StoreTest, OpenRefusesAFileThatIsNotADatabase) {
@@ -150,9 +169,9 @@ TEST_F(StoreTest, ListJobsRejectsBadPageSizeAndToken) {
   for (int32_t bad : {0, -1, 1001}) {
     JobFilter filter;
     filter.page_size = bad;
-    EXPECT_EQ(store_->ListJobs(filter).status(),
-              absl::InvalidArgumentError("page_size: " + std::to_string(bad) +
-                                         " is outside 1..1000"));
+    EXPECT_EQ(
+        store_->ListJobs(filter).status(),
+        absl::InvalidArgumentError("page_size: " + std::to_string(bad) + " is outside 1..1000"));
   }
   JobFilter max;
   max.page_size = 1000;
@@ -213,12 +232,14 @@ TEST_F(StoreTest, ItemLifecycleAndCounts) {
   std::vector<core::ItemRecord> items = MustItems(job.id);
   ASSERT_TRUE(Measure(items[0], 1.0).ok());
   ASSERT_TRUE(store_->MarkItemRunning(items[1].item.id).ok());
-  ASSERT_TRUE(store_->FinishItem(items[1].item.id, core::ItemStatus::kFailed, "cublas: no algo",
-                                 std::nullopt, H100(), {}, "", std::nullopt)
+  ASSERT_TRUE(store_
+                  ->FinishItem(items[1].item.id, core::ItemStatus::kFailed, "cublas: no algo",
+                               std::nullopt, H100(), {}, "", std::nullopt)
                   .ok());
-  ASSERT_TRUE(store_->FinishItem(items[2].item.id, core::ItemStatus::kNotSupported,
-                                 "mxfp8 needs sm_100+, this is sm_90", std::nullopt, H100(), {}, "",
-                                 std::nullopt)
+  ASSERT_TRUE(store_
+                  ->FinishItem(items[2].item.id, core::ItemStatus::kNotSupported,
+                               "mxfp8 needs sm_100+, this is sm_90", std::nullopt, H100(), {}, "",
+                               std::nullopt)
                   .ok());
   ASSERT_TRUE(store_->MarkItemRunning(items[3].item.id).ok());
 

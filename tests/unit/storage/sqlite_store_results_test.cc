@@ -28,9 +28,9 @@ TEST_F(StoreTest, CachedItemPointsAtOriginalResult) {
 
   core::JobRecord second = MustCreate(1);
   core::ItemRecord repeat = MustItems(second.id)[0];
-  ASSERT_TRUE(store_->FinishItem(repeat.item.id, core::ItemStatus::kDone, "",
-                                 (*hit)->measurement, H100(), {}, KeyOf(repeat),
-                                 (*hit)->result_id)
+  ASSERT_TRUE(store_
+                  ->FinishItem(repeat.item.id, core::ItemStatus::kDone, "", (*hit)->measurement,
+                               H100(), {}, KeyOf(repeat), (*hit)->result_id)
                   .ok());
   std::vector<core::ItemRecord> items = MustItems(second.id);
   ASSERT_EQ(items.size(), 1u);
@@ -60,19 +60,22 @@ TEST_F(StoreTest, LookupCacheReturnsNewestResultOfSuccessfulItems) {
   core::JobRecord job = MustCreate(3);
   std::vector<core::ItemRecord> items = MustItems(job.id);
   const core::TimingOptions timing;
-  ASSERT_TRUE(store_->FinishItem(items[0].item.id, core::ItemStatus::kDone, "",
-                                 SampleMeasurement(1.0), H100(), timing, "same", std::nullopt)
+  ASSERT_TRUE(store_
+                  ->FinishItem(items[0].item.id, core::ItemStatus::kDone, "",
+                               SampleMeasurement(1.0), H100(), timing, "same", std::nullopt)
                   .ok());
   now_ms_ += 10;
-  ASSERT_TRUE(store_->FinishItem(items[1].item.id, core::ItemStatus::kDone, "",
-                                 SampleMeasurement(2.0), H100(), timing, "same", std::nullopt)
+  ASSERT_TRUE(store_
+                  ->FinishItem(items[1].item.id, core::ItemStatus::kDone, "",
+                               SampleMeasurement(2.0), H100(), timing, "same", std::nullopt)
                   .ok());
   now_ms_ += 10;
   // A failed item's numbers are kept (e.g. a wrong result) but never served from cache.
   core::Measurement wrong = SampleMeasurement(0.1);
   wrong.verification = core::Verification::kIncorrect;
-  ASSERT_TRUE(store_->FinishItem(items[2].item.id, core::ItemStatus::kFailed, "rel_error too high",
-                                 wrong, H100(), timing, "same", std::nullopt)
+  ASSERT_TRUE(store_
+                  ->FinishItem(items[2].item.id, core::ItemStatus::kFailed, "rel_error too high",
+                               wrong, H100(), timing, "same", std::nullopt)
                   .ok());
   absl::StatusOr<std::optional<CachedResult>> hit = store_->LookupCache("same");
   ASSERT_TRUE(hit.ok() && hit->has_value());
@@ -96,9 +99,10 @@ class QueryTest : public StoreTest {
       for (const auto& rec : MustItems(job.id)) {
         now_ms_ += 100;
         ASSERT_TRUE(store_->MarkItemRunning(rec.item.id).ok());
-        ASSERT_TRUE(store_->FinishItem(rec.item.id, core::ItemStatus::kDone, "",
-                                       SampleMeasurement(1.0 + rec.item.seq), j == 0 ? H100() : b200,
-                                       {}, KeyOf(rec), std::nullopt)
+        ASSERT_TRUE(store_
+                        ->FinishItem(rec.item.id, core::ItemStatus::kDone, "",
+                                     SampleMeasurement(1.0 + rec.item.seq), j == 0 ? H100() : b200,
+                                     {}, KeyOf(rec), std::nullopt)
                         .ok());
       }
     }
