@@ -176,6 +176,28 @@ absl::StatusOr<std::vector<GemmOp>> SweepOps(const ModelConfig& c, int64_t m) {
   return merged;
 }
 
+// Bounds that keep every 128-bit product in FpropBuilder exact and every divisor
+// non-zero, for callers that skipped ValidateModelConfig.
+absl::Status CheckDerivable(const ModelConfig& c) {
+  for (int64_t v :
+       {c.hidden_size,        c.intermediate_size,  c.num_attention_heads, c.num_key_value_heads,
+        c.head_dim,           c.num_hidden_layers,  c.micro_batch_size,    c.sequence_length,
+        c.vocab_size,         c.num_experts,        c.experts_per_token,   c.moe_intermediate_size,
+        c.num_shared_experts, c.first_dense_layers, c.tensor_parallel,     c.q_lora_rank,
+        c.kv_lora_rank,       c.qk_nope_head_dim,   c.qk_rope_head_dim,    c.v_head_dim}) {
+    if (v < 0 || v > kMaxDim) {
+      return absl::InvalidArgumentError(absl::StrCat("model: a size field is ", v, ", outside 0..",
+                                                     kMaxDim, " (ValidateModelConfig names it)"));
+    }
+  }
+  if (c.tensor_parallel < 1 || c.num_attention_heads < 1 || c.num_hidden_layers < 1) {
+    return absl::InvalidArgumentError(
+        "model: tensor_parallel, num_attention_heads and num_hidden_layers must be >= 1 "
+        "(ValidateModelConfig names the field)");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 bool IsGatedMlp(const ModelConfig& c) {
@@ -184,13 +206,7 @@ bool IsGatedMlp(const ModelConfig& c) {
 }
 
 absl::StatusOr<Plan> DeriveModelPlan(const ModelConfig& config) {
-  // Guards against division by zero for callers that skipped validation.
-  if (config.tensor_parallel < 1 || config.num_attention_heads < 1 || (config.num_experts < 0) ||
-      config.num_hidden_layers < 1) {
-    return absl::InvalidArgumentError(
-        "model: tensor_parallel, num_attention_heads and num_hidden_layers must be >= 1 "
-        "(call ValidateModelConfig for details)");
-  }
+  RETURN_IF_ERROR(CheckDerivable(config));
   Plan plan;
   plan.model_name = config.name;
   plan.num_layers = config.num_hidden_layers;

@@ -1,14 +1,19 @@
-// Throws random and mutated text at the two user-facing parsers: they must never
-// crash and must answer with either a value or InvalidArgument.
+// Throws random and mutated text at the two user-facing parsers, and random model
+// configs at validation and derivation: they must never crash and must answer with
+// either a value or InvalidArgument.
 #include <gtest/gtest.h>
 
+#include <iterator>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "server/core/derive.h"
 #include "server/core/hf_config.h"
 #include "server/core/presets.h"
 #include "server/core/shape_parser.h"
+#include "server/core/validation.h"
 
 namespace gemmprof::core {
 namespace {
@@ -88,6 +93,70 @@ TEST(ParsersRandomTest, HfConfigNeverCrashes) {
   }
   EXPECT_GT(accepted, 0);
   EXPECT_LT(accepted, kIterations);
+}
+
+// Presets with 0-3 fields set to random values, valid and not: validation and
+// derivation either succeed or answer InvalidArgument, and whatever validates derives.
+TEST(ParsersRandomTest, RandomModelConfigsNeverCrash) {
+  std::mt19937 rng(kSeed);
+  const int64_t values[] = {-1,
+                            0,
+                            1,
+                            2,
+                            3,
+                            4,
+                            7,
+                            8,
+                            16,
+                            64,
+                            128,
+                            4096,
+                            2147483647,
+                            2147483648,
+                            std::numeric_limits<int64_t>::max(),
+                            std::numeric_limits<int64_t>::min()};
+  std::uniform_int_distribution<size_t> pick(0, std::size(values) - 1);
+  std::uniform_int_distribution<int> edits(0, 3);
+  const std::vector<std::string> presets = PresetNames();
+  std::uniform_int_distribution<size_t> pick_preset(0, presets.size() - 1);
+  int valid = 0;
+  for (int i = 0; i < kIterations; ++i) {
+    auto base = FindPreset(presets[pick_preset(rng)]);
+    ASSERT_TRUE(base.ok());
+    ModelConfig c = *base;
+    int64_t* fields[] = {&c.hidden_size,         &c.intermediate_size,  &c.num_attention_heads,
+                         &c.num_key_value_heads, &c.head_dim,           &c.num_hidden_layers,
+                         &c.micro_batch_size,    &c.sequence_length,    &c.vocab_size,
+                         &c.num_experts,         &c.experts_per_token,  &c.moe_intermediate_size,
+                         &c.num_shared_experts,  &c.first_dense_layers, &c.tensor_parallel,
+                         &c.q_lora_rank,         &c.kv_lora_rank,       &c.qk_nope_head_dim,
+                         &c.qk_rope_head_dim,    &c.v_head_dim};
+    std::uniform_int_distribution<size_t> pick_field(0, std::size(fields) + 2);
+    for (int e = edits(rng); e > 0; --e) {
+      const size_t f = pick_field(rng);
+      if (f < std::size(fields)) {
+        *fields[f] = values[pick(rng)];
+      } else if (f == std::size(fields)) {
+        c.moe_skew = static_cast<double>(values[pick(rng)]) / 3.0;
+      } else if (f == std::size(fields) + 1) {
+        c.sweep_m = {values[pick(rng)], values[pick(rng)]};
+      } else {
+        c.split_gate_up = !c.split_gate_up;
+      }
+    }
+    absl::Status status = ValidateModelConfig(c);
+    auto derived = DeriveModelPlan(c);
+    if (status.ok()) {
+      ++valid;
+      ASSERT_TRUE(derived.ok()) << derived.status();
+      ASSERT_FALSE(derived->ops.empty());
+    } else {
+      ASSERT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+    }
+    if (!derived.ok()) ASSERT_EQ(derived.status().code(), absl::StatusCode::kInvalidArgument);
+  }
+  EXPECT_GT(valid, 0);
+  EXPECT_LT(valid, kIterations);
 }
 
 TEST(ParsersRandomTest, DeepNestingIsAnErrorNotACrash) {
