@@ -1,0 +1,41 @@
+// The GPU benchmark: the seed tool's 5B configuration (hidden 4096, intermediate 16384,
+// M = 31 * 512 tokens; 12 GEMMs per layer) run through the CUDA runner in the recipe /
+// mode / autotune configurations the comparison table needs, with per-layer sums printed
+// and every item written to a CSV.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "server/core/job.h"
+#include "server/core/status.h"
+
+namespace gemmprof::bench {
+
+// One benchmark configuration: a recipe in a mode with timing options.
+struct BenchConfig {
+  std::string label;  // "bf16 autotune 1", "fp8-current autocast per-gemm", ...
+  core::Recipe recipe = core::Recipe::kBf16;
+  core::Mode mode = core::Mode::kAutocast;
+  core::TimingOptions timing;
+};
+
+struct BenchOptions {
+  std::string csv_path;   // empty: no CSV
+  int32_t warmup_iters = 10;
+  int32_t timed_iters = 100;
+  double gpu_warmup_s = 3.0;
+  bool quick = false;     // one config, shapes divided by 4 (a smoke run)
+};
+
+// The 12 GEMMs of one layer of the seed's 5B model, in report order.
+std::vector<core::GemmOp> SeedLayerOps(int64_t hidden, int64_t intermediate, int64_t tokens);
+
+// The configurations of the comparison table (the last repeats the first FP8 one to
+// check run-to-run spread).
+std::vector<BenchConfig> ComparisonConfigs(const BenchOptions& options);
+
+// Runs everything on device 0 and prints per-item lines and per-layer sums.
+absl::Status RunBenchmark(const BenchOptions& options);
+
+}  // namespace gemmprof::bench

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""PyTorch baseline for gemmprof_gpu_bench: the seed's 12 GEMMs of the 5B model timed
+the way the CUDA runner times them.
+
+  * torch.matmul in BF16: C[m, n] = A[m, k] @ Bt[n, k].T (both K-major, TN, like ours).
+  * torch._scaled_mm on FP8 operands quantized once before timing (prequant) with
+    tensor-wise scales: E4M3, E5M2 for gradients (dgrad A = dY, wgrad B^T = dY^T), fast
+    accumulation in fprop only (Transformer Engine's default, as ours).
+
+Random normal inputs (never constant fills). One call is captured in a CUDA graph; each
+sample is one graph replay between two CUDA events, and each batch of samples is queued
+behind torch.cuda._sleep so the GPU never waits on Python between events. Median of
+--iters samples after --warmup replays.
+"""
+import argparse
+import csv
+import statistics
+import sys
+
+import torch
+
+HIDDEN, INTERMEDIATE, TOKENS = 4096, 16384, 31 * 512
+BATCH = 64
+
+
+def seed_layer_ops(hidden, intermediate, tokens):
+    linears = [("qkv", hidden, 3 * hidden), ("attn_out", hidden, hidden),
+               ("mlp_up", hidden, intermediate), ("mlp_down", intermediate, hidden)]
+    ops = []
+    for pass_ in ("fprop", "dgrad", "wgrad"):
+        for name, fin, fout in linears:
+            shape = {"fprop": (tokens, fin, fout), "dgrad": (tokens, fout, fin),
+                     "wgrad": (fin, tokens, fout)}[pass_]
+            ops.append((pass_, name, shape))
+    return ops
+
+
+def time_graph(fn, warmup, iters):
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        fn()  # let cuBLAS pick and cache its algorithm outside the capture
+        torch.cuda.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, stream=stream):
+            fn()
+        for _ in range(warmup):
+            graph.replay()
+        torch.cuda.synchronize()
+        samples = []
+        done = 0
+        while done < iters:
+            count = min(BATCH, iters - done)
+            events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+                      for _ in range(count)]
+            torch.cuda._sleep(20_000_000)  # hold the stream while Python queues the batch
+            for start, stop in events:
+                start.record(stream)
+                graph.replay()
+                stop.record(stream)
+            stream.synchronize()
+            samples += [start.elapsed_time(stop) for start, stop in events]
+            done += count
+    return samples
+
+
+def to_fp8(x, dtype):
+    amax = x.abs().max().float()
+    fmax = torch.finfo(dtype).max
+    scale = fmax / amax
+    q = (x.float() * scale).clamp(-fmax, fmax).to(dtype)
+    return q, (1.0 / scale).reshape(()).float()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--csv", default="")
+    ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument("--iters", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=1234)
+    ap.add_argument("--quick", action="store_true", help="shapes divided by 4")
+    args = ap.parse_args()
+    if not torch.cuda.is_available():
+        print("torch_baseline: no CUDA device", file=sys.stderr)
+        return 1
+    div = 4 if args.quick else 1
+    ops = seed_layer_ops(HIDDEN // div, INTERMEDIATE // div, TOKENS // div)
+    gen = torch.Generator(device="cuda").manual_seed(args.seed)
+    print(f"torch {torch.__version__} on {torch.cuda.get_device_name()}, "
+          f"cuBLAS {torch.backends.cuda.preferred_blas_library()}")
+    rows = []
+    # Warm the GPU up (clocks, temperature) like the runner's BeginJob.
+    w = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16, generator=gen)
+    for _ in range(200):
+        w @ w
+    torch.cuda.synchronize()
+    for impl in ("torch.matmul bf16", "torch._scaled_mm fp8-current prequant"):
+        total = 0.0
+        print(f"\n== {impl} ==")
+        for pass_, name, (m, k, n) in ops:
+            a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=gen)
+            bt = torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=gen)
+            if impl.startswith("torch.matmul"):
+                fn = lambda a=a, bt=bt: torch.matmul(a, bt.t())
+            else:
+                a_dtype = torch.float8_e5m2 if pass_ == "dgrad" else torch.float8_e4m3fn
+                b_dtype = torch.float8_e5m2 if pass_ == "wgrad" else torch.float8_e4m3fn
+                qa, sa = to_fp8(a, a_dtype)
+                qb, sb = to_fp8(bt, b_dtype)
+                fast = pass_ == "fprop"
+                fn = lambda qa=qa, qb=qb, sa=sa, sb=sb, fast=fast: torch._scaled_mm(
+                    qa, qb.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16,
+                    use_fast_accum=fast)
+            samples = time_graph(fn, args.warmup, args.iters)
+            med = statistics.median(samples)
+            total += med
+            tflops = 2.0 * m * k * n / (med * 1e9)
+            print(f"  {pass_:5s} {name:8s} {m}x{k}x{n:<8d} {med:8.4f} ms {tflops:7.1f} TFLOP/s")
+            rows.append({"impl": impl, "pass": pass_, "op": name, "m": m, "k": k, "n": n,
+                         "median_ms": f"{med:.6f}", "min_ms": f"{min(samples):.6f}",
+                         "count": len(samples)})
+            del a, bt
+        print(f"  per-layer: {total:.4f} ms")
+    if args.csv:
+        with open(args.csv, "w", newline="") as f:
+            wr = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+            wr.writeheader()
+            wr.writerows(rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
