@@ -2,6 +2,7 @@
 // mode on a small and an odd-but-aligned shape (verification must pass), the errors a
 // user can cause, autotuning, determinism and the warm-up. Fails without a GPU.
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -149,12 +150,14 @@ TEST_F(CudaRunnerTest, SameSeedGivesTheSameOutputError) {
   auto a = runner_->Run(w, FastTiming());
   auto b = runner_->Run(w, FastTiming());
   ASSERT_TRUE(a.ok() && b.ok());
-  EXPECT_EQ(a->rel_error, b->rel_error);
+  // The error sums are reduced with atomics, so only the last bits may differ; other
+  // inputs move the error by far more than this.
+  EXPECT_NEAR(a->rel_error, b->rel_error, 1e-9 * a->rel_error);
   core::TimingOptions other = FastTiming();
   other.seed = 99;
   auto c = runner_->Run(w, other);
   ASSERT_TRUE(c.ok());
-  EXPECT_NE(a->rel_error, c->rel_error);
+  EXPECT_GT(std::abs(a->rel_error - c->rel_error), 1e-6 * a->rel_error);
 }
 
 TEST_F(CudaRunnerTest, WarmUpTakesTheRequestedTime) {
