@@ -67,7 +67,6 @@ constexpr std::string_view kIgnoredKnown[] = {"_name_or_path",
                                               "mlp_bias",
                                               "n_group",
                                               "norm_topk_prob",
-                                              "num_nextn_predict_layers",
                                               "output_router_logits",
                                               "pad_token_id",
                                               "pretraining_tp",
@@ -93,6 +92,11 @@ constexpr std::string_view kIgnoredKnown[] = {"_name_or_path",
                                               "embd_pdrop",
                                               "resid_pdrop",
                                               "attn_pdrop"};
+
+// Keys that add GEMMs this parser does not describe (see hf_config.h).
+constexpr std::string_view kUnmodeled[] = {"num_nextn_predict_layers",
+                                           "shared_expert_intermediate_size", "decoder_sparse_step",
+                                           "mlp_only_layers"};
 
 // Keys this parser reads (model_type only to decide the gate).
 constexpr std::string_view kUsed[] = {"hidden_size",
@@ -242,6 +246,13 @@ absl::StatusOr<HfConfigParse> ParseHfConfigJson(std::string_view json_text, std:
   RETURN_IF_ERROR(ReadMoeAndMla(root, &parse.config));
   for (const auto& [key, value] : root.items()) {
     if (Contains(kUsed, key)) continue;
+    if (Contains(kUnmodeled, key)) {
+      // Zero, null or empty means the extra GEMMs are absent, so nothing is missing.
+      const bool absent = value.is_null() || (value.is_number() && value == 0) ||
+                          (value.is_array() && value.empty());
+      (absent ? parse.ignored_known_fields : parse.unmodeled_fields).push_back(key);
+      continue;
+    }
     (Contains(kIgnoredKnown, key) ? parse.ignored_known_fields : parse.unknown_fields)
         .push_back(key);
   }

@@ -20,6 +20,11 @@ struct HfConfigParse {
   // Top-level keys that are known not to change any GEMM shape (rope_theta,
   // rms_norm_eps, torch_dtype, token ids, ...), in file order.
   std::vector<std::string> ignored_known_fields;
+  // Top-level keys that are known to add GEMMs gemmprof does not model, present with a
+  // non-zero/non-null value, in file order: num_nextn_predict_layers (DeepSeek's
+  // multi-token-prediction layer), shared_expert_intermediate_size, decoder_sparse_step
+  // and mlp_only_layers (Qwen-MoE's shared expert and layer pattern).
+  std::vector<std::string> unmodeled_fields;
 };
 
 // Parses `json_text`; `name` becomes config.name. Field mapping:

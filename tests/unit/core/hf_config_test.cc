@@ -104,6 +104,8 @@ TEST(HfConfigTest, ReadsMixtralAndDeepSeekFields) {
   EXPECT_EQ(c.v_head_dim, 128);
   EXPECT_THAT(ds->unknown_fields, IsEmpty());
 
+  EXPECT_THAT(ds->unmodeled_fields, IsEmpty());
+
   // DeepSeek-V2-Lite publishes q_lora_rank as null: no query low rank.
   auto lite = ParseHfConfigJson(R"({"hidden_size": 2048, "intermediate_size": 10944,
       "num_attention_heads": 16, "num_hidden_layers": 27, "vocab_size": 102400,
@@ -184,6 +186,21 @@ INSTANTIATE_TEST_SUITE_P(
         name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
       return name;
     });
+
+TEST(HfConfigTest, UnmodeledFieldsAreReportedWhenPresent) {
+  auto parse = ParseHfConfigJson(R"({"hidden_size": 2048, "intermediate_size": 5632,
+      "num_attention_heads": 16, "num_hidden_layers": 24, "vocab_size": 151936,
+      "model_type": "qwen2_moe", "num_experts": 60, "num_experts_per_tok": 4,
+      "moe_intermediate_size": 1408, "shared_expert_intermediate_size": 5632,
+      "decoder_sparse_step": 1, "mlp_only_layers": [], "num_nextn_predict_layers": 0})",
+                                 "qwen1.5-moe");
+  ASSERT_TRUE(parse.ok()) << parse.status();
+  EXPECT_THAT(parse->unmodeled_fields,
+              ElementsAre("shared_expert_intermediate_size", "decoder_sparse_step"));
+  EXPECT_THAT(parse->ignored_known_fields,
+              ElementsAre("mlp_only_layers", "num_nextn_predict_layers"));
+  EXPECT_THAT(parse->unknown_fields, IsEmpty());
+}
 
 TEST(HfConfigTest, ErrorPositionPointsAtTheProblem) {
   auto parse = ParseHfConfigJson("{\"hidden_size\": 40x96}", "x");
