@@ -79,6 +79,27 @@ absl::StatusOr<core::ItemStatus> ItemStatusOf(Connection& conn, int64_t item_id)
   return *status;
 }
 
+// FinishItem's argument rules that need no database (see sqlite_store.h).
+absl::Status CheckFinishArguments(int64_t item_id, core::ItemStatus status, bool has_measurement,
+                                  bool has_cached_result) {
+  if (!core::IsFinal(status)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("status: ", AbslSv(core::ToString(status)),
+                     " is not final (done, failed, not_supported, cancelled)"));
+  }
+  const bool has_result = has_measurement || has_cached_result;
+  if (status == core::ItemStatus::kDone && !has_result) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "measurement: item ", item_id, " finished done needs a measurement or cached_result_id"));
+  }
+  if (has_result && status != core::ItemStatus::kDone && status != core::ItemStatus::kFailed) {
+    return absl::InvalidArgumentError(absl::StrCat("measurement: item ", item_id, " finished ",
+                                                   AbslSv(core::ToString(status)),
+                                                   " cannot carry a measurement"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path) {
@@ -279,22 +300,8 @@ absl::Status SqliteStore::FinishItem(int64_t item_id, core::ItemStatus status,
                                      const core::TimingOptions& timing,
                                      const std::string& cache_key,
                                      std::optional<int64_t> cached_result_id) {
-  if (!core::IsFinal(status)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("status: ", AbslSv(core::ToString(status)),
-                     " is not final (done, failed, not_supported, cancelled)"));
-  }
-  const bool has_result = measurement.has_value() || cached_result_id.has_value();
-  if (status == core::ItemStatus::kDone && !has_result) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "measurement: item ", item_id, " finished done needs a measurement or cached_result_id"));
-  }
-  if (has_result && status != core::ItemStatus::kDone && status != core::ItemStatus::kFailed) {
-    return absl::InvalidArgumentError(absl::StrCat("measurement: item ", item_id, " finished ",
-                                                   AbslSv(core::ToString(status)),
-                                                   " cannot carry a measurement"));
-  }
-
+  RETURN_IF_ERROR(
+      CheckFinishArguments(item_id, status, measurement.has_value(), cached_result_id.has_value()));
   std::lock_guard<std::mutex> lock(mutex_);
   ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(conn_));
   ASSIGN_OR_RETURN(core::ItemStatus current, ItemStatusOf(conn_, item_id));
