@@ -11,10 +11,11 @@
 namespace gemmprof::core {
 
 // Parses a comma-separated list of items. Each item is either `MxKxN` (three
-// dimensions, 'x' or 'X' between them) or one size S meaning SxSxS. ASCII whitespace
-// around an item is ignored; nothing else is: every dimension is plain decimal digits
-// (no sign, no exponent, no fraction), in 1..kMaxDim (2^31-1, limits.h), and M*K*N must
-// fit in int64.
+// dimensions, 'x' or 'X' between them) or one size S meaning SxSxS. Spaces, tabs, CR
+// and LF around an item are ignored; nothing else is: every dimension is plain decimal
+// digits (no sign, no exponent, no fraction, no inner blanks), in 1..kMaxDim (2^31-1,
+// limits.h), and M*K*N must fit in int64. The number of items is not limited here;
+// ValidateJobSpec caps a job at kMaxShapes.
 //
 // Returns the shapes in input order, duplicates kept. Errors: InvalidArgument naming
 // the item, its 1-based position and why (empty text, empty item, zero, sign,
