@@ -20,6 +20,8 @@
 //      shared_up / shared_gate / shared_down   shared experts as one dense MLP of
 //                 intermediate moe_intermediate_size * num_shared_experts (DeepSeek)
 //      lm_head    H -> vocab, once per model: per_layer = false, layers = 1
+//                 (tie_word_embeddings changes nothing: the GEMM runs either way;
+//                 vocab_size 0 means no LM head, as in the seed)
 //  * Gated MLP: gated_mlp, or hidden_act "swiglu"/"geglu"/"reglu" (which name a gate).
 //    hf_config.h sets gated_mlp for the Llama/Qwen/Mistral/Mixtral/DeepSeek families.
 //  * MoE: layers [0, first_dense_layers) have the dense MLP (intermediate_size), the
@@ -27,9 +29,9 @@
 //    or intermediate_size when it is 0 (Mixtral). Routed experts are one grouped op
 //    with groups = num_experts and every group at the hottest expert's load:
 //    balanced = ceil(tokens * experts_per_token / num_experts),
-//    M_expert = min(tokens, ceil(balanced * moe_skew)). With moe_skew > 1 the grouped op
-//    is therefore an upper bound (every expert as loaded as the hottest one), which is
-//    what a grouped GEMM that waits for its slowest group costs.
+//    M_expert = min(tokens, ceil(balanced * moe_skew)). With moe_skew > 1 this
+//    over-counts flops (every expert as loaded as the hottest one): a pessimistic
+//    bound, chosen because a grouped GEMM's time is set largely by its largest group.
 //  * Tensor parallel tp (per-rank shapes): column-parallel ops (qkv, q_b, kv_b, q,
 //    mlp_up/gate, expert/shared up/gate, lm_head) divide N by tp; row-parallel ops
 //    (attn_out, mlp_down, expert/shared down) divide K by tp. Heads divide by tp; KV
@@ -45,7 +47,8 @@
 //    the fprop ops of the model at tokens = M, ops with identical (shape, groups,
 //    per_layer) merged into one whose name joins theirs with '+' and whose layers are
 //    summed (layers counts occurrences, so full-model sums stay right); names get
-//    "@m=<M>", e.g. "qkv@m=16".
+//    "@m=<M>", e.g. "qkv@m=16". <M> is the tokens of the step; routed-expert ops
+//    carry their per-expert M as above.
 #pragma once
 
 #include <vector>
