@@ -156,7 +156,7 @@ int Run(const Options& options) {
     return 2;
   }
   if (auto s = Serve(options); !s.ok()) {
-    spdlog::critical("{}", s.message());
+    spdlog::critical("{}", std::string(s.message()));
     std::cerr << "gemmprofd: " << s.message() << "\n";
     return 1;
   }

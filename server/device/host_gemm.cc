@@ -105,11 +105,11 @@ double ErrorThreshold(Recipe recipe) {
 }
 
 OperandRole RoleOfA(core::Pass pass) {
-  return pass == core::Pass::kFprop ? OperandRole::kActivation : OperandRole::kGradient;
+  return pass == core::Pass::kDgrad ? OperandRole::kGradient : OperandRole::kActivation;
 }
 
 OperandRole RoleOfB(core::Pass pass) {
-  return pass == core::Pass::kWgrad ? OperandRole::kActivation : OperandRole::kWeight;
+  return pass == core::Pass::kWgrad ? OperandRole::kGradient : OperandRole::kWeight;
 }
 
 std::vector<float> RandomNormalBf16(int64_t count, uint64_t seed) {

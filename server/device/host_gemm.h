@@ -42,8 +42,9 @@ double ErrorThreshold(core::Recipe recipe);
 // gradients in the HYBRID recipes) and the fp8-block block shape (128x128 for weights).
 enum class OperandRole { kActivation, kWeight, kGradient };
 
-// Roles of A and B in `pass`: fprop A = X, B = W; dgrad A = dY, B = W; wgrad A = dY^T,
-// B = X^T.
+// Roles of A and B in `pass`, with the ops' shape convention (derive.h): fprop (M, K, N)
+// A = X, B = W; dgrad (M, N, K) A = dY, B = W^T; wgrad (K, M, N) computes dW^T = X^T dY,
+// so A = X^T (activation) and B = dY^T (gradient, E5M2 in the HYBRID recipes).
 OperandRole RoleOfA(core::Pass pass);
 OperandRole RoleOfB(core::Pass pass);
 

@@ -181,7 +181,10 @@ TEST_F(EndToEndTest, CachedResultsAreMarkedAndForceBypassesTheCache) {
   ASSERT_EQ(Cli(args).exit_code, 0);
   grpc::ClientContext ctx2;
   ASSERT_TRUE(stub_->ListJobs(&ctx2, v1::ListJobsRequest(), &jobs).ok());
-  for (const auto& item : Report(jobs.jobs(0).id()).items()) EXPECT_FALSE(item.cached());
+  ASSERT_EQ(jobs.jobs_size(), 3);
+  const auto forced = Report(jobs.jobs(0).id());
+  ASSERT_EQ(forced.items_size(), 4);
+  for (const auto& item : forced.items()) EXPECT_FALSE(item.cached());
 }
 
 TEST_F(EndToEndTest, BadInputAndUnknownJobsFailWithOneLine) {

@@ -52,8 +52,8 @@ TEST(Roles, FollowThePasses) {
   EXPECT_EQ(RoleOfB(Pass::kFprop), OperandRole::kWeight);
   EXPECT_EQ(RoleOfA(Pass::kDgrad), OperandRole::kGradient);
   EXPECT_EQ(RoleOfB(Pass::kDgrad), OperandRole::kWeight);
-  EXPECT_EQ(RoleOfA(Pass::kWgrad), OperandRole::kGradient);
-  EXPECT_EQ(RoleOfB(Pass::kWgrad), OperandRole::kActivation);
+  EXPECT_EQ(RoleOfA(Pass::kWgrad), OperandRole::kActivation);
+  EXPECT_EQ(RoleOfB(Pass::kWgrad), OperandRole::kGradient);
 }
 
 TEST(GemmFp32, MatchesNaiveLoopAndIsThreadCountIndependent) {
@@ -93,7 +93,7 @@ TEST(HostReferenceGemm, UsesEachPassesRealOperandFormats) {
   };
   EXPECT_EQ(run(Recipe::kFp8Current, Pass::kFprop), Expected(ops, e4(ops.a, 19), e4(ops.b, 21)));
   EXPECT_EQ(run(Recipe::kFp8Current, Pass::kDgrad), Expected(ops, e5(ops.a, 19), e4(ops.b, 21)));
-  EXPECT_EQ(run(Recipe::kFp8Current, Pass::kWgrad), Expected(ops, e5(ops.a, 19), e4(ops.b, 21)));
+  EXPECT_EQ(run(Recipe::kFp8Current, Pass::kWgrad), Expected(ops, e4(ops.a, 19), e5(ops.b, 21)));
   EXPECT_EQ(run(Recipe::kFp8Block, Pass::kFprop),
             Expected(ops, q::Dequantize(q::QuantizeBlock(ops.a, 19, ops.k, 1)),
                      q::Dequantize(q::QuantizeBlock(ops.b, 21, ops.k, 128))));
