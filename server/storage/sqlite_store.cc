@@ -109,9 +109,17 @@ absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string
 absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path,
                                                                Options options) {
   ASSIGN_OR_RETURN(Connection conn, Connection::Open(path));
-  RETURN_IF_ERROR(conn.Exec(kPragmas));
-  RETURN_IF_ERROR(conn.Exec(options.fsync_each_commit ? "PRAGMA synchronous = FULL"
-                                                      : "PRAGMA synchronous = NORMAL"));
+  // A file that is not a database opens fine; the first statement reports it, so the
+  // path is added here where it is known.
+  absl::Status status = conn.Exec(kPragmas);
+  if (status.ok()) {
+    status = conn.Exec(options.fsync_each_commit ? "PRAGMA synchronous = FULL"
+                                                 : "PRAGMA synchronous = NORMAL");
+  }
+  if (!status.ok()) {
+    return absl::Status(status.code(),
+                        absl::StrCat("opening database '", path, "': ", status.message()));
+  }
   RETURN_IF_ERROR(Migrate(conn));
   if (!options.now_ms) options.now_ms = SystemNowMs;
   return std::unique_ptr<SqliteStore>(new SqliteStore(std::move(conn), std::move(options)));

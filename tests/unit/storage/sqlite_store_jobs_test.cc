@@ -111,7 +111,9 @@ TEST_F(StoreTest, OpenRefusesAFileThatIsNotADatabase) {
   std::ofstream(path) << std::string(8192, 'x');
   absl::StatusOr<std::unique_ptr<SqliteStore>> store = SqliteStore::Open(path);
   ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), absl::StatusCode::kDataLoss);
   EXPECT_THAT(store.status().message(), HasSubstr("not a database"));
+  EXPECT_THAT(store.status().message(), HasSubstr(path));
 }
 
 TEST_F(StoreTest, ListJobsNewestFirstPagesToTheEnd) {
