@@ -30,9 +30,15 @@ absl::Status CheckDivisible(absl::string_view field, int64_t value, absl::string
   return absl::OkStatus();
 }
 
+// Hugging Face's ACT2FN names plus the gated spellings; the activation itself never
+// changes a GEMM shape, only whether there is a gate (IsGatedMlp).
 constexpr const char* kActivations[] = {
-    "",       "relu",  "gelu",  "gelu_new", "gelu_pytorch_tanh", "quick_gelu", "silu", "swish",
-    "swiglu", "geglu", "reglu", "relu2"};
+    "",          "gelu",       "gelu_10",     "gelu_accurate",
+    "gelu_fast", "gelu_new",   "gelu_python", "gelu_pytorch_tanh",
+    "laplace",   "leaky_relu", "linear",      "mish",
+    "prelu",     "quick_gelu", "relu",        "relu2",
+    "relu6",     "sigmoid",    "silu",        "swish",
+    "tanh",      "swiglu",     "geglu",       "reglu"};
 
 bool HasDenseMlp(const ModelConfig& c) { return c.num_experts == 0 || c.first_dense_layers > 0; }
 

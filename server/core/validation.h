@@ -20,8 +20,9 @@ namespace gemmprof::core {
 //    values, each 1..kMaxDim.
 //  * hidden_size divisible by num_attention_heads unless head_dim (or MLA) is given;
 //    num_attention_heads divisible by num_key_value_heads.
-//  * hidden_act one of "", relu, gelu, gelu_new, gelu_pytorch_tanh, quick_gelu, silu,
-//    swish, swiglu, geglu, reglu, relu2; split_gate_up needs a gated MLP.
+//  * hidden_act "" or one of Hugging Face's activation names (gelu, gelu_new, silu,
+//    relu, ... as listed in the message) or swiglu / geglu / reglu; split_gate_up
+//    needs a gated MLP.
 //  * MoE (num_experts > 0): experts_per_token 1..num_experts, first_dense_layers
 //    0..num_hidden_layers-1, moe_skew finite in [1, num_experts]. Dense: the MoE fields
 //    stay 0 and moe_skew 1.
