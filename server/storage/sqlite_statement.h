@@ -34,6 +34,7 @@ class Statement {
   Statement& Bind(int index, int64_t value);
   Statement& Bind(int index, int32_t value) { return Bind(index, static_cast<int64_t>(value)); }
   Statement& Bind(int index, bool value) { return Bind(index, static_cast<int64_t>(value)); }
+  // SQLite stores a NaN as NULL.
   Statement& Bind(int index, double value);
   // The text is copied (SQLITE_TRANSIENT), so `value` may die before Step.
   Statement& Bind(int index, std::string_view value);

@@ -1,6 +1,7 @@
 #include "server/storage/sqlite_store.h"
 
 #include <chrono>
+#include <cmath>
 #include <utility>
 #include <variant>
 
@@ -372,7 +373,8 @@ absl::StatusOr<int64_t> SqliteStore::InsertResultLocked(
       .Bind(7, EncodeTimingOptions(timing))
       .Bind(8, EncodeMeasurement(measurement))
       .Bind(9, cache_key)
-      .Bind(10, measurement.time.median_ms)
+      // SQLite stores NaN as NULL, which the NOT NULL column refuses; the JSON keeps it.
+      .Bind(10, std::isfinite(measurement.time.median_ms) ? measurement.time.median_ms : 0.0)
       .Bind(11, item_id);
   RETURN_IF_ERROR(stmt.Run());
   if (conn_.Changes() != 1) return ItemNotFound(item_id);

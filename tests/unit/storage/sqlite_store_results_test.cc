@@ -1,4 +1,6 @@
 // SqliteStore: results, the result cache and history queries.
+#include <cmath>
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
@@ -84,6 +86,22 @@ TEST_F(StoreTest, LookupCacheReturnsNewestResultOfSuccessfulItems) {
   items = MustItems(job.id);
   ASSERT_TRUE(items[2].result.has_value());
   EXPECT_EQ(items[2].result->verification, core::Verification::kIncorrect);
+}
+
+TEST_F(StoreTest, NonFiniteNumbersAreStoredAndReadBack) {
+  core::JobRecord job = MustCreate(1);
+  core::ItemRecord rec = MustItems(job.id)[0];
+  core::Measurement m = SampleMeasurement(1.0);
+  m.time.median_ms = std::numeric_limits<double>::quiet_NaN();
+  m.rel_error = std::numeric_limits<double>::infinity();
+  ASSERT_TRUE(store_
+                  ->FinishItem(rec.item.id, core::ItemStatus::kFailed, "kernel produced NaN", m,
+                               H100(), {}, KeyOf(rec), std::nullopt)
+                  .ok());
+  std::vector<core::ItemRecord> items = MustItems(job.id);
+  ASSERT_TRUE(items[0].result.has_value());
+  EXPECT_TRUE(std::isnan(items[0].result->time.median_ms));
+  EXPECT_TRUE(std::isinf(items[0].result->rel_error));
 }
 
 // Two jobs on two devices with known shapes, recipes and times, for the query tests.
