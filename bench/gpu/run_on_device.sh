@@ -10,10 +10,10 @@ mkdir -p "$out"
 export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-/usr/local/cuda-13.0/targets/x86_64-linux/lib}
 nvidia-smi >"$out/nvidia_smi.txt" 2>&1
 for t in gpu_cuda_runner_test gpu_cuda_cross_check_test; do
-  timeout 200 "$bundle/bin/$t" --gtest_brief=0 >"$out/$t.log" 2>&1
+  timeout 100 "$bundle/bin/$t" --gtest_brief=0 >"$out/$t.log" 2>&1
   echo "$t exit $?: $(grep -E '^\[  (PASSED|FAILED)  \]' "$out/$t.log" | head -3 | tr '\n' ' ')"
   grep -E '^\[  FAILED  \]|Failure|error' "$out/$t.log" | head -20
 done
-timeout 320 "$here/run_bench.sh" "$bundle" "$out" ${3:-} >"$out/bench_all.log" 2>&1
+timeout 300 "$here/run_bench.sh" "$bundle" "$out" ${3:-} >"$out/bench_all.log" 2>&1
 echo "run_bench exit $?"
 tail -40 "$out/bench_all.log"
