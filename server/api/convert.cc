@@ -113,6 +113,12 @@ v1::ModelConfig ToProto(const core::ModelConfig& m) {
   p.set_moe_skew(m.moe_skew);
   p.set_tensor_parallel(m.tensor_parallel);
   p.set_sequence_parallel(m.sequence_parallel);
+  for (int64_t v : m.sweep_m) p.add_sweep_m(v);
+  p.set_q_lora_rank(m.q_lora_rank);
+  p.set_kv_lora_rank(m.kv_lora_rank);
+  p.set_qk_nope_head_dim(m.qk_nope_head_dim);
+  p.set_qk_rope_head_dim(m.qk_rope_head_dim);
+  p.set_v_head_dim(m.v_head_dim);
   return p;
 }
 
@@ -141,6 +147,12 @@ core::ModelConfig FromProto(const v1::ModelConfig& p) {
   m.moe_skew = p.moe_skew() == 0 ? 1.0 : p.moe_skew();
   m.tensor_parallel = p.tensor_parallel() == 0 ? 1 : p.tensor_parallel();
   m.sequence_parallel = p.sequence_parallel();
+  m.sweep_m.assign(p.sweep_m().begin(), p.sweep_m().end());
+  m.q_lora_rank = p.q_lora_rank();
+  m.kv_lora_rank = p.kv_lora_rank();
+  m.qk_nope_head_dim = p.qk_nope_head_dim();
+  m.qk_rope_head_dim = p.qk_rope_head_dim();
+  m.v_head_dim = p.v_head_dim();
   return m;
 }
 
@@ -156,19 +168,17 @@ v1::TimingOptions ToProto(const core::TimingOptions& t) {
   p.set_amax_history_len(t.amax_history_len);
   p.set_amax_algo(std::string(core::ToString(t.amax_algo)));
   p.set_gpu_warmup_s(t.gpu_warmup_s);
-  p.set_gpu_warmup_s_set(true);
   return p;
 }
 
 absl::StatusOr<core::TimingOptions> FromProto(const v1::TimingOptions& p) {
   core::TimingOptions t;
-  // A zero warm-up count is a legitimate request; only the other counts use 0 = default.
-  t.warmup_iters = p.warmup_iters();
+  if (p.has_warmup_iters()) t.warmup_iters = p.warmup_iters();
   if (p.timed_iters() != 0) t.timed_iters = p.timed_iters();
   if (p.autotune_k() != 0) t.autotune_k = p.autotune_k();
   if (p.seed() != 0) t.seed = p.seed();
   if (p.amax_history_len() != 0) t.amax_history_len = p.amax_history_len();
-  if (p.gpu_warmup_s_set() || p.gpu_warmup_s() != 0) t.gpu_warmup_s = p.gpu_warmup_s();
+  if (p.has_gpu_warmup_s()) t.gpu_warmup_s = p.gpu_warmup_s();
   ASSIGN_OR_RETURN(t.l2, ParseField<core::L2Policy>("timing.l2", p.l2(), core::ParseL2Policy,
                                                     "hot, cold", core::L2Policy::kHot));
   ASSIGN_OR_RETURN(t.accounting,
