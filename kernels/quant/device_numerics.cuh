@@ -69,9 +69,16 @@ __device__ __forceinline__ float BlockScaleFromAmax(float amax, bool pow2) {
   return pow2 ? Pow2ScaleFromAmax(amax, kE4m3Max) : ScaleFromAmax(amax, kE4m3Max);
 }
 
-// R8: UE8M0 byte = round-up power of two of amax / 448, saturated to [0, 254].
+// R8: UE8M0 byte = round-up power of two of q = amax / 448, saturated to [0, 254]: the
+// rule of __nv_cvt_float_to_e8m0(q, __NV_SATFINITE, cudaRoundPosInf) in integer ops (the
+// header emulates it through BF16 on sm_90, which costs more than the cast it scales).
 __device__ __forceinline__ uint8_t MxScaleFromAmax(float amax) {
-  return __nv_cvt_float_to_e8m0(__fdiv_rn(amax, kE4m3Max), __NV_SATFINITE, cudaRoundPosInf);
+  const uint32_t abs = __float_as_uint(__fdiv_rn(amax, kE4m3Max)) & 0x7FFFFFFFu;
+  if (abs > 0x7F800000u) return 0xFF;
+  if (abs <= 0x00400000u) return 0;  // up to 2^-127, the smallest UE8M0 value
+  const uint32_t biased = abs >> 23;
+  if (biased == 0) return 1;  // the rest of the subnormals round up to 2^-126
+  return static_cast<uint8_t>(min(biased + ((abs & 0x7FFFFFu) != 0 ? 1u : 0u), 254u));
 }
 
 // R8: the multiplier 2^(127 - b) as an exact fp32 (b = 254 gives the subnormal 2^-127).
@@ -108,9 +115,34 @@ __device__ __forceinline__ uint32_t ScaleCastQuad(uint32_t p0, uint32_t p1, floa
   return ScaleCastPair(p0, scale, f) | (ScaleCastPair(p1, scale, f) << 16);
 }
 
-// R4: two fp32 -> one byte of E2M1 (first value in the low nibble).
+#if defined(__CUDA_ARCH_FAMILY_SPECIFIC__) && __CUDA_ARCH_FAMILY_SPECIFIC__ >= 1000
+#define GEMMPROF_HW_E2M1 1
+#else
+#define GEMMPROF_HW_E2M1 0
+#endif
+
+// R4 on one value: the E2M1 nibble by counting the rounding boundaries |x| passes. The
+// boundaries are the midpoints between neighbouring E2M1 values; at a midpoint RNE picks
+// the even code, so the comparison is > or >= accordingly. Exact for every fp32 input,
+// like the header's software path, at a fraction of its cost.
+__device__ __forceinline__ uint32_t E2m1Nibble(float x) {
+  const uint32_t bits = __float_as_uint(x);
+  const float a = __uint_as_float(bits & 0x7FFFFFFFu);
+  if (a != a) return 0x7u;  // NaN -> +6
+  const uint32_t code = (a > 0.25f) + (a >= 0.75f) + (a > 1.25f) + (a >= 1.75f) + (a > 2.5f) +
+                        (a >= 3.5f) + (a > 5.0f);
+  return ((bits >> 28) & 0x8u) | code;
+}
+
+// R4: two fp32 -> one byte of E2M1 (first value in the low nibble). Blackwell converts in
+// hardware (cvt.rn.satfinite.e2m1x2.f32 via the intrinsic); elsewhere the intrinsic is a
+// software emulation through double, and the boundary count above gives the same bits.
 __device__ __forceinline__ uint32_t CastE2m1x2(float lo, float hi) {
+#if GEMMPROF_HW_E2M1
   return __nv_cvt_float2_to_fp4x2(make_float2(lo, hi), __NV_E2M1, cudaRoundNearest);
+#else
+  return E2m1Nibble(lo) | (E2m1Nibble(hi) << 4);
+#endif
 }
 
 // An E4M3 byte decoded to fp32 (exact: every E4M3 value is an fp16 value).

@@ -37,6 +37,8 @@ struct TileParams {
   uint8_t* mx_scales_t = nullptr;
 };
 
+inline constexpr int kColScalePitch = 20;
+
 // Shared memory of one block; arrays a scaling does not use shrink to one element.
 template <TileScaling kScaling, bool kTranspose>
 struct TileShared {
@@ -47,7 +49,10 @@ struct TileShared {
   uint32_t warp_max[8];
   // Packed column |x| maxima per (pass, warp, word), then the per-column multipliers.
   uint32_t col_part[kColumnAmax ? kColPasses : 1][kColumnAmax ? 8 : 1][kColumnAmax ? 64 : 1];
-  float col_scale[kColumnAmax ? kColPasses : 1][kColumnAmax ? kTile : 1];
+  // [pass][chunk][column in chunk]: each chunk's 16 scales padded to 20 floats, so the 8
+  // chunks a warp reads start in 8 different bank quads (20 * c mod 32 is distinct).
+  alignas(16) float col_scale[kColumnAmax ? kColPasses : 1][kColumnAmax ? 8 : 1]
+                             [kColumnAmax ? kColScalePitch : 4];
 };
 
 // Max of a packed-abs value over the block; every thread gets the result.
@@ -76,15 +81,15 @@ __device__ inline void CastRow16(const uint32_t (&w)[kWords], float scale, Fp8Fo
   for (int q = 0; q < 4; ++q) b[q] = ScaleCastQuad(w[2 * q], w[2 * q + 1], scale, f);
 }
 
-// Casts with a per-column multiplier (col_scale[16 * chunk + i] for element i).
-__device__ inline void CastRow16PerColumn(const uint32_t (&w)[kWords], const float* col_scale,
+// Casts with a per-column multiplier (chunk_scales[i] for element i; 16-byte aligned).
+__device__ inline void CastRow16PerColumn(const uint32_t (&w)[kWords], const float* chunk_scales,
                                           Fp8Format f, uint32_t (&b)[4]) {
 #pragma unroll
   for (int q = 0; q < 4; ++q) {
     const uint32_t p0 = w[2 * q], p1 = w[2 * q + 1];
-    const float* s = col_scale + 4 * q;
-    b[q] = CastFp8x4(__fmul_rn(LowBf16(p0), s[0]), __fmul_rn(HighBf16(p0), s[1]),
-                     __fmul_rn(LowBf16(p1), s[2]), __fmul_rn(HighBf16(p1), s[3]), f);
+    const float4 s = reinterpret_cast<const float4*>(chunk_scales)[q];
+    b[q] = CastFp8x4(__fmul_rn(LowBf16(p0), s.x), __fmul_rn(HighBf16(p0), s.y),
+                     __fmul_rn(LowBf16(p1), s.z), __fmul_rn(HighBf16(p1), s.w), f);
   }
 }
 
@@ -124,11 +129,11 @@ __device__ void ColumnScales(const TileParams& p, const TileCoords& t,
     const bool write = col < p.cols && (kMx ? t.row0 + 32 * cp < p.rows : true);
     if constexpr (kMx) {
       const uint8_t b = MxScaleFromAmax(amax);
-      sh.col_scale[cp][c] = MxMultiplier(b);
+      sh.col_scale[cp][c / 16][c % 16] = MxMultiplier(b);
       if (write) p.mx_scales_t[col * n_row_groups + group] = b;
     } else {
       const float s = BlockScaleFromAmax(amax, p.pow2);
-      sh.col_scale[cp][c] = s;
+      sh.col_scale[cp][c / 16][c % 16] = s;
       if (write) p.scale_inv_t[col * n_row_groups + group] = __fdiv_rn(1.0f, s);
     }
   }
@@ -219,7 +224,7 @@ __global__ void __launch_bounds__(kTileThreads, 4) TileQuantizeKernel(const Tile
     if constexpr (kTranspose) {
       if constexpr (!kSameBytes) {
         constexpr int kMxCol = kScaling == TileScaling::kMx1x32;
-        CastRow16PerColumn(w[pass], &sh.col_scale[kMxCol ? pass : 0][t.Col()], p.format, b);
+        CastRow16PerColumn(w[pass], sh.col_scale[kMxCol ? pass : 0][t.chunk], p.format, b);
       }
       sh.tile.PutRow16(t.Row(pass), t.chunk, b);
     }
