@@ -17,7 +17,7 @@ namespace {
 using core::Recipe;
 
 constexpr int kTelemetryPeriodMs = 5;
-constexpr int kAutotuneIters = 10;
+constexpr int kAutotuneIters = 5;  // per candidate and round
 // Tensor ids under the job's seed: the same seed always gives the same A and B^T.
 constexpr uint32_t kTensorA = 1, kTensorBt = 2;
 

@@ -57,7 +57,7 @@ int64_t OperandQuantizer::ExtraBytes(const OperandConfig& c, bool with_transpose
   const ScaleSizes s = ScaleBytes(c);
   const int64_t data = DataBytes(c);
   return data + (with_transpose ? data + s.raw_t : 0) + s.raw + s.gemm +
-         (c.amax_history_len + 8) * 4;
+         (c.amax_history_len + 48) * 4;
 }
 
 absl::StatusOr<OperandQuantizer> OperandQuantizer::Create(DevicePool& pool,
@@ -79,13 +79,16 @@ absl::StatusOr<OperandQuantizer> OperandQuantizer::Create(DevicePool& pool,
     ASSIGN_OR_RETURN(q.raw_scales_t_, pool.Get(p + ".st", s.raw_t));
   }
   }
-  // One small buffer for the scalars: amax, scale, scale_inv, then the history.
-  ASSIGN_OR_RETURN(float* scalars,
-                   pool.GetAs<float>(p + ".scalars", 4 + std::max(1, config.amax_history_len)));
+  // One small buffer for the scalars: amax, scale, scale_inv, then the history, each
+  // on its own 64-byte boundary: cuBLASLt refuses (NOT_SUPPORTED at launch, seen on
+  // H200 with cuBLASLt 13.1) a per-tensor scale pointer that is only 8-byte aligned.
+  constexpr int kStride = 16;  // floats
+  ASSIGN_OR_RETURN(float* scalars, pool.GetAs<float>(p + ".scalars",
+                                                     3 * kStride + std::max(1, config.amax_history_len)));
   q.amax_ = scalars;
-  q.scale_ = scalars + 1;
-  q.scale_inv_ = scalars + 2;
-  q.history_ = scalars + 4;
+  q.scale_ = scalars + kStride;
+  q.scale_inv_ = scalars + 2 * kStride;
+  q.history_ = scalars + 3 * kStride;
   if (IsTensorScaled(config.recipe)) q.gemm_scale_ = q.scale_inv_;
   if (s.raw > 0) {
     ASSIGN_OR_RETURN(q.raw_scales_, pool.Get(p + ".s", s.raw));

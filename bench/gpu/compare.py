@@ -30,7 +30,8 @@ def main():
 
     def ratio(label, num, den, target, higher_is_better=True):
         if num is None or den is None or den == 0:
-            rows.append((label, "n/a", target, "MISSING"))
+            rows.append((label, "n/a", (">= " if higher_is_better else "<= ") + f"{target:.2f}",
+                         "MISSING"))
             return
         r = num / den
         ok = r >= target if higher_is_better else r <= target

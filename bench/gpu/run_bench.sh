@@ -13,8 +13,8 @@ mkdir -p "$out"
 export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-/usr/local/cuda-13.0/targets/x86_64-linux/lib}
 export PYTHONUNBUFFERED=1
 
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.draw,temperature.gpu \
-  --format=csv >"$out/gpu_state_before.csv" 2>&1 || true
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.draw,power.limit,temperature.gpu \
+  --format=csv 2>&1 | tee "$out/gpu_state.txt" || true
 "$bundle/bin/gemmprof_gpu_bench" --csv "$out/ours.csv" $quick 2>&1 | tee "$out/ours.log"
 ours_rc=${PIPESTATUS[0]}
 python3 "$here/torch_baseline.py" --csv "$out/torch.csv" $quick 2>&1 | tee "$out/torch.log"
