@@ -61,6 +61,44 @@ int App::Run(int argc, const char* const* argv, std::ostream& out, std::ostream&
   return Run(args, out, err);
 }
 
+namespace {
+
+std::vector<std::unique_ptr<Command>> MakeCommands(CLI::App& cli) {
+  std::vector<std::unique_ptr<Command>> commands;
+  commands.push_back(std::make_unique<SubmitCommand>(cli));
+  commands.push_back(std::make_unique<PlanCommand>(cli));
+  commands.push_back(std::make_unique<JobsCommand>(cli));
+  commands.push_back(std::make_unique<WatchCommand>(cli));
+  commands.push_back(std::make_unique<CancelCommand>(cli));
+  commands.push_back(std::make_unique<ReportCommand>(cli));
+  commands.push_back(std::make_unique<PlotCommand>(cli));
+  commands.push_back(std::make_unique<DevicesCommand>(cli));
+  commands.push_back(std::make_unique<HistoryCommand>(cli));
+  commands.push_back(std::make_unique<CompareCommand>(cli));
+  return commands;
+}
+
+// CLI11 calls a mistyped command "A subcommand is required"; name it instead.
+absl::Status CheckCommandName(const std::vector<std::string>& args,
+                              const std::vector<std::unique_ptr<Command>>& commands) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--server") {
+      ++i;
+      continue;
+    }
+    if (args[i].empty() || args[i][0] == '-') continue;
+    std::string valid;
+    for (const auto& c : commands) {
+      if (c->subcommand()->get_name() == args[i]) return absl::OkStatus();
+      valid += (valid.empty() ? "" : ", ") + c->subcommand()->get_name();
+    }
+    return absl::InvalidArgumentError("unknown command \"" + args[i] + "\"; valid: " + valid);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 int App::Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   CLI::App cli("gemmprof: profile the GEMMs of transformer models on a gemmprofd server",
                "gemmprof");
@@ -75,22 +113,12 @@ int App::Run(const std::vector<std::string>& args, std::ostream& out, std::ostre
   gemmprof report 42 --format markdown
   gemmprof --server gpu-node:50051 devices
 Run `gemmprof COMMAND --help` for each command's flags and examples.)");
-  std::vector<std::unique_ptr<Command>> commands;
-  commands.push_back(std::make_unique<SubmitCommand>(cli));
-  commands.push_back(std::make_unique<PlanCommand>(cli));
-  commands.push_back(std::make_unique<JobsCommand>(cli));
-  commands.push_back(std::make_unique<WatchCommand>(cli));
-  commands.push_back(std::make_unique<CancelCommand>(cli));
-  commands.push_back(std::make_unique<ReportCommand>(cli));
-  commands.push_back(std::make_unique<PlotCommand>(cli));
-  commands.push_back(std::make_unique<DevicesCommand>(cli));
-  commands.push_back(std::make_unique<HistoryCommand>(cli));
-  commands.push_back(std::make_unique<CompareCommand>(cli));
-
+  const std::vector<std::unique_ptr<Command>> commands = MakeCommands(cli);
+  if (const absl::Status name = CheckCommandName(args, commands); !name.ok())
+    return Fail(err, kExitUsage, std::string(name.message()));
   // CLI11 reports through exceptions; they stop here and become an exit code.
   try {
-    std::vector<std::string> reversed(args.rbegin(), args.rend());
-    cli.parse(reversed);
+    cli.parse(std::vector<std::string>(args.rbegin(), args.rend()));
   } catch (const CLI::CallForHelp& e) {
     return cli.exit(e, out, err);
   } catch (const CLI::CallForAllHelp& e) {
@@ -100,12 +128,16 @@ Run `gemmprof COMMAND --help` for each command's flags and examples.)");
   }
   const auto address = ParseServerAddress(server);
   if (!address.ok()) return Fail(err, kExitUsage, std::string(address.status().message()));
+  return RunCommand(commands, *address, out, err);
+}
 
+int App::RunCommand(const std::vector<std::unique_ptr<Command>>& commands,
+                    const std::string& address, std::ostream& out, std::ostream& err) {
   std::unique_ptr<GemmProfClient> client;
   CommandContext ctx{out, err, out_is_tty_, now_ms_(), nullptr};
   ctx.client = [&]() -> absl::StatusOr<GemmProfClient*> {
     if (!client) {
-      ASSIGN_OR_RETURN(client, factory_(*address));
+      ASSIGN_OR_RETURN(client, factory_(address));
     }
     return client.get();
   };
@@ -114,6 +146,7 @@ Run `gemmprof COMMAND --help` for each command's flags and examples.)");
     const absl::Status status = command->Run(ctx);
     out.flush();
     if (status.ok()) return kExitOk;
+    // A flag value the command itself rejected, before talking to the server.
     const bool usage = absl::IsInvalidArgument(status) && !client;
     return Fail(err, usage ? kExitUsage : kExitFailure, std::string(status.message()));
   }

@@ -36,6 +36,10 @@ class App {
   int Run(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
 
  private:
+  // Runs the parsed command against `address`; returns the exit code.
+  int RunCommand(const std::vector<std::unique_ptr<Command>>& commands, const std::string& address,
+                 std::ostream& out, std::ostream& err);
+
   ClientFactory factory_;
   std::function<int64_t()> now_ms_;
   bool out_is_tty_;

@@ -21,7 +21,7 @@ struct SubmitResult {
 struct JobEvent {
   enum class Kind { kSnapshot, kItemStarted, kItemFinished, kItemFailed, kJobFinished };
   Kind kind = Kind::kSnapshot;
-  core::JobRecord job;                // state and counters after the event
+  core::JobRecord job;                   // state and counters after the event
   std::optional<core::ItemRecord> item;  // the item concerned, for item events
 };
 

@@ -26,8 +26,8 @@ class GemmProfClient {
                                 const std::function<void(const JobEvent&)>& on_event) = 0;
   virtual absl::StatusOr<core::JobRecord> GetJob(int64_t job_id) = 0;
   // Newest first, at most `limit` jobs, optionally only those in `state`.
-  virtual absl::StatusOr<std::vector<core::JobRecord>> ListJobs(
-      std::optional<core::JobState> state, int32_t limit) = 0;
+  virtual absl::StatusOr<std::vector<core::JobRecord>> ListJobs(std::optional<core::JobState> state,
+                                                                int32_t limit) = 0;
   virtual absl::StatusOr<core::JobRecord> CancelJob(int64_t job_id) = 0;
   virtual absl::StatusOr<core::Report> GetReport(int64_t job_id) = 0;
   // At most query.limit rows, newest first.

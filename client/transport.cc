@@ -19,11 +19,21 @@ std::chrono::system_clock::time_point In(int seconds) {
 absl::StatusOr<JobEvent> FromProto(const v1::JobEvent& p) {
   JobEvent e;
   switch (p.kind()) {
-    case v1::JobEvent::ITEM_STARTED: e.kind = JobEvent::Kind::kItemStarted; break;
-    case v1::JobEvent::ITEM_FINISHED: e.kind = JobEvent::Kind::kItemFinished; break;
-    case v1::JobEvent::ITEM_FAILED: e.kind = JobEvent::Kind::kItemFailed; break;
-    case v1::JobEvent::JOB_FINISHED: e.kind = JobEvent::Kind::kJobFinished; break;
-    default: e.kind = JobEvent::Kind::kSnapshot; break;
+    case v1::JobEvent::ITEM_STARTED:
+      e.kind = JobEvent::Kind::kItemStarted;
+      break;
+    case v1::JobEvent::ITEM_FINISHED:
+      e.kind = JobEvent::Kind::kItemFinished;
+      break;
+    case v1::JobEvent::ITEM_FAILED:
+      e.kind = JobEvent::Kind::kItemFailed;
+      break;
+    case v1::JobEvent::JOB_FINISHED:
+      e.kind = JobEvent::Kind::kJobFinished;
+      break;
+    default:
+      e.kind = JobEvent::Kind::kSnapshot;
+      break;
   }
   ASSIGN_OR_RETURN(e.job, api::FromProto(p.job()));
   if (p.has_item()) {
@@ -80,8 +90,9 @@ absl::StatusOr<std::unique_ptr<GemmProfClient>> Transport::Connect(const std::st
   impl->address = address;
   impl->channel = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
   if (!impl->channel->WaitForConnected(In(kConnectTimeoutS)))
-    return absl::UnavailableError("cannot reach gemmprofd at " + address + " (no connection within " +
-                                  std::to_string(kConnectTimeoutS) + " s; is gemmprofd running?)");
+    return absl::UnavailableError("cannot reach gemmprofd at " + address +
+                                  " (no connection within " + std::to_string(kConnectTimeoutS) +
+                                  " s; is gemmprofd running?)");
   impl->stub = v1::GemmProf::NewStub(impl->channel);
   return std::unique_ptr<GemmProfClient>(new Transport(std::move(impl)));
 }
@@ -126,9 +137,9 @@ absl::StatusOr<std::vector<core::JobRecord>> Transport::ListJobs(
   v1::ListJobsRequest req;
   if (state) req.set_state(std::string(core::ToString(*state)));
   req.set_page_size(limit);
-  ASSIGN_OR_RETURN(const v1::ListJobsResponse resp,
-                   (impl_->Call<v1::ListJobsRequest, v1::ListJobsResponse>(
-                       &v1::GemmProf::Stub::ListJobs, req)));
+  ASSIGN_OR_RETURN(
+      const v1::ListJobsResponse resp,
+      (impl_->Call<v1::ListJobsRequest, v1::ListJobsResponse>(&v1::GemmProf::Stub::ListJobs, req)));
   std::vector<core::JobRecord> jobs;
   for (const v1::Job& j : resp.jobs()) {
     ASSIGN_OR_RETURN(core::JobRecord job, api::FromProto(j));

@@ -28,12 +28,13 @@ absl::Status CompareCommand::Run(CommandContext& ctx) {
   ctx.out << render::RenderComparison(c, job_a_, job_b_);
   if (c.items.empty())
     return absl::FailedPreconditionError("jobs " + std::to_string(job_a_) + " and " +
-                                         std::to_string(job_b_) + " have no measured item in common");
+                                         std::to_string(job_b_) +
+                                         " have no measured item in common");
   if (fail_on_regression_ && c.slower > 0)
     return absl::FailedPreconditionError(std::to_string(c.slower) + " of " +
-                                         std::to_string(c.items.size()) + " items are slower in job " +
-                                         std::to_string(job_b_) + " than in job " +
-                                         std::to_string(job_a_));
+                                         std::to_string(c.items.size()) +
+                                         " items are slower in job " + std::to_string(job_b_) +
+                                         " than in job " + std::to_string(job_a_));
   return absl::OkStatus();
 }
 

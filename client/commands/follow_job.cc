@@ -1,15 +1,37 @@
 #include "client/commands/follow_job.h"
 
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <limits>
 
 #include "client/render/progress.h"
 
 namespace gemmprof::client {
 
+CLI::Validator ExactInteger(bool is_signed) {
+  return CLI::Validator(
+      [is_signed](std::string& text) -> std::string {
+        // CLI11 saturates out-of-range integers instead of rejecting them.
+        const char* end = text.data() + text.size();
+        std::from_chars_result r;
+        if (is_signed) {
+          int64_t v;
+          r = std::from_chars(text.data(), end, v);
+        } else {
+          uint64_t v;
+          r = std::from_chars(text.data(), end, v);
+        }
+        if (r.ec == std::errc::result_out_of_range) return "value " + text + " is out of range";
+        if (r.ec != std::errc() || r.ptr != end) return "value " + text + " is not an integer";
+        return "";
+      },
+      is_signed ? "INT" : "UINT");
+}
+
 void AddJobIdArgument(CLI::App& app, const char* name, int64_t& job_id) {
   app.add_option(name, job_id, "Job id (from `gemmprof submit` or `gemmprof jobs`)")
       ->required()
+      ->check(ExactInteger(true))
       ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()));
 }
 

@@ -1,11 +1,16 @@
 // Helpers shared by several subcommands.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <cstdint>
 
 #include "client/command.h"
 
 namespace gemmprof::client {
+
+// A CLI11 check that the text is one integer within int64 (or uint64 when
+// !is_signed), rejecting what CLI11's own conversion would silently saturate.
+CLI::Validator ExactInteger(bool is_signed);
 
 // Adds a positional job id (1..2^63-1) named `name` to `app`.
 void AddJobIdArgument(CLI::App& app, const char* name, int64_t& job_id);

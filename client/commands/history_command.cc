@@ -54,14 +54,16 @@ absl::Status HistoryCommand::Run(CommandContext& ctx) {
       return absl::InvalidArgumentError("--shape and --m/--k/--n are mutually exclusive");
     auto shapes = core::ParseShapeList(*shape_);
     if (!shapes.ok() || shapes->size() != 1)
-      return absl::InvalidArgumentError("--shape: \"" + *shape_ + "\" is not one MxKxN shape" +
-                                        (shapes.ok() ? "" : ": " + std::string(shapes.status().message())));
+      return absl::InvalidArgumentError(
+          "--shape: \"" + *shape_ + "\" is not one MxKxN shape" +
+          (shapes.ok() ? "" : ": " + std::string(shapes.status().message())));
     q.m = shapes->front().m;
     q.k = shapes->front().k;
     q.n = shapes->front().n;
   }
   RETURN_IF_ERROR(ParseFilter("--pass", pass_, &core::ParsePass, "fprop, dgrad, wgrad", q.pass));
-  RETURN_IF_ERROR(ParseFilter("--recipe", recipe_, &core::ParseRecipe, core::RecipeList(), q.recipe));
+  RETURN_IF_ERROR(
+      ParseFilter("--recipe", recipe_, &core::ParseRecipe, core::RecipeList(), q.recipe));
   RETURN_IF_ERROR(ParseFilter("--mode", mode_, &core::ParseMode, "autocast, prequant", q.mode));
   if (device_) q.device_name = *device_;
   if (since_) {

@@ -8,8 +8,9 @@ namespace gemmprof::client {
 
 JobsCommand::JobsCommand(CLI::App& parent) {
   app_ = parent.add_subcommand("jobs", "List jobs, newest first");
-  app_->add_option("--state", state_, "Only jobs in this state: queued, running, succeeded, "
-                                      "failed, cancelled");
+  app_->add_option("--state", state_,
+                   "Only jobs in this state: queued, running, succeeded, "
+                   "failed, cancelled");
   app_->add_option("--limit", limit_, "At most this many jobs (1..1000, default 20)")
       ->check(CLI::Range(1, 1000));
   app_->footer("Examples:\n  gemmprof jobs\n  gemmprof jobs --state running --limit 5");

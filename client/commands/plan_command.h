@@ -1,9 +1,8 @@
 // `gemmprof plan`: the GEMMs a workload derives to, computed locally; nothing is run.
 #pragma once
 
-#include "client/commands/workload_flags.h"
-
 #include "client/command.h"
+#include "client/commands/workload_flags.h"
 
 namespace gemmprof::client {
 

@@ -14,8 +14,8 @@ namespace {
 absl::Status WriteFile(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out)
-    return absl::PermissionDeniedError("-o: cannot write \"" + path + "\": " +
-                                       std::strerror(errno));
+    return absl::PermissionDeniedError("-o: cannot write \"" + path +
+                                       "\": " + std::strerror(errno));
   out << text;
   out.close();
   if (!out)
@@ -50,8 +50,7 @@ absl::Status PlotCommand::Run(CommandContext& ctx) {
   ASSIGN_OR_RETURN(const core::Report report, client->GetReport(job_id_));
   ASSIGN_OR_RETURN(const std::string svg, render::RenderChartSvg(report, *kind));
   RETURN_IF_ERROR(WriteFile(output_, svg));
-  ctx.out << "wrote " << output_ << " (" << render::ToString(*kind) << ", job " << job_id_
-          << ")\n";
+  ctx.out << "wrote " << output_ << " (" << render::ToString(*kind) << ", job " << job_id_ << ")\n";
   return absl::OkStatus();
 }
 

@@ -25,10 +25,17 @@ absl::StatusOr<int64_t> ParseSince(std::string_view text, int64_t now_ms) {
     const int64_t n = std::stoll(std::string(text.substr(0, text.size() - 1)));
     int64_t unit_ms = 0;
     switch (text.back()) {
-      case 'd': unit_ms = 86400000; break;
-      case 'h': unit_ms = 3600000; break;
-      case 'm': unit_ms = 60000; break;
-      default: return Bad(text);
+      case 'd':
+        unit_ms = 86400000;
+        break;
+      case 'h':
+        unit_ms = 3600000;
+        break;
+      case 'm':
+        unit_ms = 60000;
+        break;
+      default:
+        return Bad(text);
     }
     if (n < 1) return Bad(text);
     return now_ms - n * unit_ms;

@@ -2,9 +2,8 @@
 // (with --wait: follows it and prints the report).
 #pragma once
 
-#include "client/commands/workload_flags.h"
-
 #include "client/command.h"
+#include "client/commands/workload_flags.h"
 
 namespace gemmprof::client {
 

@@ -9,8 +9,9 @@ namespace gemmprof::client {
 WatchCommand::WatchCommand(CLI::App& parent) {
   app_ = parent.add_subcommand("watch", "Follow a job until it ends");
   AddJobIdArgument(*app_, "JOB", job_id_);
-  app_->footer("Example:\n  gemmprof watch 42 && gemmprof report 42\n"
-               "A progress bar on a terminal; one line per event when piped.");
+  app_->footer(
+      "Example:\n  gemmprof watch 42 && gemmprof report 42\n"
+      "A progress bar on a terminal; one line per event when piped.");
 }
 
 absl::Status WatchCommand::Run(CommandContext& ctx) {

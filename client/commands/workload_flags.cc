@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "client/commands/follow_job.h"
 #include "server/core/hf_config.h"
 #include "server/core/limits.h"
 #include "server/core/presets.h"
@@ -22,7 +23,7 @@ void Override(std::optional<T> flag, T& field) {
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError("--model: cannot read \"" + path + "\"");
+  if (!in) return absl::InvalidArgumentError("--model: cannot read \"" + path + "\"");
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
@@ -32,8 +33,9 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
 absl::StatusOr<std::vector<int64_t>> ParseSweep(const std::string& text) {
   std::vector<int64_t> out;
   for (const std::string& item : SplitList(text)) {
-    const bool digits = !item.empty() && item.size() <= 10 &&
-                        std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const bool digits =
+        !item.empty() && item.size() <= 10 &&
+        std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; });
     const int64_t v = digits ? std::stoll(item) : 0;
     if (v < 1 || v > core::kMaxDim)
       return absl::InvalidArgumentError("--sweep-m: \"" + item + "\" is not an integer in 1.." +
@@ -69,38 +71,47 @@ void WorkloadFlags::Register(CLI::App& app) {
   const char* kModel = "Workload (seed flags)";
   app.add_option("--hidden_size", hidden_size_, "Hidden dimension H")->check(dim)->group(kModel);
   app.add_option("--intermediate_size", intermediate_size_, "MLP intermediate dimension I")
-      ->check(dim)->group(kModel);
+      ->check(dim)
+      ->group(kModel);
   app.add_option("--num_attention_heads", num_attention_heads_, "Attention heads")
-      ->check(dim)->group(kModel);
+      ->check(dim)
+      ->group(kModel);
   app.add_option("--num_hidden_layers", num_hidden_layers_, "Transformer layers")
-      ->check(CLI::Range(core::kMinLayers, core::kMaxLayers))->group(kModel);
+      ->check(CLI::Range(core::kMinLayers, core::kMaxLayers))
+      ->group(kModel);
   app.add_option("--micro_batch_size", micro_batch_size_, "Micro batch size")
-      ->check(dim)->group(kModel);
+      ->check(dim)
+      ->group(kModel);
   app.add_option("--sequence_length", sequence_length_, "Sequence length (M = mbs x seq)")
-      ->check(dim)->group(kModel);
+      ->check(dim)
+      ->group(kModel);
   app.add_option("--shapes", shapes_, "GEMMs as MxKxN,... or square sizes 1024,2048")
       ->group(kModel);
-  app.add_flag("--pre-quantize", pre_quantize_, "Time the GEMM only (mode prequant)")->group(kModel);
+  app.add_flag("--pre-quantize", pre_quantize_, "Time the GEMM only (mode prequant)")
+      ->group(kModel);
   app.add_flag("--no-fp8-current", no_fp8_current_, "Skip fp8-current")->group(kModel);
   app.add_flag("--no-fp8-delayed", no_fp8_delayed_, "Skip fp8-delayed")->group(kModel);
   app.add_flag("--no-fp8", no_fp8_, "Skip MXFP8 (as in the seed tool)")->group(kModel);
   app.add_flag("--no-fp8-block", no_fp8_block_, "Skip fp8-block")->group(kModel);
   app.add_flag("--no-fp4", no_fp4_, "Skip nvfp4")->group(kModel);
   app.add_option("--num-warmup", num_warmup_, "Warm-up iterations per item (default 10)")
-      ->check(CLI::Range(0, core::kMaxWarmupIters))->group(kModel);
+      ->check(CLI::Range(0, core::kMaxWarmupIters))
+      ->group(kModel);
   app.add_option("--num-iters", num_iters_, "Timed iterations per item (default 100)")
-      ->check(CLI::Range(core::kMinTimedIters, core::kMaxTimedIters))->group(kModel);
+      ->check(CLI::Range(core::kMinTimedIters, core::kMaxTimedIters))
+      ->group(kModel);
   app.add_option("--gpu-warmup", gpu_warmup_s_, "Seconds of GPU warm-up before the job")
-      ->check(CLI::Range(0.0, core::kMaxGpuWarmupS))->group(kModel);
+      ->check(CLI::Range(0.0, core::kMaxGpuWarmupS))
+      ->group(kModel);
 
   const char* kMore = "Workload";
   app.add_option("--model", model_file_, "Hugging Face config.json")->group(kMore);
   app.add_option("--preset", preset_, "Built-in model (see --help footer)")->group(kMore);
   app.add_option("--tp", tp_, "Tensor-parallel ranks (per-rank shapes)")
-      ->check(CLI::Range(int64_t{1}, core::kMaxTensorParallel))->group(kMore);
-  app.add_flag("--sp", sp_, "Sequence parallel (changes no GEMM shape)")->group(kMore);
-  app.add_flag("--split-gate-up", split_gate_up_, "Run MLP gate and up as two GEMMs")
+      ->check(CLI::Range(int64_t{1}, core::kMaxTensorParallel))
       ->group(kMore);
+  app.add_flag("--sp", sp_, "Sequence parallel (changes no GEMM shape)")->group(kMore);
+  app.add_flag("--split-gate-up", split_gate_up_, "Run MLP gate and up as two GEMMs")->group(kMore);
   app.add_option("--sweep-m", sweep_m_, "Inference sweep: fprop GEMMs at each M, e.g. 1,2,4")
       ->group(kMore);
   app.add_option("--recipes", recipes_, "Comma list, default all: " + core::RecipeList())
@@ -111,8 +122,11 @@ void WorkloadFlags::Register(CLI::App& app) {
   app.add_option("--accounting", accounting_, "training-step | per-gemm")->group(kTiming);
   app.add_option("--l2", l2_, "hot | cold")->group(kTiming);
   app.add_option("--autotune", autotune_k_, "Time the top K cuBLASLt candidates (default 1)")
-      ->check(CLI::Range(core::kMinAutotuneK, core::kMaxAutotuneK))->group(kTiming);
-  app.add_option("--seed", seed_, "Random-normal input seed")->group(kTiming);
+      ->check(CLI::Range(core::kMinAutotuneK, core::kMaxAutotuneK))
+      ->group(kTiming);
+  app.add_option("--seed", seed_, "Random-normal input seed (0..2^64-1)")
+      ->check(ExactInteger(false))
+      ->group(kTiming);
   app.add_option("--fast-accum", fast_accum_, "default | on | off")->group(kTiming);
   app.add_flag("--force", force_, "Bypass the result cache")->group(kTiming);
   app.add_option("--label", label_, "Free text shown in reports")->group(kTiming);
@@ -135,7 +149,10 @@ absl::StatusOr<std::optional<core::ModelConfig>> WorkloadFlags::BuildModel(
   }
   core::ModelConfig m;
   if (preset_) {
-    ASSIGN_OR_RETURN(m, core::FindPreset(*preset_));
+    auto preset = core::FindPreset(*preset_);
+    if (!preset.ok())
+      return absl::InvalidArgumentError("--preset: " + std::string(preset.status().message()));
+    m = std::move(*preset);
   } else if (model_file_) {
     ASSIGN_OR_RETURN(const std::string text, ReadFile(*model_file_));
     const std::string name = std::filesystem::path(*model_file_).stem().string();
@@ -226,8 +243,8 @@ absl::Status WorkloadFlags::ApplyModes(core::JobSpec& spec) const {
                                       "\"; valid: autocast, prequant, both");
   }
   if (pre_quantize_ && spec.modes != std::vector<core::Mode>{core::Mode::kPrequant})
-    return absl::InvalidArgumentError("--pre-quantize means --mode prequant; it conflicts with --mode " +
-                                      *mode_);
+    return absl::InvalidArgumentError(
+        "--pre-quantize means --mode prequant; it conflicts with --mode " + *mode_);
   return absl::OkStatus();
 }
 
@@ -246,8 +263,8 @@ absl::Status WorkloadFlags::ApplyTiming(core::JobSpec& spec) const {
     ASSIGN_OR_RETURN(t.l2, ParseChoice("--l2", *l2_, &core::ParseL2Policy, "hot, cold"));
   }
   if (fast_accum_) {
-    ASSIGN_OR_RETURN(t.fast_accum, ParseChoice("--fast-accum", *fast_accum_,
-                                               &core::ParseFastAccum, "default, on, off"));
+    ASSIGN_OR_RETURN(t.fast_accum, ParseChoice("--fast-accum", *fast_accum_, &core::ParseFastAccum,
+                                               "default, on, off"));
   }
   return absl::OkStatus();
 }
@@ -265,7 +282,7 @@ absl::StatusOr<core::JobSpec> WorkloadFlags::BuildSpec(std::ostream& warnings) c
       // The parser already names the field ("shapes: ..."); make it the flag's name.
       const std::string msg(shapes.status().message());
       return absl::InvalidArgumentError(msg.rfind("shapes:", 0) == 0 ? "--" + msg
-                                                                      : "--shapes: " + msg);
+                                                                     : "--shapes: " + msg);
     }
     spec.shapes = std::move(*shapes);
   }

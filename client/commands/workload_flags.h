@@ -37,8 +37,8 @@ class WorkloadFlags {
   absl::Status ApplyTiming(core::JobSpec& spec) const;
 
   // Seed flags; nullopt = not given.
-  std::optional<int64_t> hidden_size_, intermediate_size_, num_attention_heads_,
-      num_hidden_layers_, micro_batch_size_, sequence_length_;
+  std::optional<int64_t> hidden_size_, intermediate_size_, num_attention_heads_, num_hidden_layers_,
+      micro_batch_size_, sequence_length_;
   std::optional<std::string> shapes_;
   bool pre_quantize_ = false, no_fp8_current_ = false, no_fp8_delayed_ = false, no_fp8_ = false,
        no_fp8_block_ = false, no_fp4_ = false;

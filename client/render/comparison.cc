@@ -28,7 +28,8 @@ void Diff(const std::string& what, const std::string& a, const std::string& b,
   if (a != b) out.push_back(what + ": " + (a.empty() ? "?" : a) + " -> " + (b.empty() ? "?" : b));
 }
 
-void ContextDiffs(const core::JobRecord& a, const core::JobRecord& b, std::vector<std::string>& out) {
+void ContextDiffs(const core::JobRecord& a, const core::JobRecord& b,
+                  std::vector<std::string>& out) {
   Diff("device", a.device.name, b.device.name, out);
   Diff("backend", a.device.backend, b.device.backend, out);
   Diff("driver", a.device.driver_version, b.device.driver_version, out);
@@ -53,15 +54,20 @@ void CompareLayers(const core::Report& a, const core::Report& b, Comparison& c) 
 
 std::string_view ToString(Verdict v) {
   switch (v) {
-    case Verdict::kFaster: return "faster";
-    case Verdict::kSame: return "same";
-    case Verdict::kSlower: return "slower";
+    case Verdict::kFaster:
+      return "faster";
+    case Verdict::kSame:
+      return "same";
+    case Verdict::kSlower:
+      return "slower";
   }
   return "?";
 }
 
 double NoiseThreshold(const core::SampleStats& a, const core::SampleStats& b) {
-  auto cv = [](const core::SampleStats& s) { return s.median_ms > 0 ? s.stdev_ms / s.median_ms : 0; };
+  auto cv = [](const core::SampleStats& s) {
+    return s.median_ms > 0 ? s.stdev_ms / s.median_ms : 0;
+  };
   auto spread = [](const core::SampleStats& s) {
     return s.median_ms > 0 ? (s.p80_ms - s.p20_ms) / s.median_ms : 0;
   };
@@ -93,10 +99,18 @@ Comparison CompareReports(const core::Report& a, const core::Report& b) {
     matched[it->first] = true;
     const core::SampleStats& sa = r.result->time;
     const core::SampleStats& sb = it->second->result->time;
-    ItemComparison ic{r.item.op, r.item.recipe, r.item.mode, sa.median_ms, sb.median_ms,
-                      sb.median_ms / sa.median_ms, NoiseThreshold(sa, sb), Verdict::kSame};
+    ItemComparison ic{r.item.op,
+                      r.item.recipe,
+                      r.item.mode,
+                      sa.median_ms,
+                      sb.median_ms,
+                      sb.median_ms / sa.median_ms,
+                      NoiseThreshold(sa, sb),
+                      Verdict::kSame};
     ic.verdict = Judge(ic.a_ms, ic.b_ms, ic.threshold);
-    (ic.verdict == Verdict::kFaster ? c.faster : ic.verdict == Verdict::kSlower ? c.slower : c.same)++;
+    (ic.verdict == Verdict::kFaster   ? c.faster
+     : ic.verdict == Verdict::kSlower ? c.slower
+                                      : c.same)++;
     c.items.push_back(std::move(ic));
   }
   for (const auto& [key, r] : in_b)
@@ -111,11 +125,11 @@ std::string RenderComparison(const Comparison& c, int64_t job_a, int64_t job_b) 
   doc.title = "gemmprof compare: " + a + " (A) vs " + b + " (B)";
   if (!c.context_diffs.empty())
     doc.sections.push_back({"Context differences", {Bullets(c.context_diffs)}});
-  TextTable items({"pass", "op", "MxKxN", "groups", "recipe", "mode", "A ms", "B ms", "B/A",
-                   "noise threshold", "verdict"},
-                  {Align::kLeft, Align::kLeft, Align::kLeft, Align::kRight, Align::kLeft,
-                   Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kRight,
-                   Align::kLeft});
+  TextTable items(
+      {"pass", "op", "MxKxN", "groups", "recipe", "mode", "A ms", "B ms", "B/A", "noise threshold",
+       "verdict"},
+      {Align::kLeft, Align::kLeft, Align::kLeft, Align::kRight, Align::kLeft, Align::kLeft,
+       Align::kRight, Align::kRight, Align::kRight, Align::kRight, Align::kLeft});
   for (const ItemComparison& i : c.items)
     items.AddRow({std::string(core::ToString(i.op.pass)), i.op.name, i.op.shape.ToString(),
                   std::to_string(i.op.groups), std::string(core::ToString(i.recipe)),
@@ -123,8 +137,9 @@ std::string RenderComparison(const Comparison& c, int64_t job_a, int64_t job_b) 
                   FormatRatio(i.ratio), FormatPercent(100 * i.threshold),
                   std::string(ToString(i.verdict))});
   Section per_item{"Per item (median ms; B/A > 1: B is slower)", {Table(std::move(items))}};
-  per_item.blocks.push_back(Note("A verdict needs a change above max(2%, 3 x combined relative "
-                                 "stdev, p20-p80 spread); below it the two are \"same\"."));
+  per_item.blocks.push_back(
+      Note("A verdict needs a change above max(2%, 3 x combined relative "
+           "stdev, p20-p80 spread); below it the two are \"same\"."));
   doc.sections.push_back(std::move(per_item));
   if (!c.layers.empty()) {
     TextTable layers({"recipe", "mode", "A per-layer ms", "B per-layer ms", "B/A"});
@@ -137,10 +152,10 @@ std::string RenderComparison(const Comparison& c, int64_t job_a, int64_t job_b) 
   for (const auto& s : c.only_in_a) unmatched.push_back("only in A: " + s);
   for (const auto& s : c.only_in_b) unmatched.push_back("only in B: " + s);
   if (!unmatched.empty()) doc.sections.push_back({"Unmatched items", {Bullets(unmatched)}});
-  doc.sections.push_back({"Summary", {Lines({std::to_string(c.items.size()) + " matched items: " +
-                                             std::to_string(c.faster) + " faster, " +
-                                             std::to_string(c.same) + " same, " +
-                                             std::to_string(c.slower) + " slower in B"})}});
+  doc.sections.push_back({"Summary",
+                          {Lines({std::to_string(c.items.size()) + " matched items: " +
+                                  std::to_string(c.faster) + " faster, " + std::to_string(c.same) +
+                                  " same, " + std::to_string(c.slower) + " slower in B"})}});
   return RenderText(doc);
 }
 

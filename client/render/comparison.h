@@ -45,11 +45,11 @@ struct LayerComparison {
 };
 
 struct Comparison {
-  std::vector<ItemComparison> items;      // in A's order
-  std::vector<std::string> only_in_a;     // item labels with a result only in A
+  std::vector<ItemComparison> items;   // in A's order
+  std::vector<std::string> only_in_a;  // item labels with a result only in A
   std::vector<std::string> only_in_b;
-  std::vector<LayerComparison> layers;    // recipes complete in both
-  std::vector<std::string> context_diffs; // "cuBLASLt 13.0.1 -> 13.1.0", ...
+  std::vector<LayerComparison> layers;     // recipes complete in both
+  std::vector<std::string> context_diffs;  // "cuBLASLt 13.0.1 -> 13.1.0", ...
   int faster = 0, same = 0, slower = 0;
 };
 

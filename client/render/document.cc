@@ -72,7 +72,12 @@ std::string TextBlock(const Block& b) {
 
 std::string MarkdownBlock(const Block& b) {
   std::string out;
-  if (!b.caption.empty()) out += "**" + b.caption + "**\n\n";
+  if (!b.caption.empty()) {
+    // A '*' inside the caption would close the bold early.
+    std::string caption;
+    for (char c : b.caption) caption += c == '*' ? std::string("\\*") : std::string(1, c);
+    out += "**" + caption + "**\n\n";
+  }
   switch (b.kind) {
     case Block::Kind::kKeyValues:
       for (const auto& [k, v] : b.key_values) out += "- **" + k + "**: " + v + "\n";
@@ -100,7 +105,8 @@ std::string MarkdownBlock(const Block& b) {
 std::string RenderText(const Document& doc) {
   std::string out = doc.title + "\n" + std::string(DisplayWidth(doc.title), '=') + "\n";
   for (const Section& s : doc.sections) {
-    if (!s.title.empty()) out += "\n" + s.title + "\n" + std::string(DisplayWidth(s.title), '-') + "\n";
+    if (!s.title.empty())
+      out += "\n" + s.title + "\n" + std::string(DisplayWidth(s.title), '-') + "\n";
     for (size_t i = 0; i < s.blocks.size(); ++i) {
       if (i > 0) out += "\n";
       out += TextBlock(s.blocks[i]);

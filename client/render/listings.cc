@@ -20,8 +20,8 @@ std::string RenderPlan(const core::Plan& plan, const core::JobSpec& spec) {
   const size_t recipes = spec.recipes.empty() ? core::AllRecipes().size() : spec.recipes.size();
   const size_t modes = spec.modes.empty() ? 1 : spec.modes.size();
   return "Plan: " + plan.model_name + ", " + std::to_string(plan.num_layers) + " layers, " +
-         std::to_string(plan.ops.size()) + " GEMMs\n" + t.RenderText() + "Total: " +
-         FormatFixed(total / 1e12, 3) + " TFLOP per step; " +
+         std::to_string(plan.ops.size()) + " GEMMs\n" + t.RenderText() +
+         "Total: " + FormatFixed(total / 1e12, 3) + " TFLOP per step; " +
          std::to_string(plan.ops.size() * recipes * modes) + " items (" +
          std::to_string(plan.ops.size()) + " GEMMs x " + std::to_string(recipes) + " recipes x " +
          std::to_string(modes) + " modes)\n";
@@ -61,11 +61,11 @@ std::string RenderDevices(const std::vector<core::DeviceInfo>& devices) {
 
 std::string RenderHistory(const std::vector<HistoryRow>& rows) {
   if (rows.empty()) return "no results match\n";
-  TextTable t({"measured", "job", "device", "pass", "op", "MxKxN", "recipe", "mode", "median ms",
-               "TFLOP/s", "samples", "cached"},
-              {Align::kLeft, Align::kRight, Align::kLeft, Align::kLeft, Align::kLeft, Align::kLeft,
-               Align::kLeft, Align::kLeft, Align::kRight, Align::kRight, Align::kRight,
-               Align::kLeft});
+  TextTable t(
+      {"measured", "job", "device", "pass", "op", "MxKxN", "recipe", "mode", "median ms", "TFLOP/s",
+       "samples", "cached"},
+      {Align::kLeft, Align::kRight, Align::kLeft, Align::kLeft, Align::kLeft, Align::kLeft,
+       Align::kLeft, Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kLeft});
   for (const HistoryRow& r : rows) {
     const core::ItemRecord& i = r.item;
     const bool has = i.result.has_value();

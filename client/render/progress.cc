@@ -6,8 +6,8 @@ namespace gemmprof::client::render {
 namespace {
 
 std::string Counts(const core::JobRecord& job) {
-  std::string s = std::to_string(job.finished_items) + "/" + std::to_string(job.total_items) +
-                  " items";
+  std::string s =
+      std::to_string(job.finished_items) + "/" + std::to_string(job.total_items) + " items";
   if (job.failed_items > 0) s += ", " + std::to_string(job.failed_items) + " failed";
   return s;
 }
@@ -25,7 +25,8 @@ std::string ItemText(const JobEvent& e) {
 
 std::string ProgressBarLine(const JobEvent& e) {
   const core::JobRecord& job = e.job;
-  const int filled = job.total_items > 0 ? kProgressBarWidth * job.finished_items / job.total_items : 0;
+  const int filled =
+      job.total_items > 0 ? kProgressBarWidth * job.finished_items / job.total_items : 0;
   std::string line = "\r[" + std::string(static_cast<size_t>(filled), '#') +
                      std::string(static_cast<size_t>(kProgressBarWidth - filled), '.') + "] " +
                      Counts(job);

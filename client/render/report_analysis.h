@@ -35,8 +35,8 @@ struct GemmRow {
 // model adds every per-layer op time x layers and once-per-model ops (lm_head) once.
 struct Totals {
   RecipeMode key;
-  int expected_items = 0;  // items of this recipe and mode in the job
-  int done_items = 0;      // with a measurement
+  int expected_items = 0;            // items of this recipe and mode in the job
+  int done_items = 0;                // with a measurement
   std::array<double, 3> layer_ms{};  // by pass: fprop, dgrad, wgrad
   std::array<double, 3> model_ms{};  // by pass, full model
   double once_ms = 0;                // once-per-model ops, all passes

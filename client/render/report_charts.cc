@@ -18,10 +18,9 @@ std::string Subject(const ReportAnalysis& a) {
   const core::JobRecord& job = a.report().job;
   std::string device = job.device.name.empty() ? "unknown device" : job.device.name;
   if (job.device.backend == "host-reference") device += " (host reference, not a GPU)";
-  const std::string model = a.is_shape_list()
-                                ? "shape list"
-                                : job.plan.model_name + ", " + std::to_string(a.num_layers()) +
-                                      " layers";
+  const std::string model =
+      a.is_shape_list() ? "shape list"
+                        : job.plan.model_name + ", " + std::to_string(a.num_layers()) + " layers";
   return device + " | " + model + " | job " + std::to_string(job.id);
 }
 
@@ -47,8 +46,10 @@ BarChart LayerChart(const ReportAnalysis& a) {
   const std::vector<Recipe> done = a.CompleteRecipes(mode);
   for (Recipe r : done) {
     const Totals& t = *a.FindTotals({r, mode});
-    Bar bar{"", {{t.layer_ms[0] + t.layer_ms[1], RecipeColor(r), 1.0},
-                 {t.layer_ms[2], RecipeColor(r), kSecondaryOpacity}}, FormatMs(t.LayerMs())};
+    Bar bar{"",
+            {{t.layer_ms[0] + t.layer_ms[1], RecipeColor(r), 1.0},
+             {t.layer_ms[2], RecipeColor(r), kSecondaryOpacity}},
+            FormatMs(t.LayerMs())};
     if (auto s = a.ModelSpeedup(r, Recipe::kBf16, mode)) bar.annotation = FormatRatio(*s);
     c.groups.push_back({Name(r), {bar}});
   }
@@ -125,7 +126,8 @@ BarChart SpeedupChart(const ReportAnalysis& a) {
       if (!s) continue;
       const double opacity = m == Mode::kAutocast ? 1.0 : kSecondaryOpacity;
       g.bars.push_back({a.modes().size() > 1 ? (m == Mode::kAutocast ? "A" : "P") : "",
-                        {{*s, RecipeColor(r), opacity}}, FormatRatio(*s)});
+                        {{*s, RecipeColor(r), opacity}},
+                        FormatRatio(*s)});
     }
     if (g.bars.empty()) continue;
     shown.push_back(r);
@@ -144,18 +146,23 @@ BarChart SpeedupChart(const ReportAnalysis& a) {
 
 std::string_view ToString(ChartKind kind) {
   switch (kind) {
-    case ChartKind::kLayer: return "layer";
-    case ChartKind::kModes: return "modes";
-    case ChartKind::kTflops: return "tflops";
-    case ChartKind::kSpeedup: return "speedup";
-    case ChartKind::kAll: return "all";
+    case ChartKind::kLayer:
+      return "layer";
+    case ChartKind::kModes:
+      return "modes";
+    case ChartKind::kTflops:
+      return "tflops";
+    case ChartKind::kSpeedup:
+      return "speedup";
+    case ChartKind::kAll:
+      return "all";
   }
   return "?";
 }
 
 std::optional<ChartKind> ParseChartKind(std::string_view s) {
-  for (ChartKind k : {ChartKind::kLayer, ChartKind::kModes, ChartKind::kTflops,
-                      ChartKind::kSpeedup, ChartKind::kAll})
+  for (ChartKind k : {ChartKind::kLayer, ChartKind::kModes, ChartKind::kTflops, ChartKind::kSpeedup,
+                      ChartKind::kAll})
     if (ToString(k) == s) return k;
   return std::nullopt;
 }
@@ -164,11 +171,15 @@ std::string ChartKindList() { return "layer, modes, tflops, speedup, all"; }
 
 BarChart BuildChart(const ReportAnalysis& a, ChartKind kind) {
   switch (kind) {
-    case ChartKind::kModes: return ModesChart(a);
-    case ChartKind::kTflops: return TflopsChart(a);
-    case ChartKind::kSpeedup: return SpeedupChart(a);
+    case ChartKind::kModes:
+      return ModesChart(a);
+    case ChartKind::kTflops:
+      return TflopsChart(a);
+    case ChartKind::kSpeedup:
+      return SpeedupChart(a);
     case ChartKind::kLayer:
-    case ChartKind::kAll: break;
+    case ChartKind::kAll:
+      break;
   }
   return LayerChart(a);
 }

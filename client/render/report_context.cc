@@ -53,7 +53,10 @@ std::pair<std::string, std::string> TelemetryLines(const core::Report& report) {
   if (!any) return {"not recorded", "not recorded"};
   return {"SM " + FormatFixed(sm_min, 0) + "-" + FormatFixed(sm_max, 0) + " MHz, memory " +
               FormatFixed(mem, 0) + " MHz",
-          "average " + FormatFixed(p_avg_min, 0) + "-" + FormatFixed(p_avg_max, 0) +
+          "average " + FormatFixed(p_avg_min, 0) +
+              (FormatFixed(p_avg_min, 0) == FormatFixed(p_avg_max, 0)
+                   ? ""
+                   : "-" + FormatFixed(p_avg_max, 0)) +
               " W per item, peak " + FormatFixed(p_max, 0) + " W, max temperature " +
               FormatFixed(t_max, 0) + " C"};
 }
@@ -88,9 +91,9 @@ std::vector<std::pair<std::string, std::string>> ContextFields(const ReportAnaly
   kv.push_back({"clocks seen", clocks});
   kv.push_back({"power seen", power});
   kv.push_back({"timing", "median of " + std::to_string(t.timed_iters) +
-                              " timed iterations per item after " +
-                              std::to_string(t.warmup_iters) + " warm-up iterations; " +
-                              FormatFixed(t.gpu_warmup_s, 1) + " s GPU warm-up before the job"});
+                              " timed iterations per item after " + std::to_string(t.warmup_iters) +
+                              " warm-up iterations; " + FormatFixed(t.gpu_warmup_s, 1) +
+                              " s GPU warm-up before the job"});
   kv.push_back({"L2 policy", std::string(core::ToString(t.l2))});
   kv.push_back({"accounting", std::string(core::ToString(t.accounting))});
   kv.push_back({"options", "seed " + std::to_string(t.seed) + ", fast accumulation " +
@@ -103,7 +106,8 @@ std::vector<std::pair<std::string, std::string>> ContextFields(const ReportAnaly
   kv.push_back({"created", FormatUtc(job.created_ms)});
   if (job.finished_ms > 0) {
     std::string fin = FormatUtc(job.finished_ms);
-    if (job.started_ms > 0) fin += " (ran " + FormatDuration(job.finished_ms - job.started_ms) + ")";
+    if (job.started_ms > 0)
+      fin += " (ran " + FormatDuration(job.finished_ms - job.started_ms) + ")";
     kv.push_back({"finished", fin});
   }
   return kv;

@@ -26,37 +26,81 @@ std::string Str(std::string_view v) { return std::string(v); }
 std::vector<std::string> ContextCells(const core::JobRecord& job) {
   const core::DeviceInfo& d = job.device;
   const core::TimingOptions& t = job.spec.timing;
-  return {Int(job.id), Str(core::ToString(job.state)), job.spec.label, job.plan.model_name,
-          Int(job.plan.num_layers), d.name, d.backend, Int(d.sm), Int(d.sm_count), d.driver_version,
-          d.cuda_version, d.cublaslt_version, d.gemmprof_version, Int(t.warmup_iters),
-          Int(t.timed_iters), Num(t.gpu_warmup_s), Str(core::ToString(t.l2)),
-          Str(core::ToString(t.accounting)), std::to_string(t.seed),
-          Str(core::ToString(t.fast_accum)), Int(t.autotune_k), Int(t.amax_history_len),
+  return {Int(job.id),
+          Str(core::ToString(job.state)),
+          job.spec.label,
+          job.plan.model_name,
+          Int(job.plan.num_layers),
+          d.name,
+          d.backend,
+          Int(d.sm),
+          Int(d.sm_count),
+          d.driver_version,
+          d.cuda_version,
+          d.cublaslt_version,
+          d.gemmprof_version,
+          Int(t.warmup_iters),
+          Int(t.timed_iters),
+          Num(t.gpu_warmup_s),
+          Str(core::ToString(t.l2)),
+          Str(core::ToString(t.accounting)),
+          std::to_string(t.seed),
+          Str(core::ToString(t.fast_accum)),
+          Int(t.autotune_k),
+          Int(t.amax_history_len),
           Str(core::ToString(t.amax_algo))};
 }
 
 std::vector<std::string> ItemCells(const core::ItemRecord& r) {
   const core::GemmOp& op = r.item.op;
-  std::vector<std::string> cells = {
-      Int(r.item.seq), op.name, Str(core::ToString(op.pass)), Int(op.shape.m), Int(op.shape.k),
-      Int(op.shape.n), Int(op.groups), Int(op.layers), Bool(op.per_layer),
-      Str(core::ToString(r.item.recipe)), Str(core::ToString(r.item.mode)),
-      Str(core::ToString(r.status)), r.error, Bool(r.cached), Int(r.measured_ms)};
+  std::vector<std::string> cells = {Int(r.item.seq),
+                                    op.name,
+                                    Str(core::ToString(op.pass)),
+                                    Int(op.shape.m),
+                                    Int(op.shape.k),
+                                    Int(op.shape.n),
+                                    Int(op.groups),
+                                    Int(op.layers),
+                                    Bool(op.per_layer),
+                                    Str(core::ToString(r.item.recipe)),
+                                    Str(core::ToString(r.item.mode)),
+                                    Str(core::ToString(r.status)),
+                                    r.error,
+                                    Bool(r.cached),
+                                    Int(r.measured_ms)};
   if (!r.result) {
     cells.resize(cells.size() + 27);
     return cells;
   }
   const core::Measurement& m = *r.result;
   const core::Telemetry& tel = m.telemetry;
-  const std::vector<std::string> more = {
-      Num(m.time.median_ms), Num(m.time.mean_ms), Num(m.time.p20_ms), Num(m.time.p80_ms),
-      Num(m.time.min_ms), Num(m.time.max_ms), Num(m.time.stdev_ms), Int(m.time.count),
-      Num(m.quant_ms), Num(m.flops), Num(m.bytes), Num(TflopsOf(r)), m.algorithm,
-      Str(core::ToString(m.verification)), Num(m.rel_error), Num(m.error_threshold),
-      Bool(m.fast_accum), Num(tel.sm_clock_mhz_min), Num(tel.sm_clock_mhz_max),
-      Num(tel.mem_clock_mhz), Num(tel.power_w_avg), Num(tel.power_w_max), Num(tel.temp_c_max),
-      std::to_string(tel.throttle_reasons), Int(tel.throttled_samples), Int(tel.telemetry_samples),
-      m.notes};
+  const std::vector<std::string> more = {Num(m.time.median_ms),
+                                         Num(m.time.mean_ms),
+                                         Num(m.time.p20_ms),
+                                         Num(m.time.p80_ms),
+                                         Num(m.time.min_ms),
+                                         Num(m.time.max_ms),
+                                         Num(m.time.stdev_ms),
+                                         Int(m.time.count),
+                                         Num(m.quant_ms),
+                                         Num(m.flops),
+                                         Num(m.bytes),
+                                         Num(TflopsOf(r)),
+                                         m.algorithm,
+                                         Str(core::ToString(m.verification)),
+                                         Num(m.rel_error),
+                                         Num(m.error_threshold),
+                                         Bool(m.fast_accum),
+                                         Num(tel.sm_clock_mhz_min),
+                                         Num(tel.sm_clock_mhz_max),
+                                         Num(tel.mem_clock_mhz),
+                                         Num(tel.power_w_avg),
+                                         Num(tel.power_w_max),
+                                         Num(tel.temp_c_max),
+                                         std::to_string(tel.throttle_reasons),
+                                         Int(tel.throttled_samples),
+                                         Int(tel.telemetry_samples),
+                                         m.notes};
   cells.insert(cells.end(), more.begin(), more.end());
   return cells;
 }

@@ -1,5 +1,7 @@
 #include "client/render/report_document.h"
 
+#include <algorithm>
+
 #include "client/render/format.h"
 #include "client/render/report_context.h"
 #include "client/render/report_findings.h"
@@ -33,54 +35,95 @@ std::string StatusCell(const core::ItemRecord& item) {
   return "?";
 }
 
-Block GemmTable(const ReportAnalysis& a, core::Pass pass, Mode mode) {
-  bool grouped = false;
-  for (const GemmRow& row : a.rows()) grouped |= row.op.groups > 1;
-  std::vector<std::string> headers = {"op", "MxKxN"};
-  if (grouped) headers.push_back("groups");
+// Recipes with an item in `mode` that is not "not supported"; columns of n/s only would
+// repeat what the notices say, at twice the table width.
+std::vector<Recipe> ShownRecipes(const ReportAnalysis& a, Mode mode) {
+  std::vector<Recipe> out;
   for (Recipe r : a.recipes()) {
+    bool any = false;
+    for (const GemmRow& row : a.rows()) {
+      auto it = row.cells.find({r, mode});
+      any |= it != row.cells.end() && it->second->status != core::ItemStatus::kNotSupported;
+    }
+    if (any) out.push_back(r);
+  }
+  return out;
+}
+
+std::string Cell(const core::ItemRecord& item, bool& marked) {
+  if (item.status != core::ItemStatus::kDone || !item.result) return StatusCell(item);
+  std::string ms = FormatMs(item.result->time.median_ms);
+  if (item.result->verification == core::Verification::kIncorrect) ms += "!";
+  if (item.cached) ms += "*";
+  marked |= ms.back() == '!' || ms.back() == '*';
+  return ms;
+}
+
+Block GemmTable(const ReportAnalysis& a, core::Pass pass, Mode mode) {
+  bool grouped = false, named = false;
+  for (const GemmRow& row : a.rows()) {
+    grouped |= row.op.groups > 1;
+    named |= row.op.name != row.op.shape.ToString();
+  }
+  std::vector<std::string> headers;
+  if (named) headers.push_back("op");
+  headers.push_back("MxKxN");
+  if (grouped) headers.push_back("groups");
+  const std::vector<Recipe> recipes = ShownRecipes(a, mode);
+  for (Recipe r : recipes) {
     headers.push_back(Name(r) + " ms");
     headers.push_back(Name(r) + " TFLOP/s");
   }
   std::vector<Align> align(headers.size(), Align::kRight);
-  align[0] = align[1] = Align::kLeft;
+  align[0] = Align::kLeft;
+  if (named) align[1] = Align::kLeft;
   TextTable table(headers, align);
   bool marked = false;
   for (const GemmRow& row : a.rows()) {
     if (row.op.pass != pass) continue;
-    std::vector<std::string> cells = {row.op.name, row.op.shape.ToString()};
+    std::vector<std::string> cells;
+    if (named) cells.push_back(row.op.name);
+    cells.push_back(row.op.shape.ToString());
     if (grouped) cells.push_back(std::to_string(row.op.groups));
-    for (Recipe r : a.recipes()) {
+    for (Recipe r : recipes) {
       auto it = row.cells.find({r, mode});
       if (it == row.cells.end()) {
         cells.insert(cells.end(), {"", ""});
         continue;
       }
-      const core::ItemRecord& item = *it->second;
-      if (item.status != core::ItemStatus::kDone || !item.result) {
-        cells.insert(cells.end(), {StatusCell(item), ""});
-        continue;
-      }
-      std::string ms = FormatMs(item.result->time.median_ms);
-      if (item.result->verification == core::Verification::kIncorrect) ms += "!";
-      if (item.cached) ms += "*";
-      marked |= ms.back() == '!' || ms.back() == '*';
-      cells.push_back(ms);
-      cells.push_back(FormatTflops(TflopsOf(item)));
+      cells.push_back(Cell(*it->second, marked));
+      cells.push_back(row.MedianMs({r, mode}) ? FormatTflops(TflopsOf(*it->second)) : "");
     }
     table.AddRow(std::move(cells));
   }
   Block b = Table(std::move(table), std::string(PassTitle(pass)) + " GEMMs, " + Name(mode) +
                                         " (median ms per call, TFLOP/s)");
   if (marked) b.caption += "; * cached result, ! failed verification";
+  std::string hidden;
+  for (Recipe r : a.recipes())
+    if (std::find(recipes.begin(), recipes.end(), r) == recipes.end())
+      hidden += (hidden.empty() ? "" : ", ") + Name(r);
+  if (!hidden.empty()) b.caption += "; not supported here: " + hidden;
   return b;
 }
 
 std::string MsOrDash(const Totals& t, double ms) { return t.complete() ? FormatMs(ms) : "-"; }
 
+bool HasPass(const ReportAnalysis& a, core::Pass p) {
+  for (core::Pass q : a.passes())
+    if (q == p) return true;
+  return false;
+}
+
 Block LayerTable(const ReportAnalysis& a, Mode mode) {
-  std::vector<std::string> headers = {"recipe", "Fprop ms", "Dgrad ms", "Fprop+Dgrad ms",
-                                      "Wgrad ms", "per-layer ms"};
+  const bool fprop = HasPass(a, core::Pass::kFprop), dgrad = HasPass(a, core::Pass::kDgrad),
+             wgrad = HasPass(a, core::Pass::kWgrad);
+  std::vector<std::string> headers = {"recipe"};
+  if (fprop) headers.push_back("Fprop ms");
+  if (dgrad) headers.push_back("Dgrad ms");
+  if (fprop && dgrad) headers.push_back("Fprop+Dgrad ms");
+  if (wgrad) headers.push_back("Wgrad ms");
+  headers.push_back("per-layer ms");
   if (a.has_once_ops()) headers.push_back("once-per-model ms");
   headers.insert(headers.end(), {"full model ms", "items done"});
   TextTable table(headers);
@@ -88,16 +131,18 @@ Block LayerTable(const ReportAnalysis& a, Mode mode) {
     const Totals* t = a.FindTotals({r, mode});
     if (!t) continue;
     const auto& l = t->layer_ms;
-    std::vector<std::string> cells = {Name(r), MsOrDash(*t, l[0]), MsOrDash(*t, l[1]),
-                                      MsOrDash(*t, l[0] + l[1]), MsOrDash(*t, l[2]),
-                                      MsOrDash(*t, t->LayerMs())};
+    std::vector<std::string> cells = {Name(r)};
+    if (fprop) cells.push_back(MsOrDash(*t, l[0]));
+    if (dgrad) cells.push_back(MsOrDash(*t, l[1]));
+    if (fprop && dgrad) cells.push_back(MsOrDash(*t, l[0] + l[1]));
+    if (wgrad) cells.push_back(MsOrDash(*t, l[2]));
+    cells.push_back(MsOrDash(*t, t->LayerMs()));
     if (a.has_once_ops()) cells.push_back(MsOrDash(*t, t->once_ms));
     cells.push_back(MsOrDash(*t, t->ModelMs()));
     cells.push_back(std::to_string(t->done_items) + "/" + std::to_string(t->expected_items));
     table.AddRow(std::move(cells));
   }
-  std::string caption = "Per layer and full model, " + Name(mode) + " (ms)";
-  return Table(std::move(table), caption);
+  return Table(std::move(table), "Per layer and full model, " + Name(mode) + " (ms)");
 }
 
 std::string LayerNote(const ReportAnalysis& a) {
@@ -133,7 +178,8 @@ void SpeedupBlocks(const ReportAnalysis& a, Mode mode, std::vector<Block>& out) 
     TextTable t(headers);
     for (Recipe r : done) {
       std::vector<std::string> cells = {Name(r)};
-      for (Recipe c : done) cells.push_back(r == c ? "-" : FormatRatio(*a.ModelSpeedup(r, c, mode)));
+      for (Recipe c : done)
+        cells.push_back(r == c ? "-" : FormatRatio(*a.ModelSpeedup(r, c, mode)));
       t.AddRow(std::move(cells));
     }
     out.push_back(Table(std::move(t), "Speedup between recipes, full model, " + Name(mode) +

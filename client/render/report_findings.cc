@@ -15,7 +15,8 @@ std::string Name(core::Mode m) { return std::string(core::ToString(m)); }
 void WinnerFindings(const ReportAnalysis& a, std::vector<std::string>& out) {
   for (core::Mode mode : a.modes()) {
     const std::vector<core::Recipe> done = a.CompleteRecipes(mode);
-    if (done.empty()) continue;
+    // A winner needs a race: with one complete recipe there is nothing to compare.
+    if (done.size() < 2) continue;
     core::Recipe best = done.front();
     for (core::Recipe r : done)
       if (a.FindTotals({r, mode})->LayerMs() < a.FindTotals({best, mode})->LayerMs()) best = r;
@@ -44,17 +45,20 @@ void OverheadFindings(const ReportAnalysis& a, std::vector<std::string>& out) {
 
 void AsymmetryFindings(const ReportAnalysis& a, std::vector<std::string>& out) {
   for (core::Mode mode : a.modes()) {
+    std::string list;
     for (core::Recipe r : a.recipes()) {
       const Totals* t = a.FindTotals({r, mode});
       if (!t || !t->complete()) continue;
       const double f = t->layer_ms[PassIndex(core::Pass::kFprop)];
       const double d = t->layer_ms[PassIndex(core::Pass::kDgrad)];
       if (f <= 0 || d <= 0 || std::fabs(d - f) / f <= kPassAsymmetryRatio) continue;
-      out.push_back(Name(r) + "/" + Name(mode) + ": Dgrad takes " +
-                    FormatPercent(100.0 * std::fabs(d - f) / f) +
-                    (d > f ? " longer" : " less") + " than Fprop per layer (" + FormatMs(d) +
-                    " ms vs " + FormatMs(f) + " ms).");
+      list += (list.empty() ? "" : ", ") + Name(r) + " " +
+              FormatPercent(100.0 * (d - f) / f, /*with_sign=*/true) + " (" + FormatMs(d) + " vs " +
+              FormatMs(f) + " ms)";
     }
+    if (!list.empty())
+      out.push_back(Name(mode) + ": Dgrad differs from Fprop by more than " +
+                    FormatPercent(100 * kPassAsymmetryRatio) + " per layer: " + list + ".");
   }
 }
 

@@ -1,5 +1,6 @@
 #include "client/render/report_json.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "client/render/format.h"
@@ -20,19 +21,28 @@ Json DeviceJson(const core::DeviceInfo& d) {
     recipes.push_back({{"recipe", S(core::ToString(r.recipe))},
                        {"supported", r.supported},
                        {"reason", r.reason}});
-  return {{"backend", d.backend},       {"name", d.name},
-          {"uuid", d.uuid},             {"sm", d.sm},
-          {"sm_count", d.sm_count},     {"memory_bytes", d.memory_bytes},
-          {"driver_version", d.driver_version}, {"cuda_version", d.cuda_version},
-          {"cublaslt_version", d.cublaslt_version}, {"gemmprof_version", d.gemmprof_version},
+  return {{"backend", d.backend},
+          {"name", d.name},
+          {"uuid", d.uuid},
+          {"sm", d.sm},
+          {"sm_count", d.sm_count},
+          {"memory_bytes", d.memory_bytes},
+          {"driver_version", d.driver_version},
+          {"cuda_version", d.cuda_version},
+          {"cublaslt_version", d.cublaslt_version},
+          {"gemmprof_version", d.gemmprof_version},
           {"recipes", recipes}};
 }
 
 Json TimingJson(const core::TimingOptions& t) {
-  return {{"warmup_iters", t.warmup_iters}, {"timed_iters", t.timed_iters},
-          {"gpu_warmup_s", t.gpu_warmup_s}, {"l2_policy", S(core::ToString(t.l2))},
-          {"accounting", S(core::ToString(t.accounting))}, {"seed", t.seed},
-          {"fast_accum", S(core::ToString(t.fast_accum))}, {"autotune_k", t.autotune_k},
+  return {{"warmup_iters", t.warmup_iters},
+          {"timed_iters", t.timed_iters},
+          {"gpu_warmup_s", t.gpu_warmup_s},
+          {"l2_policy", S(core::ToString(t.l2))},
+          {"accounting", S(core::ToString(t.accounting))},
+          {"seed", t.seed},
+          {"fast_accum", S(core::ToString(t.fast_accum))},
+          {"autotune_k", t.autotune_k},
           {"amax_history_len", t.amax_history_len},
           {"amax_algo", S(core::ToString(t.amax_algo))}};
 }
@@ -64,35 +74,61 @@ Json MeasurementJson(const core::ItemRecord& item) {
   const core::Measurement& m = *item.result;
   const core::SampleStats& s = m.time;
   const core::Telemetry& t = m.telemetry;
-  return {{"median_ms", s.median_ms}, {"mean_ms", s.mean_ms}, {"p20_ms", s.p20_ms},
-          {"p80_ms", s.p80_ms}, {"min_ms", s.min_ms}, {"max_ms", s.max_ms},
-          {"stdev_ms", s.stdev_ms}, {"samples", s.count}, {"quant_ms", m.quant_ms},
-          {"flops", m.flops}, {"bytes", m.bytes}, {"tflops", TflopsOf(item)},
-          {"algorithm", m.algorithm}, {"verification", S(core::ToString(m.verification))},
-          {"rel_error", m.rel_error}, {"error_threshold", m.error_threshold},
-          {"accounting", S(core::ToString(m.accounting))}, {"fast_accum", m.fast_accum},
+  return {{"median_ms", s.median_ms},
+          {"mean_ms", s.mean_ms},
+          {"p20_ms", s.p20_ms},
+          {"p80_ms", s.p80_ms},
+          {"min_ms", s.min_ms},
+          {"max_ms", s.max_ms},
+          {"stdev_ms", s.stdev_ms},
+          {"samples", s.count},
+          {"quant_ms", m.quant_ms},
+          {"flops", m.flops},
+          {"bytes", m.bytes},
+          {"tflops", TflopsOf(item)},
+          {"algorithm", m.algorithm},
+          {"verification", S(core::ToString(m.verification))},
+          {"rel_error", m.rel_error},
+          {"error_threshold", m.error_threshold},
+          {"accounting", S(core::ToString(m.accounting))},
+          {"fast_accum", m.fast_accum},
           {"telemetry",
-           {{"sm_clock_mhz_min", t.sm_clock_mhz_min}, {"sm_clock_mhz_max", t.sm_clock_mhz_max},
-            {"mem_clock_mhz", t.mem_clock_mhz}, {"power_w_avg", t.power_w_avg},
-            {"power_w_max", t.power_w_max}, {"temp_c_max", t.temp_c_max},
-            {"throttle_reasons", t.throttle_reasons}, {"throttled_samples", t.throttled_samples},
+           {{"sm_clock_mhz_min", t.sm_clock_mhz_min},
+            {"sm_clock_mhz_max", t.sm_clock_mhz_max},
+            {"mem_clock_mhz", t.mem_clock_mhz},
+            {"power_w_avg", t.power_w_avg},
+            {"power_w_max", t.power_w_max},
+            {"temp_c_max", t.temp_c_max},
+            {"throttle_reasons", t.throttle_reasons},
+            {"throttled_samples", t.throttled_samples},
             {"telemetry_samples", t.telemetry_samples}}},
           {"notes", m.notes}};
 }
 
-Json ItemsJson(const ReportAnalysis& a) {
+Json ItemsJson(const core::Report& report) {
+  std::vector<const core::ItemRecord*> sorted;
+  for (const auto& item : report.items) sorted.push_back(&item);
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](auto* a, auto* b) { return a->item.seq < b->item.seq; });
   Json items = Json::array();
-  for (const GemmRow& row : a.rows()) {
-    for (const auto& [key, item] : row.cells) {
+  {
+    for (const core::ItemRecord* item : sorted) {
       const core::GemmOp& op = item->item.op;
-      items.push_back({{"seq", item->item.seq}, {"op", op.name},
-                       {"pass", S(core::ToString(op.pass))}, {"m", op.shape.m},
-                       {"k", op.shape.k}, {"n", op.shape.n}, {"groups", op.groups},
-                       {"layers", op.layers}, {"per_layer", op.per_layer},
+      items.push_back({{"seq", item->item.seq},
+                       {"op", op.name},
+                       {"pass", S(core::ToString(op.pass))},
+                       {"m", op.shape.m},
+                       {"k", op.shape.k},
+                       {"n", op.shape.n},
+                       {"groups", op.groups},
+                       {"layers", op.layers},
+                       {"per_layer", op.per_layer},
                        {"recipe", S(core::ToString(item->item.recipe))},
                        {"mode", S(core::ToString(item->item.mode))},
-                       {"status", S(core::ToString(item->status))}, {"error", item->error},
-                       {"cached", item->cached}, {"measured_unix_ms", item->measured_ms},
+                       {"status", S(core::ToString(item->status))},
+                       {"error", item->error},
+                       {"cached", item->cached},
+                       {"measured_unix_ms", item->measured_ms},
                        {"result", MeasurementJson(*item)}});
     }
   }
@@ -100,7 +136,9 @@ Json ItemsJson(const ReportAnalysis& a) {
 }
 
 Json PassesJson(const std::array<double, 3>& ms) {
-  return {{"fprop_ms", ms[0]}, {"dgrad_ms", ms[1]}, {"wgrad_ms", ms[2]},
+  return {{"fprop_ms", ms[0]},
+          {"dgrad_ms", ms[1]},
+          {"wgrad_ms", ms[2]},
           {"total_ms", ms[0] + ms[1] + ms[2]}};
 }
 
@@ -110,8 +148,10 @@ Json TotalsJson(const ReportAnalysis& a) {
     for (core::Recipe r : a.recipes()) {
       const Totals* t = a.FindTotals({r, mode});
       if (!t) continue;
-      out.push_back({{"recipe", S(core::ToString(r))}, {"mode", S(core::ToString(mode))},
-                     {"complete", t->complete()}, {"items_expected", t->expected_items},
+      out.push_back({{"recipe", S(core::ToString(r))},
+                     {"mode", S(core::ToString(mode))},
+                     {"complete", t->complete()},
+                     {"items_expected", t->expected_items},
                      {"items_done", t->done_items},
                      {"per_layer", t->complete() ? PassesJson(t->layer_ms) : Json(nullptr)},
                      {"once_per_model_ms", t->complete() ? Json(t->once_ms) : Json(nullptr)},
@@ -127,7 +167,8 @@ Json SpeedupsJson(const ReportAnalysis& a) {
     for (core::Recipe base : done)
       for (core::Recipe r : done) {
         if (r == base) continue;
-        out.push_back({{"mode", S(core::ToString(mode))}, {"recipe", S(core::ToString(r))},
+        out.push_back({{"mode", S(core::ToString(mode))},
+                       {"recipe", S(core::ToString(r))},
                        {"baseline", S(core::ToString(base))},
                        {"full_model_speedup", *a.ModelSpeedup(r, base, mode)}});
       }
@@ -162,7 +203,7 @@ std::string RenderReportJson(const core::Report& report) {
               {"job", JobJson(report)},
               {"device", DeviceJson(report.job.device)},
               {"timing", TimingJson(report.job.spec.timing)},
-              {"items", ItemsJson(a)},
+              {"items", ItemsJson(report)},
               {"totals", TotalsJson(a)},
               {"speedups", SpeedupsJson(a)},
               {"quantization_overhead", OverheadJson(a)},

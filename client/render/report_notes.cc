@@ -54,9 +54,10 @@ void StatusNotices(const core::Report& report, std::vector<std::string>& out) {
   AppendCapped(wrong, out);
   for (const auto& [recipe, info] : unsupported)
     out.push_back("not supported: " + std::string(core::ToString(recipe)) + " (" +
-                  std::to_string(info.first) + " items): " +
-                  (info.second.empty() ? "no reason given" : info.second));
-  if (cancelled > 0) out.push_back("cancelled: " + std::to_string(cancelled) + " items did not run");
+                  std::to_string(info.first) +
+                  " items): " + (info.second.empty() ? "no reason given" : info.second));
+  if (cancelled > 0)
+    out.push_back("cancelled: " + std::to_string(cancelled) + " items did not run");
 }
 
 void MeasurementNotices(const core::Report& report, std::vector<std::string>& out) {
@@ -68,11 +69,10 @@ void MeasurementNotices(const core::Report& report, std::vector<std::string>& ou
     const core::Measurement& m = *item.result;
     ++measured;
     if (m.telemetry.throttled_samples > 0)
-      throttled.push_back("throttled: " + ItemLabel(item) + ": " +
-                          std::to_string(m.telemetry.throttled_samples) + " of " +
-                          std::to_string(m.telemetry.telemetry_samples) +
-                          " telemetry samples throttled (reasons " +
-                          Hex(m.telemetry.throttle_reasons) + ")");
+      throttled.push_back(
+          "throttled: " + ItemLabel(item) + ": " + std::to_string(m.telemetry.throttled_samples) +
+          " of " + std::to_string(m.telemetry.telemetry_samples) +
+          " telemetry samples throttled (reasons " + Hex(m.telemetry.throttle_reasons) + ")");
     if (m.time.median_ms > 0 && m.time.stdev_ms / m.time.median_ms > kHighSpreadRatio)
       spread.push_back("high spread: " + ItemLabel(item) + ": stdev/median " +
                        FormatPercent(100.0 * m.time.stdev_ms / m.time.median_ms) + " over " +

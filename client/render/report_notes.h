@@ -1,5 +1,5 @@
-// Notices of a report: everything that makes a number less trustworthy. Pure; deterministic for a given report
-// (ages are measured against the job's creation time, not the clock).
+// Notices of a report: everything that makes a number less trustworthy. Pure; deterministic for a
+// given report (ages are measured against the job's creation time, not the clock).
 #pragma once
 
 #include <string>

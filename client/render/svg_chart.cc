@@ -8,7 +8,9 @@ namespace gemmprof::client::render {
 namespace {
 
 constexpr double kLeft = 90, kRight = 220, kTop = 70, kBottom = 110;
-constexpr double kBarWidth = 18, kGroupGap = 24, kMinWidth = 760;
+constexpr double kBarWidth = 18, kMaxBarWidth = 56, kGroupGap = 24, kMinWidth = 760;
+// Approximate width of one character of 12 px label text.
+constexpr double kCharWidth = 7.5;
 constexpr char kFont[] = "font-family=\"DejaVu Sans, Arial, sans-serif\"";
 constexpr char kInk[] = "#222222";
 
@@ -76,34 +78,38 @@ std::string Axes(const BarChart& c, double plot_w, double plot_h, double max, do
   out += Line(kLeft, kTop, kLeft, kTop + plot_h, "#333333");
   out += Line(kLeft, kTop + plot_h, kLeft + plot_w, kTop + plot_h, "#333333");
   const double cy = kTop + plot_h / 2;
-  out += Text(24, cy, c.y_label, "middle", 13,
-              " transform=\"rotate(-90 24 " + Num(cy) + ")\"");
+  out += Text(24, cy, c.y_label, "middle", 13, " transform=\"rotate(-90 24 " + Num(cy) + ")\"");
   out += Text(kLeft + plot_w / 2, kTop + plot_h + kBottom - 12, c.x_label, "middle", 13);
   return out;
 }
 
-std::string Bars(const BarChart& c, double plot_h, double max) {
+// Each group gets an equal slot of the plot width; bars are centred in it, at most
+// kMaxBarWidth wide, so few bars do not leave the plot half empty.
+std::string Bars(const BarChart& c, double plot_w, double plot_h, double max) {
   std::string out;
-  double x = kLeft + kGroupGap / 2;
+  const double slot = plot_w / static_cast<double>(c.groups.size());
   const bool rotate = c.groups.size() > 8;
-  for (const BarGroup& g : c.groups) {
-    const double group_w = kBarWidth * static_cast<double>(g.bars.size());
+  for (size_t gi = 0; gi < c.groups.size(); ++gi) {
+    const BarGroup& g = c.groups[gi];
+    const double n = static_cast<double>(std::max<size_t>(1, g.bars.size()));
+    const double bar_w = std::min(kMaxBarWidth, (slot - kGroupGap) / n);
+    const double center = kLeft + slot * (static_cast<double>(gi) + 0.5);
+    double x = center - bar_w * n / 2;
     for (const Bar& b : g.bars) {
       double top = kTop + plot_h;
       for (const BarSegment& s : b.segments) {
         const double h = plot_h * std::max(0.0, s.value) / max;
         top -= h;
-        out += Rect(x + 1, top, kBarWidth - 2, h, s.color, s.opacity);
+        out += Rect(x + 1, top, bar_w - 2, h, s.color, s.opacity);
       }
-      if (!b.annotation.empty()) out += Text(x + kBarWidth / 2, top - 4, b.annotation, "middle", 10);
-      if (!b.label.empty()) out += Text(x + kBarWidth / 2, kTop + plot_h + 12, b.label, "middle", 9);
-      x += kBarWidth;
+      if (!b.annotation.empty()) out += Text(x + bar_w / 2, top - 4, b.annotation, "middle", 10);
+      if (!b.label.empty()) out += Text(x + bar_w / 2, kTop + plot_h + 12, b.label, "middle", 9);
+      x += bar_w;
     }
-    const double gx = x - group_w / 2, gy = kTop + plot_h + 28;
-    out += rotate ? Text(gx, gy, g.label, "end", 11,
-                         " transform=\"rotate(-35 " + Num(gx) + " " + Num(gy) + ")\"")
-                  : Text(gx, gy, g.label, "middle", 12);
-    x += kGroupGap;
+    const double gy = kTop + plot_h + 28;
+    out += rotate ? Text(center, gy, g.label, "end", 11,
+                         " transform=\"rotate(-35 " + Num(center) + " " + Num(gy) + ")\"")
+                  : Text(center, gy, g.label, "middle", 12);
   }
   return out;
 }
@@ -125,19 +131,34 @@ std::string XmlEscape(const std::string& s) {
   std::string out;
   for (char ch : s) {
     switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += ch;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += ch;
     }
   }
   return out;
 }
 
 double ChartWidth(const BarChart& chart) {
-  double bars = 0;
-  for (const auto& g : chart.groups) bars += kBarWidth * g.bars.size() + kGroupGap;
+  // Rotated labels (many groups) need no horizontal room; upright ones do.
+  const bool rotate = chart.groups.size() > 8;
+  double slot = 0;
+  for (const auto& g : chart.groups) {
+    slot = std::max(slot, kBarWidth * static_cast<double>(g.bars.size()) + kGroupGap);
+    if (!rotate) slot = std::max(slot, kCharWidth * static_cast<double>(g.label.size()) + 16);
+  }
+  const double bars = slot * static_cast<double>(chart.groups.size());
   return std::max(kMinWidth, kLeft + bars + kRight);
 }
 
@@ -156,7 +177,7 @@ std::string RenderBarChartGroup(const BarChart& c, double x, double y, double wi
   const double step = NiceStep(max_value * 1.08);
   const double max = std::ceil(max_value * 1.08 / step) * step;
   out += Axes(c, plot_w, plot_h, max, step);
-  out += Bars(c, plot_h, max);
+  out += Bars(c, plot_w, plot_h, max);
   if (c.reference_line) {
     const double ry = kTop + plot_h - plot_h * *c.reference_line / max;
     out += Line(kLeft, ry, kLeft + plot_w, ry, "#000000", " stroke-dasharray=\"6 4\"");

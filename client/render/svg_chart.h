@@ -10,13 +10,13 @@
 namespace gemmprof::client::render {
 
 struct BarSegment {
-  double value = 0;       // in the y axis' unit; negative values are drawn as 0
-  std::string color;      // "#rrggbb"
+  double value = 0;   // in the y axis' unit; negative values are drawn as 0
+  std::string color;  // "#rrggbb"
   double opacity = 1.0;
 };
 
 struct Bar {
-  std::string label;       // small text under the bar (may be empty)
+  std::string label;  // small text under the bar (may be empty)
   std::vector<BarSegment> segments;
   std::string annotation;  // text above the bar, e.g. "1.52x"
 };

@@ -13,7 +13,8 @@ std::vector<std::string> RenderTerminalChart(const ReportAnalysis& a) {
   for (core::Mode mode : a.modes())
     for (core::Recipe r : a.CompleteRecipes(mode)) {
       max_ms = std::max(max_ms, a.FindTotals({r, mode})->LayerMs());
-      label_width = std::max(label_width, core::ToString(r).size() + 1 + core::ToString(mode).size());
+      label_width =
+          std::max(label_width, core::ToString(r).size() + 1 + core::ToString(mode).size());
     }
   if (max_ms <= 0) return {"(no recipe has a complete set of results yet)"};
   std::vector<std::string> out;
@@ -29,7 +30,8 @@ std::vector<std::string> RenderTerminalChart(const ReportAnalysis& a) {
                         std::string(static_cast<size_t>(std::max(0, total - fd)), '=');
       bar.resize(kTerminalBarWidth, ' ');
       std::string line = label + " |" + bar + "| " + FormatMs(t.LayerMs()) + " ms";
-      if (const auto s = a.ModelSpeedup(r, core::Recipe::kBf16, mode); s && r != core::Recipe::kBf16)
+      if (const auto s = a.ModelSpeedup(r, core::Recipe::kBf16, mode);
+          s && r != core::Recipe::kBf16)
         line += "  " + FormatRatio(*s) + " vs bf16";
       out.push_back(line);
     }

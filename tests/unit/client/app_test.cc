@@ -1,0 +1,368 @@
+// The CLI through the App object, without a server: every flag with bad values fails
+// with exit code 2, one `gemmprof: ...` line naming the flag, and no connection
+// attempt; good flags reach a fake client with the right JobSpec.
+#include "client/app.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "fake_client.h"
+#include "report_fixtures.h"
+
+namespace gemmprof::client {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+constexpr int64_t kNowMs = 1795000000000;
+
+const std::vector<std::string> kSeed = {
+    "--hidden_size",       "4096", "--intermediate_size", "16384", "--num_attention_heads", "32",
+    "--num_hidden_layers", "24",   "--micro_batch_size",  "31",    "--sequence_length",     "512"};
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+  int connects = 0;
+};
+
+class AppTest : public ::testing::Test {
+ protected:
+  AppTest() {
+    fake_.reports[7] = testing::HopperReport();
+    fake_.reports[12] = testing::FailedItemReport();
+    fake_.reports[21] = testing::BothModesReport();
+  }
+
+  Result Run(std::vector<std::string> args, bool tty = false) {
+    Result r;
+    App app(
+        [&](const std::string& address) -> absl::StatusOr<std::unique_ptr<GemmProfClient>> {
+          ++r.connects;
+          last_address_ = address;
+          return std::unique_ptr<GemmProfClient>(new Forward(&fake_));
+        },
+        [] { return kNowMs; }, tty);
+    std::ostringstream out, err;
+    r.code = app.Run(args, out, err);
+    r.out = out.str();
+    r.err = err.str();
+    return r;
+  }
+
+  // submit with the six seed flags; a seed flag in `extra` ("--flag", "v" or
+  // "--flag=v") replaces the default one instead of repeating it.
+  static std::vector<std::string> Seed(std::vector<std::string> extra) {
+    std::vector<std::string> args = {"submit"};
+    for (size_t i = 0; i < kSeed.size(); i += 2) {
+      bool replaced = false;
+      for (const std::string& e : extra)
+        replaced |= e == kSeed[i] || e.rfind(kSeed[i] + "=", 0) == 0;
+      if (!replaced) args.insert(args.end(), {kSeed[i], kSeed[i + 1]});
+    }
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  }
+
+  // Passes calls to the test's FakeClient, which outlives every App.
+  class Forward : public GemmProfClient {
+   public:
+    explicit Forward(testing::FakeClient* f) : f_(f) {}
+    absl::StatusOr<SubmitResult> SubmitJob(const core::JobSpec& s) override {
+      return f_->SubmitJob(s);
+    }
+    absl::Status WatchJob(int64_t id, const std::function<void(const JobEvent&)>& cb) override {
+      return f_->WatchJob(id, cb);
+    }
+    absl::StatusOr<core::JobRecord> GetJob(int64_t id) override { return f_->GetJob(id); }
+    absl::StatusOr<std::vector<core::JobRecord>> ListJobs(std::optional<core::JobState> s,
+                                                          int32_t n) override {
+      return f_->ListJobs(s, n);
+    }
+    absl::StatusOr<core::JobRecord> CancelJob(int64_t id) override { return f_->CancelJob(id); }
+    absl::StatusOr<core::Report> GetReport(int64_t id) override { return f_->GetReport(id); }
+    absl::StatusOr<std::vector<HistoryRow>> QueryResults(const HistoryQuery& q) override {
+      return f_->QueryResults(q);
+    }
+    absl::StatusOr<std::vector<core::DeviceInfo>> ListDevices() override {
+      return f_->ListDevices();
+    }
+
+   private:
+    testing::FakeClient* f_;
+  };
+
+  testing::FakeClient fake_;
+  std::string last_address_;
+};
+
+// One bad invocation: the args and a text the error line must contain.
+struct BadCase {
+  std::vector<std::string> args;
+  std::string expect;
+};
+
+void ExpectUsageError(const Result& r, const BadCase& c) {
+  std::string joined;
+  for (const auto& a : c.args) joined += a + " ";
+  EXPECT_EQ(r.code, kExitUsage) << joined << "\n" << r.err;
+  EXPECT_THAT(r.err, StartsWith("gemmprof: ")) << joined;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << joined << "\n" << r.err;
+  EXPECT_THAT(r.err, HasSubstr(c.expect)) << joined;
+  EXPECT_EQ(r.connects, 0) << joined << ": must fail before connecting";
+  EXPECT_TRUE(r.out.empty()) << joined;
+}
+
+TEST_F(AppTest, BadWorkloadFlags) {
+  const std::vector<BadCase> cases = {
+      {Seed({"--hidden_size", "0"}), "--hidden_size"},
+      {Seed({"--hidden_size=-1"}), "--hidden_size"},
+      {Seed({"--hidden_size", "99999999999999999999"}), "--hidden_size"},
+      {Seed({"--hidden_size", "2147483648"}), "--hidden_size"},
+      {Seed({"--hidden_size", "4k"}), "--hidden_size"},
+      {Seed({"--intermediate_size", "0"}), "--intermediate_size"},
+      {Seed({"--num_attention_heads=-3"}), "--num_attention_heads"},
+      {Seed({"--num_hidden_layers", "0"}), "--num_hidden_layers"},
+      {Seed({"--num_hidden_layers", "10001"}), "--num_hidden_layers"},
+      {Seed({"--micro_batch_size", "0"}), "--micro_batch_size"},
+      {Seed({"--sequence_length", "abc"}), "--sequence_length"},
+      {Seed({"--num_attention_heads", "33"}), "hidden_size"},  // 4096 % 33 != 0
+      {{"submit", "--hidden_size", "4096"}, "missing: --intermediate_size"},
+      {Seed({"--shapes", "1024"}), "mutually exclusive"},
+      {{"submit", "--shapes", "12x"}, "--shapes"},
+      {{"submit", "--shapes", "0"}, "--shapes"},
+      {{"submit", "--shapes", "-4"}, "--shapes"},
+      {{"submit", "--shapes", "axbxc"}, "--shapes"},
+      {{"submit", "--shapes", "99999999999"}, "--shapes"},
+      {{"submit", "--shapes", ""}, "--shapes"},
+      {{"submit"}, "no workload"},
+      {Seed({"--recipes", "fp9"}), "bf16, fp8-current, fp8-delayed, fp8-block, mxfp8, nvfp4"},
+      {Seed({"--recipes", "bf16,bf16"}), "listed twice"},
+      {Seed({"--recipes", ","}), "--recipes"},
+      {Seed({"--recipes", "mxfp8", "--no-fp8"}), "no recipe left"},
+      {Seed({"--mode", "fast"}), "--mode"},
+      {Seed({"--pre-quantize", "--mode", "autocast"}), "--pre-quantize"},
+      {Seed({"--accounting", "per-step"}), "--accounting"},
+      {Seed({"--l2", "warm"}), "--l2"},
+      {Seed({"--fast-accum", "maybe"}), "--fast-accum"},
+      {Seed({"--autotune", "0"}), "--autotune"},
+      {Seed({"--autotune", "65"}), "--autotune"},
+      {Seed({"--seed", "abc"}), "--seed"},
+      {Seed({"--seed=-1"}), "--seed"},
+      {Seed({"--seed", "18446744073709551616"}), "--seed"},
+      {Seed({"--num-warmup=-1"}), "--num-warmup"},
+      {Seed({"--num-warmup", "10001"}), "--num-warmup"},
+      {Seed({"--num-iters", "0"}), "--num-iters"},
+      {Seed({"--num-iters", "100001"}), "--num-iters"},
+      {Seed({"--num-iters", "99999999999999999999"}), "--num-iters"},
+      {Seed({"--autotune", "4294967297"}), "--autotune"},
+      {Seed({"--gpu-warmup=-1"}), "--gpu-warmup"},
+      {Seed({"--gpu-warmup", "601"}), "--gpu-warmup"},
+      {Seed({"--tp", "0"}), "--tp"},
+      {Seed({"--tp", "3"}), "tensor_parallel"},
+      {Seed({"--sweep-m", "0"}), "--sweep-m"},
+      {Seed({"--sweep-m", "1,x"}), "--sweep-m"},
+      {{"submit", "--preset", "gpt-9"}, "codonfm-5b"},
+      {{"submit", "--preset", "codonfm-5b", "--model", "x.json"}, "mutually exclusive"},
+      {{"submit", "--model", "/nonexistent/config.json"}, "--model"},
+      {{"submit", "--shapes", "64", "--tp", "2"}, "need a model"},
+      {{"plan", "--hidden_size", "0"}, "--hidden_size"},
+      {{"plan", "--shapes", "1x2x3x4"}, "--shapes"},
+      {{"submit", "--bogus"}, "--bogus"},
+  };
+  for (const BadCase& c : cases) ExpectUsageError(Run(c.args), c);
+}
+
+TEST_F(AppTest, BadFlagsOfTheOtherCommands) {
+  const std::vector<BadCase> cases = {
+      {{"jobs", "--state", "done"}, "--state"},
+      {{"jobs", "--limit", "0"}, "--limit"},
+      {{"jobs", "--limit", "1001"}, "--limit"},
+      {{"watch", "abc"}, "JOB"},
+      {{"watch", "0"}, "JOB"},
+      {{"watch"}, "JOB"},
+      {{"cancel", "-1"}, "JOB"},
+      {{"report", "9223372036854775808"}, "JOB"},
+      {{"report", "99999999999999999999999"}, "JOB"},
+      {{"report", "7", "--format", "xml"}, "table, csv, json, markdown"},
+      {{"report", "7", "--format", "csv", "--chart"}, "--chart"},
+      {{"plot", "7", "-o", "x.svg", "--kind", "pie"}, "layer, modes, tflops, speedup, all"},
+      {{"plot", "7"}, "--output"},
+      {{"history", "--m", "0"}, "--m"},
+      {{"history", "--k=-2"}, "--k"},
+      {{"history", "--n", "x"}, "--n"},
+      {{"history", "--shape", "1x2"}, "--shape"},
+      {{"history", "--shape", "1x2x3", "--m", "1"}, "mutually exclusive"},
+      {{"history", "--pass", "backward"}, "--pass"},
+      {{"history", "--recipe", "int8"}, "--recipe"},
+      {{"history", "--mode", "eager"}, "--mode"},
+      {{"history", "--since", "yesterday"}, "--since"},
+      {{"history", "--since", "2026-13-01"}, "--since"},
+      {{"history", "--since", "0d"}, "--since"},
+      {{"history", "--limit", "0"}, "--limit"},
+      {{"compare", "7"}, "JOB_B"},
+      {{"compare", "7", "x"}, "JOB_B"},
+      {{"--server", "nonsense", "jobs"}, "--server"},
+      {{"--server", "host:0", "jobs"}, "--server"},
+      {{"--server", "host:70000", "jobs"}, "--server"},
+      {{"--server", ":50051", "jobs"}, "--server"},
+      {{"--server", "bad host:1", "jobs"}, "--server"},
+      {{"frobnicate"}, "unknown command \"frobnicate\""},
+      {{"--server", "h:1", "frobnicate", "7"}, "unknown command \"frobnicate\""},
+      {{}, "subcommand"},
+  };
+  for (const BadCase& c : cases) ExpectUsageError(Run(c.args), c);
+}
+
+TEST_F(AppTest, ServerFromEnvironmentIsValidatedToo) {
+  setenv("GEMMPROF_SERVER", "no-port", 1);
+  const Result bad = Run({"jobs"});
+  setenv("GEMMPROF_SERVER", "gpu-node:6000", 1);
+  const Result good = Run({"jobs"});
+  unsetenv("GEMMPROF_SERVER");
+  ExpectUsageError(bad, {{}, "--server"});
+  EXPECT_EQ(good.code, 0) << good.err;
+  EXPECT_EQ(last_address_, "gpu-node:6000");
+  const Result flag = Run({"--server", "[::1]:50051", "jobs"});
+  EXPECT_EQ(flag.code, 0) << flag.err;
+  EXPECT_EQ(last_address_, "[::1]:50051");
+}
+
+TEST_F(AppTest, SubmitPrintsOnlyTheJobIdAndSendsTheSpec) {
+  const Result r = Run(Seed({"--no-fp8", "--no-fp4", "--pre-quantize", "--num-iters", "50", "--l2",
+                             "cold", "--label", "x"}));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "100\n");
+  EXPECT_EQ(r.err, "");
+  ASSERT_EQ(fake_.submitted.size(), 1u);
+  const core::JobSpec& s = fake_.submitted[0];
+  ASSERT_TRUE(s.model.has_value());
+  EXPECT_EQ(s.model->micro_batch_size, 31);
+  EXPECT_EQ(s.recipes,
+            (std::vector<core::Recipe>{core::Recipe::kBf16, core::Recipe::kFp8Current,
+                                       core::Recipe::kFp8Delayed, core::Recipe::kFp8Block}));
+  EXPECT_EQ(s.modes, std::vector<core::Mode>{core::Mode::kPrequant});
+  EXPECT_EQ(s.timing.timed_iters, 50);
+  EXPECT_EQ(s.timing.l2, core::L2Policy::kCold);
+  EXPECT_EQ(s.label, "x");
+}
+
+TEST_F(AppTest, ExplicitFlagsOverridePresetAndFileValues) {
+  const Result r =
+      Run({"submit", "--preset", "codonfm-5b", "--num_hidden_layers", "2", "--mode", "both"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(fake_.submitted.size(), 1u);
+  EXPECT_EQ(fake_.submitted[0].model->num_hidden_layers, 2);
+  EXPECT_EQ(fake_.submitted[0].model->hidden_size, 4096);
+  EXPECT_EQ(fake_.submitted[0].modes.size(), 2u);
+
+  const std::string path = ::testing::TempDir() + "/gemmprof_cfg.json";
+  std::ofstream(path) << R"({"hidden_size": 1024, "intermediate_size": 4096,
+    "num_attention_heads": 16, "num_hidden_layers": 4, "vocab_size": 32000,
+    "model_type": "llama", "hidden_act": "silu", "frobnication_depth": 3})";
+  const Result f = Run({"submit", "--model", path, "--micro_batch_size", "2", "--sequence_length",
+                        "128", "--hidden_size", "2048"});
+  ASSERT_EQ(f.code, 0) << f.err;
+  EXPECT_EQ(std::count(f.err.begin(), f.err.end(), '\n'), 1) << f.err;
+  EXPECT_THAT(f.err, HasSubstr("warning"));
+  EXPECT_THAT(f.err, HasSubstr("frobnication_depth"));
+  EXPECT_EQ(fake_.submitted[1].model->hidden_size, 2048);
+  EXPECT_EQ(fake_.submitted[1].model->num_hidden_layers, 4);
+}
+
+TEST_F(AppTest, SubmitWaitFollowsThenPrintsTheReport) {
+  fake_.next_job_id = 7;
+  const Result piped = Run(Seed({"--wait"}));
+  ASSERT_EQ(piped.code, 0) << piped.err;
+  EXPECT_THAT(
+      piped.out,
+      HasSubstr(
+          "job 7 succeeded: 90/90 items; done fprop qkv 8192x4096x12288 bf16/autocast 1.374 ms"));
+  EXPECT_THAT(piped.out, HasSubstr("gemmprof report: job 7"));
+  EXPECT_EQ(piped.out.find('\r'), std::string::npos);
+  fake_.next_job_id = 7;
+  const Result tty = Run(Seed({"--wait"}), /*tty=*/true);
+  EXPECT_THAT(tty.out, HasSubstr("\r["));
+}
+
+TEST_F(AppTest, ReportInEveryFormat) {
+  for (const char* f : {"table", "csv", "json", "markdown"}) {
+    const Result r = Run({"report", "21", "--format", f});
+    EXPECT_EQ(r.code, 0) << f << r.err;
+    EXPECT_FALSE(r.out.empty()) << f;
+  }
+  EXPECT_THAT(Run({"report", "21", "--chart"}).out, HasSubstr("# Fprop+Dgrad"));
+  const Result missing = Run({"report", "99"});
+  EXPECT_EQ(missing.code, kExitFailure);
+  EXPECT_EQ(missing.err, "gemmprof: job 99 not found\n");  // the server's message as is
+}
+
+TEST_F(AppTest, PlotWritesSvgAndFailsClearlyOnUnwritablePath) {
+  const std::string path = ::testing::TempDir() + "/gemmprof_plot.svg";
+  std::filesystem::remove(path);
+  const Result ok = Run({"plot", "21", "-o", path, "--kind", "all"});
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  std::ifstream in(path);
+  std::stringstream svg;
+  svg << in.rdbuf();
+  EXPECT_THAT(svg.str(), HasSubstr("<svg"));
+  const Result bad = Run({"plot", "21", "-o", "/nonexistent-dir/x.svg"});
+  EXPECT_NE(bad.code, 0);
+  EXPECT_THAT(bad.err, StartsWith("gemmprof: -o: cannot write \"/nonexistent-dir/x.svg\""));
+}
+
+TEST_F(AppTest, CompareFailsOnRegressionOnlyWhenAsked) {
+  core::Report slower = testing::BothModesReport();
+  slower.job.id = 22;
+  for (auto& item : slower.items) item.result->time.median_ms *= 1.2;
+  fake_.reports[22] = slower;
+  const Result plain = Run({"compare", "21", "22"});
+  EXPECT_EQ(plain.code, 0) << plain.err;
+  EXPECT_THAT(plain.out, HasSubstr("0 faster, 0 same, 72 slower in B"));
+  const Result gate = Run({"compare", "21", "22", "--fail-on-regression"});
+  EXPECT_EQ(gate.code, kExitFailure);
+  EXPECT_EQ(gate.err, "gemmprof: 72 of 72 items are slower in job 22 than in job 21\n");
+  EXPECT_EQ(Run({"compare", "21", "21", "--fail-on-regression"}).code, 0);
+}
+
+TEST_F(AppTest, HistoryPassesFilters) {
+  const Result r = Run({"history", "--shape", "8192x4096x12288", "--recipe", "fp8-block", "--pass",
+                        "fprop", "--since", "7d", "--limit", "5"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(fake_.last_query.m, 8192);
+  EXPECT_EQ(fake_.last_query.n, 12288);
+  EXPECT_EQ(fake_.last_query.recipe, core::Recipe::kFp8Block);
+  EXPECT_EQ(fake_.last_query.since_ms, kNowMs - 7 * 86400000LL);
+  EXPECT_EQ(fake_.last_query.limit, 5);
+  Run({"history", "--since", "2026-11-01"});
+  EXPECT_EQ(fake_.last_query.since_ms, 1793491200000);
+}
+
+TEST_F(AppTest, HelpTeachesWithExamples) {
+  for (const char* cmd : {"submit", "plan", "jobs", "watch", "cancel", "report", "plot", "devices",
+                          "history", "compare"}) {
+    const Result r = Run({cmd, "--help"});
+    EXPECT_EQ(r.code, 0) << cmd;
+    EXPECT_THAT(r.out, HasSubstr("xample")) << cmd;
+    EXPECT_EQ(r.connects, 0);
+  }
+}
+
+TEST_F(AppTest, PlanNeedsNoServer) {
+  std::vector<std::string> args = {"plan"};
+  args.insert(args.end(), kSeed.begin(), kSeed.end());
+  const Result r = Run(args);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.connects, 0);
+  EXPECT_THAT(r.out, HasSubstr("15872x4096x12288"));
+  EXPECT_THAT(r.out, HasSubstr("72 items (12 GEMMs x 6 recipes x 1 modes)"));
+}
+
+}  // namespace
+}  // namespace gemmprof::client

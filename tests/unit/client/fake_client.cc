@@ -1,0 +1,77 @@
+#include "fake_client.h"
+
+namespace gemmprof::client::testing {
+
+absl::StatusOr<SubmitResult> FakeClient::SubmitJob(const core::JobSpec& spec) {
+  submitted.push_back(spec);
+  return SubmitResult{next_job_id++, 12};
+}
+
+absl::Status FakeClient::WatchJob(int64_t job_id,
+                                  const std::function<void(const JobEvent&)>& on_event) {
+  auto it = reports.find(job_id);
+  if (it == reports.end())
+    return absl::NotFoundError("job " + std::to_string(job_id) + " not found");
+  JobEvent e;
+  e.job = it->second.job;
+  on_event(e);
+  for (const auto& item : it->second.items) {
+    e.kind = JobEvent::Kind::kItemFinished;
+    e.item = item;
+    on_event(e);
+  }
+  e.kind = JobEvent::Kind::kJobFinished;
+  e.item.reset();
+  on_event(e);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<core::JobRecord> FakeClient::GetJob(int64_t job_id) {
+  ASSIGN_OR_RETURN(core::Report r, GetReport(job_id));
+  return r.job;
+}
+
+absl::StatusOr<std::vector<core::JobRecord>> FakeClient::ListJobs(
+    std::optional<core::JobState> state, int32_t limit) {
+  std::vector<core::JobRecord> out;
+  for (auto it = reports.rbegin(); it != reports.rend() && int32_t(out.size()) < limit; ++it)
+    if (!state || it->second.job.state == *state) out.push_back(it->second.job);
+  return out;
+}
+
+absl::StatusOr<core::JobRecord> FakeClient::CancelJob(int64_t job_id) {
+  auto it = reports.find(job_id);
+  if (it == reports.end())
+    return absl::NotFoundError("job " + std::to_string(job_id) + " not found");
+  it->second.job.state = core::JobState::kCancelled;
+  return it->second.job;
+}
+
+absl::StatusOr<core::Report> FakeClient::GetReport(int64_t job_id) {
+  auto it = reports.find(job_id);
+  if (it == reports.end())
+    return absl::NotFoundError("job " + std::to_string(job_id) + " not found");
+  return it->second;
+}
+
+absl::StatusOr<std::vector<HistoryRow>> FakeClient::QueryResults(const HistoryQuery& query) {
+  last_query = query;
+  std::vector<HistoryRow> rows;
+  for (const auto& [id, r] : reports)
+    for (const auto& item : r.items)
+      if (item.result && int32_t(rows.size()) < query.limit)
+        rows.push_back({int64_t(rows.size()) + 1, id, item.measured_ms, r.job.device, item,
+                        r.job.spec.timing});
+  return rows;
+}
+
+absl::StatusOr<std::vector<core::DeviceInfo>> FakeClient::ListDevices() {
+  std::vector<core::DeviceInfo> out;
+  for (const auto& [id, r] : reports) {
+    out.push_back(r.job.device);
+    break;
+  }
+  return out;
+}
+
+}  // namespace gemmprof::client::testing

@@ -1,0 +1,33 @@
+// An in-memory GemmProfClient for command tests: canned reports and a call log.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "client/gemmprof_client.h"
+
+namespace gemmprof::client::testing {
+
+class FakeClient : public GemmProfClient {
+ public:
+  std::map<int64_t, core::Report> reports;  // by job id
+  std::vector<core::JobSpec> submitted;     // every SubmitJob spec
+  int64_t next_job_id = 100;
+
+  absl::StatusOr<SubmitResult> SubmitJob(const core::JobSpec& spec) override;
+  absl::Status WatchJob(int64_t job_id,
+                        const std::function<void(const JobEvent&)>& on_event) override;
+  absl::StatusOr<core::JobRecord> GetJob(int64_t job_id) override;
+  absl::StatusOr<std::vector<core::JobRecord>> ListJobs(std::optional<core::JobState> state,
+                                                        int32_t limit) override;
+  absl::StatusOr<core::JobRecord> CancelJob(int64_t job_id) override;
+  absl::StatusOr<core::Report> GetReport(int64_t job_id) override;
+  absl::StatusOr<std::vector<HistoryRow>> QueryResults(const HistoryQuery& query) override;
+  absl::StatusOr<std::vector<core::DeviceInfo>> ListDevices() override;
+
+  HistoryQuery last_query;
+};
+
+}  // namespace gemmprof::client::testing

@@ -1,0 +1,69 @@
+// Golden-file tests of every report format on the fixed result sets. Run with
+// GEMMPROF_UPDATE_GOLDEN=1 to rewrite the files (then read the diff before committing).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+
+#include "client/render/report_csv.h"
+#include "client/render/report_document.h"
+#include "client/render/report_json.h"
+#include "report_fixtures.h"
+
+namespace gemmprof::client {
+namespace {
+
+std::string GoldenPath(const std::string& name) {
+  return std::string(GEMMPROF_CLIENT_GOLDEN_DIR) + "/" + name;
+}
+
+void CheckGolden(const std::string& name, const std::string& actual) {
+  const std::string path = GoldenPath(name);
+  const char* update = std::getenv("GEMMPROF_UPDATE_GOLDEN");
+  if (update != nullptr && std::string(update) == "1") {
+    std::ofstream(path, std::ios::binary) << actual;
+    GTEST_SKIP() << "rewrote " << path;
+  }
+  std::ifstream in(path, std::ios::binary);
+  ASSERT_TRUE(in) << "missing golden " << path << " (run with GEMMPROF_UPDATE_GOLDEN=1)";
+  std::stringstream expected;
+  expected << in.rdbuf();
+  EXPECT_EQ(actual, expected.str()) << "golden " << path << " differs";
+}
+
+struct Case {
+  const char* name;
+  std::function<core::Report()> make;
+};
+
+class GoldenTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(GoldenTest, Table) {
+  CheckGolden(std::string(GetParam().name) + ".txt", render::RenderReportTable(GetParam().make()));
+}
+TEST_P(GoldenTest, TableWithChart) {
+  CheckGolden(std::string(GetParam().name) + "_chart.txt",
+              render::RenderReportTable(GetParam().make(), /*with_chart=*/true));
+}
+TEST_P(GoldenTest, Csv) {
+  CheckGolden(std::string(GetParam().name) + ".csv", render::RenderReportCsv(GetParam().make()));
+}
+TEST_P(GoldenTest, Json) {
+  CheckGolden(std::string(GetParam().name) + ".json", render::RenderReportJson(GetParam().make()));
+}
+TEST_P(GoldenTest, Markdown) {
+  CheckGolden(std::string(GetParam().name) + ".md",
+              render::RenderReportMarkdown(GetParam().make()));
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, GoldenTest,
+                         ::testing::Values(Case{"hopper", testing::HopperReport},
+                                           Case{"failed_item", testing::FailedItemReport},
+                                           Case{"both_modes", testing::BothModesReport}),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace gemmprof::client

@@ -1,0 +1,186 @@
+// Numbers and prose of the report renderers, checked against values computed by hand
+// from the fixtures (the golden tests pin the layout).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "client/render/format.h"
+#include "client/render/report_analysis.h"
+#include "client/render/report_csv.h"
+#include "client/render/report_document.h"
+#include "client/render/report_findings.h"
+#include "client/render/report_json.h"
+#include "client/render/report_notes.h"
+#include "client/render/text_table.h"
+#include "report_fixtures.h"
+
+namespace gemmprof::client::render {
+namespace {
+
+using core::Mode;
+using core::Recipe;
+using ::testing::HasSubstr;
+
+bool AnyContains(const std::vector<std::string>& lines, const std::string& needle) {
+  for (const auto& l : lines)
+    if (l.find(needle) != std::string::npos) return true;
+  return false;
+}
+
+// Per-layer and full-model bf16 time of the Hopper fixture, from first principles.
+TEST(ReportAnalysisTest, TotalsFollowLayersAndOncePerModelOps) {
+  const core::Report report = testing::HopperReport();
+  const ReportAnalysis a(report);
+  double layer = 0, once = 0;
+  for (const core::GemmOp& op : report.job.plan.ops) {
+    double ms = testing::MsAt(op.Flops(), 600);
+    if (op.pass == core::Pass::kDgrad) ms *= 1.08;
+    (op.per_layer ? layer : once) += ms;
+  }
+  const Totals* t = a.FindTotals({Recipe::kBf16, Mode::kAutocast});
+  ASSERT_NE(t, nullptr);
+  EXPECT_TRUE(t->complete());
+  EXPECT_NEAR(t->LayerMs(), layer, 1e-9);
+  EXPECT_NEAR(t->once_ms, once, 1e-9);
+  EXPECT_NEAR(t->ModelMs(), layer * 2 + once, 1e-9);  // 2 layers + the LM head once
+  const Totals* mx = a.FindTotals({Recipe::kMxfp8, Mode::kAutocast});
+  ASSERT_NE(mx, nullptr);
+  EXPECT_FALSE(mx->complete());
+  EXPECT_EQ(a.CompleteRecipes(Mode::kAutocast),
+            (std::vector<Recipe>{Recipe::kBf16, Recipe::kFp8Current, Recipe::kFp8Delayed,
+                                 Recipe::kFp8Block}));
+  const auto s = a.ModelSpeedup(Recipe::kFp8Current, Recipe::kBf16, Mode::kAutocast);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_NEAR(*s, t->ModelMs() / a.FindTotals({Recipe::kFp8Current, Mode::kAutocast})->ModelMs(),
+              1e-12);
+  EXPECT_GT(*s, 1.0);
+}
+
+TEST(ReportAnalysisTest, GroupedOpsCountOnceAndLayersMultiply) {
+  core::Report r;
+  r.job.plan.num_layers = 4;
+  core::GemmOp experts{"expert_up", core::Pass::kFprop, {128, 64, 256}, 8, 3, true};
+  core::GemmOp dense{"mlp_up", core::Pass::kFprop, {128, 64, 256}, 1, 1, true};
+  for (const auto& op : {experts, dense}) {
+    core::ItemRecord item;
+    item.item.op = op;
+    item.status = core::ItemStatus::kDone;
+    item.result = core::Measurement{};
+    item.result->time.median_ms = op.groups > 1 ? 2.0 : 1.0;
+    r.items.push_back(item);
+  }
+  const ReportAnalysis a(r);
+  const Totals* t = a.FindTotals({Recipe::kBf16, Mode::kAutocast});
+  ASSERT_NE(t, nullptr);
+  EXPECT_DOUBLE_EQ(t->ModelMs(), 2.0 * 3 + 1.0 * 1);
+  EXPECT_DOUBLE_EQ(t->LayerMs(), (2.0 * 3 + 1.0) / 4);  // the average layer
+}
+
+TEST(ReportNotesTest, HopperNoticesNameEveryTrustIssue) {
+  const core::Report report = testing::HopperReport();
+  const std::vector<std::string> n = BuildNotices(ReportAnalysis(report));
+  EXPECT_TRUE(
+      AnyContains(n, "not supported: mxfp8 (15 items): mxfp8 needs sm_100+, this is sm_90"));
+  EXPECT_TRUE(AnyContains(n, "not supported: nvfp4"));
+  EXPECT_TRUE(AnyContains(n, "throttled: wgrad qkv 4096x8192x12288 bf16/autocast: 3 of 20"));
+  EXPECT_TRUE(AnyContains(n, "high spread: fprop mlp_down 8192x16384x4096 fp8-delayed/autocast"));
+  EXPECT_TRUE(AnyContains(n, "3 of 60 results come from the result cache"));
+  EXPECT_TRUE(AnyContains(n, "(3d 1h before this job)"));
+  EXPECT_FALSE(AnyContains(n, kHostReferenceBanner));
+}
+
+TEST(ReportNotesTest, FailedPendingWrongAndHostReference) {
+  const std::vector<std::string> n = BuildNotices(ReportAnalysis(testing::FailedItemReport()));
+  EXPECT_TRUE(AnyContains(n, "job is running: 2 of 6 items still pending"));
+  EXPECT_TRUE(AnyContains(n, "failed: fprop 4096x4096x4096 fp8-block/autocast: cuBLASLt"));
+  EXPECT_TRUE(AnyContains(n, "wrong results: fprop 4096x4096x4096 fp8-current/autocast"));
+  const core::Report host = testing::HostReferenceReport();
+  const std::vector<std::string> h = BuildNotices(ReportAnalysis(host));
+  ASSERT_FALSE(h.empty());
+  EXPECT_EQ(h.front(), kHostReferenceBanner);
+  EXPECT_THAT(RenderReportTable(host), HasSubstr(kHostReferenceBanner));
+}
+
+TEST(ReportFindingsTest, OverheadAsymmetryAndWinners) {
+  const std::vector<std::string> f = BuildFindings(ReportAnalysis(testing::HopperReport()));
+  EXPECT_TRUE(AnyContains(f,
+                          "autocast: fp8-current is not faster than bf16 on fprop attn_out "
+                          "8192x4096x4096"));
+  EXPECT_TRUE(AnyContains(f, "quantization overhead exceeds the GEMM gain"));
+  EXPECT_FALSE(AnyContains(f, "on fprop qkv"));  // qkv is large enough to gain
+  EXPECT_TRUE(
+      AnyContains(f, "autocast: Dgrad differs from Fprop by more than 5.0% per layer: bf16 +8.0%"));
+  EXPECT_TRUE(AnyContains(f, "autocast: fp8-delayed is the fastest per layer"));
+
+  const std::vector<std::string> both = BuildFindings(ReportAnalysis(testing::BothModesReport()));
+  // 12 GEMMs x 0.04 ms + 3 attn_out x 0.2 ms of quantization per layer.
+  EXPECT_TRUE(AnyContains(both, "fp8-current: quantization costs 1.080 ms per layer"));
+  EXPECT_TRUE(AnyContains(both, "prequant: fp8-current is the fastest per layer"));
+  EXPECT_FALSE(AnyContains(both, "prequant: fp8-current is not faster"));
+}
+
+TEST(ReportTableTest, IncompleteRecipesShowNoTotals) {
+  const std::string text = RenderReportTable(testing::FailedItemReport());
+  EXPECT_THAT(text, HasSubstr("failed"));
+  EXPECT_THAT(text, HasSubstr("pending"));
+  // fp8-block has 0 of 2 results: dashes, never a partial sum.
+  EXPECT_THAT(text, ::testing::ContainsRegex("fp8-block +- +- +- +0/2"));
+}
+
+TEST(ReportCsvTest, EveryRowHasEveryColumn) {
+  const core::Report report = testing::HopperReport();
+  std::istringstream csv(RenderReportCsv(report));
+  std::string line;
+  int rows = 0;
+  while (std::getline(csv, line)) {
+    size_t commas = 0;
+    bool quoted = false;
+    for (char c : line) {
+      if (c == '"') quoted = !quoted;
+      if (c == ',' && !quoted) ++commas;
+    }
+    EXPECT_EQ(commas + 1, ReportCsvColumns().size()) << line;
+    ++rows;
+  }
+  EXPECT_EQ(rows, static_cast<int>(report.items.size()) + 1);
+  EXPECT_EQ(CsvField("a,\"b\""), "\"a,\"\"b\"\"\"");
+}
+
+TEST(ReportJsonTest, SchemaVersionItemsAndTotals) {
+  const core::Report report = testing::BothModesReport();
+  const auto j = nlohmann::json::parse(RenderReportJson(report));
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["items"].size(), report.items.size());
+  EXPECT_EQ(j["job"]["id"], 21);
+  EXPECT_EQ(j["totals"].size(), 6u);  // 3 recipes x 2 modes
+  EXPECT_EQ(j["quantization_overhead"].size(), 3u);
+  const auto& fp8 = j["quantization_overhead"][1];
+  EXPECT_EQ(fp8["recipe"], "fp8-current");
+  EXPECT_NEAR(fp8["overhead_per_layer_ms"].get<double>(), 1.08, 1e-9);
+  // Every ordered pair of complete recipes, per mode.
+  EXPECT_EQ(j["speedups"].size(), 2u * 3 * 2);
+}
+
+TEST(TextTableTest, AlignsUtf8AndEscapesMarkdown) {
+  TextTable t({"name", "ms"});
+  t.AddRow({"µ|x", "1.5"});
+  t.AddRow({"long name", "10.25"});
+  EXPECT_EQ(t.RenderText(0),
+            "name          ms\n---------  -----\nµ|x          1.5\nlong name  10.25\n");
+  EXPECT_THAT(t.RenderMarkdown(), HasSubstr("| µ\\|x | 1.5 |"));
+}
+
+TEST(FormatTest, Numbers) {
+  EXPECT_EQ(FormatMs(123.456), "123.5");
+  EXPECT_EQ(FormatMs(1.23456), "1.235");
+  EXPECT_EQ(FormatMs(0.0123456), "0.0123");
+  EXPECT_EQ(FormatRatio(1.5), "1.50x");
+  EXPECT_EQ(FormatUtc(0), "-");
+  EXPECT_EQ(FormatUtc(1795000000000), "2026-11-18 11:06:40 UTC");
+  EXPECT_EQ(FormatDuration(3 * 86400000 + 3600000), "3d 1h");
+}
+
+}  // namespace
+}  // namespace gemmprof::client::render

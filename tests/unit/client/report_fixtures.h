@@ -1,0 +1,21 @@
+// Fixed result sets for the client tests, built in code so every number is known:
+//  (a) HopperReport: an H100 run, bf16 and fp8-* done; mxfp8/nvfp4 not supported.
+//  (b) FailedItemReport: a running shape-list job with a failed, an incorrect and
+//      pending items.
+//  (c) BothModesReport: autocast and prequant for bf16, fp8-current, fp8-block.
+#pragma once
+
+#include "server/core/job.h"
+
+namespace gemmprof::client::testing {
+
+core::Report HopperReport();
+core::Report FailedItemReport();
+core::Report BothModesReport();
+// A host-reference job, so the banner shows.
+core::Report HostReferenceReport();
+
+// Median time, in ms, the fixtures give `flops` at `tflops` throughput.
+double MsAt(double flops, double tflops);
+
+}  // namespace gemmprof::client::testing
