@@ -1,7 +1,9 @@
-// Latency of the store's read paths at 10,000 and 100,000 results: a job report
-// (GetJob + GetItems of a 100-item job) and two history queries. Fills a throwaway
-// database in a temporary directory through the public API, prints a table, exits 0
-// (1 if any store call fails). Usage: gemmprof_store_bench [KEEP_DB_PATH]
+// Latency of the read paths at 10,000 and 100,000 results: a job report (GetJob +
+// GetItems of a 100-item job) and two history queries, on the store directly and
+// through the daemon's gRPC API (GetReport, QueryResults) served in process on
+// loopback. Fills a throwaway database in a temporary directory through the public
+// API, prints a table, exits 0 (1 if any call fails).
+// Usage: gemmprof_store_bench [KEEP_DB_PATH]
 #include <stdlib.h>
 
 #include <algorithm>
@@ -13,7 +15,12 @@
 #include <string>
 #include <vector>
 
+#include <grpcpp/create_channel.h>
+
+#include "gemmprof/v1/gemmprof.grpc.pb.h"
+#include "server/api/server.h"
 #include "server/core/cache_key.h"
+#include "server/device/host_runner.h"
 #include "server/storage/sqlite_store.h"
 
 namespace gemmprof::storage {
@@ -148,7 +155,36 @@ Row Time(int64_t results, std::string operation, const std::function<void(int)>&
   return {results, std::move(operation), at(0.50), at(0.99)};
 }
 
-void Measure(SqliteStore& store, int jobs, std::mt19937_64& rng, std::vector<Row>* rows) {
+// The same reads as a client sees them: protobuf encoding, gRPC on loopback.
+void MeasureApi(gemmprof::v1::GemmProf::Stub& stub, int64_t results, int jobs,
+                std::mt19937_64& rng, std::vector<Row>* rows) {
+  std::uniform_int_distribution<int64_t> job_id(1, jobs);
+  rows->push_back(Time(results, "GetReport RPC (100 items)", [&](int) {
+    grpc::ClientContext ctx;
+    gemmprof::v1::GetReportRequest req;
+    req.set_job_id(job_id(rng));
+    gemmprof::v1::Report report;
+    const grpc::Status s = stub.GetReport(&ctx, req, &report);
+    if (!s.ok() || report.items_size() != kItemsPerJob) {
+      Die(absl::InternalError(s.error_message()), "GetReport");
+    }
+  }));
+  rows->push_back(Time(results, "QueryResults RPC recipe+pass, page 100", [&](int i) {
+    grpc::ClientContext ctx;
+    gemmprof::v1::QueryResultsRequest req;
+    req.set_recipe(std::string(core::ToString(core::AllRecipes()[i % 5])));
+    req.set_pass(std::string(core::ToString(static_cast<core::Pass>(i % 3))));
+    req.set_page_size(100);
+    gemmprof::v1::QueryResultsResponse resp;
+    const grpc::Status s = stub.QueryResults(&ctx, req, &resp);
+    if (!s.ok() || resp.results_size() == 0) {
+      Die(absl::InternalError(s.error_message()), "QueryResults RPC");
+    }
+  }));
+}
+
+void Measure(SqliteStore& store, int jobs, std::mt19937_64& rng, std::vector<Row>* rows,
+             gemmprof::v1::GemmProf::Stub& stub) {
   ResultFilter count;
   count.page_size = 10000;
   int64_t results = 0;
@@ -185,6 +221,7 @@ void Measure(SqliteStore& store, int jobs, std::mt19937_64& rng, std::vector<Row
     absl::StatusOr<Page<ResultRow>> page = store.QueryResults(f);
     if (!page.ok() || page->items.empty()) Die(page.status(), "QueryResults m+k+n");
   }));
+  MeasureApi(stub, results, jobs, rng, rows);
 }
 
 int Main(int argc, char** argv) {
@@ -203,6 +240,14 @@ int Main(int argc, char** argv) {
   options.fsync_each_commit = false;
   absl::StatusOr<std::unique_ptr<SqliteStore>> store = SqliteStore::Open(path, options);
   if (!store.ok()) Die(store.status(), "Open");
+  // The daemon's API over the same store; no job is submitted, so the runner idles.
+  device::HostRunner runner;
+  queue::JobQueue queue(**store, {&runner});
+  if (absl::Status s = queue.Start(); !s.ok()) Die(s, "JobQueue::Start");
+  absl::StatusOr<std::unique_ptr<api::Server>> server = api::Server::Start("127.0.0.1:0", queue);
+  if (!server.ok()) Die(server.status(), "Server::Start");
+  auto stub = gemmprof::v1::GemmProf::NewStub(grpc::CreateChannel(
+      "127.0.0.1:" + std::to_string((*server)->port()), grpc::InsecureChannelCredentials()));
 
   std::mt19937_64 rng(1234);
   std::vector<Row> rows;
@@ -213,7 +258,7 @@ int Main(int argc, char** argv) {
     std::printf("filled %d jobs x %d items in %.1f s\n", target_jobs - jobs, kItemsPerJob,
                 std::chrono::duration<double>(Clock::now() - start).count());
     jobs = target_jobs;
-    Measure(**store, jobs, rng, &rows);
+    Measure(**store, jobs, rng, &rows, *stub);
   }
   std::error_code ec;
   const auto db_bytes = std::filesystem::file_size(path, ec);
@@ -224,7 +269,8 @@ int Main(int argc, char** argv) {
     std::printf("%-9lld  %-40s  %9.3f  %9.3f\n", static_cast<long long>(r.results),
                 r.operation.c_str(), r.p50_ms, r.p99_ms);
   }
-  store->reset();
+  (*server)->Shutdown(std::chrono::milliseconds(100));
+  queue.Stop();
   std::filesystem::remove_all(dir, ec);
   return 0;
 }
