@@ -288,5 +288,45 @@ TEST_F(ApiTest, HealthCheckReportsServingPerService) {
   EXPECT_EQ(out, std::string("\x08\x01", 2)) << "status = SERVING";
 }
 
+TEST_F(ApiTest, ReflectionListsTheService) {
+  // grpc.reflection.v1alpha.ServerReflectionRequest{list_services: ""}, encoded by hand
+  // (field 7, length-delimited, empty), over the generic bidi-streaming call.
+  grpc::GenericStub generic(channel_);
+  grpc::CompletionQueue cq;
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  auto call = generic.PrepareCall(
+      &ctx, "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo", &cq);
+  void* tag = nullptr;
+  bool ok = false;
+  auto step = [&](int expected) {
+    ASSERT_TRUE(cq.Next(&tag, &ok));
+    ASSERT_TRUE(ok);
+    ASSERT_EQ(tag, reinterpret_cast<void*>(expected));
+  };
+  call->StartCall(reinterpret_cast<void*>(1));
+  step(1);
+  std::string bytes("\x3a\x00", 2);
+  grpc::Slice slice(bytes);
+  grpc::ByteBuffer request(&slice, 1);
+  call->Write(request, reinterpret_cast<void*>(2));
+  step(2);
+  grpc::ByteBuffer response;
+  call->Read(&response, reinterpret_cast<void*>(3));
+  step(3);
+  std::vector<grpc::Slice> slices;
+  ASSERT_TRUE(response.Dump(&slices).ok());
+  std::string out;
+  for (const auto& s : slices) out += std::string(reinterpret_cast<const char*>(s.begin()), s.size());
+  EXPECT_NE(out.find(kServiceName), std::string::npos);
+  EXPECT_NE(out.find("grpc.health.v1.Health"), std::string::npos);
+  call->WritesDone(reinterpret_cast<void*>(4));
+  step(4);
+  grpc::Status status;
+  call->Finish(&status, reinterpret_cast<void*>(5));
+  step(5);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+}
+
 }  // namespace
 }  // namespace gemmprof::api
