@@ -104,6 +104,10 @@ void WorkloadFlags::Register(CLI::App& app) {
       ->check(CLI::Range(0.0, core::kMaxGpuWarmupS))
       ->group(kModel);
 
+  RegisterMore(app);
+}
+
+void WorkloadFlags::RegisterMore(CLI::App& app) {
   const char* kMore = "Workload";
   app.add_option("--model", model_file_, "Hugging Face config.json")->group(kMore);
   app.add_option("--preset", preset_, "Built-in model (see --help footer)")->group(kMore);
@@ -132,6 +136,38 @@ void WorkloadFlags::Register(CLI::App& app) {
   app.add_option("--label", label_, "Free text shown in reports")->group(kTiming);
 }
 
+absl::StatusOr<core::ModelConfig> WorkloadFlags::LoadModelFile(const std::string& path,
+                                                               std::ostream& warnings) {
+  ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
+  auto parsed = core::ParseHfConfigJson(text, std::filesystem::path(path).stem().string());
+  if (!parsed.ok())
+    return absl::InvalidArgumentError("--model " + path + ": " +
+                                      std::string(parsed.status().message()));
+  if (!parsed->unknown_fields.empty()) {
+    std::string list;
+    for (const auto& f : parsed->unknown_fields) list += (list.empty() ? "" : ", ") + f;
+    warnings << "gemmprof: warning: " << path
+             << ": fields not understood (the model may have GEMMs not derived): " << list << "\n";
+  }
+  return std::move(parsed->config);
+}
+
+absl::Status WorkloadFlags::CheckSeedFlagsComplete() const {
+  // With --sweep-m the tokens come from the sweep, as in derive.h.
+  const std::pair<const char*, bool> seed[] = {
+      {"--hidden_size", hidden_size_.has_value()},
+      {"--intermediate_size", intermediate_size_.has_value()},
+      {"--num_attention_heads", num_attention_heads_.has_value()},
+      {"--num_hidden_layers", num_hidden_layers_.has_value()},
+      {"--micro_batch_size", micro_batch_size_.has_value() || sweep_m_.has_value()},
+      {"--sequence_length", sequence_length_.has_value() || sweep_m_.has_value()}};
+  std::string missing;
+  for (const auto& [flag, given] : seed)
+    if (!given) missing += (missing.empty() ? "" : ", ") + std::string(flag);
+  if (missing.empty()) return absl::OkStatus();
+  return absl::InvalidArgumentError("model flags need all six seed flags; missing: " + missing);
+}
+
 absl::StatusOr<std::optional<core::ModelConfig>> WorkloadFlags::BuildModel(
     std::ostream& warnings) const {
   const bool any_seed = hidden_size_ || intermediate_size_ || num_attention_heads_ ||
@@ -154,36 +190,9 @@ absl::StatusOr<std::optional<core::ModelConfig>> WorkloadFlags::BuildModel(
       return absl::InvalidArgumentError("--preset: " + std::string(preset.status().message()));
     m = std::move(*preset);
   } else if (model_file_) {
-    ASSIGN_OR_RETURN(const std::string text, ReadFile(*model_file_));
-    const std::string name = std::filesystem::path(*model_file_).stem().string();
-    auto parsed = core::ParseHfConfigJson(text, name);
-    if (!parsed.ok())
-      return absl::InvalidArgumentError("--model " + *model_file_ + ": " +
-                                        std::string(parsed.status().message()));
-    m = std::move(parsed->config);
-    if (!parsed->unknown_fields.empty()) {
-      std::string list;
-      for (const auto& f : parsed->unknown_fields) list += (list.empty() ? "" : ", ") + f;
-      warnings << "gemmprof: warning: " << *model_file_
-               << ": fields not understood (the model may have GEMMs not derived): " << list
-               << "\n";
-    }
+    ASSIGN_OR_RETURN(m, LoadModelFile(*model_file_, warnings));
   } else {
-    std::vector<std::string> missing;
-    const std::pair<const char*, bool> seed[] = {
-        {"--hidden_size", hidden_size_.has_value()},
-        {"--intermediate_size", intermediate_size_.has_value()},
-        {"--num_attention_heads", num_attention_heads_.has_value()},
-        {"--num_hidden_layers", num_hidden_layers_.has_value()},
-        {"--micro_batch_size", micro_batch_size_.has_value() || sweep_m_.has_value()},
-        {"--sequence_length", sequence_length_.has_value() || sweep_m_.has_value()}};
-    for (const auto& [flag, given] : seed)
-      if (!given) missing.push_back(flag);
-    if (!missing.empty()) {
-      std::string list;
-      for (const auto& f : missing) list += (list.empty() ? "" : ", ") + f;
-      return absl::InvalidArgumentError("model flags need all six seed flags; missing: " + list);
-    }
+    RETURN_IF_ERROR(CheckSeedFlagsComplete());
   }
   Override(hidden_size_, m.hidden_size);
   Override(intermediate_size_, m.intermediate_size);

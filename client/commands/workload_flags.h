@@ -31,6 +31,13 @@ class WorkloadFlags {
   absl::StatusOr<core::JobSpec> BuildSpec(std::ostream& warnings) const;
 
  private:
+  // The gemmprof-only flags (model sources, recipes, modes, timing).
+  void RegisterMore(CLI::App& app);
+  // config.json -> ModelConfig; unknown fields become one warning line.
+  static absl::StatusOr<core::ModelConfig> LoadModelFile(const std::string& path,
+                                                         std::ostream& warnings);
+  // All six seed flags given (micro batch and sequence length may come from --sweep-m).
+  absl::Status CheckSeedFlagsComplete() const;
   absl::StatusOr<std::optional<core::ModelConfig>> BuildModel(std::ostream& warnings) const;
   absl::Status ApplyRecipes(core::JobSpec& spec) const;
   absl::Status ApplyModes(core::JobSpec& spec) const;

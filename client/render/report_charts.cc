@@ -73,9 +73,10 @@ BarChart ModesChart(const ReportAnalysis& a) {
     if (!ac || !pq || !ac->complete() || !pq->complete()) continue;
     shown.push_back(r);
     const double over = ac->LayerMs() - pq->LayerMs();
-    const std::string pct = ac->LayerMs() > 0 ? FormatPercent(100 * over / ac->LayerMs()) : "";
+    const std::string pct =
+        ac->LayerMs() > 0 ? FormatPercent(100 * over / ac->LayerMs(), /*with_sign=*/true) : "";
     c.groups.push_back({Name(r),
-                        {{"A", {{ac->LayerMs(), RecipeColor(r), 1.0}}, "+" + pct},
+                        {{"A", {{ac->LayerMs(), RecipeColor(r), 1.0}}, pct},
                          {"P", {{pq->LayerMs(), RecipeColor(r), kSecondaryOpacity}}, ""}}});
   }
   AddRecipeLegend(shown, c);

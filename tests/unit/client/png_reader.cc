@@ -28,6 +28,38 @@ absl::StatusOr<std::vector<uint8_t>> Inflate(const std::string& data, size_t exp
   return out;
 }
 
+// Undoes the PNG filter of one scanline (`line` starts with the filter byte).
+absl::Status Unfilter(const uint8_t* line, const std::vector<uint8_t>& prev, int channels,
+                      std::vector<uint8_t>& cur) {
+  const uint8_t filter = line[0];
+  const uint8_t* in = line + 1;
+  const size_t bpp = static_cast<size_t>(channels);
+  for (size_t i = 0; i < cur.size(); ++i) {
+    const int a = i >= bpp ? cur[i - bpp] : 0, b = prev[i], c = i >= bpp ? prev[i - bpp] : 0;
+    int v = in[i];
+    switch (filter) {
+      case 0:
+        break;
+      case 1:
+        v += a;
+        break;
+      case 2:
+        v += b;
+        break;
+      case 3:
+        v += (a + b) / 2;
+        break;
+      case 4:
+        v += Paeth(a, b, c);
+        break;
+      default:
+        return absl::InvalidArgumentError("png: bad filter type");
+    }
+    cur[i] = static_cast<uint8_t>(v);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<Image> DecodePng(const std::string& bytes) {
@@ -64,32 +96,7 @@ absl::StatusOr<Image> DecodePng(const std::string& bytes) {
   std::vector<uint8_t> prev(stride, 0), cur(stride);
   img.rgba.resize(size_t(img.width) * img.height * 4);
   for (int y = 0; y < img.height; ++y) {
-    const uint8_t filter = raw[y * (stride + 1)];
-    const uint8_t* in = &raw[y * (stride + 1) + 1];
-    for (size_t i = 0; i < stride; ++i) {
-      const int a = i >= size_t(channels) ? cur[i - channels] : 0, b = prev[i],
-                c = i >= size_t(channels) ? prev[i - channels] : 0;
-      int v = in[i];
-      switch (filter) {
-        case 0:
-          break;
-        case 1:
-          v += a;
-          break;
-        case 2:
-          v += b;
-          break;
-        case 3:
-          v += (a + b) / 2;
-          break;
-        case 4:
-          v += Paeth(a, b, c);
-          break;
-        default:
-          return absl::InvalidArgumentError("png: bad filter type");
-      }
-      cur[i] = static_cast<uint8_t>(v);
-    }
+    RETURN_IF_ERROR(Unfilter(&raw[y * (stride + 1)], prev, channels, cur));
     for (int x = 0; x < img.width; ++x) {
       uint8_t* px = &img.rgba[(size_t(y) * img.width + x) * 4];
       std::memcpy(px, &cur[size_t(x) * channels], 3);
