@@ -95,44 +95,12 @@ absl::Status MatmulPlan::Enqueue(cudaStream_t stream) const {
   return EnqueueWith(heuristics_[chosen_].algo, stream);
 }
 
-absl::Status MatmulPlan::Autotune(cudaStream_t stream, int iters) {
-  const int n = static_cast<int>(heuristics_.size());
-  if (n <= 1) return absl::OkStatus();
-  // A candidate may still refuse at launch (e.g. alignment); skip it, don't fail.
-  std::vector<bool> usable(n);
-  for (int i = 0; i < n; ++i) usable[i] = EnqueueWith(heuristics_[i].algo, stream).ok();
-  CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
-  ASSIGN_OR_RETURN(CudaEvent start, CudaEvent::Create());
-  ASSIGN_OR_RETURN(CudaEvent stop, CudaEvent::Create());
-  // Candidates take turns, round after round, so clock and power drift (a power-capped
-  // GPU moves by percents within a second) spreads over all of them instead of
-  // favouring whichever ran first.
-  constexpr int kRounds = 5;
-  std::vector<std::vector<double>> per_launch_ms(n);
-  for (int round = 0; round < kRounds; ++round) {
-    for (int i = 0; i < n; ++i) {
-      if (!usable[i]) continue;
-      RETURN_IF_ERROR(start.Record(stream));
-      for (int it = 0; it < iters; ++it) RETURN_IF_ERROR(EnqueueWith(heuristics_[i].algo, stream));
-      RETURN_IF_ERROR(stop.Record(stream));
-      CUDA_RETURN_IF_ERROR(cudaEventSynchronize(stop.get()));
-      ASSIGN_OR_RETURN(float ms, stop.ElapsedSince(start));
-      per_launch_ms[i].push_back(ms / iters);
-    }
+absl::Status MatmulPlan::Choose(int index, bool autotuned) {
+  if (index < 0 || index >= candidates()) {
+    return absl::OutOfRangeError(absl::StrCat("candidate ", index, " of ", candidates()));
   }
-  std::vector<double> median(n, std::numeric_limits<double>::infinity());
-  int best = -1;
-  for (int i = 0; i < n; ++i) {
-    if (!usable[i]) continue;
-    std::sort(per_launch_ms[i].begin(), per_launch_ms[i].end());
-    median[i] = per_launch_ms[i][per_launch_ms[i].size() / 2];
-    if (best < 0 || median[i] < median[best]) best = i;
-  }
-  if (best < 0) return absl::InternalError("autotune: no cuBLASLt candidate launched");
-  // Within 1% the difference is noise: keep the heuristic's own first choice.
-  if (usable[0] && median[best] > 0.99 * median[0]) best = 0;
-  chosen_ = best;
-  autotuned_ = true;
+  chosen_ = index;
+  autotuned_ = autotuned;
   return absl::OkStatus();
 }
 

@@ -49,10 +49,9 @@ class MatmulPlan {
 
   // Enqueues the matmul with the chosen algorithm (graph-capturable).
   absl::Status Enqueue(cudaStream_t stream) const;
-  // Times the candidates in interleaved rounds (`iters` launches each per round) and
-  // keeps the one with the lowest median, unless it beats the heuristic's first choice
-  // by less than 1%. Candidates that fail to launch are skipped. No-op with one.
-  absl::Status Autotune(cudaStream_t stream, int iters);
+  // Makes heuristic candidate `index` (0 = cuBLASLt's first choice) the one Enqueue
+  // launches; `autotuned` is recorded in the description. OutOfRange for a bad index.
+  absl::Status Choose(int index, bool autotuned);
   // "algo=6 tile=... stages=... splitK=1 ... (candidate 2 of 8, autotuned)".
   std::string AlgorithmDescription() const;
   int candidates() const { return static_cast<int>(heuristics_.size()); }
