@@ -110,7 +110,10 @@ void WorkloadFlags::Register(CLI::App& app) {
 void WorkloadFlags::RegisterMore(CLI::App& app) {
   const char* kMore = "Workload";
   app.add_option("--model", model_file_, "Hugging Face config.json")->group(kMore);
-  app.add_option("--preset", preset_, "Built-in model (see --help footer)")->group(kMore);
+  std::string presets;
+  for (const std::string& name : core::PresetNames())
+    presets += (presets.empty() ? "" : ", ") + name;
+  app.add_option("--preset", preset_, "Built-in model: " + presets)->group(kMore);
   app.add_option("--tp", tp_, "Tensor-parallel ranks (per-rank shapes)")
       ->check(CLI::Range(int64_t{1}, core::kMaxTensorParallel))
       ->group(kMore);

@@ -22,6 +22,17 @@ void InsertSorted(std::vector<T>& v, T x) {
 
 }  // namespace
 
+std::optional<int64_t> SweepM(const std::string& op_name) {
+  const size_t at = op_name.rfind("@m=");
+  if (at == std::string::npos || at + 3 >= op_name.size()) return std::nullopt;
+  int64_t m = 0;
+  for (size_t i = at + 3; i < op_name.size(); ++i) {
+    if (op_name[i] < '0' || op_name[i] > '9') return std::nullopt;
+    m = m * 10 + (op_name[i] - '0');
+  }
+  return m;
+}
+
 std::optional<double> GemmRow::MedianMs(RecipeMode key) const {
   auto it = cells.find(key);
   if (it == cells.end()) return std::nullopt;
@@ -56,6 +67,9 @@ ReportAnalysis::ReportAnalysis(const core::Report& report) : report_(&report) {
                    [](const GemmRow& a, const GemmRow& b) { return a.op.pass < b.op.pass; });
 
   for (const GemmRow& row : rows_) {
+    if (const auto m = SweepM(row.op.name);
+        m && std::find(sweep_ms_.begin(), sweep_ms_.end(), *m) == sweep_ms_.end())
+      sweep_ms_.push_back(*m);
     InsertSorted(passes_, row.op.pass);
     if (!row.op.per_layer) has_once_ops_ = true;
     for (const auto& [key, item] : row.cells) {
@@ -76,6 +90,20 @@ ReportAnalysis::ReportAnalysis(const core::Report& report) : report_(&report) {
       }
     }
   }
+}
+
+std::optional<double> ReportAnalysis::SweepModelMs(int64_t m, RecipeMode key) const {
+  double sum = 0;
+  bool any = false;
+  for (const GemmRow& row : rows_) {
+    if (SweepM(row.op.name) != m || !row.cells.count(key)) continue;
+    const std::optional<double> ms = row.MedianMs(key);
+    if (!ms) return std::nullopt;
+    sum += *ms * static_cast<double>(row.op.per_layer ? std::max<int64_t>(1, row.op.layers) : 1);
+    any = true;
+  }
+  if (!any) return std::nullopt;
+  return sum;
 }
 
 bool ReportAnalysis::is_shape_list() const { return report_->job.plan.model_name == "shapes"; }

@@ -64,6 +64,14 @@ class ReportAnalysis {
   // True when any op is once-per-model (per_layer == false).
   bool has_once_ops() const { return has_once_ops_; }
   bool is_shape_list() const;
+  // True for an inference sweep (op names end in "@m=<M>", derive.h): per-layer sums
+  // would add different M together, so reports show per-M forward totals instead.
+  bool is_sweep() const { return !sweep_ms_.empty(); }
+  // The sweep's M values in plan order.
+  const std::vector<int64_t>& sweep_ms() const { return sweep_ms_; }
+  // Full-model forward time at sweep point `m` (sum of median x layers over its ops),
+  // when every item of that recipe, mode and M has a result.
+  std::optional<double> SweepModelMs(int64_t m, RecipeMode key) const;
 
   // Totals of a recipe in a mode, or nullptr when that combination has no items.
   const Totals* FindTotals(RecipeMode key) const;
@@ -83,9 +91,13 @@ class ReportAnalysis {
   std::vector<core::Pass> passes_;
   std::vector<GemmRow> rows_;
   std::map<RecipeMode, Totals> totals_;
+  std::vector<int64_t> sweep_ms_;
   int64_t num_layers_ = 1;
   bool has_once_ops_ = false;
 };
+
+// The M of an inference-sweep op name ("qkv+mlp_up@m=16" -> 16), or nullopt.
+std::optional<int64_t> SweepM(const std::string& op_name);
 
 // Index of a pass in Totals' arrays.
 inline size_t PassIndex(core::Pass pass) { return static_cast<size_t>(pass); }

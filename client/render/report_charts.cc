@@ -194,6 +194,11 @@ absl::StatusOr<std::string> RenderChartSvg(const core::Report& report, ChartKind
         "job " + std::to_string(report.job.id) + " (" +
         std::string(core::ToString(report.job.state)) +
         ") has no recipe with a complete set of results; nothing to plot yet");
+  if (a.is_sweep() && kind != ChartKind::kTflops)
+    return absl::FailedPreconditionError(
+        "job " + std::to_string(report.job.id) +
+        " is an inference sweep; per-layer charts would add different M together: use --kind "
+        "tflops");
   if (kind != ChartKind::kAll) return RenderSvg(BuildChart(a, kind));
   return RenderSvgStack({LayerChart(a), ModesChart(a), TflopsChart(a), SpeedupChart(a)});
 }

@@ -203,6 +203,36 @@ std::optional<Block> ModesTable(const ReportAnalysis& a) {
   return Table(std::move(t), "Autocast (quantization timed) vs prequant (GEMM only)");
 }
 
+// Inference sweep: the model's forward time at each M per recipe, and the speedup vs
+// bf16, instead of per-layer sums that would add different M together.
+Section SweepSection(const ReportAnalysis& a) {
+  Section s{"Inference sweep: full-model forward time per M", {}};
+  for (Mode mode : a.modes()) {
+    std::vector<std::string> headers = {"M (tokens)"};
+    for (Recipe r : a.recipes()) headers.push_back(Name(r) + " ms");
+    for (Recipe r : a.recipes())
+      if (r != Recipe::kBf16) headers.push_back(Name(r) + " vs bf16");
+    TextTable t(headers);
+    for (int64_t m : a.sweep_ms()) {
+      std::vector<std::string> cells = {std::to_string(m)};
+      for (Recipe r : a.recipes()) {
+        const auto ms = a.SweepModelMs(m, {r, mode});
+        cells.push_back(ms ? FormatMs(*ms) : "-");
+      }
+      const auto base = a.SweepModelMs(m, {Recipe::kBf16, mode});
+      for (Recipe r : a.recipes()) {
+        if (r == Recipe::kBf16) continue;
+        const auto ms = a.SweepModelMs(m, {r, mode});
+        cells.push_back(base && ms && *ms > 0 ? FormatRatio(*base / *ms) : "-");
+      }
+      t.AddRow(std::move(cells));
+    }
+    s.blocks.push_back(Table(std::move(t), Name(mode) + " (sum of time x layers at each M)"));
+  }
+  s.blocks.push_back(Note("\"-\": a recipe without a result for every GEMM at that M."));
+  return s;
+}
+
 }  // namespace
 
 Document BuildReportDocument(const ReportAnalysis& a, bool with_chart) {
@@ -218,6 +248,12 @@ Document BuildReportDocument(const ReportAnalysis& a, bool with_chart) {
     for (Mode mode : a.modes()) gemms.blocks.push_back(GemmTable(a, pass, mode));
   doc.sections.push_back(std::move(gemms));
 
+  if (a.is_sweep()) {
+    doc.sections.push_back(SweepSection(a));
+    const std::vector<std::string> findings = BuildFindings(a);
+    if (!findings.empty()) doc.sections.push_back({"Findings", {Bullets(findings)}});
+    return doc;
+  }
   Section layers{"Per layer and full model", {}};
   for (Mode mode : a.modes()) layers.blocks.push_back(LayerTable(a, mode));
   layers.blocks.push_back(Note(LayerNote(a)));

@@ -91,9 +91,12 @@ void SlowGemmFindings(const ReportAnalysis& a, std::vector<std::string>& out) {
 
 std::vector<std::string> BuildFindings(const ReportAnalysis& analysis) {
   std::vector<std::string> out;
-  WinnerFindings(analysis, out);
-  OverheadFindings(analysis, out);
-  AsymmetryFindings(analysis, out);
+  // Totals of a sweep add different M together; only per-GEMM findings hold there.
+  if (!analysis.is_sweep()) {
+    WinnerFindings(analysis, out);
+    OverheadFindings(analysis, out);
+    AsymmetryFindings(analysis, out);
+  }
   SlowGemmFindings(analysis, out);
   return out;
 }

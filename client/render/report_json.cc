@@ -195,6 +195,20 @@ Json OverheadJson(const ReportAnalysis& a) {
   return out;
 }
 
+Json SweepJson(const ReportAnalysis& a) {
+  Json out = Json::array();
+  for (core::Mode mode : a.modes())
+    for (int64_t m : a.sweep_ms())
+      for (core::Recipe r : a.recipes()) {
+        const auto ms = a.SweepModelMs(m, {r, mode});
+        out.push_back({{"m", m},
+                       {"mode", S(core::ToString(mode))},
+                       {"recipe", S(core::ToString(r))},
+                       {"full_model_ms", ms ? Json(*ms) : Json(nullptr)}});
+      }
+  return out;
+}
+
 }  // namespace
 
 std::string RenderReportJson(const core::Report& report) {
@@ -207,6 +221,7 @@ std::string RenderReportJson(const core::Report& report) {
               {"totals", TotalsJson(a)},
               {"speedups", SpeedupsJson(a)},
               {"quantization_overhead", OverheadJson(a)},
+              {"sweep", SweepJson(a)},
               {"notices", BuildNotices(a)},
               {"findings", BuildFindings(a)}};
   return doc.dump(2) + "\n";

@@ -124,6 +124,12 @@ TEST(ChartTest, NothingToPlotIsAnError) {
   EXPECT_EQ(svg.status().code(), absl::StatusCode::kFailedPrecondition);
 }
 
+TEST(ChartTest, SweepsOnlyPlotThroughput) {
+  EXPECT_EQ(render::RenderChartSvg(testing::SweepReport(), ChartKind::kLayer).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(render::RenderChartSvg(testing::SweepReport(), ChartKind::kTflops).ok());
+}
+
 TEST(ChartTest, SvgIsSelfContainedAndTitled) {
   const auto svg = render::RenderChartSvg(testing::HopperReport(), ChartKind::kLayer);
   ASSERT_TRUE(svg.ok());

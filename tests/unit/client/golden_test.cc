@@ -31,7 +31,20 @@ void CheckGolden(const std::string& name, const std::string& actual) {
   ASSERT_TRUE(in) << "missing golden " << path << " (run with GEMMPROF_UPDATE_GOLDEN=1)";
   std::stringstream expected;
   expected << in.rdbuf();
-  EXPECT_EQ(actual, expected.str()) << "golden " << path << " differs";
+  if (actual == expected.str()) return;
+  // Name the first differing line instead of printing two whole reports.
+  std::istringstream a(actual), e(expected.str());
+  std::string la, le;
+  for (int line = 1;; ++line) {
+    const bool more_a = static_cast<bool>(std::getline(a, la));
+    const bool more_e = static_cast<bool>(std::getline(e, le));
+    if (!more_a && !more_e) break;
+    if (la != le || more_a != more_e) {
+      ADD_FAILURE() << "golden " << path << " differs at line " << line << "\n  expected: " << le
+                    << "\n  actual:   " << la << "\n(GEMMPROF_UPDATE_GOLDEN=1 rewrites it)";
+      return;
+    }
+  }
 }
 
 struct Case {

@@ -129,6 +129,27 @@ TEST(ReportTableTest, IncompleteRecipesShowNoTotals) {
   EXPECT_THAT(text, ::testing::ContainsRegex("fp8-block +- +- +- +0/2"));
 }
 
+TEST(ReportSweepTest, ForwardTimePerMInsteadOfLayerSums) {
+  const core::Report report = testing::SweepReport();
+  const ReportAnalysis a(report);
+  ASSERT_TRUE(a.is_sweep());
+  EXPECT_EQ(a.sweep_ms(), (std::vector<int64_t>{1, 16}));
+  double expected = 0;
+  for (const core::GemmOp& op : report.job.plan.ops)
+    if (SweepM(op.name) == 16) expected += testing::MsAt(op.Flops(), 600) * op.layers;
+  const auto ms = a.SweepModelMs(16, {Recipe::kBf16, Mode::kAutocast});
+  ASSERT_TRUE(ms.has_value());
+  EXPECT_NEAR(*ms, expected, 1e-12);
+  const std::string text = RenderReportTable(report);
+  EXPECT_THAT(text, HasSubstr("Inference sweep: full-model forward time per M"));
+  const size_t row = text.find("\n  16 ");
+  ASSERT_NE(row, std::string::npos);
+  EXPECT_THAT(text.substr(row, text.find('\n', row + 1) - row), HasSubstr(FormatMs(expected)));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("Per layer and full model")));
+  EXPECT_EQ(SweepM("attn_out+mlp_down@m=16"), 16);
+  EXPECT_EQ(SweepM("qkv"), std::nullopt);
+}
+
 TEST(ReportCsvTest, EveryRowHasEveryColumn) {
   const core::Report report = testing::HopperReport();
   std::istringstream csv(RenderReportCsv(report));

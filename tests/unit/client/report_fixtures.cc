@@ -213,6 +213,23 @@ core::Report BothModesReport() {
   return b.report;
 }
 
+core::Report SweepReport() {
+  core::Plan plan;
+  plan.model_name = "tiny-llm";
+  plan.num_layers = 2;
+  for (int64_t m : {1, 16}) {
+    const std::string at = "@m=" + std::to_string(m);
+    plan.ops.push_back({"qkv" + at, Pass::kFprop, {m, 4096, 12288}, 1, 2, true});
+    plan.ops.push_back({"attn_out+mlp_down" + at, Pass::kFprop, {m, 4096, 4096}, 1, 4, true});
+  }
+  const std::vector<Recipe> recipes = {Recipe::kBf16, Recipe::kFp8Current};
+  Builder b = NewJob(30, plan, recipes, {Mode::kAutocast});
+  for (const core::GemmOp& op : b.report.job.plan.ops)
+    for (Recipe r : recipes) b.Done(op, r, Mode::kAutocast);
+  b.Finish(core::JobState::kSucceeded);
+  return b.report;
+}
+
 core::Report HostReferenceReport() {
   core::Report r = FailedItemReport();
   r.job.device.backend = "host-reference";

@@ -12,6 +12,8 @@ namespace gemmprof::client::testing {
 core::Report HopperReport();
 core::Report FailedItemReport();
 core::Report BothModesReport();
+// An inference sweep (op names "...@m=<M>") at M = 1 and 16, bf16 and fp8-current.
+core::Report SweepReport();
 // A host-reference job, so the banner shows.
 core::Report HostReferenceReport();
 
