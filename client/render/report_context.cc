@@ -71,6 +71,15 @@ std::string StateLine(const ReportAnalysis& a) {
   return s;
 }
 
+// How a sample is timed, per backend (kernels/iteration_timer.h, device/host_runner).
+std::string TimingMethod(const core::DeviceInfo& d) {
+  if (d.backend == "cuda")
+    return "CUDA events around one CUDA-graph launch per sample, queued behind a blocking "
+           "kernel so launch overhead stays out";
+  if (d.backend == "host-reference") return "host wall clock per iteration (CPU emulation)";
+  return "unknown backend \"" + d.backend + "\"";
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> ContextFields(const ReportAnalysis& a) {
@@ -94,7 +103,10 @@ std::vector<std::pair<std::string, std::string>> ContextFields(const ReportAnaly
                               " timed iterations per item after " + std::to_string(t.warmup_iters) +
                               " warm-up iterations; " + FormatFixed(t.gpu_warmup_s, 1) +
                               " s GPU warm-up before the job"});
-  kv.push_back({"L2 policy", std::string(core::ToString(t.l2))});
+  kv.push_back({"timing method", TimingMethod(d)});
+  kv.push_back({"L2 policy", t.l2 == core::L2Policy::kCold
+                                 ? "cold (L2 flushed outside the timed window before each sample)"
+                                 : "hot (same buffers every iteration, as the seed tool)"});
   kv.push_back({"accounting", std::string(core::ToString(t.accounting))});
   kv.push_back({"options", "seed " + std::to_string(t.seed) + ", fast accumulation " +
                                std::string(core::ToString(t.fast_accum)) + ", autotune top " +

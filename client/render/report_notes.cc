@@ -61,7 +61,9 @@ void StatusNotices(const core::Report& report, std::vector<std::string>& out) {
 }
 
 void MeasurementNotices(const core::Report& report, std::vector<std::string>& out) {
-  std::vector<std::string> throttled, spread, notes;
+  std::vector<std::string> throttled, spread;
+  // Identical notes (the host runner writes the same one on every item) are shown once.
+  std::vector<std::pair<std::string, std::vector<std::string>>> notes;
   int cached = 0, measured = 0;
   int64_t oldest_ms = 0;
   for (const auto& item : report.items) {
@@ -77,7 +79,12 @@ void MeasurementNotices(const core::Report& report, std::vector<std::string>& ou
       spread.push_back("high spread: " + ItemLabel(item) + ": stdev/median " +
                        FormatPercent(100.0 * m.time.stdev_ms / m.time.median_ms) + " over " +
                        std::to_string(m.time.count) + " samples");
-    if (!m.notes.empty()) notes.push_back("note: " + ItemLabel(item) + ": " + m.notes);
+    if (!m.notes.empty()) {
+      auto it = std::find_if(notes.begin(), notes.end(),
+                             [&](const auto& n) { return n.first == m.notes; });
+      if (it == notes.end()) it = notes.insert(notes.end(), {m.notes, {}});
+      it->second.push_back(ItemLabel(item));
+    }
     if (item.cached) {
       ++cached;
       if (item.measured_ms > 0 && (oldest_ms == 0 || item.measured_ms < oldest_ms))
@@ -96,7 +103,12 @@ void MeasurementNotices(const core::Report& report, std::vector<std::string>& ou
     }
     out.push_back(line + "; re-run with --force to measure again");
   }
-  AppendCapped(notes, out);
+  std::vector<std::string> note_lines;
+  for (const auto& [text, items] : notes)
+    note_lines.push_back(
+        "note: " + text + " (" +
+        (items.size() == 1 ? items.front() : std::to_string(items.size()) + " items") + ")");
+  AppendCapped(note_lines, out);
 }
 
 }  // namespace
