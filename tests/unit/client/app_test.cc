@@ -175,8 +175,20 @@ TEST_F(AppTest, BadWorkloadFlags) {
       {{"plan", "--hidden_size", "0"}, "--hidden_size"},
       {{"plan", "--shapes", "1x2x3x4"}, "--shapes"},
       {{"submit", "--bogus"}, "--bogus"},
+      {Seed({"--force=maybe"}), "--force"},
+      {Seed({"--sp=maybe"}), "--sp"},
+      {Seed({"--split-gate-up"}), "split_gate_up"},  // the seed's MLP is not gated
+      {{"submit", "--shapes", "64", "--sp"}, "need a model"},
+      {{"submit", "--shapes", "64", "--sweep-m", "1"}, "mutually exclusive"},
+      {{"submit", "--model", "BAD_JSON"}, "--model"},
   };
-  for (const BadCase& c : cases) ExpectUsageError(Run(c.args), c);
+  const std::string bad_json = ::testing::TempDir() + "/gemmprof_bad.json";
+  std::ofstream(bad_json) << R"({"hidden_size": 1024, "intermediate_size": )";
+  for (BadCase c : cases) {
+    for (auto& a : c.args)
+      if (a == "BAD_JSON") a = bad_json;
+    ExpectUsageError(Run(c.args), c);
+  }
 }
 
 TEST_F(AppTest, BadFlagsOfTheOtherCommands) {
@@ -192,6 +204,9 @@ TEST_F(AppTest, BadFlagsOfTheOtherCommands) {
       {{"report", "99999999999999999999999"}, "JOB"},
       {{"report", "7", "--format", "xml"}, "table, csv, json, markdown"},
       {{"report", "7", "--format", "csv", "--chart"}, "--chart"},
+      {{"report", "7", "--chart=maybe"}, "--chart"},
+      {{"compare", "7", "8", "--fail-on-regression=maybe"}, "--fail-on-regression"},
+      {{"submit", "--shapes", "64", "--wait=maybe"}, "--wait"},
       {{"plot", "7", "-o", "x.svg", "--kind", "pie"}, "layer, modes, tflops, speedup, all"},
       {{"plot", "7"}, "--output"},
       {{"history", "--m", "0"}, "--m"},
