@@ -102,9 +102,9 @@ class LtMatmulPreference {
     CUBLAS_RETURN_IF_ERROR(cublasLtMatmulPreferenceCreate(&p));
     LtMatmulPreference out;
     out.p_ = UniqueLtHandle<cublasLtMatmulPreference_t, cublasLtMatmulPreferenceDestroy>(p);
-    CUBLAS_RETURN_IF_ERROR(cublasLtMatmulPreferenceSetAttribute(
-        p, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_workspace_bytes,
-        sizeof(max_workspace_bytes)));
+    CUBLAS_RETURN_IF_ERROR(
+        cublasLtMatmulPreferenceSetAttribute(p, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                             &max_workspace_bytes, sizeof(max_workspace_bytes)));
     return out;
   }
   cublasLtMatmulPreference_t get() const { return p_.get(); }

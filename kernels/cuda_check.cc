@@ -13,17 +13,16 @@ std::string Where(std::string_view call, const char* file, int line) {
 
 absl::Status CudaStatus(cudaError_t err, std::string_view call, const char* file, int line) {
   if (err == cudaSuccess) return absl::OkStatus();
-  std::string msg = absl::StrCat(Where(call, file, line), " failed: ", cudaGetErrorName(err),
-                                 " (", cudaGetErrorString(err), ")");
+  std::string msg = absl::StrCat(Where(call, file, line), " failed: ", cudaGetErrorName(err), " (",
+                                 cudaGetErrorString(err), ")");
   if (err == cudaErrorMemoryAllocation) return absl::ResourceExhaustedError(msg);
   return absl::InternalError(msg);
 }
 
 absl::Status CublasStatus(cublasStatus_t st, std::string_view call, const char* file, int line) {
   if (st == CUBLAS_STATUS_SUCCESS) return absl::OkStatus();
-  std::string msg =
-      absl::StrCat(Where(call, file, line), " failed: ", cublasLtGetStatusName(st), " (",
-                   cublasLtGetStatusString(st), ")");
+  std::string msg = absl::StrCat(Where(call, file, line), " failed: ", cublasLtGetStatusName(st),
+                                 " (", cublasLtGetStatusString(st), ")");
   if (st == CUBLAS_STATUS_NOT_SUPPORTED) return absl::FailedPreconditionError(msg);
   if (st == CUBLAS_STATUS_ALLOC_FAILED) return absl::ResourceExhaustedError(msg);
   return absl::InternalError(msg);

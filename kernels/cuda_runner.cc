@@ -94,8 +94,8 @@ core::RecipeSupport CudaRunner::Supports(core::Recipe recipe) const {
   // The device code is built for sm_90a and sm_100a only (CMake CUDA_ARCHITECTURES);
   // arch-specific cubins run on no other chip.
   if (sm_ != 90 && sm_ != 100) {
-    s.reason = absl::StrCat("gemmprof's kernels are built for sm_90a and sm_100a, this is sm_",
-                            sm_);
+    s.reason =
+        absl::StrCat("gemmprof's kernels are built for sm_90a and sm_100a, this is sm_", sm_);
     return s;
   }
   const bool microscaled = recipe == Recipe::kMxfp8 || recipe == Recipe::kNvfp4;
@@ -118,9 +118,8 @@ absl::Status CudaRunner::CheckMemory(const core::WorkItem& item,
       static_cast<double>(MeasurementBytes(item, timing, kWorkspaceBytes, l2_bytes_));
   if (need <= available) return absl::OkStatus();
   return absl::ResourceExhaustedError(absl::StrFormat(
-      "shape %s (%s, %s) needs %.1f GiB of device memory; %.1f GiB free",
-      item.op.shape.ToString(), core::ToString(item.op.pass), core::ToString(item.recipe),
-      need / kGiB, available / kGiB));
+      "shape %s (%s, %s) needs %.1f GiB of device memory; %.1f GiB free", item.op.shape.ToString(),
+      core::ToString(item.op.pass), core::ToString(item.recipe), need / kGiB, available / kGiB));
 }
 
 absl::Status CudaRunner::CanImplement(const core::WorkItem& item,
@@ -136,9 +135,8 @@ absl::Status CudaRunner::CanImplement(const core::WorkItem& item,
     const int64_t align = item.recipe == Recipe::kNvfp4 || item.recipe == Recipe::kMxfp8 ? 32 : 16;
     const std::string recipe(core::ToString(item.recipe));
     if (s.k % align != 0) {
-      return absl::InvalidArgumentError(absl::StrCat(recipe, " needs K to be a multiple of ",
-                                                     align, "; shape ", s.ToString(), " has K=",
-                                                     s.k));
+      return absl::InvalidArgumentError(absl::StrCat(recipe, " needs K to be a multiple of ", align,
+                                                     "; shape ", s.ToString(), " has K=", s.k));
     }
     if (s.n % 16 != 0) {
       return absl::InvalidArgumentError(absl::StrCat(recipe, " needs N to be a multiple of 16; ",

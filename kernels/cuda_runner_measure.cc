@@ -95,46 +95,39 @@ std::string ThrottleNote(const core::Telemetry& t) {
                          t.throttled_samples, t.telemetry_samples, t.throttle_reasons);
 }
 
-}  // namespace
-
-absl::StatusOr<core::Measurement> CudaRunner::Measure(const core::WorkItem& item,
-                                                      const core::TimingOptions& timing) {
+// Random-normal BF16 inputs from the job's seed (generated on the device), the output
+// buffer, and both operands quantized once: what the timed region does not quantize is
+// then ready, as after an earlier step (delayed scaling: one amax in the history).
+absl::StatusOr<Operands> PrepareOperands(DevicePool& pool, const core::WorkItem& item,
+                                         const core::TimingOptions& timing,
+                                         const TimedQuantization& t, cudaStream_t st,
+                                         std::vector<std::string>* notes) {
   const core::GemmShape& s = item.op.shape;
-  const cudaStream_t st = stream_.get();
-  const TimedQuantization t = TimedPart(item, timing.accounting);
-  std::vector<std::string> notes;
-
-  // Inputs: random normal BF16 from the job's seed, generated on the device.
-  ASSIGN_OR_RETURN(auto* a_src, pool_.GetAs<__nv_bfloat16>("a.src", s.m * s.k));
-  ASSIGN_OR_RETURN(auto* bt_src, pool_.GetAs<__nv_bfloat16>("bt.src", s.n * s.k));
+  ASSIGN_OR_RETURN(auto* a_src, pool.GetAs<__nv_bfloat16>("a.src", s.m * s.k));
+  ASSIGN_OR_RETURN(auto* bt_src, pool.GetAs<__nv_bfloat16>("bt.src", s.n * s.k));
   CUDA_RETURN_IF_ERROR(FillRandomNormalBf16(a_src, s.m * s.k, timing.seed, kTensorA, st));
   CUDA_RETURN_IF_ERROR(FillRandomNormalBf16(bt_src, s.n * s.k, timing.seed, kTensorBt, st));
   Operands o;
-  ASSIGN_OR_RETURN(o.c, pool_.GetAs<__nv_bfloat16>("c", s.m * s.n));
-  ASSIGN_OR_RETURN(o.a, OperandQuantizer::Create(pool_, OperandA(item, timing), a_src,
-                                                 t.transposes));
-  ASSIGN_OR_RETURN(o.bt, OperandQuantizer::Create(pool_, OperandBt(item, timing), bt_src,
-                                                  t.transposes));
-  const bool nvfp4 = item.recipe == Recipe::kNvfp4;
-  if (nvfp4) {
-    ASSIGN_OR_RETURN(o.alpha_beta, pool_.GetAs<float>("alpha_beta", 2));
-  }
-
-  // Operands the timed region does not quantize are ready before it, as after an
-  // earlier step (delayed scaling: with one amax already in the history).
+  ASSIGN_OR_RETURN(o.c, pool.GetAs<__nv_bfloat16>("c", s.m * s.n));
+  ASSIGN_OR_RETURN(o.a,
+                   OperandQuantizer::Create(pool, OperandA(item, timing), a_src, t.transposes));
+  ASSIGN_OR_RETURN(o.bt,
+                   OperandQuantizer::Create(pool, OperandBt(item, timing), bt_src, t.transposes));
   RETURN_IF_ERROR(o.a.SeedHistory(st));
   RETURN_IF_ERROR(o.bt.SeedHistory(st));
   RETURN_IF_ERROR(o.a.Enqueue(st, false));
   RETURN_IF_ERROR(o.bt.Enqueue(st, false));
-  if (nvfp4) {
+  if (item.recipe == Recipe::kNvfp4) {
+    ASSIGN_OR_RETURN(o.alpha_beta, pool.GetAs<float>("alpha_beta", 2));
     CUDA_RETURN_IF_ERROR(cudaMemsetAsync(o.alpha_beta, 0, 2 * sizeof(float), st));
     CUDA_RETURN_IF_ERROR(Nvfp4Alpha(o.a.tensor_scale(), o.bt.tensor_scale(), o.alpha_beta, st));
-    notes.push_back("nvfp4: no RHT / stochastic rounding; transposed copies not quantized");
+    notes->push_back("nvfp4: no RHT / stochastic rounding; transposed copies not quantized");
   }
+  return o;
+}
 
-  std::string accum_note;
-  const std::optional<bool> fast_accum = ResolveFastAccum(item, timing.fast_accum, &accum_note);
-  if (!accum_note.empty()) notes.push_back(accum_note);
+MatmulSpec GemmSpec(const core::GemmShape& s, const Operands& o, std::optional<bool> fast_accum,
+                    const DeviceBuffer& workspace) {
   MatmulSpec spec;
   spec.m = s.m;
   spec.n = s.n;
@@ -149,12 +142,30 @@ absl::StatusOr<core::Measurement> CudaRunner::Measure(const core::WorkItem& item
   spec.a_scale = o.a.gemm_scale();
   spec.bt_scale = o.bt.gemm_scale();
   spec.fast_accum = fast_accum;
-  if (nvfp4) {
+  if (o.alpha_beta != nullptr) {
     spec.device_alpha = o.alpha_beta;
     spec.device_beta = o.alpha_beta + 1;
   }
-  spec.workspace = workspace_.get();
-  spec.workspace_bytes = workspace_.bytes();
+  spec.workspace = workspace.get();
+  spec.workspace_bytes = workspace.bytes();
+  return spec;
+}
+
+}  // namespace
+
+absl::StatusOr<core::Measurement> CudaRunner::Measure(const core::WorkItem& item,
+                                                      const core::TimingOptions& timing) {
+  const core::GemmShape& s = item.op.shape;
+  const cudaStream_t st = stream_.get();
+  const TimedQuantization t = TimedPart(item, timing.accounting);
+  std::vector<std::string> notes;
+
+  ASSIGN_OR_RETURN(Operands o, PrepareOperands(pool_, item, timing, t, st, &notes));
+  const bool nvfp4 = item.recipe == Recipe::kNvfp4;
+  std::string accum_note;
+  const std::optional<bool> fast_accum = ResolveFastAccum(item, timing.fast_accum, &accum_note);
+  if (!accum_note.empty()) notes.push_back(accum_note);
+  const MatmulSpec spec = GemmSpec(s, o, fast_accum, workspace_);
   ASSIGN_OR_RETURN(MatmulPlan plan,
                    MatmulPlan::Create(lt_.get(), spec, std::max(1, timing.autotune_k)));
   if (timing.autotune_k > 1) RETURN_IF_ERROR(Autotune(plan, *timer_, st));

@@ -11,7 +11,8 @@ namespace {
 constexpr int kThreads = 256;
 
 int GridFor(int64_t work, int per_thread = 1) {
-  const int64_t blocks = (work + int64_t{kThreads} * per_thread - 1) / (int64_t{kThreads} * per_thread);
+  const int64_t blocks =
+      (work + int64_t{kThreads} * per_thread - 1) / (int64_t{kThreads} * per_thread);
   // A grid-stride loop covers the rest; 65535*8 blocks keep every SM busy.
   return static_cast<int>(blocks < 1 ? 1 : (blocks > 65535 * 8 ? 65535 * 8 : blocks));
 }
@@ -180,15 +181,15 @@ cudaError_t Bf16ToFloat(const __nv_bfloat16* x, int64_t n, float* out, cudaStrea
 
 cudaError_t DequantizeTensorFp8(const uint8_t* q, int64_t n, core::quant::Fp8Format f,
                                 const float* scale_inv, float* out, cudaStream_t stream) {
-  DequantTensorKernel<<<GridFor(n), kThreads, 0, stream>>>(
-      q, n, f == core::quant::Fp8Format::kE5M2, scale_inv, out);
+  DequantTensorKernel<<<GridFor(n), kThreads, 0, stream>>>(q, n, f == core::quant::Fp8Format::kE5M2,
+                                                           scale_inv, out);
   return cudaGetLastError();
 }
 
 cudaError_t DequantizeBlockFp8(const uint8_t* q, int64_t rows, int64_t cols, int32_t block_rows,
                                const float* scale_inv, float* out, cudaStream_t stream) {
   DequantBlockKernel<<<GridFor(rows * cols), kThreads, 0, stream>>>(q, rows, cols, block_rows,
-                                                                     scale_inv, out);
+                                                                    scale_inv, out);
   return cudaGetLastError();
 }
 
@@ -201,7 +202,7 @@ cudaError_t DequantizeMxfp8(const uint8_t* q, int64_t rows, int64_t cols, const 
 cudaError_t DequantizeNvfp4(const uint8_t* q, int64_t rows, int64_t cols, const uint8_t* scales,
                             const float* tensor_scale, float* out, cudaStream_t stream) {
   DequantNvfp4Kernel<<<GridFor(rows * cols), kThreads, 0, stream>>>(q, rows, cols, scales,
-                                                                     tensor_scale, out);
+                                                                    tensor_scale, out);
   return cudaGetLastError();
 }
 

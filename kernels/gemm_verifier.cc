@@ -28,8 +28,7 @@ absl::StatusOr<RefBuffers> GetBuffers(DevicePool& pool, int64_t m, int64_t n, in
 }  // namespace
 
 absl::StatusOr<VerificationResult> VerifyGemm(cublasLtHandle_t lt, DevicePool& pool,
-                                              const OperandQuantizer& a,
-                                              const OperandQuantizer& bt,
+                                              const OperandQuantizer& a, const OperandQuantizer& bt,
                                               const __nv_bfloat16* out, int64_t m, int64_t n,
                                               int64_t k, double threshold, void* workspace,
                                               size_t workspace_bytes, cudaStream_t stream) {

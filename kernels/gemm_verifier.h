@@ -4,8 +4,8 @@
 // and ||out - ref||_F / ||ref||_F is reduced on the device.
 #pragma once
 
-#include <cuda_bf16.h>
 #include <cublasLt.h>
+#include <cuda_bf16.h>
 
 #include "kernels/device_pool.h"
 #include "kernels/operand_quantizer.h"
@@ -22,8 +22,7 @@ struct VerificationResult {
 // `out` is C [m, n] BF16. Buffers for the reference come from `pool`; when the device
 // cannot hold them the result is not_verified with the reason (never an error).
 absl::StatusOr<VerificationResult> VerifyGemm(cublasLtHandle_t lt, DevicePool& pool,
-                                              const OperandQuantizer& a,
-                                              const OperandQuantizer& bt,
+                                              const OperandQuantizer& a, const OperandQuantizer& bt,
                                               const __nv_bfloat16* out, int64_t m, int64_t n,
                                               int64_t k, double threshold, void* workspace,
                                               size_t workspace_bytes, cudaStream_t stream);

@@ -40,8 +40,8 @@ absl::Status IterationTimer::TimeBatch(cudaStream_t stream, const CudaGraphExec&
   absl::Status enqueued = absl::OkStatus();
   for (int i = 0; i < count && enqueued.ok(); ++i) {
     if (options.flush_buffer != nullptr) {
-      enqueued = CUDA_STATUS(cudaMemsetAsync(options.flush_buffer, i & 0xFF, options.flush_bytes,
-                                             stream));
+      enqueued =
+          CUDA_STATUS(cudaMemsetAsync(options.flush_buffer, i & 0xFF, options.flush_bytes, stream));
     }
     if (enqueued.ok()) enqueued = start[i].Record(stream);
     if (enqueued.ok()) enqueued = graph.Launch(stream);

@@ -84,10 +84,9 @@ absl::Status MatmulPlan::EnqueueWith(const cublasLtMatmulAlgo_t& algo, cudaStrea
                                          : static_cast<const void*>(&host_alpha_);
   const void* beta = spec_.device_alpha ? static_cast<const void*>(spec_.device_beta)
                                         : static_cast<const void*>(&host_beta_);
-  CUBLAS_RETURN_IF_ERROR(cublasLtMatmul(lt_, desc_.get(), alpha, spec_.bt, lt_a_.get(), spec_.a,
-                                        lt_b_.get(), beta, spec_.c, lt_d_.get(), spec_.c,
-                                        lt_d_.get(), &algo, spec_.workspace,
-                                        spec_.workspace_bytes, stream));
+  CUBLAS_RETURN_IF_ERROR(cublasLtMatmul(
+      lt_, desc_.get(), alpha, spec_.bt, lt_a_.get(), spec_.a, lt_b_.get(), beta, spec_.c,
+      lt_d_.get(), spec_.c, lt_d_.get(), &algo, spec_.workspace, spec_.workspace_bytes, stream));
   return absl::OkStatus();
 }
 

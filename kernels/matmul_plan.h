@@ -31,7 +31,7 @@ struct MatmulSpec {
   std::optional<cublasLtMatmulMatrixScale_t> a_scale_mode, bt_scale_mode;
   const void* a_scale = nullptr;
   const void* bt_scale = nullptr;
-  std::optional<bool> fast_accum;    // set CUBLASLT_MATMUL_DESC_FAST_ACCUM when present
+  std::optional<bool> fast_accum;  // set CUBLASLT_MATMUL_DESC_FAST_ACCUM when present
   // alpha and beta in device memory (NVFP4's tensor scales); both or neither. Otherwise
   // alpha = 1 and beta = 0 on the host.
   const float* device_alpha = nullptr;

@@ -32,11 +32,11 @@ bool Resolve(void* lib, const char* name, F* fn) {
 
 }  // namespace
 
-#define NVML_RETURN_IF_ERROR(call)                                                          \
-  do {                                                                                     \
-    const int nvml_ret_ = (call);                                                          \
+#define NVML_RETURN_IF_ERROR(call)                                                            \
+  do {                                                                                        \
+    const int nvml_ret_ = (call);                                                             \
     RETURN_IF_ERROR(::gemmprof::kernels::NvmlStatus(nvml_ret_, api_->error_string(nvml_ret_), \
-                                                    #call, __FILE__, __LINE__));           \
+                                                    #call, __FILE__, __LINE__));              \
   } while (0)
 
 absl::StatusOr<std::unique_ptr<NvmlDevice>> NvmlDevice::Open(const std::string& uuid) {
@@ -48,7 +48,8 @@ absl::StatusOr<std::unique_ptr<NvmlDevice>> NvmlDevice::Open(const std::string& 
   Api& a = *d->api_;
   // The _v2 names are the current ABI; the clocks-event query kept its older name as an
   // alias, which every driver since r530 exports.
-  const bool ok = Resolve(lib, "nvmlInit_v2", &a.init) && Resolve(lib, "nvmlShutdown", &a.shutdown) &&
+  const bool ok = Resolve(lib, "nvmlInit_v2", &a.init) &&
+                  Resolve(lib, "nvmlShutdown", &a.shutdown) &&
                   Resolve(lib, "nvmlErrorString", &a.error_string) &&
                   Resolve(lib, "nvmlDeviceGetHandleByUUID", &a.by_uuid) &&
                   Resolve(lib, "nvmlDeviceGetClockInfo", &a.clock) &&
@@ -65,8 +66,8 @@ absl::StatusOr<std::unique_ptr<NvmlDevice>> NvmlDevice::Open(const std::string& 
   }
   const int found = a.by_uuid(uuid.c_str(), &d->device_);
   if (found != 0) {
-    return NvmlStatus(found, a.error_string(found), absl::StrCat("nvmlDeviceGetHandleByUUID(", uuid, ")"),
-                      __FILE__, __LINE__);
+    return NvmlStatus(found, a.error_string(found),
+                      absl::StrCat("nvmlDeviceGetHandleByUUID(", uuid, ")"), __FILE__, __LINE__);
   }
   return d;
 }

@@ -26,8 +26,8 @@ ScaleSizes ScaleBytes(const OperandConfig& c) {
       const int64_t br = c.weight ? 128 : 1;
       s.raw = CeilDiv(r, br) * CeilDiv(k, 128) * 4;
       s.raw_t = c.weight ? s.raw : k * CeilDiv(r, 128) * 4;
-      s.gemm = (c.weight ? CeilDiv(r, 128) * Blk128Stride(k)
-                         : CeilDiv(k, 128) * Vec128RowStride(r)) * 4;
+      s.gemm =
+          (c.weight ? CeilDiv(r, 128) * Blk128Stride(k) : CeilDiv(k, 128) * Vec128RowStride(r)) * 4;
       break;
     }
     case Recipe::kMxfp8:
@@ -76,15 +76,16 @@ absl::StatusOr<OperandQuantizer> OperandQuantizer::Create(DevicePool& pool,
   if (with_transpose && config.recipe != Recipe::kNvfp4) {
     ASSIGN_OR_RETURN(q.q_t_, pool.GetAs<uint8_t>(p + ".qt", DataBytes(config)));
     if (s.raw_t > 0) {
-    ASSIGN_OR_RETURN(q.raw_scales_t_, pool.Get(p + ".st", s.raw_t));
-  }
+      ASSIGN_OR_RETURN(q.raw_scales_t_, pool.Get(p + ".st", s.raw_t));
+    }
   }
   // One small buffer for the scalars: amax, scale, scale_inv, then the history, each
   // on its own 64-byte boundary: cuBLASLt refuses (NOT_SUPPORTED at launch, seen on
   // H200 with cuBLASLt 13.1) a per-tensor scale pointer that is only 8-byte aligned.
   constexpr int kStride = 16;  // floats
-  ASSIGN_OR_RETURN(float* scalars, pool.GetAs<float>(p + ".scalars",
-                                                     3 * kStride + std::max(1, config.amax_history_len)));
+  ASSIGN_OR_RETURN(
+      float* scalars,
+      pool.GetAs<float>(p + ".scalars", 3 * kStride + std::max(1, config.amax_history_len)));
   q.amax_ = scalars;
   q.scale_ = scalars + kStride;
   q.scale_inv_ = scalars + 2 * kStride;
@@ -138,8 +139,7 @@ absl::Status OperandQuantizer::SeedHistory(cudaStream_t stream) const {
   return absl::OkStatus();
 }
 
-absl::Status OperandQuantizer::EnqueueTensorScaled(cudaStream_t stream,
-                                                   bool with_transpose) const {
+absl::Status OperandQuantizer::EnqueueTensorScaled(cudaStream_t stream, bool with_transpose) const {
   const OperandConfig& c = config_;
   uint8_t* out_t = with_transpose ? q_t_ : nullptr;
   if (c.recipe == Recipe::kFp8Current) {
@@ -151,8 +151,8 @@ absl::Status OperandQuantizer::EnqueueTensorScaled(cudaStream_t stream,
   }
   // Delayed: the scale comes from past steps; this step's amax is fused into the cast
   // and pushed into the history for the next one.
-  CUDA_RETURN_IF_ERROR(ScaleFromHistory(history_, c.amax_history_len, c.amax_algo, c.format,
-                                        scale_, scale_inv_, stream));
+  CUDA_RETURN_IF_ERROR(ScaleFromHistory(history_, c.amax_history_len, c.amax_algo, c.format, scale_,
+                                        scale_inv_, stream));
   CUDA_RETURN_IF_ERROR(
       CastTranspose(source_, c.rows, c.cols, scale_, c.format, q_, out_t, amax_, stream));
   CUDA_RETURN_IF_ERROR(RollAmaxHistory(history_, c.amax_history_len, amax_, stream));
@@ -180,8 +180,7 @@ absl::Status OperandQuantizer::EnqueueMicroscaled(cudaStream_t stream, bool with
   if (c.recipe == Recipe::kMxfp8) {
     const bool t = with_transpose && q_t_ != nullptr;
     CUDA_RETURN_IF_ERROR(Mxfp8Quantize(source_, c.rows, c.cols, q_, raw, t ? q_t_ : nullptr,
-                                       t ? static_cast<uint8_t*>(raw_scales_t_) : nullptr,
-                                       stream));
+                                       t ? static_cast<uint8_t*>(raw_scales_t_) : nullptr, stream));
     CUDA_RETURN_IF_ERROR(SwizzleBlockScales(raw, c.rows, CeilDiv(c.cols, 32), out, stream));
     return absl::OkStatus();
   }
@@ -222,17 +221,15 @@ absl::Status OperandQuantizer::Dequantize(float* out, cudaStream_t stream) const
       break;
     case Recipe::kFp8Block:
       CUDA_RETURN_IF_ERROR(DequantizeBlockFp8(q_, c.rows, c.cols, c.weight ? 128 : 1,
-                                              static_cast<const float*>(raw_scales_), out,
-                                              stream));
+                                              static_cast<const float*>(raw_scales_), out, stream));
       break;
     case Recipe::kMxfp8:
       CUDA_RETURN_IF_ERROR(DequantizeMxfp8(q_, c.rows, c.cols,
                                            static_cast<const uint8_t*>(raw_scales_), out, stream));
       break;
     case Recipe::kNvfp4:
-      CUDA_RETURN_IF_ERROR(DequantizeNvfp4(q_, c.rows, c.cols,
-                                           static_cast<const uint8_t*>(raw_scales_), scale_, out,
-                                           stream));
+      CUDA_RETURN_IF_ERROR(DequantizeNvfp4(
+          q_, c.rows, c.cols, static_cast<const uint8_t*>(raw_scales_), scale_, out, stream));
       break;
   }
   return absl::OkStatus();

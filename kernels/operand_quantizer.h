@@ -30,8 +30,7 @@ class OperandQuantizer {
   // Takes the buffers it needs from `pool`; `source` is the BF16 [rows, cols] input.
   // `with_transpose` reserves room for the transposed copy a training step also writes.
   static absl::StatusOr<OperandQuantizer> Create(DevicePool& pool, const OperandConfig& config,
-                                                 const __nv_bfloat16* source,
-                                                 bool with_transpose);
+                                                 const __nv_bfloat16* source, bool with_transpose);
 
   // Delayed scaling: resets the amax history and records the source's amax once, as the
   // previous step would have. No-op for other recipes.
@@ -61,14 +60,14 @@ class OperandQuantizer {
   OperandConfig config_;
   const __nv_bfloat16* source_ = nullptr;
   const void* data_ = nullptr;
-  uint8_t* q_ = nullptr;       // quantized [rows, cols] (packed for nvfp4)
-  uint8_t* q_t_ = nullptr;     // transposed copy (training step), may be null
+  uint8_t* q_ = nullptr;    // quantized [rows, cols] (packed for nvfp4)
+  uint8_t* q_t_ = nullptr;  // transposed copy (training step), may be null
   float* amax_ = nullptr;
-  float* scale_ = nullptr;     // per-tensor scale / NVFP4 tensor scale
+  float* scale_ = nullptr;  // per-tensor scale / NVFP4 tensor scale
   float* scale_inv_ = nullptr;
   float* history_ = nullptr;
-  void* raw_scales_ = nullptr;    // row-major block scales as the kernels write them
-  void* raw_scales_t_ = nullptr;  // of the transposed copy
+  void* raw_scales_ = nullptr;        // row-major block scales as the kernels write them
+  void* raw_scales_t_ = nullptr;      // of the transposed copy
   const void* gemm_scale_ = nullptr;  // what cuBLASLt's scale pointer gets
   void* gemm_scales_ = nullptr;       // converted layout buffer
 };

@@ -56,11 +56,10 @@ void WriteCsvRow(std::ofstream& csv, const BenchConfig& c, const core::GemmOp& o
     return;
   }
   const core::SampleStats& t = m->time;
-  csv << "done," << absl::StrFormat("%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%d,%.6f,%.2f,%.4e,%.1e,",
-                                    t.median_ms, t.mean_ms, t.p20_ms, t.p80_ms, t.min_ms,
-                                    t.stdev_ms, t.count, m->quant_ms,
-                                    m->flops / (t.median_ms * 1e9), m->rel_error,
-                                    m->error_threshold)
+  csv << "done,"
+      << absl::StrFormat("%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%d,%.6f,%.2f,%.4e,%.1e,", t.median_ms,
+                         t.mean_ms, t.p20_ms, t.p80_ms, t.min_ms, t.stdev_ms, t.count, m->quant_ms,
+                         m->flops / (t.median_ms * 1e9), m->rel_error, m->error_threshold)
       << core::ToString(m->verification) << "," << (m->fast_accum ? 1 : 0) << ","
       << absl::StrFormat("%.0f,%.0f,%.1f,%.0f,%d,", m->telemetry.sm_clock_mhz_min,
                          m->telemetry.sm_clock_mhz_max, m->telemetry.power_w_avg,
@@ -75,8 +74,7 @@ struct ConfigTotals {
 };
 
 ConfigTotals RunConfig(device::Runner& runner, const BenchConfig& c,
-                       const std::vector<core::GemmOp>& ops, int64_t* next_id,
-                       std::ofstream* csv) {
+                       const std::vector<core::GemmOp>& ops, int64_t* next_id, std::ofstream* csv) {
   ConfigTotals totals;
   std::printf("\n== %s ==\n", c.label.c_str());
   if (absl::Status st = runner.BeginJob(c.timing); !st.ok()) {
@@ -139,7 +137,9 @@ std::vector<core::GemmOp> SeedLayerOps(int64_t hidden, int64_t intermediate, int
 }
 
 std::vector<BenchConfig> ComparisonConfigs(const BenchOptions& o) {
-  if (o.quick) return {Config("fp8-current autocast per-gemm", Recipe::kFp8Current, Mode::kAutocast, o, 1, Accounting::kPerGemm)};
+  if (o.quick)
+    return {Config("fp8-current autocast per-gemm", Recipe::kFp8Current, Mode::kAutocast, o, 1,
+                   Accounting::kPerGemm)};
   return {
       Config("bf16 autotune 1", Recipe::kBf16, Mode::kAutocast, o, 1),
       Config("bf16 autotune 8", Recipe::kBf16, Mode::kAutocast, o, 8),

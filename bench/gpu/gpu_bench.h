@@ -21,11 +21,11 @@ struct BenchConfig {
 };
 
 struct BenchOptions {
-  std::string csv_path;   // empty: no CSV
+  std::string csv_path;  // empty: no CSV
   int32_t warmup_iters = 10;
   int32_t timed_iters = 100;
   double gpu_warmup_s = 3.0;
-  bool quick = false;     // one config, shapes divided by 4 (a smoke run)
+  bool quick = false;  // one config, shapes divided by 4 (a smoke run)
 };
 
 // The 12 GEMMs of one layer of the seed's 5B model, in report order.

@@ -152,8 +152,8 @@ TEST_P(CrossCheckTest, DeviceGemmMatchesHostGemmOfDequantizedOperands) {
   const double threshold = ErrorThreshold(recipe, spec.fast_accum.value_or(false));
   EXPECT_LE(err, threshold);
   std::printf("cross-check %-11s %-5s rel_error vs host fp32 %.3e\n",
-              std::string(core::ToString(recipe)).c_str(), std::string(core::ToString(pass)).c_str(),
-              err);
+              std::string(core::ToString(recipe)).c_str(),
+              std::string(core::ToString(pass)).c_str(), err);
 }
 
 TEST_P(CrossCheckTest, VerifierRejectsACorruptedOutput) {
@@ -221,7 +221,8 @@ TEST(ScaleLayoutTest, ConversionsFollowTheIndexFormulas) {
   EXPECT_EQ(SwizzledScaleBytes(rows, sc), 384 * 24);
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t c = 0; c < sc; ++c) {
-      const int64_t off = ((r / 128) * 6 + c / 4) * 512 + (r % 32) * 16 + (r % 128 / 32) * 4 + c % 4;
+      const int64_t off =
+          ((r / 128) * 6 + c / 4) * 512 + (r % 32) * 16 + (r % 128 / 32) * 4 + c % 4;
       ASSERT_EQ(sw[off], bytes[r * sc + c]) << r << "," << c;
     }
   }

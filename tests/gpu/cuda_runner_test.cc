@@ -15,10 +15,10 @@
 namespace gemmprof::kernels {
 namespace {
 
-using ::testing::HasSubstr;
 using core::Mode;
 using core::Pass;
 using core::Recipe;
+using ::testing::HasSubstr;
 
 class CudaRunnerTest : public ::testing::Test {
  protected:
@@ -26,8 +26,10 @@ class CudaRunnerTest : public ::testing::Test {
   // without a GPU every test must fail instead (SetUp below).
   static void SetUpTestSuite() {
     auto r = MakeCudaRunner(0);
-    if (r.ok()) runner_ = std::move(*r);
-    else setup_error_ = std::string(r.status().message());
+    if (r.ok())
+      runner_ = std::move(*r);
+    else
+      setup_error_ = std::string(r.status().message());
   }
   static void TearDownTestSuite() { runner_.reset(); }
   void SetUp() override {
@@ -42,8 +44,7 @@ class CudaRunnerTest : public ::testing::Test {
     t.gpu_warmup_s = 0;
     return t;
   }
-  static core::WorkItem Item(int64_t m, int64_t k, int64_t n, Pass pass, Recipe recipe,
-                             Mode mode) {
+  static core::WorkItem Item(int64_t m, int64_t k, int64_t n, Pass pass, Recipe recipe, Mode mode) {
     core::WorkItem w;
     w.id = 7;
     w.op.name = "test";
@@ -112,8 +113,8 @@ TEST_F(CudaRunnerTest, OutOfMemoryShapeIsResourceExhausted) {
   auto m = runner_->Run(big, FastTiming());
   EXPECT_EQ(m.status().code(), absl::StatusCode::kResourceExhausted);
   // The runner is still usable afterwards.
-  auto ok = runner_->Run(Item(128, 128, 128, Pass::kFprop, Recipe::kBf16, Mode::kAutocast),
-                         FastTiming());
+  auto ok =
+      runner_->Run(Item(128, 128, 128, Pass::kFprop, Recipe::kBf16, Mode::kAutocast), FastTiming());
   ASSERT_TRUE(ok.ok()) << ok.status();
   EXPECT_EQ(ok->verification, core::Verification::kPassed);
 }
@@ -128,9 +129,9 @@ TEST_F(CudaRunnerTest, Fp8MisalignedDimsAreInvalidArgument) {
   EXPECT_EQ(n.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(n.message()), HasSubstr("N=120"));
   // BF16 has no such rule.
-  EXPECT_TRUE(runner_->CanImplement(
-                         Item(128, 100, 120, Pass::kFprop, Recipe::kBf16, Mode::kAutocast),
-                         FastTiming())
+  EXPECT_TRUE(runner_
+                  ->CanImplement(Item(128, 100, 120, Pass::kFprop, Recipe::kBf16, Mode::kAutocast),
+                                 FastTiming())
                   .ok());
 }
 
@@ -173,14 +174,16 @@ TEST_F(CudaRunnerTest, WarmUpTakesTheRequestedTime) {
 TEST_F(CudaRunnerTest, ColdL2AndTelemetry) {
   core::TimingOptions t = FastTiming();
   t.l2 = core::L2Policy::kCold;
-  auto m = runner_->Run(Item(2048, 2048, 2048, Pass::kWgrad, Recipe::kFp8Block, Mode::kPrequant), t);
+  auto m =
+      runner_->Run(Item(2048, 2048, 2048, Pass::kWgrad, Recipe::kFp8Block, Mode::kPrequant), t);
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_EQ(m->verification, core::Verification::kPassed) << m->rel_error;
   EXPECT_GT(m->telemetry.telemetry_samples, 0) << m->notes;
   EXPECT_GT(m->telemetry.sm_clock_mhz_max, 0);
-  std::printf("cold L2 fp8-block wgrad 2048^3: median %.4f ms, SM %.0f-%.0f MHz, %.0f W, notes: %s\n",
-              m->time.median_ms, m->telemetry.sm_clock_mhz_min, m->telemetry.sm_clock_mhz_max,
-              m->telemetry.power_w_avg, m->notes.c_str());
+  std::printf(
+      "cold L2 fp8-block wgrad 2048^3: median %.4f ms, SM %.0f-%.0f MHz, %.0f W, notes: %s\n",
+      m->time.median_ms, m->telemetry.sm_clock_mhz_min, m->telemetry.sm_clock_mhz_max,
+      m->telemetry.power_w_avg, m->notes.c_str());
 }
 
 // Every Hopper recipe x pass x mode/accounting x {small, odd-but-aligned} shape.
@@ -190,8 +193,8 @@ class RecipeMatrixTest : public CudaRunnerTest, public ::testing::WithParamInter
 
 TEST_P(RecipeMatrixTest, RunsAndPassesVerification) {
   const auto [recipe, pass, mode_index, shape_index] = GetParam();
-  const core::GemmShape shape = shape_index == 0 ? core::GemmShape{256, 256, 256}
-                                                 : core::GemmShape{264, 384, 144};
+  const core::GemmShape shape =
+      shape_index == 0 ? core::GemmShape{256, 256, 256} : core::GemmShape{264, 384, 144};
   core::TimingOptions t = FastTiming();
   t.accounting = mode_index == 2 ? core::Accounting::kPerGemm : core::Accounting::kTrainingStep;
   t.amax_history_len = 16;
@@ -211,11 +214,11 @@ TEST_P(RecipeMatrixTest, RunsAndPassesVerification) {
   } else {
     EXPECT_EQ(m->quant_ms, 0);
   }
-  std::printf("%-11s %-5s %-13s %-11s rel_error %.3e (threshold %.0e) median %.4f ms quant %.4f ms\n",
-              std::string(core::ToString(recipe)).c_str(), std::string(core::ToString(pass)).c_str(),
-              mode_index == 0 ? "prequant" : (mode_index == 1 ? "training-step" : "per-gemm"),
-              shape.ToString().c_str(), m->rel_error, m->error_threshold, m->time.median_ms,
-              m->quant_ms);
+  std::printf(
+      "%-11s %-5s %-13s %-11s rel_error %.3e (threshold %.0e) median %.4f ms quant %.4f ms\n",
+      std::string(core::ToString(recipe)).c_str(), std::string(core::ToString(pass)).c_str(),
+      mode_index == 0 ? "prequant" : (mode_index == 1 ? "training-step" : "per-gemm"),
+      shape.ToString().c_str(), m->rel_error, m->error_threshold, m->time.median_ms, m->quant_ms);
 }
 
 INSTANTIATE_TEST_SUITE_P(
