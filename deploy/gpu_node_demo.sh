@@ -50,4 +50,5 @@ rerun=$("$cli" submit "${seed_model[@]}" --recipes bf16,fp8-current --force --la
 "$cli" history --recipe fp8-current --shape 15872x4096x12288 >"$f/history.txt"
 "$cli" jobs | tee "$f/jobs.txt"
 tar -C "$out" -czf "$out/gpu_node_demo.tar.gz" files
+cp "$f/report_5b.txt" "$f/report_llama.txt" "$f/compare_5b.txt" "$out/"
 rm -rf "$f"
