@@ -87,6 +87,13 @@ class LtMatrixLayout {
     out.l_ = UniqueLtHandle<cublasLtMatrixLayout_t, cublasLtMatrixLayoutDestroy>(l);
     return out;
   }
+  // Sets one layout attribute (e.g. CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT as int32_t,
+  // CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET as int64_t); the status names the call.
+  template <typename V>
+  absl::Status Set(cublasLtMatrixLayoutAttribute_t attr, const V& value) {
+    CUBLAS_RETURN_IF_ERROR(cublasLtMatrixLayoutSetAttribute(l_.get(), attr, &value, sizeof(V)));
+    return absl::OkStatus();
+  }
   cublasLtMatrixLayout_t get() const { return l_.get(); }
 
  private:

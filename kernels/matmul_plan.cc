@@ -40,6 +40,14 @@ absl::StatusOr<LtMatmulDesc> MakeDesc(const MatmulSpec& s) {
   return desc;
 }
 
+// Group g of a batch starts g * rows * cols elements after group 0 (a dense [rows, cols]
+// matrix per group, groups stored back to back).
+absl::Status SetBatch(LtMatrixLayout& layout, int64_t batch, int64_t rows, int64_t cols) {
+  if (batch == 1) return absl::OkStatus();
+  RETURN_IF_ERROR(layout.Set(CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, static_cast<int32_t>(batch)));
+  return layout.Set(CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, rows * cols);
+}
+
 int32_t AlgoConfig(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr) {
   // Every attribute read here is 32-bit or smaller; a failed read shows as -1.
   uint32_t v = 0;
@@ -54,6 +62,10 @@ int32_t AlgoConfig(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAtt
 
 absl::StatusOr<MatmulPlan> MatmulPlan::Create(cublasLtHandle_t lt, const MatmulSpec& spec,
                                               int max_candidates) {
+  if (spec.batch < 1 || spec.batch > std::numeric_limits<int32_t>::max()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("matmul batch (groups) ", spec.batch, " must be in [1, 2^31)"));
+  }
   MatmulPlan p;
   p.lt_ = lt;
   p.spec_ = spec;
@@ -62,6 +74,9 @@ absl::StatusOr<MatmulPlan> MatmulPlan::Create(cublasLtHandle_t lt, const MatmulS
   ASSIGN_OR_RETURN(p.lt_a_, LtMatrixLayout::Create(spec.bt_type, k, n, spec.k));
   ASSIGN_OR_RETURN(p.lt_b_, LtMatrixLayout::Create(spec.a_type, k, m, spec.k));
   ASSIGN_OR_RETURN(p.lt_d_, LtMatrixLayout::Create(spec.c_type, n, m, spec.n));
+  RETURN_IF_ERROR(SetBatch(p.lt_a_, spec.batch, spec.n, spec.k));
+  RETURN_IF_ERROR(SetBatch(p.lt_b_, spec.batch, spec.m, spec.k));
+  RETURN_IF_ERROR(SetBatch(p.lt_d_, spec.batch, spec.m, spec.n));
   ASSIGN_OR_RETURN(LtMatmulPreference pref, LtMatmulPreference::Create(spec.workspace_bytes));
   const int want = std::max(1, max_candidates);
   p.heuristics_.resize(want);
@@ -71,9 +86,9 @@ absl::StatusOr<MatmulPlan> MatmulPlan::Create(cublasLtHandle_t lt, const MatmulS
       want, p.heuristics_.data(), &returned));
   if (returned <= 0) {
     return absl::FailedPreconditionError(absl::StrFormat(
-        "cuBLASLt has no algorithm for %dx%dx%d (A type %d, B^T type %d, C type %d)", spec.m,
-        spec.k, spec.n, static_cast<int>(spec.a_type), static_cast<int>(spec.bt_type),
-        static_cast<int>(spec.c_type)));
+        "cuBLASLt has no algorithm for %dx%dx%d x %d groups (A type %d, B^T type %d, C type %d)",
+        spec.m, spec.k, spec.n, spec.batch, static_cast<int>(spec.a_type),
+        static_cast<int>(spec.bt_type), static_cast<int>(spec.c_type)));
   }
   p.heuristics_.resize(returned);
   return p;

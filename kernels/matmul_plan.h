@@ -3,6 +3,9 @@
 //   C[m, n] = A[m, k] * B[k, n], with A stored [m, k] and B^T stored [n, k] (both K-major,
 //   the TN layout FP8 needs on Hopper). In cuBLASLt's column-major terms B^T is operand
 //   "A" (transposed) and A is operand "B", so D = C^T column-major = C row-major.
+// A grouped GEMM (MoE experts, core::GemmOp::groups) is `batch` such products in one
+// strided-batched call: group g's A, B^T and C start g * m*k, g * n*k and g * m*n
+// elements after the first (operands stored group after group).
 #pragma once
 
 #include <cublasLt.h>
@@ -20,6 +23,7 @@ namespace gemmprof::kernels {
 // stay valid (and at the same address) while the plan is used or captured in a graph.
 struct MatmulSpec {
   int64_t m = 0, n = 0, k = 0;
+  int64_t batch = 1;  // groups, >= 1; > 1 sets BATCH_COUNT and STRIDED_BATCH_OFFSET
   cudaDataType_t a_type = CUDA_R_16BF;   // A [m, k]
   cudaDataType_t bt_type = CUDA_R_16BF;  // B^T [n, k]
   cudaDataType_t c_type = CUDA_R_16BF;   // C [m, n]
@@ -27,7 +31,8 @@ struct MatmulSpec {
   const void* a = nullptr;
   const void* bt = nullptr;
   void* c = nullptr;
-  // Scale modes and pointers (std::nullopt: unscaled operand).
+  // Scale modes and pointers (std::nullopt: unscaled operand). One scale per operand
+  // covers every group of a batch (cuBLASLt's strided batch takes one per matrix).
   std::optional<cublasLtMatmulMatrixScale_t> a_scale_mode, bt_scale_mode;
   const void* a_scale = nullptr;
   const void* bt_scale = nullptr;
@@ -43,7 +48,8 @@ struct MatmulSpec {
 class MatmulPlan {
  public:
   // Builds the descriptors and asks the heuristic for up to `max_candidates` algorithms.
-  // FailedPrecondition when cuBLASLt offers none (the message names the shape and types).
+  // FailedPrecondition when cuBLASLt offers none (the message names the shape, batch and
+  // types); InvalidArgument for a batch < 1 or above INT32_MAX.
   static absl::StatusOr<MatmulPlan> Create(cublasLtHandle_t lt, const MatmulSpec& spec,
                                            int max_candidates);
 
