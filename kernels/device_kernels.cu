@@ -166,6 +166,13 @@ __global__ void BlockOnHostFlagKernel(const volatile int32_t* flag, int32_t* tim
   }
 }
 
+// One thread: n is the number of groups of a grouped GEMM (tens to a few hundred).
+__global__ void MaxOfKernel(const float* x, int64_t n, float* out) {
+  float m = 0.0f;
+  for (int64_t i = 0; i < n; ++i) m = fmaxf(m, x[i]);  // fmaxf drops a NaN operand
+  *out = m;
+}
+
 }  // namespace
 
 cudaError_t FillRandomNormalBf16(__nv_bfloat16* x, int64_t n, uint64_t seed, uint32_t tensor_id,
@@ -211,6 +218,12 @@ cudaError_t ErrorSums(const __nv_bfloat16* out, const float* ref, int64_t n, dou
   // Few blocks: each adds one atomic per sum, and the pass is memory bound anyway.
   const int blocks = GridFor(n, 16) < 1024 ? GridFor(n, 16) : 1024;
   ErrorSumsKernel<<<blocks, kThreads, 0, stream>>>(out, ref, n, sums);
+  return cudaGetLastError();
+}
+
+cudaError_t MaxOf(const float* x, int64_t n, float* out, cudaStream_t stream) {
+  if (n < 1 || x == nullptr || out == nullptr) return cudaErrorInvalidValue;
+  MaxOfKernel<<<1, 1, 0, stream>>>(x, n, out);
   return cudaGetLastError();
 }
 

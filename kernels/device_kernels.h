@@ -58,6 +58,10 @@ cudaError_t Nvfp4Alpha(const float* sa, const float* sb, float* alpha, cudaStrea
 cudaError_t ErrorSums(const __nv_bfloat16* out, const float* ref, int64_t n, double* sums,
                       cudaStream_t stream);
 
+// *out = max(0, x[0], ..., x[n-1]), NaN entries ignored: the amax of a grouped operand
+// from its groups' amaxes. n >= 1 (cudaErrorInvalidValue otherwise).
+cudaError_t MaxOf(const float* x, int64_t n, float* out, cudaStream_t stream);
+
 // One thread spins until *flag != 0 (host-mapped memory) or `timeout_ns` passes; on
 // timeout it sets *timed_out = 1. Holds the stream while the host enqueues work behind it.
 cudaError_t BlockOnHostFlag(const volatile int32_t* flag, int32_t* timed_out, uint64_t timeout_ns,

@@ -1,5 +1,6 @@
 #include "kernels/operand_quantizer.h"
 
+#include "absl/strings/str_cat.h"
 #include "kernels/cuda_check.h"
 #include "kernels/device_kernels.h"
 #include "kernels/quant/quantize.h"
@@ -46,8 +47,8 @@ ScaleSizes ScaleBytes(const OperandConfig& c) {
 }
 
 int64_t DataBytes(const OperandConfig& c) {
-  if (c.recipe == Recipe::kNvfp4) return c.rows * CeilDiv(c.cols, 2);
-  return c.rows * c.cols;
+  if (c.recipe == Recipe::kNvfp4) return c.groups * c.rows * CeilDiv(c.cols, 2);
+  return c.groups * c.rows * c.cols;
 }
 
 }  // namespace
@@ -57,13 +58,22 @@ int64_t OperandQuantizer::ExtraBytes(const OperandConfig& c, bool with_transpose
   const ScaleSizes s = ScaleBytes(c);
   const int64_t data = DataBytes(c);
   return data + (with_transpose ? data + s.raw_t : 0) + s.raw + s.gemm +
-         (c.amax_history_len + 48) * 4;
+         (c.amax_history_len + c.groups + 48) * 4;
 }
 
 absl::StatusOr<OperandQuantizer> OperandQuantizer::Create(DevicePool& pool,
                                                           const OperandConfig& config,
                                                           const __nv_bfloat16* source,
                                                           bool with_transpose) {
+  if (config.groups < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("operand ", config.slot, ": groups = ", config.groups, "; must be >= 1"));
+  }
+  if (config.groups > 1 && config.recipe != Recipe::kBf16 && !IsTensorScaled(config.recipe)) {
+    return absl::UnimplementedError(absl::StrCat(std::string(core::ToString(config.recipe)),
+                                                 ": grouped GEMMs (groups = ", config.groups,
+                                                 ") are not implemented in the CUDA runner"));
+  }
   OperandQuantizer q;
   q.config_ = config;
   q.source_ = source;
@@ -83,13 +93,14 @@ absl::StatusOr<OperandQuantizer> OperandQuantizer::Create(DevicePool& pool,
   // on its own 64-byte boundary: cuBLASLt refuses (NOT_SUPPORTED at launch, seen on
   // H200 with cuBLASLt 13.1) a per-tensor scale pointer that is only 8-byte aligned.
   constexpr int kStride = 16;  // floats
-  ASSIGN_OR_RETURN(
-      float* scalars,
-      pool.GetAs<float>(p + ".scalars", 3 * kStride + std::max(1, config.amax_history_len)));
+  const int64_t history = std::max(1, config.amax_history_len);
+  ASSIGN_OR_RETURN(float* scalars,
+                   pool.GetAs<float>(p + ".scalars", 3 * kStride + history + config.groups));
   q.amax_ = scalars;
   q.scale_ = scalars + kStride;
   q.scale_inv_ = scalars + 2 * kStride;
   q.history_ = scalars + 3 * kStride;
+  q.group_amax_ = q.history_ + history;
   if (IsTensorScaled(config.recipe)) q.gemm_scale_ = q.scale_inv_;
   if (s.raw > 0) {
     ASSIGN_OR_RETURN(q.raw_scales_, pool.Get(p + ".s", s.raw));
@@ -131,7 +142,7 @@ std::optional<cublasLtMatmulMatrixScale_t> OperandQuantizer::scale_mode() const 
 
 absl::Status OperandQuantizer::SeedHistory(cudaStream_t stream) const {
   if (config_.recipe != Recipe::kFp8Delayed) return absl::OkStatus();
-  const int64_t n = config_.rows * config_.cols;
+  const int64_t n = config_.groups * config_.rows * config_.cols;
   CUDA_RETURN_IF_ERROR(
       cudaMemsetAsync(history_, 0, sizeof(float) * config_.amax_history_len, stream));
   CUDA_RETURN_IF_ERROR(Amax(source_, n, amax_, stream));
@@ -139,22 +150,41 @@ absl::Status OperandQuantizer::SeedHistory(cudaStream_t stream) const {
   return absl::OkStatus();
 }
 
+absl::Status OperandQuantizer::CastGroups(cudaStream_t stream, uint8_t* out_t,
+                                          float* amax_out) const {
+  const OperandConfig& c = config_;
+  if (out_t == nullptr || c.groups == 1) {
+    // Without transposes the groups are one [groups*rows, cols] tensor: the cast is
+    // element-wise with one scale, so one launch does every group.
+    CUDA_RETURN_IF_ERROR(CastTranspose(source_, c.groups * c.rows, c.cols, scale_, c.format, q_,
+                                       out_t, amax_out, stream));
+    return absl::OkStatus();
+  }
+  // The transposed copy of [groups*rows, cols] is not the per-group transpose, so each
+  // group is its own launch; the fused amax goes per group and is reduced after.
+  const int64_t n = c.rows * c.cols;
+  for (int64_t g = 0; g < c.groups; ++g) {
+    CUDA_RETURN_IF_ERROR(CastTranspose(source_ + g * n, c.rows, c.cols, scale_, c.format,
+                                       q_ + g * n, out_t + g * n,
+                                       amax_out != nullptr ? group_amax_ + g : nullptr, stream));
+  }
+  if (amax_out != nullptr) CUDA_RETURN_IF_ERROR(MaxOf(group_amax_, c.groups, amax_out, stream));
+  return absl::OkStatus();
+}
+
 absl::Status OperandQuantizer::EnqueueTensorScaled(cudaStream_t stream, bool with_transpose) const {
   const OperandConfig& c = config_;
   uint8_t* out_t = with_transpose ? q_t_ : nullptr;
   if (c.recipe == Recipe::kFp8Current) {
-    CUDA_RETURN_IF_ERROR(Amax(source_, c.rows * c.cols, amax_, stream));
+    CUDA_RETURN_IF_ERROR(Amax(source_, c.groups * c.rows * c.cols, amax_, stream));
     CUDA_RETURN_IF_ERROR(ComputeScale(amax_, c.format, scale_, scale_inv_, stream));
-    CUDA_RETURN_IF_ERROR(
-        CastTranspose(source_, c.rows, c.cols, scale_, c.format, q_, out_t, nullptr, stream));
-    return absl::OkStatus();
+    return CastGroups(stream, out_t, nullptr);
   }
   // Delayed: the scale comes from past steps; this step's amax is fused into the cast
   // and pushed into the history for the next one.
   CUDA_RETURN_IF_ERROR(ScaleFromHistory(history_, c.amax_history_len, c.amax_algo, c.format, scale_,
                                         scale_inv_, stream));
-  CUDA_RETURN_IF_ERROR(
-      CastTranspose(source_, c.rows, c.cols, scale_, c.format, q_, out_t, amax_, stream));
+  RETURN_IF_ERROR(CastGroups(stream, out_t, amax_));
   CUDA_RETURN_IF_ERROR(RollAmaxHistory(history_, c.amax_history_len, amax_, stream));
   return absl::OkStatus();
 }
@@ -210,7 +240,7 @@ absl::Status OperandQuantizer::Enqueue(cudaStream_t stream, bool with_transpose)
 
 absl::Status OperandQuantizer::Dequantize(float* out, cudaStream_t stream) const {
   const OperandConfig& c = config_;
-  const int64_t n = c.rows * c.cols;
+  const int64_t n = c.groups * c.rows * c.cols;
   switch (c.recipe) {
     case Recipe::kBf16:
       CUDA_RETURN_IF_ERROR(Bf16ToFloat(source_, n, out, stream));

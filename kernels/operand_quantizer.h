@@ -1,6 +1,12 @@
 // One GEMM operand under one recipe: its BF16 source, the quantized copy the GEMM reads,
 // the scales in cuBLASLt's layout, and the kernels that produce them. The operand is
 // stored K-major as [rows, cols] (cols = K). Buffers come from the runner's pool.
+//
+// Grouped operands (MoE experts, groups > 1) are `groups` [rows, cols] matrices stored
+// back to back, as a strided-batched GEMM reads them. The per-tensor recipes quantize
+// them with ONE amax/scale for all groups (cuBLASLt's strided batch takes one scale per
+// matrix operand); the transposed copies are per group ([cols, rows] each, back to
+// back). Block-scaled and microscaled recipes do not take groups > 1 (Unimplemented).
 #pragma once
 
 #include <cublasLt.h>
@@ -16,8 +22,9 @@
 namespace gemmprof::kernels {
 
 struct OperandConfig {
-  std::string slot;  // pool slot prefix, e.g. "a" or "bt"
-  int64_t rows = 0, cols = 0;
+  std::string slot;            // pool slot prefix, e.g. "a" or "bt"
+  int64_t rows = 0, cols = 0;  // of one group
+  int64_t groups = 1;          // matrices stored back to back (MoE experts), >= 1
   core::Recipe recipe = core::Recipe::kBf16;
   core::quant::Fp8Format format = core::quant::Fp8Format::kE4M3;  // per-tensor recipes
   bool weight = false;  // fp8-block: 128x128 blocks instead of 1x128
@@ -27,8 +34,10 @@ struct OperandConfig {
 
 class OperandQuantizer {
  public:
-  // Takes the buffers it needs from `pool`; `source` is the BF16 [rows, cols] input.
-  // `with_transpose` reserves room for the transposed copy a training step also writes.
+  // Takes the buffers it needs from `pool`; `source` is the BF16 input, groups x
+  // [rows, cols]. `with_transpose` reserves room for the transposed copy a training step
+  // also writes. InvalidArgument for groups < 1; Unimplemented for groups > 1 with a
+  // block-scaled or microscaled recipe; ResourceExhausted when the device is full.
   static absl::StatusOr<OperandQuantizer> Create(DevicePool& pool, const OperandConfig& config,
                                                  const __nv_bfloat16* source, bool with_transpose);
 
@@ -38,7 +47,8 @@ class OperandQuantizer {
   // Enqueues this recipe's quantization of the source (+ transposed copy when asked and
   // the recipe's kernel makes one) and the scale-layout conversion. No-op for bf16.
   absl::Status Enqueue(cudaStream_t stream, bool with_transpose) const;
-  // Enqueues the fp32 dequantization of what the GEMM reads into out[rows, cols].
+  // Enqueues the fp32 dequantization of what the GEMM reads into out, groups x
+  // [rows, cols].
   absl::Status Dequantize(float* out, cudaStream_t stream) const;
 
   // What the GEMM reads.
@@ -49,11 +59,18 @@ class OperandQuantizer {
   // NVFP4 tensor scale s (device pointer), null otherwise.
   const float* tensor_scale() const { return scale_; }
   bool is_quantized() const { return config_.recipe != core::Recipe::kBf16; }
+  // The transposed quantized copy (groups x [cols, rows]) when one was reserved and the
+  // recipe writes it (not bf16, not nvfp4), else null. For tests and diagnostics.
+  const uint8_t* transposed_data() const { return q_t_; }
+  const OperandConfig& config() const { return config_; }
   // Device bytes this operand needs beyond its BF16 source (for CanImplement).
   static int64_t ExtraBytes(const OperandConfig& config, bool with_transpose);
 
  private:
   absl::Status EnqueueTensorScaled(cudaStream_t stream, bool with_transpose) const;
+  // Casts every group with scale_ into q_ (and out_t when non-null); amax_out (nullable)
+  // gets the fused amax of all groups.
+  absl::Status CastGroups(cudaStream_t stream, uint8_t* out_t, float* amax_out) const;
   absl::Status EnqueueBlock(cudaStream_t stream, bool with_transpose) const;
   absl::Status EnqueueMicroscaled(cudaStream_t stream, bool with_transpose) const;
 
@@ -66,6 +83,7 @@ class OperandQuantizer {
   float* scale_ = nullptr;  // per-tensor scale / NVFP4 tensor scale
   float* scale_inv_ = nullptr;
   float* history_ = nullptr;
+  float* group_amax_ = nullptr;       // one amax per group (fused cast of grouped operands)
   void* raw_scales_ = nullptr;        // row-major block scales as the kernels write them
   void* raw_scales_t_ = nullptr;      // of the transposed copy
   const void* gemm_scale_ = nullptr;  // what cuBLASLt's scale pointer gets
