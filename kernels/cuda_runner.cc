@@ -117,9 +117,12 @@ absl::Status CudaRunner::CheckMemory(const core::WorkItem& item,
   const double need =
       static_cast<double>(MeasurementBytes(item, timing, kWorkspaceBytes, l2_bytes_));
   if (need <= available) return absl::OkStatus();
-  return absl::ResourceExhaustedError(absl::StrFormat(
-      "shape %s (%s, %s) needs %.1f GiB of device memory; %.1f GiB free", item.op.shape.ToString(),
-      core::ToString(item.op.pass), core::ToString(item.recipe), need / kGiB, available / kGiB));
+  const std::string groups =
+      item.op.groups > 1 ? absl::StrCat(" x ", item.op.groups, " groups") : "";
+  return absl::ResourceExhaustedError(
+      absl::StrFormat("shape %s%s (%s, %s) needs %.1f GiB of device memory; %.1f GiB free",
+                      item.op.shape.ToString(), groups, core::ToString(item.op.pass),
+                      core::ToString(item.recipe), need / kGiB, available / kGiB));
 }
 
 absl::Status CudaRunner::CanImplement(const core::WorkItem& item,
@@ -129,6 +132,7 @@ absl::Status CudaRunner::CanImplement(const core::WorkItem& item,
     return absl::InvalidArgumentError(
         absl::StrCat("shape ", s.ToString(), ": every dimension must be positive"));
   }
+  RETURN_IF_ERROR(CheckGroups(item));
   if (item.recipe != Recipe::kBf16) {
     // FP8 rows must be 16-byte aligned for cuBLASLt (K: A and B^T rows; N: C rows and
     // the weight's rows); packed FP4 needs 32 elements for 16 bytes.

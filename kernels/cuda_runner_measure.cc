@@ -33,18 +33,20 @@ int64_t Bytes(cudaDataType_t t, int64_t n) {
   return n;
 }
 
+// Bytes one iteration moves, every group counted.
 double IterationBytes(const core::WorkItem& item, const Operands& o, const TimedQuantization& t) {
   const core::GemmShape& s = item.op.shape;
-  double bytes =
-      Bytes(o.a.data_type(), s.m * s.k) + Bytes(o.bt.data_type(), s.n * s.k) + 2.0 * s.m * s.n;
+  const int64_t g = item.op.groups;
+  double bytes = Bytes(o.a.data_type(), g * s.m * s.k) + Bytes(o.bt.data_type(), g * s.n * s.k) +
+                 2.0 * g * s.m * s.n;
   // Each timed quantization reads its BF16 source (twice with a separate amax pass) and
   // writes its quantized copy (and the transposed one in a training step).
   const bool amax_pass = item.recipe == Recipe::kFp8Current || item.recipe == Recipe::kNvfp4;
   auto quant = [&](int64_t n, const OperandQuantizer& q) {
     return (amax_pass ? 4.0 : 2.0) * n + (t.transposes ? 2.0 : 1.0) * Bytes(q.data_type(), n);
   };
-  if (t.a) bytes += quant(s.m * s.k, o.a);
-  if (t.bt) bytes += quant(s.n * s.k, o.bt);
+  if (t.a) bytes += quant(g * s.m * s.k, o.a);
+  if (t.bt) bytes += quant(g * s.n * s.k, o.bt);
   return bytes;
 }
 
@@ -98,17 +100,19 @@ std::string ThrottleNote(const core::Telemetry& t) {
 // Random-normal BF16 inputs from the job's seed (generated on the device), the output
 // buffer, and both operands quantized once: what the timed region does not quantize is
 // then ready, as after an earlier step (delayed scaling: one amax in the history).
+// Grouped items get every group's operands and output, group after group.
 absl::StatusOr<Operands> PrepareOperands(DevicePool& pool, const core::WorkItem& item,
                                          const core::TimingOptions& timing,
                                          const TimedQuantization& t, cudaStream_t st,
                                          std::vector<std::string>* notes) {
   const core::GemmShape& s = item.op.shape;
-  ASSIGN_OR_RETURN(auto* a_src, pool.GetAs<__nv_bfloat16>("a.src", s.m * s.k));
-  ASSIGN_OR_RETURN(auto* bt_src, pool.GetAs<__nv_bfloat16>("bt.src", s.n * s.k));
-  CUDA_RETURN_IF_ERROR(FillRandomNormalBf16(a_src, s.m * s.k, timing.seed, kTensorA, st));
-  CUDA_RETURN_IF_ERROR(FillRandomNormalBf16(bt_src, s.n * s.k, timing.seed, kTensorBt, st));
+  const int64_t a_n = item.op.groups * s.m * s.k, bt_n = item.op.groups * s.n * s.k;
+  ASSIGN_OR_RETURN(auto* a_src, pool.GetAs<__nv_bfloat16>("a.src", a_n));
+  ASSIGN_OR_RETURN(auto* bt_src, pool.GetAs<__nv_bfloat16>("bt.src", bt_n));
+  CUDA_RETURN_IF_ERROR(FillRandomNormalBf16(a_src, a_n, timing.seed, kTensorA, st));
+  CUDA_RETURN_IF_ERROR(FillRandomNormalBf16(bt_src, bt_n, timing.seed, kTensorBt, st));
   Operands o;
-  ASSIGN_OR_RETURN(o.c, pool.GetAs<__nv_bfloat16>("c", s.m * s.n));
+  ASSIGN_OR_RETURN(o.c, pool.GetAs<__nv_bfloat16>("c", item.op.groups * s.m * s.n));
   ASSIGN_OR_RETURN(o.a,
                    OperandQuantizer::Create(pool, OperandA(item, timing), a_src, t.transposes));
   ASSIGN_OR_RETURN(o.bt,
@@ -126,12 +130,13 @@ absl::StatusOr<Operands> PrepareOperands(DevicePool& pool, const core::WorkItem&
   return o;
 }
 
-MatmulSpec GemmSpec(const core::GemmShape& s, const Operands& o, std::optional<bool> fast_accum,
+MatmulSpec GemmSpec(const core::GemmOp& op, const Operands& o, std::optional<bool> fast_accum,
                     const DeviceBuffer& workspace) {
   MatmulSpec spec;
-  spec.m = s.m;
-  spec.n = s.n;
-  spec.k = s.k;
+  spec.m = op.shape.m;
+  spec.n = op.shape.n;
+  spec.k = op.shape.k;
+  spec.batch = op.groups;
   spec.a_type = o.a.data_type();
   spec.bt_type = o.bt.data_type();
   spec.a = o.a.data();
@@ -151,6 +156,20 @@ MatmulSpec GemmSpec(const core::GemmShape& s, const Operands& o, std::optional<b
   return spec;
 }
 
+// What a grouped item's number means: one strided-batched call, and for the per-tensor
+// FP8 recipes one scale per operand across all groups (not one per expert).
+std::string GroupedNote(const core::WorkItem& item) {
+  const bool tensor_scaled =
+      item.recipe == Recipe::kFp8Current || item.recipe == Recipe::kFp8Delayed;
+  std::string note =
+      absl::StrFormat("grouped: %d groups in one strided-batched cuBLASLt call", item.op.groups);
+  if (tensor_scaled) {
+    absl::StrAppendFormat(&note, "; grouped: one per-tensor scale across the %d groups",
+                          item.op.groups);
+  }
+  return note;
+}
+
 }  // namespace
 
 absl::StatusOr<core::Measurement> CudaRunner::Measure(const core::WorkItem& item,
@@ -165,7 +184,8 @@ absl::StatusOr<core::Measurement> CudaRunner::Measure(const core::WorkItem& item
   std::string accum_note;
   const std::optional<bool> fast_accum = ResolveFastAccum(item, timing.fast_accum, &accum_note);
   if (!accum_note.empty()) notes.push_back(accum_note);
-  const MatmulSpec spec = GemmSpec(s, o, fast_accum, workspace_);
+  if (item.op.groups > 1) notes.push_back(GroupedNote(item));
+  const MatmulSpec spec = GemmSpec(item.op, o, fast_accum, workspace_);
   ASSIGN_OR_RETURN(MatmulPlan plan,
                    MatmulPlan::Create(lt_.get(), spec, std::max(1, timing.autotune_k)));
   if (timing.autotune_k > 1) RETURN_IF_ERROR(Autotune(plan, *timer_, st));
@@ -204,7 +224,7 @@ absl::StatusOr<core::Measurement> CudaRunner::Measure(const core::WorkItem& item
     ASSIGN_OR_RETURN(TimerResult q, timer_->Time(st, quant_part, topt));
     m.quant_ms = core::SampleStats::FromSamples(q.samples_ms).median_ms;
   }
-  m.flops = s.Flops();
+  m.flops = item.op.Flops();
   m.bytes = IterationBytes(item, o, t);
   m.algorithm = plan.AlgorithmDescription();
   m.accounting = timing.accounting;
@@ -212,8 +232,8 @@ absl::StatusOr<core::Measurement> CudaRunner::Measure(const core::WorkItem& item
   m.telemetry = telemetry;
   m.error_threshold = ErrorThreshold(item.recipe, m.fast_accum);
   ASSIGN_OR_RETURN(VerificationResult v,
-                   VerifyGemm(lt_.get(), pool_, o.a, o.bt, o.c, s.m, s.n, s.k, m.error_threshold,
-                              workspace_.get(), workspace_.bytes(), st));
+                   VerifyGemm(lt_.get(), pool_, o.a, o.bt, o.c, s.m, s.n, s.k, item.op.groups,
+                              m.error_threshold, workspace_.get(), workspace_.bytes(), st));
   m.verification = v.verdict;
   m.rel_error = v.rel_error;
   if (!v.note.empty()) notes.push_back(v.note);

@@ -16,11 +16,12 @@ struct RefBuffers {
   double* sums = nullptr;
 };
 
-absl::StatusOr<RefBuffers> GetBuffers(DevicePool& pool, int64_t m, int64_t n, int64_t k) {
+absl::StatusOr<RefBuffers> GetBuffers(DevicePool& pool, int64_t m, int64_t n, int64_t k,
+                                      int64_t groups) {
   RefBuffers b;
-  ASSIGN_OR_RETURN(b.a, pool.GetAs<float>("ref.a", m * k));
-  ASSIGN_OR_RETURN(b.bt, pool.GetAs<float>("ref.bt", n * k));
-  ASSIGN_OR_RETURN(b.ref, pool.GetAs<float>("ref.c", m * n));
+  ASSIGN_OR_RETURN(b.a, pool.GetAs<float>("ref.a", groups * m * k));
+  ASSIGN_OR_RETURN(b.bt, pool.GetAs<float>("ref.bt", groups * n * k));
+  ASSIGN_OR_RETURN(b.ref, pool.GetAs<float>("ref.c", groups * m * n));
   ASSIGN_OR_RETURN(b.sums, pool.GetAs<double>("ref.sums", 4));
   return b;
 }
@@ -30,16 +31,17 @@ absl::StatusOr<RefBuffers> GetBuffers(DevicePool& pool, int64_t m, int64_t n, in
 absl::StatusOr<VerificationResult> VerifyGemm(cublasLtHandle_t lt, DevicePool& pool,
                                               const OperandQuantizer& a, const OperandQuantizer& bt,
                                               const __nv_bfloat16* out, int64_t m, int64_t n,
-                                              int64_t k, double threshold, void* workspace,
-                                              size_t workspace_bytes, cudaStream_t stream) {
+                                              int64_t k, int64_t groups, double threshold,
+                                              void* workspace, size_t workspace_bytes,
+                                              cudaStream_t stream) {
   VerificationResult r;
-  absl::StatusOr<RefBuffers> bufs = GetBuffers(pool, m, n, k);
+  absl::StatusOr<RefBuffers> bufs = GetBuffers(pool, m, n, k, groups);
   if (!bufs.ok()) {
     if (!absl::IsResourceExhausted(bufs.status())) return bufs.status();
     // The measurement stands; only the check could not be made.
     (void)cudaGetLastError();
     r.note = absl::StrFormat("not verified: the fp32 reference needs %.1f GiB more",
-                             4.0 * (m * k + n * k + m * n) / (1 << 30));
+                             4.0 * groups * (m * k + n * k + m * n) / (1 << 30));
     return r;
   }
   RETURN_IF_ERROR(a.Dequantize(bufs->a, stream));
@@ -48,6 +50,7 @@ absl::StatusOr<VerificationResult> VerifyGemm(cublasLtHandle_t lt, DevicePool& p
   spec.m = m;
   spec.n = n;
   spec.k = k;
+  spec.batch = groups;
   spec.a_type = spec.bt_type = spec.c_type = CUDA_R_32F;
   spec.compute = CUBLAS_COMPUTE_32F;
   spec.a = bufs->a;
@@ -58,7 +61,7 @@ absl::StatusOr<VerificationResult> VerifyGemm(cublasLtHandle_t lt, DevicePool& p
   ASSIGN_OR_RETURN(MatmulPlan plan, MatmulPlan::Create(lt, spec, 1));
   RETURN_IF_ERROR(plan.Enqueue(stream));
   CUDA_RETURN_IF_ERROR(cudaMemsetAsync(bufs->sums, 0, 4 * sizeof(double), stream));
-  CUDA_RETURN_IF_ERROR(ErrorSums(out, bufs->ref, m * n, bufs->sums, stream));
+  CUDA_RETURN_IF_ERROR(ErrorSums(out, bufs->ref, groups * m * n, bufs->sums, stream));
   double sums[3] = {};
   CUDA_RETURN_IF_ERROR(
       cudaMemcpyAsync(sums, bufs->sums, sizeof(sums), cudaMemcpyDeviceToHost, stream));

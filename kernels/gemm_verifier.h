@@ -19,12 +19,15 @@ struct VerificationResult {
   std::string note;  // why not verified, or what was wrong
 };
 
-// `out` is C [m, n] BF16. Buffers for the reference come from `pool`; when the device
-// cannot hold them the result is not_verified with the reason (never an error).
+// `out` is C, groups x [m, n] BF16 (group after group, as a and bt hold their groups).
+// The reference is batched the same way and rel_error is taken over all groups at once.
+// Buffers for the reference come from `pool`; when the device cannot hold them the
+// result is not_verified with the reason (never an error).
 absl::StatusOr<VerificationResult> VerifyGemm(cublasLtHandle_t lt, DevicePool& pool,
                                               const OperandQuantizer& a, const OperandQuantizer& bt,
                                               const __nv_bfloat16* out, int64_t m, int64_t n,
-                                              int64_t k, double threshold, void* workspace,
-                                              size_t workspace_bytes, cudaStream_t stream);
+                                              int64_t k, int64_t groups, double threshold,
+                                              void* workspace, size_t workspace_bytes,
+                                              cudaStream_t stream);
 
 }  // namespace gemmprof::kernels

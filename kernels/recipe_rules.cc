@@ -15,6 +15,7 @@ OperandConfig Base(const core::WorkItem& item, const core::TimingOptions& timing
   c.amax_history_len = timing.amax_history_len;
   c.amax_algo = timing.amax_algo;
   c.cols = item.op.shape.k;
+  c.groups = item.op.groups;
   return c;
 }
 
@@ -62,6 +63,20 @@ std::optional<bool> ResolveFastAccum(const core::WorkItem& item, core::FastAccum
   return item.op.pass == Pass::kFprop;
 }
 
+absl::Status CheckGroups(const core::WorkItem& item) {
+  const int64_t groups = item.op.groups;
+  if (groups < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("shape ", item.op.shape.ToString(), ": groups = ", groups, "; must be >= 1"));
+  }
+  const bool tensor_scaled =
+      item.recipe == Recipe::kFp8Current || item.recipe == Recipe::kFp8Delayed;
+  if (groups == 1 || item.recipe == Recipe::kBf16 || tensor_scaled) return absl::OkStatus();
+  return absl::UnimplementedError(absl::StrCat(std::string(core::ToString(item.recipe)),
+                                               ": grouped GEMMs (groups = ", groups,
+                                               ") are not implemented in the CUDA runner"));
+}
+
 TimedQuantization TimedPart(const core::WorkItem& item, core::Accounting accounting) {
   TimedQuantization t;
   if (item.mode == core::Mode::kPrequant || item.recipe == Recipe::kBf16) return t;
@@ -96,20 +111,21 @@ int64_t MeasurementBytes(const core::WorkItem& item, const core::TimingOptions& 
                          int64_t workspace_bytes, int64_t l2_bytes) {
   const core::GemmShape& s = item.op.shape;
   const TimedQuantization t = TimedPart(item, timing.accounting);
-  int64_t bytes = 2 * (s.m * s.k + s.n * s.k + s.m * s.n) + workspace_bytes;
+  int64_t bytes = 2 * (s.m * s.k + s.n * s.k + s.m * s.n) * item.op.groups + workspace_bytes;
   bytes += OperandQuantizer::ExtraBytes(OperandA(item, timing), t.transposes);
   bytes += OperandQuantizer::ExtraBytes(OperandBt(item, timing), t.transposes);
   if (timing.l2 == core::L2Policy::kCold) bytes += 2 * l2_bytes;
   return bytes;
 }
 
-int64_t VerificationBytes(const core::GemmShape& s) {
-  return 4 * (s.m * s.k + s.n * s.k + s.m * s.n) + 64;
+int64_t VerificationBytes(const core::GemmShape& s, int64_t groups) {
+  return 4 * (s.m * s.k + s.n * s.k + s.m * s.n) * groups + 64;
 }
 
 std::string NvtxName(const core::WorkItem& item) {
   return absl::StrCat("gemmprof item ", item.id, " ", std::string(core::ToString(item.op.pass)),
-                      " ", item.op.name, " ", item.op.shape.ToString(), " ",
+                      " ", item.op.name, " ", item.op.shape.ToString(),
+                      item.op.groups > 1 ? absl::StrCat(" x", item.op.groups, " groups") : "", " ",
                       std::string(core::ToString(item.recipe)), " ",
                       std::string(core::ToString(item.mode)));
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "absl/status/status.h"
 #include "kernels/operand_quantizer.h"
 #include "server/core/job.h"
 
@@ -20,6 +21,8 @@ struct TimedQuantization {
 
 // Operand configs for item (A = [m, k], B^T = [n, k]), per DESIGN.md's pass table:
 // fprop A = X, B^T = W; dgrad A = dY, B^T = W^T; wgrad A = X^T, B^T = dY^T.
+// Both carry item.op.groups: a grouped op has one such pair per group (per expert: its
+// own tokens and its own weight), stored group after group.
 OperandConfig OperandA(const core::WorkItem& item, const core::TimingOptions& timing);
 OperandConfig OperandBt(const core::WorkItem& item, const core::TimingOptions& timing);
 
@@ -28,6 +31,12 @@ OperandConfig OperandBt(const core::WorkItem& item, const core::TimingOptions& t
 std::optional<bool> ResolveFastAccum(const core::WorkItem& item, core::FastAccum option,
                                      std::string* note);
 
+// Whether the CUDA runner can run item's groups: InvalidArgument for groups < 1;
+// Unimplemented for groups > 1 with fp8-block, mxfp8 or nvfp4 ("fp8-block: grouped GEMMs
+// (groups = 8) are not implemented in the CUDA runner"): their scale tensors would need
+// one offset per group, which cuBLASLt's strided batch does not take for block scales.
+absl::Status CheckGroups(const core::WorkItem& item);
+
 TimedQuantization TimedPart(const core::WorkItem& item, core::Accounting accounting);
 
 // ||out - ref||_F / ||ref||_F above which the item is `incorrect`. The reference is the
@@ -35,13 +44,15 @@ TimedQuantization TimedPart(const core::WorkItem& item, core::Accounting account
 // left is accumulation order/precision and the BF16 rounding of the output.
 double ErrorThreshold(core::Recipe recipe, bool fast_accum);
 
-// Bytes the measurement needs on the device (inputs, quantized copies, output,
-// workspace, L2 flush buffer); the verification buffers are counted separately.
+// Bytes the measurement needs on the device (inputs, quantized copies, output of every
+// group, workspace, L2 flush buffer); the verification buffers are counted separately.
 int64_t MeasurementBytes(const core::WorkItem& item, const core::TimingOptions& timing,
                          int64_t workspace_bytes, int64_t l2_bytes);
-int64_t VerificationBytes(const core::GemmShape& shape);
+// The fp32 reference's buffers for `groups` GEMMs of `shape`.
+int64_t VerificationBytes(const core::GemmShape& shape, int64_t groups = 1);
 
-// "gemmprof item 17 fprop qkv 15872x4096x12288 fp8-current autocast".
+// "gemmprof item 17 fprop qkv 15872x4096x12288 fp8-current autocast" (" x8 groups"
+// after the shape when grouped).
 std::string NvtxName(const core::WorkItem& item);
 
 }  // namespace gemmprof::kernels
