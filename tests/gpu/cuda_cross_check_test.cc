@@ -173,7 +173,7 @@ TEST_P(CrossCheckTest, VerifierRejectsACorruptedOutput) {
   auto qa = OperandQuantizer::Create(pool_, ca, *a, false);
   auto qb = OperandQuantizer::Create(pool_, cb, *b, false);
   ASSERT_TRUE(qa.ok() && qb.ok());
-  auto v = VerifyGemm(lt_.get(), pool_, *qa, *qb, *c, m, n, k, 1e-2, workspace_.get(),
+  auto v = VerifyGemm(lt_.get(), pool_, *qa, *qb, *c, m, n, k, /*groups=*/1, 1e-2, workspace_.get(),
                       workspace_.bytes(), st);
   ASSERT_TRUE(v.ok()) << v.status();
   EXPECT_EQ(v->verdict, core::Verification::kIncorrect);

@@ -1,0 +1,439 @@
+// Grouped GEMMs (MoE experts, core::GemmOp::groups) in the CUDA runner: one
+// strided-batched cuBLASLt call for bf16, fp8-current and fp8-delayed (groups 1, 4, 8
+// pass verification; flops and bytes count every group; 8 underfilling groups take far
+// less than 8x one group), Unimplemented for the block-scaled recipes, memory checks
+// that count groups, and a numerical cross-check of the grouped building blocks against
+// the host (server/device/host_gemm.h and server/core/quant). Fails without a GPU.
+#include <cuda_bf16.h>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <span>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "kernels/cublaslt_handles.h"
+#include "kernels/cuda_handles.h"
+#include "kernels/cuda_runner_factory.h"
+#include "kernels/device_kernels.h"
+#include "kernels/device_pool.h"
+#include "kernels/matmul_plan.h"
+#include "kernels/operand_quantizer.h"
+#include "kernels/recipe_rules.h"
+#include "server/core/quant/quant.h"
+#include "server/device/host_gemm.h"
+
+namespace gemmprof::kernels {
+namespace {
+
+using core::Mode;
+using core::Pass;
+using core::Recipe;
+using ::testing::HasSubstr;
+namespace quant = core::quant;
+
+std::string Name(Recipe r) { return std::string(core::ToString(r)); }
+std::string Name(Pass p) { return std::string(core::ToString(p)); }
+
+// ---------------------------------------------------------------------------------------
+// Through the runner (device::Runner), as the queue calls it.
+
+class GroupedRunnerTest : public ::testing::Test {
+ protected:
+  // No assertions here: a failure in SetUpTestSuite makes gtest skip the suite, and
+  // without a GPU every test must fail instead (SetUp below).
+  static void SetUpTestSuite() {
+    auto r = MakeCudaRunner(0);
+    if (r.ok())
+      runner_ = std::move(*r);
+    else
+      setup_error_ = std::string(r.status().message());
+  }
+  static void TearDownTestSuite() { runner_.reset(); }
+  void SetUp() override {
+    ASSERT_GT(CudaDeviceCount(), 0) << "gpu tests need a CUDA device";
+    ASSERT_NE(runner_, nullptr) << setup_error_;
+  }
+
+  static core::TimingOptions FastTiming() {
+    core::TimingOptions t;
+    t.warmup_iters = 3;
+    t.timed_iters = 10;
+    t.gpu_warmup_s = 0;
+    t.amax_history_len = 16;
+    return t;
+  }
+  static core::WorkItem Item(core::GemmShape shape, int64_t groups, Pass pass, Recipe recipe,
+                             Mode mode) {
+    core::WorkItem w;
+    w.id = 11;
+    w.op.name = "expert_up";
+    w.op.pass = pass;
+    w.op.shape = shape;
+    w.op.groups = groups;
+    w.recipe = recipe;
+    w.mode = mode;
+    return w;
+  }
+  static std::unique_ptr<device::Runner> runner_;
+  static std::string setup_error_;
+};
+std::unique_ptr<device::Runner> GroupedRunnerTest::runner_;
+std::string GroupedRunnerTest::setup_error_;
+
+// recipe x pass x {0 prequant, 1 training-step autocast, 2 per-gemm autocast}.
+using GroupedCase = std::tuple<Recipe, Pass, int>;
+
+class GroupedRecipeTest : public GroupedRunnerTest,
+                          public ::testing::WithParamInterface<GroupedCase> {};
+
+TEST_P(GroupedRecipeTest, OneFourAndEightGroupsVerifyAndCountEveryGroup) {
+  const auto [recipe, pass, mode_index] = GetParam();
+  const core::GemmShape shape{256, 384, 144};
+  core::TimingOptions t = FastTiming();
+  t.accounting = mode_index == 2 ? core::Accounting::kPerGemm : core::Accounting::kTrainingStep;
+  const Mode mode = mode_index == 0 ? Mode::kPrequant : Mode::kAutocast;
+  double bytes_one_group = 0;
+  for (int64_t groups : {1, 4, 8}) {
+    SCOPED_TRACE(testing::Message() << "groups " << groups);
+    const core::WorkItem item = Item(shape, groups, pass, recipe, mode);
+    ASSERT_TRUE(runner_->CanImplement(item, t).ok());
+    auto m = runner_->Run(item, t);
+    ASSERT_TRUE(m.ok()) << m.status();
+    EXPECT_EQ(m->verification, core::Verification::kPassed)
+        << "rel_error " << m->rel_error << " threshold " << m->error_threshold << " " << m->notes;
+    EXPECT_DOUBLE_EQ(m->flops, static_cast<double>(groups) * 2.0 * shape.m * shape.k * shape.n);
+    EXPECT_DOUBLE_EQ(m->flops, item.op.Flops());
+    EXPECT_EQ(m->time.count, t.timed_iters);
+    EXPECT_GT(m->time.median_ms, 0);
+    // Per-tensor recipes and bf16 move exactly groups x the bytes of one group.
+    if (groups == 1) {
+      bytes_one_group = m->bytes;
+      EXPECT_THAT(m->notes, ::testing::Not(HasSubstr("grouped")));
+    } else {
+      EXPECT_DOUBLE_EQ(m->bytes, groups * bytes_one_group);
+      EXPECT_THAT(m->notes, HasSubstr("strided-batched"));
+      if (recipe != Recipe::kBf16) {
+        EXPECT_THAT(m->notes, HasSubstr(absl::StrCat("grouped: one per-tensor scale across the ",
+                                                     groups, " groups")));
+      }
+    }
+    std::printf("%-11s %-5s %-13s %s x%-2d rel_error %.3e median %.4f ms quant %.4f ms\n",
+                Name(recipe).c_str(), Name(pass).c_str(),
+                mode_index == 0 ? "prequant" : (mode_index == 1 ? "training-step" : "per-gemm"),
+                shape.ToString().c_str(), static_cast<int>(groups), m->rel_error, m->time.median_ms,
+                m->quant_ms);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    PerTensorAndBf16, GroupedRecipeTest,
+    ::testing::Combine(::testing::Values(Recipe::kBf16, Recipe::kFp8Current, Recipe::kFp8Delayed),
+                       ::testing::Values(Pass::kFprop, Pass::kDgrad, Pass::kWgrad),
+                       ::testing::Values(0, 1, 2)));
+
+// One group of 128x1024x1024 is 8 output tiles of 128x128: a small fraction of the SMs.
+// Eight groups in one call fill more of them, so they take far less than 8x one group.
+TEST_F(GroupedRunnerTest, EightUnderfillingGroupsTakeFarLessThanEightTimesOne) {
+  core::TimingOptions t = FastTiming();
+  t.warmup_iters = 10;
+  t.timed_iters = 50;
+  const core::GemmShape shape{128, 1024, 1024};
+  for (Recipe recipe : {Recipe::kBf16, Recipe::kFp8Current, Recipe::kFp8Delayed}) {
+    for (Mode mode : {Mode::kPrequant, Mode::kAutocast}) {
+      auto one = runner_->Run(Item(shape, 1, Pass::kFprop, recipe, mode), t);
+      auto eight = runner_->Run(Item(shape, 8, Pass::kFprop, recipe, mode), t);
+      ASSERT_TRUE(one.ok()) << one.status();
+      ASSERT_TRUE(eight.ok()) << eight.status();
+      EXPECT_EQ(eight->verification, core::Verification::kPassed) << eight->rel_error;
+      const double ratio = eight->time.median_ms / one->time.median_ms;
+      std::printf(
+          "%-11s %-8s %s: 1 group %.4f ms, 8 groups %.4f ms (%.2fx; %.1f vs %.1f TFLOP/s)\n",
+          Name(recipe).c_str(), std::string(core::ToString(mode)).c_str(), shape.ToString().c_str(),
+          one->time.median_ms, eight->time.median_ms, ratio,
+          one->flops / one->time.median_ms * 1e-9, eight->flops / eight->time.median_ms * 1e-9);
+      // The GEMM alone (prequant) is the grouped call; autocast adds the per-group
+      // transposing casts, which are not batched, so only the GEMM gets the tight bound.
+      EXPECT_LT(ratio, mode == Mode::kPrequant ? 4.0 : 8.0)
+          << Name(recipe) << " " << core::ToString(mode);
+    }
+  }
+}
+
+TEST_F(GroupedRunnerTest, BlockScaledGroupsAreUnimplemented) {
+  const core::TimingOptions t = FastTiming();
+  const core::GemmShape shape{256, 256, 256};
+  const core::WorkItem block = Item(shape, 8, Pass::kFprop, Recipe::kFp8Block, Mode::kAutocast);
+  absl::Status st = runner_->CanImplement(block, t);
+  EXPECT_EQ(st.code(), absl::StatusCode::kUnimplemented) << st;
+  EXPECT_EQ(st.message(),
+            "fp8-block: grouped GEMMs (groups = 8) are not implemented in the "
+            "CUDA runner");
+  auto m = runner_->Run(block, t);
+  EXPECT_EQ(m.status().code(), absl::StatusCode::kUnimplemented);
+  for (Recipe r : {Recipe::kMxfp8, Recipe::kNvfp4}) {
+    absl::Status s = runner_->CanImplement(Item(shape, 4, Pass::kDgrad, r, Mode::kPrequant), t);
+    EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented) << s;
+    EXPECT_THAT(std::string(s.message()), HasSubstr("grouped GEMMs (groups = 4)"));
+  }
+  // One group of a block-scaled recipe is an ordinary GEMM and still runs.
+  auto single = runner_->Run(Item(shape, 1, Pass::kFprop, Recipe::kFp8Block, Mode::kAutocast), t);
+  ASSERT_TRUE(single.ok()) << single.status();
+  EXPECT_EQ(single->verification, core::Verification::kPassed);
+}
+
+TEST_F(GroupedRunnerTest, BadGroupsAndMemoryCountEveryGroup) {
+  const core::TimingOptions t = FastTiming();
+  absl::Status zero = runner_->CanImplement(
+      Item({256, 256, 256}, 0, Pass::kFprop, Recipe::kBf16, Mode::kAutocast), t);
+  EXPECT_EQ(zero.code(), absl::StatusCode::kInvalidArgument) << zero;
+  EXPECT_THAT(std::string(zero.message()), HasSubstr("groups = 0"));
+  // 1.5 GiB of BF16 operands per group: one group fits, 1000 groups never do.
+  const core::GemmShape shape{16384, 16384, 16384};
+  EXPECT_TRUE(
+      runner_->CanImplement(Item(shape, 1, Pass::kFprop, Recipe::kBf16, Mode::kAutocast), t).ok());
+  absl::Status big = runner_->CanImplement(
+      Item(shape, 1000, Pass::kFprop, Recipe::kFp8Current, Mode::kAutocast), t);
+  EXPECT_EQ(big.code(), absl::StatusCode::kResourceExhausted) << big;
+  EXPECT_THAT(std::string(big.message()), HasSubstr("16384x16384x16384 x 1000 groups"));
+}
+
+// ---------------------------------------------------------------------------------------
+// The grouped building blocks against the host.
+
+template <typename T>
+std::vector<T> ToHost(const void* d, int64_t n) {
+  std::vector<T> h(n);
+  EXPECT_EQ(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+  return h;
+}
+
+std::vector<float> Bf16ToHostFloat(const __nv_bfloat16* d, int64_t n) {
+  std::vector<__nv_bfloat16> h = ToHost<__nv_bfloat16>(d, n);
+  std::vector<float> f(n);
+  for (int64_t i = 0; i < n; ++i) f[i] = __bfloat162float(h[i]);
+  return f;
+}
+
+template <typename A, typename B>
+double RelError(const std::vector<A>& out, const std::vector<B>& ref) {
+  double d = 0, r = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    d += (double(out[i]) - double(ref[i])) * (double(out[i]) - double(ref[i]));
+    r += double(ref[i]) * double(ref[i]);
+  }
+  return std::sqrt(d / r);
+}
+
+class GroupedCrossCheckTest : public ::testing::TestWithParam<std::tuple<Recipe, Pass>> {
+ protected:
+  static constexpr int64_t kGroups = 4;
+
+  void SetUp() override {
+    ASSERT_GT(CudaDeviceCount(), 0) << "gpu tests need a CUDA device";
+    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+    auto s = CudaStream::Create();
+    ASSERT_TRUE(s.ok());
+    stream_ = std::move(*s);
+    auto lt = LtHandle::Create();
+    ASSERT_TRUE(lt.ok());
+    lt_ = std::move(*lt);
+    auto ws = DeviceBuffer::Create(size_t{32} << 20);
+    ASSERT_TRUE(ws.ok());
+    workspace_ = std::move(*ws);
+  }
+
+  // The grouped GEMM of qa and qb into c, one strided-batched call.
+  void RunGroupedGemm(const core::WorkItem& item, const OperandQuantizer& qa,
+                      const OperandQuantizer& qb, __nv_bfloat16* c) {
+    const core::GemmShape& s = item.op.shape;
+    MatmulSpec spec;
+    spec.m = s.m;
+    spec.n = s.n;
+    spec.k = s.k;
+    spec.batch = item.op.groups;
+    spec.a_type = qa.data_type();
+    spec.bt_type = qb.data_type();
+    spec.a = qa.data();
+    spec.bt = qb.data();
+    spec.c = c;
+    spec.a_scale_mode = qa.scale_mode();
+    spec.bt_scale_mode = qb.scale_mode();
+    spec.a_scale = qa.gemm_scale();
+    spec.bt_scale = qb.gemm_scale();
+    std::string note;
+    spec.fast_accum = ResolveFastAccum(item, core::FastAccum::kDefault, &note);
+    fast_accum_ = spec.fast_accum.value_or(false);
+    spec.workspace = workspace_.get();
+    spec.workspace_bytes = workspace_.bytes();
+    auto plan = MatmulPlan::Create(lt_.get(), spec, 1);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    ASSERT_TRUE(plan->Enqueue(stream_.get()).ok());
+  }
+
+  CudaStream stream_;
+  LtHandle lt_;
+  DeviceBuffer workspace_;
+  DevicePool pool_;
+  bool fast_accum_ = false;
+};
+
+// bf16: the device's grouped GEMM against the host reference runner's grouped GEMM
+// (HostReferenceGemm with groups) of the very same BF16 operands.
+TEST(GroupedHostReferenceTest, Bf16GroupedGemmMatchesHostReferenceGemm) {
+  ASSERT_GT(CudaDeviceCount(), 0) << "gpu tests need a CUDA device";
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  auto stream = CudaStream::Create();
+  auto lt = LtHandle::Create();
+  auto ws = DeviceBuffer::Create(size_t{32} << 20);
+  ASSERT_TRUE(stream.ok() && lt.ok() && ws.ok());
+  DevicePool pool;
+  const int64_t g = 4, m = 72, k = 256, n = 40;
+  const cudaStream_t st = stream->get();
+  auto a = pool.GetAs<__nv_bfloat16>("a", g * m * k);
+  auto b = pool.GetAs<__nv_bfloat16>("b", g * n * k);
+  auto c = pool.GetAs<__nv_bfloat16>("c", g * m * n);
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  ASSERT_EQ(FillRandomNormalBf16(*a, g * m * k, 3, 1, st), cudaSuccess);
+  ASSERT_EQ(FillRandomNormalBf16(*b, g * n * k, 3, 2, st), cudaSuccess);
+  MatmulSpec spec;
+  spec.m = m;
+  spec.n = n;
+  spec.k = k;
+  spec.batch = g;
+  spec.a = *a;
+  spec.bt = *b;
+  spec.c = *c;
+  spec.workspace = ws->get();
+  spec.workspace_bytes = ws->bytes();
+  auto plan = MatmulPlan::Create(lt->get(), spec, 1);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_TRUE(plan->Enqueue(st).ok());
+  ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+
+  device::HostOperands ops;
+  ops.m = m;
+  ops.k = k;
+  ops.n = n;
+  ops.groups = g;
+  ops.a = Bf16ToHostFloat(*a, g * m * k);
+  ops.b = Bf16ToHostFloat(*b, g * n * k);
+  auto host = device::HostReferenceGemm(Recipe::kBf16, Pass::kFprop, ops, core::AmaxAlgo::kMax);
+  ASSERT_TRUE(host.ok()) << host.status();
+  const std::vector<float> out = Bf16ToHostFloat(*c, g * m * n);
+  const double err = RelError(out, host->reference);
+  EXPECT_LE(err, ErrorThreshold(Recipe::kBf16, false));
+  // Every group individually, so a wrong batch offset cannot hide behind the others.
+  for (int64_t i = 0; i < g; ++i) {
+    const std::vector<float> og(out.begin() + i * m * n, out.begin() + (i + 1) * m * n);
+    const std::vector<double> rg(host->reference.begin() + i * m * n,
+                                 host->reference.begin() + (i + 1) * m * n);
+    EXPECT_LE(RelError(og, rg), ErrorThreshold(Recipe::kBf16, false)) << "group " << i;
+  }
+  std::printf("grouped bf16 %ldx%ldx%ld x%ld: rel_error vs host reference %.3e\n", m, k, n, g, err);
+}
+
+// Per-tensor FP8, grouped, with the transposed copies of a training step: the device's
+// quantization equals the host's quantization of all groups as ONE tensor (one scale),
+// each group's transposed copy is that group's transpose byte for byte, and the grouped
+// GEMM matches a host fp32 GEMM of the dequantized operands group by group.
+TEST_P(GroupedCrossCheckTest, GroupedQuantizationAndGemmMatchTheHost) {
+  const auto [recipe, pass] = GetParam();
+  core::WorkItem item;
+  item.op.pass = pass;
+  item.op.shape = {200, 384, 144};
+  item.op.groups = kGroups;
+  item.recipe = recipe;
+  core::TimingOptions timing;
+  // Delayed: a one-entry history makes the second Enqueue's scale the first Enqueue's
+  // fused amax, i.e. the max over the groups' amaxes (MaxOf), which the host checks.
+  timing.amax_history_len = 1;
+  const core::GemmShape& s = item.op.shape;
+  const int64_t a_n = kGroups * s.m * s.k, b_n = kGroups * s.n * s.k;
+  const cudaStream_t st = stream_.get();
+  auto a_src = pool_.GetAs<__nv_bfloat16>("a.src", a_n);
+  auto bt_src = pool_.GetAs<__nv_bfloat16>("bt.src", b_n);
+  auto c = pool_.GetAs<__nv_bfloat16>("c", kGroups * s.m * s.n);
+  ASSERT_TRUE(a_src.ok() && bt_src.ok() && c.ok());
+  ASSERT_EQ(FillRandomNormalBf16(*a_src, a_n, 5, 1, st), cudaSuccess);
+  ASSERT_EQ(FillRandomNormalBf16(*bt_src, b_n, 5, 2, st), cudaSuccess);
+  const OperandConfig ca = OperandA(item, timing), cb = OperandBt(item, timing);
+  ASSERT_EQ(ca.groups, kGroups);
+  auto qa = OperandQuantizer::Create(pool_, ca, *a_src, true);
+  auto qb = OperandQuantizer::Create(pool_, cb, *bt_src, true);
+  ASSERT_TRUE(qa.ok() && qb.ok());
+  ASSERT_TRUE(qa->SeedHistory(st).ok() && qb->SeedHistory(st).ok());
+  // New data with the largest value in group 0 (not the last group), so a fused amax
+  // that kept only one group's value would give another scale.
+  ASSERT_EQ(FillRandomNormalBf16(*a_src, a_n, 6, 1, st), cudaSuccess);
+  ASSERT_EQ(FillRandomNormalBf16(*bt_src, b_n, 6, 2, st), cudaSuccess);
+  const __nv_bfloat16 spike = __float2bfloat16(24.0f);
+  ASSERT_EQ(cudaMemcpyAsync(*a_src + 5, &spike, sizeof(spike), cudaMemcpyHostToDevice, st),
+            cudaSuccess);
+  ASSERT_EQ(cudaMemcpyAsync(*bt_src + 7, &spike, sizeof(spike), cudaMemcpyHostToDevice, st),
+            cudaSuccess);
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(qa->Enqueue(st, true).ok() && qb->Enqueue(st, true).ok());
+  }
+  RunGroupedGemm(item, *qa, *qb, *c);
+  auto da = pool_.GetAs<float>("deq.a", a_n);
+  auto db = pool_.GetAs<float>("deq.b", b_n);
+  ASSERT_TRUE(da.ok() && db.ok());
+  ASSERT_TRUE(qa->Dequantize(*da, st).ok() && qb->Dequantize(*db, st).ok());
+  ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+
+  const std::vector<float> a_deq = ToHost<float>(*da, a_n);
+  const std::vector<float> b_deq = ToHost<float>(*db, b_n);
+  EXPECT_EQ(a_deq, quant::Dequantize(quant::QuantizeCurrent(Bf16ToHostFloat(*a_src, a_n),
+                                                            kGroups * s.m, s.k, ca.format),
+                                     ca.format));
+  EXPECT_EQ(b_deq, quant::Dequantize(quant::QuantizeCurrent(Bf16ToHostFloat(*bt_src, b_n),
+                                                            kGroups * s.n, s.k, cb.format),
+                                     cb.format));
+
+  // Transposed copies: group g's [cols, rows] is the transpose of its [rows, cols].
+  for (const OperandQuantizer* q : {&*qa, &*qb}) {
+    const int64_t rows = q->config().rows, cols = q->config().cols, n = rows * cols;
+    ASSERT_NE(q->transposed_data(), nullptr);
+    const std::vector<uint8_t> qd = ToHost<uint8_t>(q->data(), kGroups * n);
+    const std::vector<uint8_t> qt = ToHost<uint8_t>(q->transposed_data(), kGroups * n);
+    int64_t mismatches = 0;
+    for (int64_t g = 0; g < kGroups; ++g)
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t col = 0; col < cols; ++col)
+          mismatches += qt[g * n + col * rows + r] != qd[g * n + r * cols + col];
+    EXPECT_EQ(mismatches, 0) << q->config().slot;
+  }
+
+  // The grouped GEMM against the host fp32 GEMM of each group's dequantized operands.
+  const std::vector<float> out = Bf16ToHostFloat(*c, kGroups * s.m * s.n);
+  std::vector<float> host_c(kGroups * s.m * s.n);
+  for (int64_t g = 0; g < kGroups; ++g) {
+    std::vector<float> hg(s.m * s.n);
+    device::GemmFp32(std::span<const float>(a_deq).subspan(g * s.m * s.k, s.m * s.k),
+                     std::span<const float>(b_deq).subspan(g * s.n * s.k, s.n * s.k), s.m, s.k, s.n,
+                     hg, 2);
+    std::copy(hg.begin(), hg.end(), host_c.begin() + g * s.m * s.n);
+    const std::vector<float> og(out.begin() + g * s.m * s.n, out.begin() + (g + 1) * s.m * s.n);
+    EXPECT_LE(RelError(og, hg), ErrorThreshold(recipe, fast_accum_)) << "group " << g;
+  }
+  const double err = RelError(out, host_c);
+  EXPECT_LE(err, ErrorThreshold(recipe, fast_accum_));
+  std::printf("grouped cross-check %-11s %-5s x%ld: rel_error vs host fp32 %.3e\n",
+              Name(recipe).c_str(), Name(pass).c_str(), kGroups, err);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    PerTensor, GroupedCrossCheckTest,
+    ::testing::Combine(::testing::Values(Recipe::kFp8Current, Recipe::kFp8Delayed),
+                       ::testing::Values(Pass::kFprop, Pass::kDgrad, Pass::kWgrad)));
+
+}  // namespace
+}  // namespace gemmprof::kernels
