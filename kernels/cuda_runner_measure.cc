@@ -156,9 +156,11 @@ MatmulSpec GemmSpec(const core::GemmOp& op, const Operands& o, std::optional<boo
   return spec;
 }
 
-// What a grouped item's number means: one strided-batched call, and for the per-tensor
-// FP8 recipes one scale per operand across all groups (not one per expert).
-std::string GroupedNote(const core::WorkItem& item) {
+// What a grouped item's number means: one strided-batched call; for the per-tensor FP8
+// recipes one scale per operand across all groups (not one per expert), and, where the
+// timed region writes transposed copies, one cast launch per group (a fused multi-tensor
+// cast-transpose would launch once, so small groups overstate the quantization time).
+std::string GroupedNote(const core::WorkItem& item, const TimedQuantization& t) {
   const bool tensor_scaled =
       item.recipe == Recipe::kFp8Current || item.recipe == Recipe::kFp8Delayed;
   std::string note =
@@ -166,6 +168,12 @@ std::string GroupedNote(const core::WorkItem& item) {
   if (tensor_scaled) {
     absl::StrAppendFormat(&note, "; grouped: one per-tensor scale across the %d groups",
                           item.op.groups);
+    if (t.transposes && (t.a || t.bt)) {
+      absl::StrAppendFormat(&note,
+                            "; grouped: transposing casts timed as %d launches (one per "
+                            "group) per quantized operand",
+                            item.op.groups);
+    }
   }
   return note;
 }
@@ -184,7 +192,7 @@ absl::StatusOr<core::Measurement> CudaRunner::Measure(const core::WorkItem& item
   std::string accum_note;
   const std::optional<bool> fast_accum = ResolveFastAccum(item, timing.fast_accum, &accum_note);
   if (!accum_note.empty()) notes.push_back(accum_note);
-  if (item.op.groups > 1) notes.push_back(GroupedNote(item));
+  if (item.op.groups > 1) notes.push_back(GroupedNote(item, t));
   const MatmulSpec spec = GemmSpec(item.op, o, fast_accum, workspace_);
   ASSIGN_OR_RETURN(MatmulPlan plan,
                    MatmulPlan::Create(lt_.get(), spec, std::max(1, timing.autotune_k)));
