@@ -36,6 +36,8 @@ done | sort -u | while read -r lib; do
   name=$(basename "$lib")
   if ! [[ $name =~ $system_lib ]]; then cp -L "$lib" "$out/lib/$name"; fi
 done
+# Symbols are not needed on the node, and the bundle must stay small enough to carry.
+strip --strip-unneeded "$out"/bin/* "$out"/lib/*
 for f in "$out"/bin/*; do patchelf --set-rpath '$ORIGIN/../lib' "$f"; done
 for f in "$out"/lib/*; do patchelf --set-rpath '$ORIGIN' "$f"; done
 
