@@ -139,12 +139,13 @@ absl::Status CudaRunner::CanImplement(const core::WorkItem& item,
     const int64_t align = item.recipe == Recipe::kNvfp4 || item.recipe == Recipe::kMxfp8 ? 32 : 16;
     const std::string recipe(core::ToString(item.recipe));
     if (s.k % align != 0) {
-      return absl::InvalidArgumentError(absl::StrCat(recipe, " needs K to be a multiple of ", align,
-                                                     "; shape ", s.ToString(), " has K=", s.k));
+      return absl::FailedPreconditionError(absl::StrCat(recipe, " needs K to be a multiple of ",
+                                                         align, "; shape ", s.ToString(),
+                                                         " has K=", s.k));
     }
     if (s.n % 16 != 0) {
-      return absl::InvalidArgumentError(absl::StrCat(recipe, " needs N to be a multiple of 16; ",
-                                                     "shape ", s.ToString(), " has N=", s.n));
+      return absl::FailedPreconditionError(absl::StrCat(recipe, " needs N to be a multiple of 16; ",
+                                                         "shape ", s.ToString(), " has N=", s.n));
     }
   }
   if (absl::Status st = CUDA_STATUS(cudaSetDevice(ordinal_)); !st.ok()) return st;

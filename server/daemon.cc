@@ -75,8 +75,9 @@ absl::StatusOr<std::vector<std::unique_ptr<device::Runner>>> MakeRunners(const O
   }
 #endif
   if (o.backend == "auto") {
-    spdlog::warn("no GPU available: using the host reference runner (CPU emulation); "
-                 "results are labeled host-reference");
+    spdlog::warn(
+        "no GPU available: using the host reference runner (CPU emulation); "
+        "results are labeled host-reference");
   }
   runners.push_back(std::make_unique<device::HostRunner>());
   return runners;
@@ -121,13 +122,13 @@ absl::Status Serve(const Options& o) {
 }  // namespace
 
 int ParseFlags(int argc, char** argv, Options* o) {
-  CLI::App app{"gemmprofd: the gemmprof daemon. Benchmarks the GEMMs of transformer models "
-               "across precision recipes and serves the results over gRPC."};
+  CLI::App app{
+      "gemmprofd: the gemmprof daemon. Benchmarks the GEMMs of transformer models "
+      "across precision recipes and serves the results over gRPC."};
   app.footer(kFooter);
   app.add_option("--listen", o->listen, "host:port to serve gRPC on (port 0: pick a free one)")
       ->capture_default_str();
-  app.add_option("--db", o->db, "SQLite database file (created if missing)")
-      ->capture_default_str();
+  app.add_option("--db", o->db, "SQLite database file (created if missing)")->capture_default_str();
   app.add_option("--backend", o->backend, "auto | cuda | host")
       ->check(CLI::IsMember({"auto", "cuda", "host"}))
       ->capture_default_str();
@@ -135,8 +136,7 @@ int ParseFlags(int argc, char** argv, Options* o) {
       ->capture_default_str();
   app.add_option("--log-file", o->log_file, "write the log to this file instead of stderr");
   app.add_option("--port-file", o->port_file, "write the bound port here once serving");
-  app.add_option("--shutdown-grace", o->shutdown_grace_s,
-                 "seconds in-flight calls get on SIGTERM")
+  app.add_option("--shutdown-grace", o->shutdown_grace_s, "seconds in-flight calls get on SIGTERM")
       ->check(CLI::Range(0.0, 600.0))
       ->capture_default_str();
   try {

@@ -13,8 +13,8 @@ struct Options {
   std::string db = "gemmprof.db";
   std::string backend = "auto";  // auto | cuda | host
   std::string log_level = "info";
-  std::string log_file;          // empty: stderr
-  std::string port_file;         // written with the bound port once serving
+  std::string log_file;   // empty: stderr
+  std::string port_file;  // written with the bound port once serving
   double shutdown_grace_s = 5;
 };
 

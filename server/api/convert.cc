@@ -181,18 +181,15 @@ absl::StatusOr<core::TimingOptions> FromProto(const v1::TimingOptions& p) {
   if (p.has_gpu_warmup_s()) t.gpu_warmup_s = p.gpu_warmup_s();
   ASSIGN_OR_RETURN(t.l2, ParseField<core::L2Policy>("timing.l2", p.l2(), core::ParseL2Policy,
                                                     "hot, cold", core::L2Policy::kHot));
-  ASSIGN_OR_RETURN(t.accounting,
-                   ParseField<core::Accounting>("timing.accounting", p.accounting(),
-                                                core::ParseAccounting, "training-step, per-gemm",
-                                                core::Accounting::kTrainingStep));
-  ASSIGN_OR_RETURN(t.fast_accum,
-                   ParseField<core::FastAccum>("timing.fast_accum", p.fast_accum(),
-                                               core::ParseFastAccum, "default, on, off",
-                                               core::FastAccum::kDefault));
-  ASSIGN_OR_RETURN(t.amax_algo,
-                   ParseField<core::AmaxAlgo>("timing.amax_algo", p.amax_algo(),
-                                              core::ParseAmaxAlgo, "max, most_recent",
-                                              core::AmaxAlgo::kMax));
+  ASSIGN_OR_RETURN(t.accounting, ParseField<core::Accounting>(
+                                     "timing.accounting", p.accounting(), core::ParseAccounting,
+                                     "training-step, per-gemm", core::Accounting::kTrainingStep));
+  ASSIGN_OR_RETURN(t.fast_accum, ParseField<core::FastAccum>(
+                                     "timing.fast_accum", p.fast_accum(), core::ParseFastAccum,
+                                     "default, on, off", core::FastAccum::kDefault));
+  ASSIGN_OR_RETURN(t.amax_algo, ParseField<core::AmaxAlgo>("timing.amax_algo", p.amax_algo(),
+                                                           core::ParseAmaxAlgo, "max, most_recent",
+                                                           core::AmaxAlgo::kMax));
   return t;
 }
 
@@ -253,8 +250,8 @@ v1::GemmOp ToProto(const core::GemmOp& op) {
 absl::StatusOr<core::GemmOp> FromProto(const v1::GemmOp& p) {
   core::GemmOp op;
   op.name = p.name();
-  ASSIGN_OR_RETURN(op.pass, ParseField<core::Pass>("op.pass", p.pass(), core::ParsePass,
-                                                   "fprop, dgrad, wgrad"));
+  ASSIGN_OR_RETURN(
+      op.pass, ParseField<core::Pass>("op.pass", p.pass(), core::ParsePass, "fprop, dgrad, wgrad"));
   op.shape = FromProto(p.shape());
   op.groups = p.groups() == 0 ? 1 : p.groups();
   op.layers = p.layers() == 0 ? 1 : p.layers();
@@ -353,16 +350,16 @@ absl::StatusOr<core::Measurement> FromProto(const v1::Measurement& p) {
   m.bytes = p.bytes();
   m.algorithm = p.algorithm();
   ASSIGN_OR_RETURN(m.verification,
-                   ParseField<core::Verification>(
-                       "measurement.verification", p.verification(), core::ParseVerification,
-                       "passed, incorrect, not_verified, not_supported",
-                       core::Verification::kNotVerified));
+                   ParseField<core::Verification>("measurement.verification", p.verification(),
+                                                  core::ParseVerification,
+                                                  "passed, incorrect, not_verified, not_supported",
+                                                  core::Verification::kNotVerified));
   m.rel_error = p.rel_error();
   m.error_threshold = p.error_threshold();
-  ASSIGN_OR_RETURN(m.accounting,
-                   ParseField<core::Accounting>("measurement.accounting", p.accounting(),
-                                                core::ParseAccounting, "training-step, per-gemm",
-                                                core::Accounting::kTrainingStep));
+  ASSIGN_OR_RETURN(
+      m.accounting,
+      ParseField<core::Accounting>("measurement.accounting", p.accounting(), core::ParseAccounting,
+                                   "training-step, per-gemm", core::Accounting::kTrainingStep));
   m.fast_accum = p.fast_accum();
   m.telemetry = FromProto(p.telemetry());
   m.notes = p.notes();
@@ -390,9 +387,9 @@ v1::Job ToProto(const core::JobRecord& job) {
 absl::StatusOr<core::JobRecord> FromProto(const v1::Job& p) {
   core::JobRecord job;
   job.id = p.id();
-  ASSIGN_OR_RETURN(job.state, ParseField<core::JobState>(
-                                  "job.state", p.state(), core::ParseJobState,
-                                  "queued, running, succeeded, failed, cancelled"));
+  ASSIGN_OR_RETURN(job.state,
+                   ParseField<core::JobState>("job.state", p.state(), core::ParseJobState,
+                                              "queued, running, succeeded, failed, cancelled"));
   job.error = p.error();
   job.created_ms = p.created_ms();
   job.started_ms = p.started_ms();

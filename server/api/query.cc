@@ -34,7 +34,8 @@ absl::Status SetPositive(std::string_view field, int64_t value, std::optional<in
 absl::StatusOr<storage::ResultFilter> FilterFromProto(const v1::QueryResultsRequest& req) {
   storage::ResultFilter f;
   if (!req.device_name().empty()) f.device_name = req.device_name();
-  RETURN_IF_ERROR(SetEnum("recipe", req.recipe(), core::ParseRecipe, core::RecipeList(), &f.recipe));
+  RETURN_IF_ERROR(
+      SetEnum("recipe", req.recipe(), core::ParseRecipe, core::RecipeList(), &f.recipe));
   RETURN_IF_ERROR(SetEnum("pass", req.pass(), core::ParsePass, "fprop, dgrad, wgrad", &f.pass));
   RETURN_IF_ERROR(SetEnum("mode", req.mode(), core::ParseMode, "autocast, prequant", &f.mode));
   RETURN_IF_ERROR(SetPositive("m", req.m(), &f.m));

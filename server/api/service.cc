@@ -67,8 +67,8 @@ grpc::ServerUnaryReactor* GemmProfService::SubmitJob(grpc::CallbackServerContext
   return Reply(ctx, absl::OkStatus());
 }
 
-grpc::ServerWriteReactor<v1::JobEvent>* GemmProfService::WatchJob(
-    grpc::CallbackServerContext*, const v1::WatchJobRequest* req) {
+grpc::ServerWriteReactor<v1::JobEvent>* GemmProfService::WatchJob(grpc::CallbackServerContext*,
+                                                                  const v1::WatchJobRequest* req) {
   return new WatchReactor(queue_, req->job_id());
 }
 

@@ -32,8 +32,8 @@ class GemmProfService final : public v1::GemmProf::CallbackService {
   grpc::ServerUnaryReactor* QueryResults(grpc::CallbackServerContext* ctx,
                                          const v1::QueryResultsRequest* req,
                                          v1::QueryResultsResponse* resp) override;
-  grpc::ServerWriteReactor<v1::Result>* StreamResults(
-      grpc::CallbackServerContext* ctx, const v1::QueryResultsRequest* req) override;
+  grpc::ServerWriteReactor<v1::Result>* StreamResults(grpc::CallbackServerContext* ctx,
+                                                      const v1::QueryResultsRequest* req) override;
   grpc::ServerUnaryReactor* ListDevices(grpc::CallbackServerContext* ctx,
                                         const v1::ListDevicesRequest* req,
                                         v1::ListDevicesResponse* resp) override;

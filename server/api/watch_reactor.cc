@@ -9,11 +9,21 @@ v1::JobEvent ToProto(const queue::JobEvent& event) {
   using K = queue::JobEvent::Kind;
   v1::JobEvent p;
   switch (event.kind) {
-    case K::kSnapshot: p.set_kind(v1::JobEvent::SNAPSHOT); break;
-    case K::kItemStarted: p.set_kind(v1::JobEvent::ITEM_STARTED); break;
-    case K::kItemFinished: p.set_kind(v1::JobEvent::ITEM_FINISHED); break;
-    case K::kItemFailed: p.set_kind(v1::JobEvent::ITEM_FAILED); break;
-    case K::kJobFinished: p.set_kind(v1::JobEvent::JOB_FINISHED); break;
+    case K::kSnapshot:
+      p.set_kind(v1::JobEvent::SNAPSHOT);
+      break;
+    case K::kItemStarted:
+      p.set_kind(v1::JobEvent::ITEM_STARTED);
+      break;
+    case K::kItemFinished:
+      p.set_kind(v1::JobEvent::ITEM_FINISHED);
+      break;
+    case K::kItemFailed:
+      p.set_kind(v1::JobEvent::ITEM_FAILED);
+      break;
+    case K::kJobFinished:
+      p.set_kind(v1::JobEvent::JOB_FINISHED);
+      break;
   }
   *p.mutable_job() = ToProto(event.job);
   if (event.item.has_value()) *p.mutable_item() = ToProto(*event.item);
@@ -24,8 +34,8 @@ WatchReactor::WatchReactor(queue::JobQueue& queue, int64_t job_id) : queue_(queu
   // Subscribe before reading the snapshot so nothing between the two is lost; the lock
   // holds back events until the snapshot is queued first.
   std::lock_guard lock(mu_);
-  token_ = queue_.events().Subscribe(
-      job_id, [this](const queue::JobEvent& e) { Push(api::ToProto(e)); });
+  token_ = queue_.events().Subscribe(job_id,
+                                     [this](const queue::JobEvent& e) { Push(api::ToProto(e)); });
   auto job = queue_.store().GetJob(job_id);
   if (!job.ok()) {
     FinishLocked(ToGrpcStatus(job.status()));

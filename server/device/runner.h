@@ -22,9 +22,13 @@ class Runner {
   // this is sm_90"). Items of unsupported recipes become status not_supported.
   virtual core::RecipeSupport Supports(core::Recipe recipe) const = 0;
 
-  // Cheap check, no device work: InvalidArgument / ResourceExhausted naming the field,
-  // value and limit when the item cannot run here (e.g. buffers exceed device memory,
-  // host runner size limit). Used at submission time and before each item.
+  // Cheap check, no device work, naming the field, value and limit. Used at submission
+  // time and before each item. The code says what the queue does with a refusal:
+  //  * InvalidArgument / ResourceExhausted: the item can never run here (malformed,
+  //    buffers exceed device memory, host runner size limit): the submission is refused.
+  //  * FailedPrecondition / Unimplemented: this recipe cannot run this shape here (e.g.
+  //    FP8 needs N % 16 == 0; grouped block scaling): the job is accepted and the item
+  //    ends not_supported with the message, like a recipe the device lacks.
   virtual absl::Status CanImplement(const core::WorkItem& item,
                                     const core::TimingOptions& timing) const = 0;
 

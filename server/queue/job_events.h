@@ -14,7 +14,7 @@ namespace gemmprof::queue {
 struct JobEvent {
   enum class Kind { kSnapshot, kItemStarted, kItemFinished, kItemFailed, kJobFinished };
   Kind kind = Kind::kSnapshot;
-  core::JobRecord job;                 // state and counters after the event
+  core::JobRecord job;  // state and counters after the event
   std::optional<core::ItemRecord> item;
 };
 

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "server/core/cache_key.h"
+#include "server/queue/job_queue.h"
 
 namespace gemmprof::queue {
 
@@ -21,8 +22,8 @@ void JobExecutor::Run(int64_t job_id) {
     spdlog::error("job {}: cannot mark running: {}", job_id, s.ToString());
     return;
   }
-  spdlog::info("job {}: running {} items on {} ({})", job_id, job->total_items,
-               runner_.Info().name, runner_.Info().backend);
+  spdlog::info("job {}: running {} items on {} ({})", job_id, job->total_items, runner_.Info().name,
+               runner_.Info().backend);
   if (auto s = runner_.BeginJob(job->spec.timing); !s.ok()) {
     EndJob(job_id, core::JobState::kFailed, "device warm-up failed: " + s.ToString());
     return;
@@ -70,14 +71,16 @@ absl::Status JobExecutor::RunItem(const core::JobRecord& job, const core::ItemRe
                     key);
     }
   }
+  if (auto fits = runner_.CanImplement(item, timing); !fits.ok()) {
+    return Finish(
+        job, record,
+        IsNotSupportedRefusal(fits) ? core::ItemStatus::kNotSupported : core::ItemStatus::kFailed,
+        std::string(fits.message()), std::nullopt, std::nullopt, key);
+  }
   RETURN_IF_ERROR(store_.MarkItemRunning(item.id));
   core::ItemRecord running = record;
   running.status = core::ItemStatus::kRunning;
   PublishItem(JobEvent::Kind::kItemStarted, job.id, running);
-  if (auto fits = runner_.CanImplement(item, timing); !fits.ok()) {
-    return Finish(job, record, core::ItemStatus::kFailed, std::string(fits.message()),
-                  std::nullopt, std::nullopt, key);
-  }
   auto measured = runner_.Run(item, timing);
   if (!measured.ok()) {
     spdlog::warn("job {} item {}: {}", job.id, item.seq, measured.status().ToString());

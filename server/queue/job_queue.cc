@@ -20,6 +20,11 @@ int64_t NowMs() {
 
 }  // namespace
 
+bool IsNotSupportedRefusal(const absl::Status& status) {
+  return status.code() == absl::StatusCode::kFailedPrecondition ||
+         status.code() == absl::StatusCode::kUnimplemented;
+}
+
 JobQueue::JobQueue(storage::ResultStore& store, std::vector<device::Runner*> runners)
     : store_(store), runners_(std::move(runners)) {}
 
@@ -65,11 +70,13 @@ absl::StatusOr<PlannedJob> JobQueue::Plan(const core::JobSpec& spec) const {
                                       " items exceed the limit of " +
                                       std::to_string(kMaxItemsPerJob) + " per job");
   }
-  // Unsupported recipes become not_supported items; everything else must fit here.
+  // Unsupported recipes and shapes a recipe cannot take become not_supported items;
+  // everything else must fit here.
   const device::Runner& runner = *runners_.front();
   for (const auto& item : planned.items) {
     if (!runner.Supports(item.recipe).supported) continue;
-    RETURN_IF_ERROR(runner.CanImplement(item, spec.timing));
+    absl::Status fits = runner.CanImplement(item, spec.timing);
+    if (!fits.ok() && !IsNotSupportedRefusal(fits)) return fits;
   }
   return planned;
 }

@@ -29,6 +29,10 @@ struct PlannedJob {
   std::vector<core::WorkItem> items;
 };
 
+// True when a Runner::CanImplement refusal means "this recipe cannot run this shape
+// here" (the item becomes not_supported) rather than "the submission is wrong".
+bool IsNotSupportedRefusal(const absl::Status& status);
+
 // Largest number of items one job may have.
 inline constexpr int64_t kMaxItemsPerJob = 100000;
 

@@ -119,14 +119,14 @@ TEST_F(CudaRunnerTest, OutOfMemoryShapeIsResourceExhausted) {
   EXPECT_EQ(ok->verification, core::Verification::kPassed);
 }
 
-TEST_F(CudaRunnerTest, Fp8MisalignedDimsAreInvalidArgument) {
+TEST_F(CudaRunnerTest, Fp8MisalignedDimsAreFailedPrecondition) {
   absl::Status k = runner_->CanImplement(
       Item(128, 100, 128, Pass::kFprop, Recipe::kFp8Current, Mode::kAutocast), FastTiming());
-  EXPECT_EQ(k.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(k.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(k.message()), HasSubstr("K=100"));
   absl::Status n = runner_->CanImplement(
       Item(128, 128, 120, Pass::kDgrad, Recipe::kFp8Block, Mode::kPrequant), FastTiming());
-  EXPECT_EQ(n.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(n.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(n.message()), HasSubstr("N=120"));
   // BF16 has no such rule.
   EXPECT_TRUE(runner_

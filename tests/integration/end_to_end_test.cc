@@ -43,8 +43,8 @@ class EndToEndTest : public ::testing::Test {
     const std::string port = Slurp(port_file);
     ASSERT_FALSE(port.empty()) << "gemmprofd did not start:\n" << Slurp(log_path());
     address_ = "127.0.0.1:" + port.substr(0, port.find('\n'));
-    stub_ = v1::GemmProf::NewStub(
-        grpc::CreateChannel(address_, grpc::InsecureChannelCredentials()));
+    stub_ =
+        v1::GemmProf::NewStub(grpc::CreateChannel(address_, grpc::InsecureChannelCredentials()));
   }
 
   std::string log_path() const { return dir_.File("gemmprofd.log"); }
@@ -113,11 +113,11 @@ TEST_F(EndToEndTest, SubmitWatchReportOnTheHostReferenceRunner) {
 
 TEST_F(EndToEndTest, KillNineThenRestartKeepsResultsAndFinishesTheJob) {
   // 16 items of about 2^26 multiply-adds: long enough to kill the daemon mid-job.
-  const int64_t id = Submit({"--shapes",
-                             "256x512x512,264x512x512,272x512x512,280x512x512,288x512x512,"
-                             "296x512x512,304x512x512,312x512x512",
-                             "--recipes", "bf16,fp8-current", "--num-warmup", "0", "--num-iters",
-                             "3"});
+  const int64_t id =
+      Submit({"--shapes",
+              "256x512x512,264x512x512,272x512x512,280x512x512,288x512x512,"
+              "296x512x512,304x512x512,312x512x512",
+              "--recipes", "bf16,fp8-current", "--num-warmup", "0", "--num-iters", "3"});
   int finished = 0;
   for (int i = 0; i < 600 && finished < 2; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -155,11 +155,20 @@ TEST_F(EndToEndTest, KillNineThenRestartKeepsResultsAndFinishesTheJob) {
 }
 
 TEST_F(EndToEndTest, CachedResultsAreMarkedAndForceBypassesTheCache) {
-  std::vector<std::string> args = {"--shapes", "64x64x64,32x96x48", "--recipes", "bf16,fp8-block",
-                                   "--num-iters", "2", "--num-warmup", "0", "--wait"};
-  auto first = Cli([&] { auto a = args; a.insert(a.begin(), "submit"); return a; }());
+  std::vector<std::string> args = {
+      "--shapes", "64x64x64,32x96x48", "--recipes", "bf16,fp8-block", "--num-iters",
+      "2",        "--num-warmup",      "0",         "--wait"};
+  auto first = Cli([&] {
+    auto a = args;
+    a.insert(a.begin(), "submit");
+    return a;
+  }());
   ASSERT_EQ(first.exit_code, 0) << first.err;
-  auto second = Cli([&] { auto a = args; a.insert(a.begin(), "submit"); return a; }());
+  auto second = Cli([&] {
+    auto a = args;
+    a.insert(a.begin(), "submit");
+    return a;
+  }());
   ASSERT_EQ(second.exit_code, 0) << second.err;
   EXPECT_NE(second.out.find("cached"), std::string::npos) << second.out;
 
@@ -188,14 +197,14 @@ TEST_F(EndToEndTest, CachedResultsAreMarkedAndForceBypassesTheCache) {
 }
 
 TEST_F(EndToEndTest, BadInputAndUnknownJobsFailWithOneLine) {
-  for (const auto& args : std::vector<std::vector<std::string>>{
-           {"submit", "--shapes", "0x5x5"},
-           {"submit", "--shapes", "4096x4096"},
-           {"submit", "--shapes", "64", "--recipes", "fp16"},
-           {"submit", "--shapes", "64", "--num-iters", "0"},
-           {"report", "987654"},
-           {"cancel", "987654"},
-           {"watch", "987654"}}) {
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"submit", "--shapes", "0x5x5"},
+                                             {"submit", "--shapes", "4096x4096"},
+                                             {"submit", "--shapes", "64", "--recipes", "fp16"},
+                                             {"submit", "--shapes", "64", "--num-iters", "0"},
+                                             {"report", "987654"},
+                                             {"cancel", "987654"},
+                                             {"watch", "987654"}}) {
     auto r = Cli(args);
     EXPECT_NE(r.exit_code, 0) << args[0] << " " << args.back();
     EXPECT_FALSE(r.err.empty());

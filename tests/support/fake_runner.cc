@@ -27,6 +27,11 @@ core::RecipeSupport FakeRunner::Supports(core::Recipe recipe) const {
 absl::Status FakeRunner::CanImplement(const core::WorkItem& item,
                                       const core::TimingOptions&) const {
   const auto& s = item.op.shape;
+  if (item.recipe != core::Recipe::kBf16 && s.n % 16 != 0) {
+    return absl::FailedPreconditionError(std::string(core::ToString(item.recipe)) +
+                                         " needs N to be a multiple of 16; shape " + s.ToString() +
+                                         " has N=" + std::to_string(s.n));
+  }
   if (static_cast<double>(s.m) * s.k * s.n > static_cast<double>(int64_t{1} << 40)) {
     return absl::ResourceExhaustedError("shape " + s.ToString() +
                                         " does not fit the fake device's memory");

@@ -17,7 +17,8 @@ class FakeRunner : public device::Runner {
 
   const core::DeviceInfo& Info() const override { return info_; }
   core::RecipeSupport Supports(core::Recipe recipe) const override;
-  // Refuses items whose M*K*N exceeds 2^40 with ResourceExhausted.
+  // Refuses items whose M*K*N exceeds 2^40 with ResourceExhausted, and non-bf16 items
+  // whose N is not a multiple of 16 with FailedPrecondition (like FP8 on cuBLASLt).
   absl::Status CanImplement(const core::WorkItem& item,
                             const core::TimingOptions& timing) const override;
   absl::Status BeginJob(const core::TimingOptions&) override { return absl::OkStatus(); }

@@ -71,8 +71,7 @@ TEST(ConvertTest, UnknownNamesAreInvalidArgumentListingTheValidOnes) {
   t.set_accounting("");
   t.set_amax_algo("mean");
   EXPECT_EQ(FromProto(t).status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(FromProto(v1::SubmitJobRequest()).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(FromProto(v1::SubmitJobRequest()).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(ConvertTest, UnsetTimingTakesTheDefaults) {

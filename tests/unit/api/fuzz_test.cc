@@ -16,7 +16,16 @@ class Fuzzer {
   explicit Fuzzer(uint64_t seed) : rng_(seed) {}
 
   int64_t Int() {
-    static const int64_t kEdges[] = {0, -1, 1, 2, 16, 128, 4095, 4096, 15872, 1 << 20,
+    static const int64_t kEdges[] = {0,
+                                     -1,
+                                     1,
+                                     2,
+                                     16,
+                                     128,
+                                     4095,
+                                     4096,
+                                     15872,
+                                     1 << 20,
                                      std::numeric_limits<int32_t>::max(),
                                      std::numeric_limits<int64_t>::max(),
                                      std::numeric_limits<int64_t>::min()};
@@ -24,8 +33,9 @@ class Fuzzer {
     return static_cast<int64_t>(rng_() % 512) - 16;
   }
   std::string Word() {
-    static const char* kWords[] = {"bf16", "fp8-current", "nvfp4", "autocast", "prequant", "hot",
-                                   "cold", "", "FP8", "max", "per-gemm", "\xc3\xa9t\xc3\xa9", "a,b"};
+    static const char* kWords[] = {
+        "bf16", "fp8-current", "nvfp4", "autocast", "prequant",          "hot", "cold",
+        "",     "FP8",         "max",   "per-gemm", "\xc3\xa9t\xc3\xa9", "a,b"};
     if (Coin()) return kWords[rng_() % std::size(kWords)];
     // Printable ASCII: proto3 strings must be UTF-8 (raw bytes are the wire test's job).
     std::string s(rng_() % 12, ' ');

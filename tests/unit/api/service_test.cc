@@ -91,8 +91,7 @@ TEST_F(ApiTest, BadRequestsGetInvalidArgumentNamingTheField) {
       {"unknown mode", [](auto& r) { r.add_modes("eager"); }, "autocast"},
       {"unknown l2", [](auto& r) { r.mutable_timing()->set_l2("warm"); }, "timing.l2"},
       {"negative iterations", [](auto& r) { r.mutable_timing()->set_timed_iters(-5); }, "-5"},
-      {"zero dimension",
-       [](auto& r) { r.mutable_shapes()->mutable_shapes(0)->set_m(0); }, "0"},
+      {"zero dimension", [](auto& r) { r.mutable_shapes()->mutable_shapes(0)->set_m(0); }, "0"},
       {"indivisible heads",
        [](auto& r) {
          auto* m = r.mutable_model();
@@ -192,8 +191,7 @@ TEST_F(ApiTest, ListJobsPagesNewestFirstAndFiltersByState) {
   v1::ListJobsRequest bad_req;
   bad_req.set_state("sleeping");
   v1::ListJobsResponse resp;
-  EXPECT_EQ(stub_->ListJobs(&bad, bad_req, &resp).error_code(),
-            grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(stub_->ListJobs(&bad, bad_req, &resp).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   grpc::ClientContext ok;
   v1::ListJobsRequest queued;
   queued.set_state("queued");
@@ -284,7 +282,8 @@ TEST_F(ApiTest, HealthCheckReportsServingPerService) {
   std::vector<grpc::Slice> slices;
   ASSERT_TRUE(response.Dump(&slices).ok());
   std::string out;
-  for (const auto& s : slices) out += std::string(reinterpret_cast<const char*>(s.begin()), s.size());
+  for (const auto& s : slices)
+    out += std::string(reinterpret_cast<const char*>(s.begin()), s.size());
   EXPECT_EQ(out, std::string("\x08\x01", 2)) << "status = SERVING";
 }
 
@@ -317,7 +316,8 @@ TEST_F(ApiTest, ReflectionListsTheService) {
   std::vector<grpc::Slice> slices;
   ASSERT_TRUE(response.Dump(&slices).ok());
   std::string out;
-  for (const auto& s : slices) out += std::string(reinterpret_cast<const char*>(s.begin()), s.size());
+  for (const auto& s : slices)
+    out += std::string(reinterpret_cast<const char*>(s.begin()), s.size());
   EXPECT_NE(out.find(kServiceName), std::string::npos);
   EXPECT_NE(out.find("grpc.health.v1.Health"), std::string::npos);
   call->WritesDone(reinterpret_cast<void*>(4));

@@ -56,8 +56,8 @@ class JobQueueTest : public ::testing::Test {
 };
 
 TEST_F(JobQueueTest, RunsEveryItemAndMarksUnsupportedRecipes) {
-  auto job = queue_->Submit(ShapesSpec({{256, 512, 128}, {64, 64, 64}},
-                                       {core::Recipe::kBf16, core::Recipe::kMxfp8}));
+  auto job = queue_->Submit(
+      ShapesSpec({{256, 512, 128}, {64, 64, 64}}, {core::Recipe::kBf16, core::Recipe::kMxfp8}));
   ASSERT_TRUE(job.ok()) << job.status();
   EXPECT_EQ(job->total_items, 4);
   auto done = WaitForEnd(job->id);
@@ -133,6 +133,24 @@ TEST_F(JobQueueTest, BadSubmissionsAreRejectedAndNothingIsStored) {
   EXPECT_TRUE(jobs->items.empty());
 }
 
+TEST_F(JobQueueTest, ShapesARecipeCannotTakeBecomeNotSupportedItems) {
+  // A MoE router with 8 experts: N = 8 is fine for bf16, not for FP8 (N % 16).
+  auto job = queue_->Submit(
+      ShapesSpec({{64, 64, 8}, {64, 64, 64}}, {core::Recipe::kBf16, core::Recipe::kFp8Current}));
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(WaitForEnd(job->id).state, JobState::kSucceeded);
+  auto items = store_->GetItems(job->id);
+  ASSERT_TRUE(items.ok());
+  for (const auto& item : *items) {
+    const bool refused = item.item.recipe == core::Recipe::kFp8Current && item.item.op.shape.n == 8;
+    EXPECT_EQ(item.status, refused ? ItemStatus::kNotSupported : ItemStatus::kDone)
+        << item.item.op.shape.ToString() << " " << core::ToString(item.item.recipe);
+    if (refused)
+      EXPECT_EQ(item.error, "fp8-current needs N to be a multiple of 16; shape 64x64x8 has N=8");
+  }
+  EXPECT_EQ(runner_.runs_finished(), 3);
+}
+
 TEST_F(JobQueueTest, CancelQueuedJobEndsItAtOnce) {
   runner_.Hold();
   auto busy = queue_->Submit(ShapesSpec({{64, 64, 64}}, {core::Recipe::kBf16}));
@@ -150,8 +168,8 @@ TEST_F(JobQueueTest, CancelQueuedJobEndsItAtOnce) {
 
 TEST_F(JobQueueTest, CancelRunningJobStopsAtTheNextItemBoundary) {
   runner_.Hold();
-  auto job = queue_->Submit(ShapesSpec({{64, 64, 64}, {32, 32, 32}, {16, 16, 16}},
-                                       {core::Recipe::kBf16}));
+  auto job =
+      queue_->Submit(ShapesSpec({{64, 64, 64}, {32, 32, 32}, {16, 16, 16}}, {core::Recipe::kBf16}));
   ASSERT_TRUE(runner_.WaitForRunsStarted(1));
   ASSERT_TRUE(queue_->Cancel(job->id).ok());
   runner_.Release();
