@@ -2,18 +2,10 @@
 
 #include <string>
 
+#include "server/api/enum_field.h"
+
 namespace gemmprof::api {
 namespace {
-
-// Parses an enum-like string field; empty takes `fallback` when given.
-template <typename E, typename ParseFn>
-absl::StatusOr<E> ParseField(std::string_view field, const std::string& value, ParseFn parse,
-                             std::string_view valid, std::optional<E> fallback = std::nullopt) {
-  if (value.empty() && fallback.has_value()) return *fallback;
-  if (auto v = parse(value)) return *v;
-  return absl::InvalidArgumentError(std::string(field) + ": unknown value '" + value +
-                                    "' (valid: " + std::string(valid) + ")");
-}
 
 v1::Shape ToProto(const core::GemmShape& s) {
   v1::Shape p;
@@ -80,11 +72,11 @@ core::Telemetry FromProto(const v1::Telemetry& p) {
 }
 
 absl::StatusOr<core::Recipe> ParseRecipeField(std::string_view field, const std::string& v) {
-  return ParseField<core::Recipe>(field, v, core::ParseRecipe, core::RecipeList());
+  return ParseEnumField<core::Recipe>(field, v, core::ParseRecipe, core::RecipeList());
 }
 
 absl::StatusOr<core::Mode> ParseModeField(std::string_view field, const std::string& v) {
-  return ParseField<core::Mode>(field, v, core::ParseMode, "autocast, prequant");
+  return ParseEnumField<core::Mode>(field, v, core::ParseMode, "autocast, prequant");
 }
 
 }  // namespace
@@ -179,17 +171,17 @@ absl::StatusOr<core::TimingOptions> FromProto(const v1::TimingOptions& p) {
   if (p.seed() != 0) t.seed = p.seed();
   if (p.amax_history_len() != 0) t.amax_history_len = p.amax_history_len();
   if (p.has_gpu_warmup_s()) t.gpu_warmup_s = p.gpu_warmup_s();
-  ASSIGN_OR_RETURN(t.l2, ParseField<core::L2Policy>("timing.l2", p.l2(), core::ParseL2Policy,
-                                                    "hot, cold", core::L2Policy::kHot));
-  ASSIGN_OR_RETURN(t.accounting, ParseField<core::Accounting>(
+  ASSIGN_OR_RETURN(t.l2, ParseEnumField<core::L2Policy>("timing.l2", p.l2(), core::ParseL2Policy,
+                                                        "hot, cold", core::L2Policy::kHot));
+  ASSIGN_OR_RETURN(t.accounting, ParseEnumField<core::Accounting>(
                                      "timing.accounting", p.accounting(), core::ParseAccounting,
                                      "training-step, per-gemm", core::Accounting::kTrainingStep));
-  ASSIGN_OR_RETURN(t.fast_accum, ParseField<core::FastAccum>(
+  ASSIGN_OR_RETURN(t.fast_accum, ParseEnumField<core::FastAccum>(
                                      "timing.fast_accum", p.fast_accum(), core::ParseFastAccum,
                                      "default, on, off", core::FastAccum::kDefault));
-  ASSIGN_OR_RETURN(t.amax_algo, ParseField<core::AmaxAlgo>("timing.amax_algo", p.amax_algo(),
-                                                           core::ParseAmaxAlgo, "max, most_recent",
-                                                           core::AmaxAlgo::kMax));
+  ASSIGN_OR_RETURN(t.amax_algo, ParseEnumField<core::AmaxAlgo>(
+                                    "timing.amax_algo", p.amax_algo(), core::ParseAmaxAlgo,
+                                    "max, most_recent", core::AmaxAlgo::kMax));
   return t;
 }
 
@@ -250,8 +242,8 @@ v1::GemmOp ToProto(const core::GemmOp& op) {
 absl::StatusOr<core::GemmOp> FromProto(const v1::GemmOp& p) {
   core::GemmOp op;
   op.name = p.name();
-  ASSIGN_OR_RETURN(
-      op.pass, ParseField<core::Pass>("op.pass", p.pass(), core::ParsePass, "fprop, dgrad, wgrad"));
+  ASSIGN_OR_RETURN(op.pass, ParseEnumField<core::Pass>("op.pass", p.pass(), core::ParsePass,
+                                                       "fprop, dgrad, wgrad"));
   op.shape = FromProto(p.shape());
   op.groups = p.groups() == 0 ? 1 : p.groups();
   op.layers = p.layers() == 0 ? 1 : p.layers();
@@ -349,17 +341,17 @@ absl::StatusOr<core::Measurement> FromProto(const v1::Measurement& p) {
   m.flops = p.flops();
   m.bytes = p.bytes();
   m.algorithm = p.algorithm();
-  ASSIGN_OR_RETURN(m.verification,
-                   ParseField<core::Verification>("measurement.verification", p.verification(),
-                                                  core::ParseVerification,
-                                                  "passed, incorrect, not_verified, not_supported",
-                                                  core::Verification::kNotVerified));
+  ASSIGN_OR_RETURN(
+      m.verification,
+      ParseEnumField<core::Verification>(
+          "measurement.verification", p.verification(), core::ParseVerification,
+          "passed, incorrect, not_verified, not_supported", core::Verification::kNotVerified));
   m.rel_error = p.rel_error();
   m.error_threshold = p.error_threshold();
-  ASSIGN_OR_RETURN(
-      m.accounting,
-      ParseField<core::Accounting>("measurement.accounting", p.accounting(), core::ParseAccounting,
-                                   "training-step, per-gemm", core::Accounting::kTrainingStep));
+  ASSIGN_OR_RETURN(m.accounting,
+                   ParseEnumField<core::Accounting>(
+                       "measurement.accounting", p.accounting(), core::ParseAccounting,
+                       "training-step, per-gemm", core::Accounting::kTrainingStep));
   m.fast_accum = p.fast_accum();
   m.telemetry = FromProto(p.telemetry());
   m.notes = p.notes();
@@ -388,8 +380,8 @@ absl::StatusOr<core::JobRecord> FromProto(const v1::Job& p) {
   core::JobRecord job;
   job.id = p.id();
   ASSIGN_OR_RETURN(job.state,
-                   ParseField<core::JobState>("job.state", p.state(), core::ParseJobState,
-                                              "queued, running, succeeded, failed, cancelled"));
+                   ParseEnumField<core::JobState>("job.state", p.state(), core::ParseJobState,
+                                                  "queued, running, succeeded, failed, cancelled"));
   job.error = p.error();
   job.created_ms = p.created_ms();
   job.started_ms = p.started_ms();
@@ -427,7 +419,7 @@ absl::StatusOr<core::ItemRecord> FromProto(const v1::Item& p) {
   ASSIGN_OR_RETURN(r.item.op, FromProto(p.op()));
   ASSIGN_OR_RETURN(r.item.recipe, ParseRecipeField("item.recipe", p.recipe()));
   ASSIGN_OR_RETURN(r.item.mode, ParseModeField("item.mode", p.mode()));
-  ASSIGN_OR_RETURN(r.status, ParseField<core::ItemStatus>(
+  ASSIGN_OR_RETURN(r.status, ParseEnumField<core::ItemStatus>(
                                  "item.status", p.status(), core::ParseItemStatus,
                                  "queued, running, done, failed, not_supported, cancelled"));
   r.error = p.error();

@@ -3,20 +3,17 @@
 #include <string>
 
 #include "server/api/convert.h"
+#include "server/api/enum_field.h"
 
 namespace gemmprof::api {
 namespace {
 
+// An empty filter field matches everything; anything else must be a valid name.
 template <typename E, typename ParseFn>
 absl::Status SetEnum(std::string_view field, const std::string& value, ParseFn parse,
                      std::string_view valid, std::optional<E>* out) {
   if (value.empty()) return absl::OkStatus();
-  auto v = parse(value);
-  if (!v) {
-    return absl::InvalidArgumentError(std::string(field) + ": unknown value '" + value +
-                                      "' (valid: " + std::string(valid) + ")");
-  }
-  *out = *v;
+  ASSIGN_OR_RETURN(*out, ParseEnumField<E>(field, value, parse, valid));
   return absl::OkStatus();
 }
 

@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "server/api/convert.h"
+#include "server/api/enum_field.h"
 #include "server/api/grpc_status.h"
 #include "server/api/query.h"
 #include "server/api/watch_reactor.h"
@@ -84,12 +85,9 @@ grpc::ServerUnaryReactor* GemmProfService::ListJobs(grpc::CallbackServerContext*
                                                     v1::ListJobsResponse* resp) {
   storage::JobFilter filter;
   if (!req->state().empty()) {
-    auto state = core::ParseJobState(req->state());
-    if (!state) {
-      return Reply(ctx, absl::InvalidArgumentError(
-                            "state: unknown value '" + req->state() +
-                            "' (valid: queued, running, succeeded, failed, cancelled)"));
-    }
+    auto state = ParseEnumField<core::JobState>("state", req->state(), core::ParseJobState,
+                                                "queued, running, succeeded, failed, cancelled");
+    if (!state.ok()) return Reply(ctx, state.status());
     filter.state = *state;
   }
   if (req->page_size() != 0) filter.page_size = req->page_size();
