@@ -33,6 +33,15 @@ int Fail(std::ostream& err, int code, std::string_view message) {
   return code;
 }
 
+// CLI11 prints a positional's type and checks ("JOB INT:INT:INT in [1 - 9223...] REQUIRED");
+// the usage line already shows it is required, so its help keeps name and description.
+class HelpFormatter : public CLI::Formatter {
+ public:
+  std::string make_option_opts(const CLI::Option* opt) const override {
+    return opt->get_positional() ? "" : CLI::Formatter::make_option_opts(opt);
+  }
+};
+
 }  // namespace
 
 std::string OneLine(std::string_view message) {
@@ -103,6 +112,7 @@ int App::Run(const std::vector<std::string>& args, std::ostream& out, std::ostre
   CLI::App cli("gemmprof: profile the GEMMs of transformer models on a gemmprofd server",
                "gemmprof");
   cli.require_subcommand(1);
+  cli.formatter(std::make_shared<HelpFormatter>());  // before the subcommands, which copy it
   std::string server = kDefaultServer;
   cli.add_option("--server", server, "gemmprofd address HOST:PORT")
       ->envname("GEMMPROF_SERVER")

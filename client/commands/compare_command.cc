@@ -14,8 +14,11 @@ CompareCommand::CompareCommand(CLI::App& parent) {
   app_->add_flag("--fail-on-regression", fail_on_regression_,
                  "Exit non-zero when any item of JOB_B is slower than in JOB_A");
   app_->footer(R"(Items match by (shape, pass, recipe, mode, groups). B/A > 1 means B is slower.
-An item is faster/slower only when the medians differ by more than
-max(2%, 3 x combined relative stdev, the p20-p80 spread); otherwise "same".
+An item is faster/slower only when the medians differ by more than its noise threshold
+  max(2%, 3 x sqrt(a^2 + b^2)),
+where a and b are each job's relative half-spread (p80 - p20) / (2 x median) of the
+item's samples; otherwise "same". The p20-p80 spread ignores the few outlier samples
+(clock dips on a power-capped GPU) that inflate the stdev.
 Example (CI after a driver or cuBLASLt upgrade):
   gemmprof compare 41 42 --fail-on-regression)");
 }

@@ -29,7 +29,7 @@ CLI::Validator ExactInteger(bool is_signed) {
 }
 
 void AddJobIdArgument(CLI::App& app, const char* name, int64_t& job_id) {
-  app.add_option(name, job_id, "Job id (from `gemmprof submit` or `gemmprof jobs`)")
+  app.add_option(name, job_id, "Job id (from gemmprof submit / jobs)")
       ->required()
       ->check(ExactInteger(true))
       ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()));

@@ -19,6 +19,10 @@ Key KeyOf(const core::ItemRecord& r) {
   return {op.shape.m, op.shape.k, op.shape.n, op.pass, r.item.recipe, r.item.mode, op.groups};
 }
 
+UnmatchedItem Unmatched(const core::ItemRecord& r) {
+  return {ItemLabel(r), r.item.recipe, r.item.mode};
+}
+
 bool HasTime(const core::ItemRecord& r) {
   return r.status == core::ItemStatus::kDone && r.result && r.result->time.median_ms > 0;
 }
@@ -64,15 +68,13 @@ std::string_view ToString(Verdict v) {
   return "?";
 }
 
+double RelativeHalfSpread(const core::SampleStats& s) {
+  return s.median_ms > 0 ? (s.p80_ms - s.p20_ms) / (2 * s.median_ms) : 0;
+}
+
 double NoiseThreshold(const core::SampleStats& a, const core::SampleStats& b) {
-  auto cv = [](const core::SampleStats& s) {
-    return s.median_ms > 0 ? s.stdev_ms / s.median_ms : 0;
-  };
-  auto spread = [](const core::SampleStats& s) {
-    return s.median_ms > 0 ? (s.p80_ms - s.p20_ms) / s.median_ms : 0;
-  };
-  const double sigma = kNoiseSigmas * std::sqrt(cv(a) * cv(a) + cv(b) * cv(b));
-  return std::max({kMinRelativeChange, sigma, spread(a), spread(b)});
+  const double ha = RelativeHalfSpread(a), hb = RelativeHalfSpread(b);
+  return std::max(kMinRelativeChange, kNoiseSigmas * std::sqrt(ha * ha + hb * hb));
 }
 
 Verdict Judge(double a_ms, double b_ms, double threshold) {
@@ -80,6 +82,27 @@ Verdict Judge(double a_ms, double b_ms, double threshold) {
   if (change > threshold) return Verdict::kSlower;
   if (change < -threshold) return Verdict::kFaster;
   return Verdict::kSame;
+}
+
+std::string UnmatchedLine(const std::string& side, const std::vector<UnmatchedItem>& items) {
+  constexpr size_t kMaxNamed = 5;
+  std::map<RecipeMode, int> groups;
+  for (const UnmatchedItem& u : items) ++groups[{u.recipe, u.mode}];
+  std::string line = "only in " + side + ": " + std::to_string(items.size()) +
+                     (items.size() == 1 ? " item (" : " items (");
+  size_t named = 0;
+  for (const auto& [key, count] : groups) {
+    if (named == kMaxNamed) {
+      line += ", ... and " + std::to_string(groups.size() - kMaxNamed) + " more";
+      break;
+    }
+    line += (named++ ? ", " : "") + std::string(core::ToString(key.recipe)) + "/" +
+            std::string(core::ToString(key.mode)) + " " + std::to_string(count);
+  }
+  line += ")";
+  if (items.size() <= kMaxNamed)
+    for (size_t i = 0; i < items.size(); ++i) line += (i ? ", " : ": ") + items[i].label;
+  return line;
 }
 
 Comparison CompareReports(const core::Report& a, const core::Report& b) {
@@ -93,7 +116,7 @@ Comparison CompareReports(const core::Report& a, const core::Report& b) {
     if (!HasTime(r)) continue;
     auto it = in_b.find(KeyOf(r));
     if (it == in_b.end()) {
-      c.only_in_a.push_back(ItemLabel(r));
+      c.only_in_a.push_back(Unmatched(r));
       continue;
     }
     matched[it->first] = true;
@@ -114,7 +137,7 @@ Comparison CompareReports(const core::Report& a, const core::Report& b) {
     c.items.push_back(std::move(ic));
   }
   for (const auto& [key, r] : in_b)
-    if (!matched.count(key)) c.only_in_b.push_back(ItemLabel(*r));
+    if (!matched.count(key)) c.only_in_b.push_back(Unmatched(*r));
   CompareLayers(a, b, c);
   return c;
 }
@@ -138,8 +161,8 @@ std::string RenderComparison(const Comparison& c, int64_t job_a, int64_t job_b) 
                   std::string(ToString(i.verdict))});
   Section per_item{"Per item (median ms; B/A > 1: B is slower)", {Table(std::move(items))}};
   per_item.blocks.push_back(
-      Note("A verdict needs a change above max(2%, 3 x combined relative "
-           "stdev, p20-p80 spread); below it the two are \"same\"."));
+      Note(std::string("A verdict needs a change above the noise threshold ") + kNoiseRule +
+           "; below it the two are \"same\"."));
   doc.sections.push_back(std::move(per_item));
   if (!c.layers.empty()) {
     TextTable layers({"recipe", "mode", "A per-layer ms", "B per-layer ms", "B/A"});
@@ -149,8 +172,8 @@ std::string RenderComparison(const Comparison& c, int64_t job_a, int64_t job_b) 
     doc.sections.push_back({"Per layer", {Table(std::move(layers))}});
   }
   std::vector<std::string> unmatched;
-  for (const auto& s : c.only_in_a) unmatched.push_back("only in A: " + s);
-  for (const auto& s : c.only_in_b) unmatched.push_back("only in B: " + s);
+  if (!c.only_in_a.empty()) unmatched.push_back(UnmatchedLine("A", c.only_in_a));
+  if (!c.only_in_b.empty()) unmatched.push_back(UnmatchedLine("B", c.only_in_b));
   if (!unmatched.empty()) doc.sections.push_back({"Unmatched items", {Bullets(unmatched)}});
   doc.sections.push_back({"Summary",
                           {Lines({std::to_string(c.items.size()) + " matched items: " +

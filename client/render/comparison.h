@@ -17,8 +17,12 @@ std::string_view ToString(Verdict v);
 
 // Smallest relative change ever called a difference.
 inline constexpr double kMinRelativeChange = 0.02;
-// Multiple of the combined relative standard deviation that counts as noise.
+// Multiple of the combined relative half-spread that counts as noise.
 inline constexpr double kNoiseSigmas = 3.0;
+// The noise rule in words, for help text and report footers.
+inline constexpr char kNoiseRule[] =
+    "max(2%, 3 x sqrt(a^2 + b^2)), where a and b are each side's relative half-spread "
+    "(p80 - p20) / (2 x median)";
 
 // One matched item. Times are medians in ms; ratio = b / a (> 1: B is slower).
 struct ItemComparison {
@@ -31,8 +35,12 @@ struct ItemComparison {
   Verdict verdict = Verdict::kSame;
 };
 
-// The noise threshold of two measurements: max(2%, 3 x sqrt(cv_a^2 + cv_b^2), the
-// larger relative p20-p80 spread), where cv = stdev / median.
+// Relative half-spread of one measurement: (p80 - p20) / (2 x median), 0 without a median.
+// Robust where stdev is not: a few outlier samples (clock dips under a power cap) move
+// the stdev a lot and the p20/p80 hardly at all.
+double RelativeHalfSpread(const core::SampleStats& s);
+// The noise threshold of two measurements (a relative change):
+// max(kMinRelativeChange, kNoiseSigmas x sqrt(h_a^2 + h_b^2)), h = RelativeHalfSpread.
 double NoiseThreshold(const core::SampleStats& a, const core::SampleStats& b);
 // faster / slower when |b/a - 1| exceeds the threshold, else same.
 Verdict Judge(double a_ms, double b_ms, double threshold);
@@ -44,18 +52,28 @@ struct LayerComparison {
   double ratio = 1;           // b / a
 };
 
+// An item with a result in one job only.
+struct UnmatchedItem {
+  std::string label;  // ItemLabel
+  core::Recipe recipe = core::Recipe::kBf16;
+  core::Mode mode = core::Mode::kAutocast;
+};
+
 struct Comparison {
-  std::vector<ItemComparison> items;   // in A's order
-  std::vector<std::string> only_in_a;  // item labels with a result only in A
-  std::vector<std::string> only_in_b;
+  std::vector<ItemComparison> items;     // in A's order
+  std::vector<UnmatchedItem> only_in_a;  // with a result only in A, in A's order
+  std::vector<UnmatchedItem> only_in_b;
   std::vector<LayerComparison> layers;     // recipes complete in both
   std::vector<std::string> context_diffs;  // "cuBLASLt 13.0.1 -> 13.1.0", ...
   int faster = 0, same = 0, slower = 0;
 };
 
 Comparison CompareReports(const core::Report& a, const core::Report& b);
+// One line for the items only in `side` ("A" or "B"): their count and counts per
+// recipe/mode (at most 5 groups named), and the items themselves when there are at most 5.
+std::string UnmatchedLine(const std::string& side, const std::vector<UnmatchedItem>& items);
 // Context differences, per-item table (op, pass, MxKxN, recipe, mode, A ms, B ms,
-// B/A, threshold, verdict), per-layer table and a one-line summary.
+// B/A, threshold, verdict), per-layer table, unmatched items and a one-line summary.
 std::string RenderComparison(const Comparison& c, int64_t job_a, int64_t job_b);
 
 }  // namespace gemmprof::client::render

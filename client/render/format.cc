@@ -13,6 +13,12 @@ std::string FormatFixed(double value, int decimals) {
   return buf;
 }
 
+std::string FormatCount(int64_t count) {
+  std::string digits = std::to_string(count < 0 ? -count : count);
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(i, ",");
+  return count < 0 ? "-" + digits : digits;
+}
+
 std::string FormatMs(double ms) {
   const double a = std::fabs(ms);
   if (a >= 100) return FormatFixed(ms, 1);

@@ -17,6 +17,8 @@ std::string FormatTflops(double tflops);
 std::string FormatRatio(double ratio);
 // A percentage with one decimal and a sign when asked: "12.3%", "+12.3%".
 std::string FormatPercent(double percent, bool with_sign = false);
+// A count with thousands separators: "1,842".
+std::string FormatCount(int64_t count);
 // Fixed decimals, no trailing garbage: FormatFixed(1.5, 2) == "1.50".
 std::string FormatFixed(double value, int decimals);
 // Unix epoch milliseconds as "2026-11-20 10:00:00 UTC"; 0 gives "-".

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "client/render/format.h"
+#include "client/render/model_label.h"
 #include "client/render/recipe_style.h"
 
 namespace gemmprof::client::render {
@@ -18,9 +19,7 @@ std::string Subject(const ReportAnalysis& a) {
   const core::JobRecord& job = a.report().job;
   std::string device = job.device.name.empty() ? "unknown device" : job.device.name;
   if (job.device.backend == "host-reference") device += " (host reference, not a GPU)";
-  const std::string model =
-      a.is_shape_list() ? "shape list"
-                        : job.plan.model_name + ", " + std::to_string(a.num_layers()) + " layers";
+  const std::string model = a.is_shape_list() ? "shape list" : ModelShortLine(job, a.num_layers());
   return device + " | " + model + " | job " + std::to_string(job.id);
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "client/render/format.h"
+#include "client/render/model_label.h"
 #include "client/render/report_notes.h"
 
 namespace gemmprof::client::render {
@@ -13,7 +14,7 @@ std::string Or(const std::string& s, const char* fallback) { return s.empty() ? 
 std::string ModelLine(const ReportAnalysis& a) {
   const core::JobRecord& job = a.report().job;
   if (a.is_shape_list()) return "shape list, " + std::to_string(a.rows().size()) + " GEMMs";
-  return Or(job.plan.model_name, "custom") + ", " + std::to_string(a.num_layers()) + " layers";
+  return render::ModelLine(job, a.num_layers());
 }
 
 std::string DeviceLine(const core::DeviceInfo& d) {

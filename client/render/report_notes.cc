@@ -3,13 +3,17 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <string_view>
 
+#include "client/render/clocks_event_reasons.h"
 #include "client/render/format.h"
 
 namespace gemmprof::client::render {
 namespace {
 
 constexpr size_t kMaxLinesPerCategory = 8;
+// Items named in one summary line before "... and N more".
+constexpr size_t kMaxNamedItems = 5;
 
 // Appends `lines` to `out`, keeping at most kMaxLinesPerCategory of them.
 void AppendCapped(const std::vector<std::string>& lines, std::vector<std::string>& out) {
@@ -17,12 +21,6 @@ void AppendCapped(const std::vector<std::string>& lines, std::vector<std::string
   if (lines.size() > kMaxLinesPerCategory)
     out.push_back("... and " + std::to_string(lines.size() - kMaxLinesPerCategory) +
                   " more like this");
-}
-
-std::string Hex(uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
 }
 
 std::string Sci(double v) {
@@ -60,55 +58,153 @@ void StatusNotices(const core::Report& report, std::vector<std::string>& out) {
     out.push_back("cancelled: " + std::to_string(cancelled) + " items did not run");
 }
 
-void MeasurementNotices(const core::Report& report, std::vector<std::string>& out) {
-  std::vector<std::string> throttled, spread;
-  // Identical notes (the host runner writes the same one on every item) are shown once.
-  std::vector<std::pair<std::string, std::vector<std::string>>> notes;
-  int cached = 0, measured = 0;
+// "a, b, c, d, e ... and 3 more": at most kMaxNamedItems of `names`.
+std::string NameSome(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size() && i < kMaxNamedItems; ++i) out += (i ? ", " : "") + names[i];
+  if (names.size() > kMaxNamedItems)
+    out += " ... and " + std::to_string(names.size() - kMaxNamedItems) + " more";
+  return out;
+}
+
+// True for the note the CUDA runner writes for throttled telemetry
+// (kernels/cuda_runner_measure.cc), which the throttle summary already says.
+bool IsRunnerThrottleNote(std::string_view note) {
+  return note.find(" telemetry samples throttled (clocks-event reasons ") != note.npos;
+}
+
+// The item's notes without what the throttle summary already says; "" when nothing is left.
+std::string NotesBeyondThrottle(const core::Measurement& m) {
+  if (m.telemetry.throttled_samples <= 0) return m.notes;
+  std::string out;
+  size_t begin = 0;
+  while (begin <= m.notes.size()) {
+    size_t end = m.notes.find("; ", begin);
+    if (end == std::string::npos) end = m.notes.size();
+    const std::string_view part = std::string_view(m.notes).substr(begin, end - begin);
+    if (!part.empty() && !IsRunnerThrottleNote(part))
+      out += (out.empty() ? "" : "; ") + std::string(part);
+    begin = end + 2;
+  }
+  return out;
+}
+
+// Measured items whose telemetry saw a throttle, grouped by the set of reasons.
+struct ThrottleGroup {
+  int64_t throttled_samples = 0, telemetry_samples = 0;
+  std::vector<std::string> items;
+};
+
+// One line per distinct set of throttle reasons: how many measured items, which reasons,
+// how many samples, what it means; the items are named only when they are a minority.
+void ThrottleNotices(const core::Report& report, int measured, std::vector<std::string>& out) {
+  std::map<uint64_t, ThrottleGroup> groups;
+  for (const auto& item : report.items) {
+    if (!item.result || item.result->telemetry.throttled_samples <= 0) continue;
+    const core::Telemetry& t = item.result->telemetry;
+    ThrottleGroup& g = groups[t.throttle_reasons & ~kClocksEventGpuIdle];
+    g.throttled_samples += t.throttled_samples;
+    g.telemetry_samples += t.telemetry_samples;
+    g.items.push_back(ItemLabel(item));
+  }
+  for (const auto& [reasons, g] : groups) {
+    const std::string names = ClocksEventReasonNames(reasons);
+    std::string line = "throttled: " + FormatCount(static_cast<int64_t>(g.items.size())) + " of " +
+                       FormatCount(measured) + " measured items ran with clocks held back (" +
+                       (names.empty() ? "reason not reported" : names) + "; " +
+                       FormatCount(g.throttled_samples) + " of " +
+                       FormatCount(g.telemetry_samples) + " telemetry samples)";
+    if (2 * g.items.size() < static_cast<size_t>(measured)) line += ": " + NameSome(g.items);
+    if (const std::string impact = ClocksEventImpact(reasons); !impact.empty())
+      line += "; " + impact;
+    out.push_back(line);
+  }
+}
+
+// Relative spreads of an item's samples: stdev / median and (p80 - p20) / median.
+struct Spread {
+  double stdev = 0, p20_p80 = 0;
+  std::string label;
+};
+
+// One line for every item whose stdev or p20-p80 spread exceeds kHighSpreadRatio of its
+// median: the count and the worst few by p20-p80 (the spread that moves a median).
+void SpreadNotice(const core::Report& report, int measured, std::vector<std::string>& out) {
+  std::vector<Spread> high;
+  for (const auto& item : report.items) {
+    if (!item.result || item.result->time.median_ms <= 0) continue;
+    const core::SampleStats& t = item.result->time;
+    const Spread s{t.stdev_ms / t.median_ms, (t.p80_ms - t.p20_ms) / t.median_ms, ItemLabel(item)};
+    if (s.stdev > kHighSpreadRatio || s.p20_p80 > kHighSpreadRatio) high.push_back(s);
+  }
+  if (high.empty()) return;
+  std::stable_sort(high.begin(), high.end(), [](const Spread& x, const Spread& y) {
+    return x.p20_p80 != y.p20_p80 ? x.p20_p80 > y.p20_p80 : x.stdev > y.stdev;
+  });
+  const bool outliers_only = std::all_of(
+      high.begin(), high.end(), [](const Spread& s) { return s.p20_p80 <= kHighSpreadRatio; });
+  std::vector<std::string> worst;
+  for (const Spread& s : high)
+    worst.push_back(s.label + " (p20-p80 " + FormatPercent(100 * s.p20_p80) + ", stdev " +
+                    FormatPercent(100 * s.stdev) + " of median)");
+  const std::string limit = FormatPercent(100 * kHighSpreadRatio);
+  std::string line = "high spread: " + FormatCount(static_cast<int64_t>(high.size())) + " of " +
+                     FormatCount(measured) + " measured items have stdev or p20-p80 above " +
+                     limit + " of their median";
+  if (outliers_only)
+    line += "; p20-p80 stays within " + limit + " on all of them, so a few outlier samples " +
+            "inflate the stdev while the medians hold";
+  out.push_back(line + "; worst: " + NameSome(worst));
+}
+
+void CachedNotice(const core::Report& report, int measured, std::vector<std::string>& out) {
+  int cached = 0;
   int64_t oldest_ms = 0;
   for (const auto& item : report.items) {
+    if (!item.result || !item.cached) continue;
+    ++cached;
+    if (item.measured_ms > 0 && (oldest_ms == 0 || item.measured_ms < oldest_ms))
+      oldest_ms = item.measured_ms;
+  }
+  if (cached == 0) return;
+  std::string line = "cached: " + std::to_string(cached) + " of " + std::to_string(measured) +
+                     " results come from the result cache";
+  if (oldest_ms > 0) {
+    line += ", the oldest measured " + FormatUtc(oldest_ms);
+    if (report.job.created_ms > oldest_ms)
+      line += " (" + FormatDuration(report.job.created_ms - oldest_ms) + " before this job)";
+  }
+  out.push_back(line + "; re-run with --force to measure again");
+}
+
+// Measurement notes, identical ones (the runner writes the same one on every item) once.
+void NoteNotices(const core::Report& report, std::vector<std::string>& out) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> notes;
+  for (const auto& item : report.items) {
     if (!item.result) continue;
-    const core::Measurement& m = *item.result;
-    ++measured;
-    if (m.telemetry.throttled_samples > 0)
-      throttled.push_back(
-          "throttled: " + ItemLabel(item) + ": " + std::to_string(m.telemetry.throttled_samples) +
-          " of " + std::to_string(m.telemetry.telemetry_samples) +
-          " telemetry samples throttled (reasons " + Hex(m.telemetry.throttle_reasons) + ")");
-    if (m.time.median_ms > 0 && m.time.stdev_ms / m.time.median_ms > kHighSpreadRatio)
-      spread.push_back("high spread: " + ItemLabel(item) + ": stdev/median " +
-                       FormatPercent(100.0 * m.time.stdev_ms / m.time.median_ms) + " over " +
-                       std::to_string(m.time.count) + " samples");
-    if (!m.notes.empty()) {
-      auto it = std::find_if(notes.begin(), notes.end(),
-                             [&](const auto& n) { return n.first == m.notes; });
-      if (it == notes.end()) it = notes.insert(notes.end(), {m.notes, {}});
-      it->second.push_back(ItemLabel(item));
-    }
-    if (item.cached) {
-      ++cached;
-      if (item.measured_ms > 0 && (oldest_ms == 0 || item.measured_ms < oldest_ms))
-        oldest_ms = item.measured_ms;
-    }
+    const std::string text = NotesBeyondThrottle(*item.result);
+    if (text.empty()) continue;
+    auto it =
+        std::find_if(notes.begin(), notes.end(), [&](const auto& n) { return n.first == text; });
+    if (it == notes.end()) it = notes.insert(notes.end(), {text, {}});
+    it->second.push_back(ItemLabel(item));
   }
-  AppendCapped(throttled, out);
-  AppendCapped(spread, out);
-  if (cached > 0) {
-    std::string line = "cached: " + std::to_string(cached) + " of " + std::to_string(measured) +
-                       " results come from the result cache";
-    if (oldest_ms > 0) {
-      line += ", the oldest measured " + FormatUtc(oldest_ms);
-      if (report.job.created_ms > oldest_ms)
-        line += " (" + FormatDuration(report.job.created_ms - oldest_ms) + " before this job)";
-    }
-    out.push_back(line + "; re-run with --force to measure again");
-  }
-  std::vector<std::string> note_lines;
+  std::vector<std::string> lines;
   for (const auto& [text, items] : notes)
-    note_lines.push_back(
-        "note: " + text + " (" +
-        (items.size() == 1 ? items.front() : std::to_string(items.size()) + " items") + ")");
-  AppendCapped(note_lines, out);
+    lines.push_back("note: " + text + " (" +
+                    (items.size() == 1 ? items.front() : std::to_string(items.size()) + " items") +
+                    ")");
+  AppendCapped(lines, out);
+}
+
+void MeasurementNotices(const core::Report& report, std::vector<std::string>& out) {
+  const int measured = static_cast<int>(
+      std::count_if(report.items.begin(), report.items.end(),
+                    [](const core::ItemRecord& item) { return item.result.has_value(); }));
+  ThrottleNotices(report, measured, out);
+  SpreadNotice(report, measured, out);
+  CachedNotice(report, measured, out);
+  NoteNotices(report, out);
 }
 
 }  // namespace

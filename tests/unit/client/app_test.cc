@@ -369,6 +369,23 @@ TEST_F(AppTest, HelpTeachesWithExamples) {
   }
 }
 
+TEST_F(AppTest, HelpShowsJobIdsWithoutCli11TypeText) {
+  for (const char* cmd : {"watch", "cancel", "report", "plot", "compare"}) {
+    const Result r = Run({cmd, "--help"});
+    EXPECT_EQ(r.code, 0) << cmd;
+    EXPECT_THAT(r.out,
+                ::testing::ContainsRegex("\n  JOB(_A)? +Job id \\(from gemmprof submit / jobs\\)"))
+        << r.out;
+    EXPECT_THAT(r.out, ::testing::Not(HasSubstr("INT"))) << r.out;
+    EXPECT_THAT(r.out, ::testing::Not(HasSubstr("9223372036854775807"))) << r.out;
+  }
+  // Options keep their type text; only positionals drop it.
+  EXPECT_THAT(Run({"submit", "--help"}).out, HasSubstr("--hidden_size INT:INT in [1 - "));
+  // The checks still hold.
+  EXPECT_THAT(Run({"report", "0"}).err, HasSubstr("JOB: Value 0 not in range"));
+  EXPECT_THAT(Run({"report", "x"}).err, HasSubstr("JOB: value x is not an integer"));
+}
+
 TEST_F(AppTest, PlanNeedsNoServer) {
   std::vector<std::string> args = {"plan"};
   args.insert(args.end(), kSeed.begin(), kSeed.end());

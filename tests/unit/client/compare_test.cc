@@ -13,7 +13,18 @@ using core::Mode;
 using core::Pass;
 using core::Recipe;
 
-core::ItemRecord Item(const char* name, core::GemmShape s, Recipe r, double ms, double cv) {
+// The first line of `text` that contains `token`, or "".
+std::string LineWith(const std::string& text, const std::string& token) {
+  const size_t at = text.find(token);
+  if (at == std::string::npos) return "";
+  const size_t begin = text.rfind('\n', at) + 1, end = text.find('\n', at);
+  return text.substr(begin, end - begin);
+}
+
+// A done bf16/autocast fprop item with median `ms`, p20/p80 at ms x (1 -/+ half_spread)
+// and a stdev of `stdev_frac` x ms (power-capping outliers make it much wider).
+core::ItemRecord Item(const char* name, core::GemmShape s, Recipe r, double ms, double half_spread,
+                      double stdev_frac) {
   core::ItemRecord item;
   item.item.op = {name, Pass::kFprop, s, 1, 1, true};
   item.item.recipe = r;
@@ -22,46 +33,54 @@ core::ItemRecord Item(const char* name, core::GemmShape s, Recipe r, double ms, 
   core::SampleStats& t = item.result->time;
   t.count = 100;
   t.median_ms = ms;
-  t.stdev_ms = ms * cv;
-  t.p20_ms = ms * (1 - cv / 2);
-  t.p80_ms = ms * (1 + cv / 2);
+  t.stdev_ms = ms * stdev_frac;
+  t.p20_ms = ms * (1 - half_spread);
+  t.p80_ms = ms * (1 + half_spread);
   return item;
 }
 
-// A: four GEMMs; B: the same GEMMs at known ratios. Noise (cv) 0.5% except "noisy".
+// A: five GEMMs at 1 ms; B: the same GEMMs at known ratios. "tight": half-spread 0.5%
+// (threshold max(2%, 3 x sqrt(2) x 0.5%) = 2.12%); "noisy": half-spread 1.5% (6.36%);
+// "outliers": tight p20-p80 but a 10% stdev, as on a power-capped GPU.
 std::pair<core::Report, core::Report> Jobs() {
   struct Row {
     const char* name;
     core::GemmShape s;
-    double ratio, cv;
+    double ratio, half_spread, stdev;
   };
-  const Row rows[] = {{"slower", {1024, 1024, 1024}, 1.10, 0.005},
-                      {"faster", {2048, 1024, 1024}, 0.90, 0.005},
-                      {"flat", {4096, 1024, 1024}, 1.01, 0.005},
-                      {"noisy", {8192, 1024, 1024}, 1.10, 0.05}};
+  const Row rows[] = {{"tight_slower", {1024, 1024, 1024}, 1.10, 0.005, 0.005},
+                      {"tight_faster", {2048, 1024, 1024}, 0.90, 0.005, 0.005},
+                      {"tight_flat", {4096, 1024, 1024}, 1.01, 0.005, 0.005},
+                      {"noisy_3pct", {8192, 1024, 1024}, 1.03, 0.015, 0.03},
+                      {"outliers_slower", {16384, 1024, 1024}, 1.10, 0.005, 0.10}};
   core::Report a, b;
   a.job.id = 1;
   b.job.id = 2;
   b.job.device.cublaslt_version = "13.1.0";
   a.job.device.cublaslt_version = "13.0.2";
   for (const Row& r : rows) {
-    a.items.push_back(Item(r.name, r.s, Recipe::kBf16, 1.0, r.cv));
-    b.items.push_back(Item(r.name, r.s, Recipe::kBf16, r.ratio, r.cv));
+    a.items.push_back(Item(r.name, r.s, Recipe::kBf16, 1.0, r.half_spread, r.stdev));
+    b.items.push_back(Item(r.name, r.s, Recipe::kBf16, r.ratio, r.half_spread, r.stdev));
   }
-  a.items.push_back(Item("only_a", {64, 64, 64}, Recipe::kFp8Block, 1.0, 0.0));
+  a.items.push_back(Item("only_a", {64, 64, 64}, Recipe::kFp8Block, 1.0, 0.0, 0.0));
   return {a, b};
 }
 
-TEST(NoiseThresholdTest, FloorSigmaAndSpread) {
+TEST(NoiseThresholdTest, FloorAndCombinedHalfSpreads) {
   core::SampleStats quiet{100, 1.0, 1.0, 0.999, 1.001, 0.99, 1.01, 0.001};
+  EXPECT_NEAR(RelativeHalfSpread(quiet), 0.001, 1e-12);
   EXPECT_DOUBLE_EQ(NoiseThreshold(quiet, quiet), kMinRelativeChange);
-  core::SampleStats noisy = quiet;
-  noisy.stdev_ms = 0.05;
-  EXPECT_NEAR(NoiseThreshold(noisy, noisy), 3 * std::sqrt(2 * 0.05 * 0.05), 1e-12);
-  core::SampleStats wide = quiet;
-  wide.p20_ms = 0.9;
-  wide.p80_ms = 1.2;
-  EXPECT_NEAR(NoiseThreshold(quiet, wide), 0.3, 1e-12);
+  core::SampleStats wide = quiet;  // half-spread (1.04 - 0.96) / 2 = 4%
+  wide.p20_ms = 0.96;
+  wide.p80_ms = 1.04;
+  EXPECT_NEAR(NoiseThreshold(quiet, wide), 3 * std::sqrt(0.001 * 0.001 + 0.04 * 0.04), 1e-12);
+  EXPECT_NEAR(NoiseThreshold(wide, wide), 3 * std::sqrt(2.0) * 0.04, 1e-12);
+  // The stdev plays no part: outliers that triple it leave the threshold alone.
+  core::SampleStats outliers = quiet;
+  outliers.stdev_ms = 0.2;
+  EXPECT_DOUBLE_EQ(NoiseThreshold(outliers, outliers), kMinRelativeChange);
+  core::SampleStats empty;
+  EXPECT_DOUBLE_EQ(RelativeHalfSpread(empty), 0);
   EXPECT_EQ(Judge(1.0, 1.05, 0.02), Verdict::kSlower);
   EXPECT_EQ(Judge(1.0, 0.95, 0.02), Verdict::kFaster);
   EXPECT_EQ(Judge(1.0, 1.019, 0.02), Verdict::kSame);
@@ -70,27 +89,63 @@ TEST(NoiseThresholdTest, FloorSigmaAndSpread) {
 TEST(CompareReportsTest, RatiosAndVerdictsAccountForNoise) {
   const auto [a, b] = Jobs();
   const Comparison c = CompareReports(a, b);
-  ASSERT_EQ(c.items.size(), 4u);
-  const Verdict expected[] = {Verdict::kSlower, Verdict::kFaster, Verdict::kSame, Verdict::kSame};
-  const double ratios[] = {1.10, 0.90, 1.01, 1.10};
-  for (size_t i = 0; i < 4; ++i) {
+  ASSERT_EQ(c.items.size(), 5u);
+  const Verdict expected[] = {Verdict::kSlower, Verdict::kFaster, Verdict::kSame, Verdict::kSame,
+                              Verdict::kSlower};
+  const double ratios[] = {1.10, 0.90, 1.01, 1.03, 1.10};
+  const double thresholds[] = {3 * std::sqrt(2.0) * 0.005, 3 * std::sqrt(2.0) * 0.005,
+                               3 * std::sqrt(2.0) * 0.005, 3 * std::sqrt(2.0) * 0.015,
+                               3 * std::sqrt(2.0) * 0.005};
+  for (size_t i = 0; i < 5; ++i) {
     EXPECT_NEAR(c.items[i].ratio, ratios[i], 1e-12) << c.items[i].op.name;
+    EXPECT_NEAR(c.items[i].threshold, thresholds[i], 1e-12) << c.items[i].op.name;
     EXPECT_EQ(c.items[i].verdict, expected[i]) << c.items[i].op.name;
   }
-  // The noisy item moved 10% but its noise threshold is 3 x sqrt(2) x 5% = 21%.
-  EXPECT_NEAR(c.items[3].threshold, 3 * std::sqrt(2.0) * 0.05, 1e-12);
   EXPECT_EQ(c.faster, 1);
-  EXPECT_EQ(c.slower, 1);
+  EXPECT_EQ(c.slower, 2);
   EXPECT_EQ(c.same, 2);
   ASSERT_EQ(c.only_in_a.size(), 1u);
-  EXPECT_NE(c.only_in_a[0].find("only_a"), std::string::npos);
+  EXPECT_NE(c.only_in_a[0].label.find("only_a"), std::string::npos);
+  EXPECT_TRUE(c.only_in_b.empty());
   ASSERT_EQ(c.context_diffs.size(), 1u);
   EXPECT_EQ(c.context_diffs[0], "cuBLASLt: 13.0.2 -> 13.1.0");
-  // bf16 is complete in both: per-layer ratio (1.1+0.9+1.01+1.1)/4.
+  // bf16 is complete in both: per-layer ratio (1.1 + 0.9 + 1.01 + 1.03 + 1.1) / 5.
   ASSERT_EQ(c.layers.size(), 1u);
-  EXPECT_NEAR(c.layers[0].ratio, (1.10 + 0.90 + 1.01 + 1.10) / 4.0, 1e-12);
+  EXPECT_NEAR(c.layers[0].ratio, (1.10 + 0.90 + 1.01 + 1.03 + 1.10) / 5.0, 1e-12);
   const std::string text = RenderComparison(c, 1, 2);
-  EXPECT_NE(text.find("4 matched items: 1 faster, 2 same, 1 slower in B"), std::string::npos);
+  EXPECT_NE(text.find("5 matched items: 1 faster, 2 same, 2 slower in B"), std::string::npos);
+  const std::string row = LineWith(text, "tight_slower");
+  EXPECT_NE(row.find("1.10x             2.1%  slower"), std::string::npos) << row;
+  EXPECT_NE(text.find("noise threshold max(2%, 3 x sqrt(a^2 + b^2)), where a and b are each "
+                      "side's relative half-spread (p80 - p20) / (2 x median)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("only in A: 1 item (fp8-block/autocast 1): fprop only_a 64x64x64 "
+                      "fp8-block/autocast"),
+            std::string::npos)
+      << text;
+}
+
+TEST(UnmatchedLineTest, CountsPerRecipeAndModeWithFiveGroupsAtMost) {
+  std::vector<UnmatchedItem> items;
+  const Recipe recipes[] = {Recipe::kBf16, Recipe::kFp8Current, Recipe::kFp8Delayed,
+                            Recipe::kFp8Block};
+  for (Recipe r : recipes)
+    for (Mode m : {Mode::kAutocast, Mode::kPrequant})
+      for (int i = 0; i < 12; ++i) {
+        if (r == Recipe::kBf16 && m == Mode::kAutocast) continue;  // matched in the other job
+        if (r == Recipe::kFp8Current && m == Mode::kAutocast) continue;
+        items.push_back({"item", r, m});
+      }
+  EXPECT_EQ(UnmatchedLine("A", items),
+            "only in A: 72 items (bf16/prequant 12, fp8-current/prequant 12, "
+            "fp8-delayed/autocast 12, fp8-delayed/prequant 12, fp8-block/autocast 12, "
+            "... and 1 more)");
+  const std::vector<UnmatchedItem> two = {
+      {"fprop x bf16/prequant", Recipe::kBf16, Mode::kPrequant},
+      {"dgrad x bf16/prequant", Recipe::kBf16, Mode::kPrequant}};
+  EXPECT_EQ(UnmatchedLine("B", two),
+            "only in B: 2 items (bf16/prequant 2): fprop x bf16/prequant, dgrad x bf16/prequant");
 }
 
 TEST(CompareReportsTest, MatchesOnModeAndGroupsToo) {

@@ -7,7 +7,10 @@
 #include <sstream>
 
 #include "client/render/format.h"
+#include "client/render/model_label.h"
 #include "client/render/report_analysis.h"
+#include "client/render/report_charts.h"
+#include "client/render/report_context.h"
 #include "client/render/report_csv.h"
 #include "client/render/report_document.h"
 #include "client/render/report_findings.h"
@@ -84,8 +87,16 @@ TEST(ReportNotesTest, HopperNoticesNameEveryTrustIssue) {
   EXPECT_TRUE(
       AnyContains(n, "not supported: mxfp8 (15 items): mxfp8 needs sm_100+, this is sm_90"));
   EXPECT_TRUE(AnyContains(n, "not supported: nvfp4"));
-  EXPECT_TRUE(AnyContains(n, "throttled: wgrad qkv 4096x8192x12288 bf16/autocast: 3 of 20"));
-  EXPECT_TRUE(AnyContains(n, "high spread: fprop mlp_down 8192x16384x4096 fp8-delayed/autocast"));
+  EXPECT_TRUE(AnyContains(n,
+                          "throttled: 1 of 60 measured items ran with clocks held back (sw thermal "
+                          "slowdown; 3 of 20 telemetry samples): wgrad qkv 4096x8192x12288 "
+                          "bf16/autocast; the GPU ran hot"));
+  EXPECT_TRUE(AnyContains(n,
+                          "high spread: 1 of 60 measured items have stdev or p20-p80 above 5.0% "
+                          "of their median"));
+  EXPECT_TRUE(AnyContains(n,
+                          "worst: fprop mlp_down 8192x16384x4096 fp8-delayed/autocast (p20-p80 "
+                          "1.0%, stdev 7.0% of median)"));
   EXPECT_TRUE(AnyContains(n, "3 of 60 results come from the result cache"));
   EXPECT_TRUE(AnyContains(n, "(3d 1h before this job)"));
   EXPECT_FALSE(AnyContains(n, kHostReferenceBanner));
@@ -201,6 +212,59 @@ TEST(FormatTest, Numbers) {
   EXPECT_EQ(FormatUtc(0), "-");
   EXPECT_EQ(FormatUtc(1795000000000), "2026-11-18 11:06:40 UTC");
   EXPECT_EQ(FormatDuration(3 * 86400000 + 3600000), "3d 1h");
+  EXPECT_EQ(FormatCount(0), "0");
+  EXPECT_EQ(FormatCount(999), "999");
+  EXPECT_EQ(FormatCount(1842), "1,842");
+  EXPECT_EQ(FormatCount(-1234567), "-1,234,567");
+}
+
+// A job submitted with the seed tool's six size flags (plan name "custom").
+core::Report SeedStyleReport() {
+  core::Report r = testing::BothModesReport();
+  r.job.plan.model_name = "custom";
+  core::ModelConfig m;
+  m.hidden_size = 4096;
+  m.intermediate_size = 16384;
+  m.num_attention_heads = 32;
+  m.num_hidden_layers = 2;
+  m.micro_batch_size = 31;
+  m.sequence_length = 512;
+  r.job.spec.model = m;
+  return r;
+}
+
+std::string ContextValue(const core::Report& r, const std::string& key) {
+  for (const auto& [k, v] : ContextFields(ReportAnalysis(r)))
+    if (k == key) return v;
+  return "";
+}
+
+TEST(ModelLabelTest, SeedStyleModelsShowTheirSizes) {
+  core::Report r = SeedStyleReport();
+  EXPECT_EQ(ContextValue(r, "model"),
+            "seed-style model: hidden 4096, intermediate 16384, heads 32, 2 layers, "
+            "M = 31 x 512 = 15872 tokens");
+  EXPECT_EQ(BuildChart(ReportAnalysis(r), ChartKind::kLayer).subtitle,
+            "NVIDIA H100 80GB HBM3 | h4096 i16384, 2 layers | job 21 | autocast");
+  r.job.spec.model->num_key_value_heads = 8;
+  r.job.spec.model->tensor_parallel = 2;
+  EXPECT_EQ(ModelLine(r.job, 2),
+            "seed-style model: hidden 4096, intermediate 16384, heads 32, kv heads 8, 2 layers, "
+            "tp 2, M = 31 x 512 = 15872 tokens");
+  r.job.spec.model->sweep_m = {1, 16};
+  EXPECT_THAT(ModelLine(r.job, 2), ::testing::EndsWith("tp 2, M swept over 1, 16"));
+}
+
+TEST(ModelLabelTest, PresetsAndFilesKeepTheirNames) {
+  core::Report r = SeedStyleReport();
+  r.job.plan.model_name = "llama-3.1-8b";
+  EXPECT_EQ(ContextValue(r, "model"), "llama-3.1-8b, 2 layers");
+  EXPECT_EQ(ModelShortLine(r.job, 2), "llama-3.1-8b, 2 layers");
+  // Without the spec's sizes there is nothing better than the name.
+  r.job.plan.model_name = "custom";
+  r.job.spec.model.reset();
+  EXPECT_EQ(ModelLine(r.job, 24), "custom, 24 layers");
+  EXPECT_EQ(ContextValue(testing::FailedItemReport(), "model"), "shape list, 2 GEMMs");
 }
 
 }  // namespace

@@ -1,0 +1,129 @@
+// Notices on a power-capped GPU: throttling, spread and measurement notes summarized, not
+// repeated per item; NVML clocks-event reasons decoded.
+#include "client/render/report_notes.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "client/render/clocks_event_reasons.h"
+#include "report_fixtures.h"
+
+namespace gemmprof::client::render {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::vector<std::string> Starting(const std::vector<std::string>& lines, const std::string& head) {
+  std::vector<std::string> out;
+  for (const auto& l : lines)
+    if (l.rfind(head, 0) == 0) out.push_back(l);
+  return out;
+}
+
+// Every item of the both-modes fixture (72) throttled by the power cap in every one of its
+// 20 telemetry samples, the runner's throttle note on each, as on the H200 run.
+core::Report PowerCappedReport() {
+  core::Report r = testing::BothModesReport();
+  for (auto& item : r.items) {
+    core::Telemetry& t = item.result->telemetry;
+    t.throttle_reasons = kClocksEventGpuIdle | 0x4;  // idle in the first sample
+    t.throttled_samples = t.telemetry_samples = 20;
+    item.result->notes = "20 of 20 telemetry samples throttled (clocks-event reasons 0x5)";
+  }
+  return r;
+}
+
+TEST(ClocksEventReasonsTest, NamesFollowNvml) {
+  EXPECT_EQ(ClocksEventReasonNames(0x4), "sw power cap");
+  EXPECT_EQ(ClocksEventReasonNames(0x1), "");  // idle is not a throttle
+  EXPECT_EQ(ClocksEventReasonNames(0x1 | 0x2 | 0x4 | 0x8 | 0x10),
+            "applications clocks setting, sw power cap, hw slowdown, sync boost");
+  EXPECT_EQ(ClocksEventReasonNames(0x20 | 0x40 | 0x80 | 0x100),
+            "sw thermal slowdown, hw thermal slowdown, hw power brake slowdown, "
+            "display clocks setting");
+  EXPECT_EQ(ClocksEventReasonNames(0x200 | 0x400 | 0x800), "board limit, reliability, 0x800");
+  EXPECT_THAT(ClocksEventImpact(0x4), HasSubstr("power-capped"));
+  EXPECT_THAT(ClocksEventImpact(0x4 | 0x80), HasSubstr("not representative"));
+  EXPECT_EQ(ClocksEventImpact(0x10), "");
+}
+
+TEST(ThrottleNoticeTest, OneLinePerCauseOnAPowerCappedGpu) {
+  const core::Report report = PowerCappedReport();
+  const std::vector<std::string> n = BuildNotices(ReportAnalysis(report));
+  const std::vector<std::string> throttled = Starting(n, "throttled:");
+  ASSERT_EQ(throttled.size(), 1u);
+  EXPECT_EQ(throttled[0],
+            "throttled: 72 of 72 measured items ran with clocks held back (sw power cap; "
+            "1,440 of 1,440 telemetry samples); medians on a power-capped GPU drift by a few %");
+  // The runner's per-item note says nothing the summary does not.
+  EXPECT_TRUE(Starting(n, "note:").empty());
+}
+
+TEST(ThrottleNoticeTest, DistinctCausesAndMinoritiesNamed) {
+  core::Report report = PowerCappedReport();
+  // Seven items also hit the hw thermal slowdown: a second cause, a minority, named.
+  for (int i = 0; i < 7; ++i) report.items[i].result->telemetry.throttle_reasons = 0x4 | 0x40;
+  const std::vector<std::string> throttled =
+      Starting(BuildNotices(ReportAnalysis(report)), "throttled:");
+  ASSERT_EQ(throttled.size(), 2u);
+  EXPECT_THAT(throttled[0], HasSubstr("throttled: 65 of 72 measured items ran with clocks held "
+                                      "back (sw power cap; 1,300 of 1,300 telemetry samples); "));
+  EXPECT_THAT(throttled[1],
+              HasSubstr("throttled: 7 of 72 measured items ran with clocks held back (sw power "
+                        "cap, hw thermal slowdown; 140 of 140 telemetry samples): fprop qkv "
+                        "8192x4096x12288 bf16/autocast, "));
+  EXPECT_THAT(throttled[1], HasSubstr(" ... and 2 more; hardware slowdown"));
+}
+
+TEST(ThrottleNoticeTest, OtherNotesStayWithoutTheThrottlePart) {
+  core::Report report = PowerCappedReport();
+  report.items[0].result->notes =
+      "verification on a 512-row sample; 20 of 20 telemetry samples throttled (clocks-event "
+      "reasons 0x4); NVML power readings unavailable";
+  // An item whose telemetry saw no throttle keeps its note as written.
+  report.items[1].result->telemetry.throttled_samples = 0;
+  const std::vector<std::string> notes = Starting(BuildNotices(ReportAnalysis(report)), "note:");
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[0],
+            "note: verification on a 512-row sample; NVML power readings unavailable (fprop qkv "
+            "8192x4096x12288 bf16/autocast)");
+  EXPECT_THAT(notes[1], HasSubstr("note: 20 of 20 telemetry samples throttled"));
+}
+
+TEST(SpreadNoticeTest, CountAndWorstFiveByP20P80) {
+  core::Report report = testing::BothModesReport();
+  // Ten noisy items: stdev 8% (outliers) and p20-p80 from 1% to 10% of the median.
+  for (int i = 0; i < 10; ++i) {
+    core::SampleStats& t = report.items[i].result->time;
+    t.stdev_ms = 0.08 * t.median_ms;
+    t.p20_ms = t.median_ms * (1 - 0.005 * (i + 1));
+    t.p80_ms = t.median_ms * (1 + 0.005 * (i + 1));
+  }
+  const std::vector<std::string> spread =
+      Starting(BuildNotices(ReportAnalysis(report)), "high spread:");
+  ASSERT_EQ(spread.size(), 1u);
+  EXPECT_THAT(spread[0], HasSubstr("high spread: 10 of 72 measured items have stdev or p20-p80 "
+                                   "above 5.0% of their median; worst: "));
+  // Widest p20-p80 first (item 9: 10%), five named.
+  EXPECT_THAT(spread[0], HasSubstr("(p20-p80 10.0%, stdev 8.0% of median), "));
+  EXPECT_THAT(spread[0], HasSubstr("(p20-p80 6.0%, stdev 8.0% of median) ... and 5 more"));
+  EXPECT_THAT(spread[0], ::testing::Not(HasSubstr("outlier")));
+  EXPECT_THAT(spread[0], ::testing::Not(HasSubstr("p20-p80 5.0%")));
+}
+
+TEST(SpreadNoticeTest, SaysWhenOnlyOutliersInflateTheStdev) {
+  core::Report report = testing::BothModesReport();
+  for (auto& item : report.items) item.result->time.stdev_ms = 0.07 * item.result->time.median_ms;
+  const std::vector<std::string> spread =
+      Starting(BuildNotices(ReportAnalysis(report)), "high spread:");
+  ASSERT_EQ(spread.size(), 1u);
+  EXPECT_THAT(spread[0], HasSubstr("72 of 72 measured items"));
+  EXPECT_THAT(spread[0], HasSubstr("p20-p80 stays within 5.0% on all of them, so a few outlier "
+                                   "samples inflate the stdev while the medians hold"));
+}
+
+}  // namespace
+}  // namespace gemmprof::client::render
