@@ -31,18 +31,17 @@ std::string Sci(double v) {
 
 void StatusNotices(const core::Report& report, std::vector<std::string>& out) {
   std::vector<std::string> failed, wrong;
-  std::map<core::Recipe, std::pair<int, std::string>> unsupported;
+  // Keyed by recipe and reason: one recipe can be refused for different reasons (the
+  // device lacks it; a shape it cannot take; a grouped GEMM it does not implement).
+  std::map<std::pair<core::Recipe, std::string>, int> unsupported;
   int cancelled = 0;
   for (const auto& item : report.items) {
     if (item.status == core::ItemStatus::kFailed)
       failed.push_back("failed: " + ItemLabel(item) + ": " +
                        (item.error.empty() ? "no reason given" : item.error));
     if (item.status == core::ItemStatus::kCancelled) ++cancelled;
-    if (item.status == core::ItemStatus::kNotSupported) {
-      auto& [count, reason] = unsupported[item.item.recipe];
-      ++count;
-      if (reason.empty()) reason = item.error;
-    }
+    if (item.status == core::ItemStatus::kNotSupported)
+      ++unsupported[{item.item.recipe, item.error}];
     if (item.result && item.result->verification == core::Verification::kIncorrect)
       wrong.push_back("wrong results: " + ItemLabel(item) + " relative error " +
                       Sci(item.result->rel_error) + " > threshold " +
@@ -50,10 +49,12 @@ void StatusNotices(const core::Report& report, std::vector<std::string>& out) {
   }
   AppendCapped(failed, out);
   AppendCapped(wrong, out);
-  for (const auto& [recipe, info] : unsupported)
+  for (const auto& [key, count] : unsupported) {
+    const auto& [recipe, reason] = key;
     out.push_back("not supported: " + std::string(core::ToString(recipe)) + " (" +
-                  std::to_string(info.first) +
-                  " items): " + (info.second.empty() ? "no reason given" : info.second));
+                  std::to_string(count) + (count == 1 ? " item): " : " items): ") +
+                  (reason.empty() ? "no reason given" : reason));
+  }
   if (cancelled > 0)
     out.push_back("cancelled: " + std::to_string(cancelled) + " items did not run");
 }

@@ -125,5 +125,30 @@ TEST(SpreadNoticeTest, SaysWhenOnlyOutliersInflateTheStdev) {
                                    "samples inflate the stdev while the medians hold"));
 }
 
+// One recipe refused for two reasons (a shape it cannot take, a grouped GEMM it does not
+// implement) gets one line per reason, each with its own count.
+TEST(ReportNotesTest, NotSupportedLinesPerRecipeAndReason) {
+  core::Report report = testing::HopperReport();
+  int changed = 0;
+  for (auto& item : report.items) {
+    if (item.item.recipe != core::Recipe::kFp8Block) continue;
+    item.status = core::ItemStatus::kNotSupported;
+    item.result.reset();
+    item.error = changed++ % 3 == 0
+                     ? "fp8-block needs N to be a multiple of 16; shape 8x8x8 has N=8"
+                     : "fp8-block: grouped GEMMs (groups = 8) are not implemented";
+  }
+  ASSERT_GE(changed, 3);
+  const auto lines = Starting(BuildNotices(ReportAnalysis(report)), "not supported: fp8-block");
+  ASSERT_EQ(lines.size(), 2u);
+  const int shape_count = (changed + 2) / 3;
+  const bool grouped_first = lines[0].find("grouped GEMMs") != std::string::npos;
+  const std::string& grouped = grouped_first ? lines[0] : lines[1];
+  const std::string& shape = grouped_first ? lines[1] : lines[0];
+  EXPECT_THAT(grouped, HasSubstr("(" + std::to_string(changed - shape_count) + " items)"));
+  EXPECT_THAT(shape, HasSubstr("(" + std::to_string(shape_count) + " item"));
+  EXPECT_THAT(shape, HasSubstr("N=8"));
+}
+
 }  // namespace
 }  // namespace gemmprof::client::render
