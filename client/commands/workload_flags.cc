@@ -119,6 +119,11 @@ void WorkloadFlags::RegisterMore(CLI::App& app) {
       ->group(kMore);
   app.add_flag("--sp", sp_, "Sequence parallel (changes no GEMM shape)")->group(kMore);
   app.add_flag("--split-gate-up", split_gate_up_, "Run MLP gate and up as two GEMMs")->group(kMore);
+  app.add_option("--moe-skew", moe_skew_,
+                 "MoE routing skew: hottest expert's load / balanced load (default 1; every "
+                 "expert group is timed at the hottest load)")
+      ->check(CLI::Range(1.0, 1e6))
+      ->group(kMore);
   app.add_option("--sweep-m", sweep_m_, "Inference sweep: fprop GEMMs at each M, e.g. 1,2,4")
       ->group(kMore);
   app.add_option("--recipes", recipes_, "Comma list, default all: " + core::RecipeList())
@@ -182,8 +187,9 @@ absl::StatusOr<std::optional<core::ModelConfig>> WorkloadFlags::BuildModel(
         "--shapes and model arguments (--hidden_size ..., --model, --preset, --sweep-m) are "
         "mutually exclusive");
   if (!any_seed && !model_file_ && !preset_) {
-    if (tp_ || sp_ || split_gate_up_ || sweep_m_)
-      return absl::InvalidArgumentError("--tp, --sp, --split-gate-up and --sweep-m need a model");
+    if (tp_ || sp_ || split_gate_up_ || sweep_m_ || moe_skew_)
+      return absl::InvalidArgumentError(
+          "--tp, --sp, --split-gate-up, --moe-skew and --sweep-m need a model");
     return std::optional<core::ModelConfig>();
   }
   core::ModelConfig m;
@@ -204,6 +210,7 @@ absl::StatusOr<std::optional<core::ModelConfig>> WorkloadFlags::BuildModel(
   Override(micro_batch_size_, m.micro_batch_size);
   Override(sequence_length_, m.sequence_length);
   Override(tp_, m.tensor_parallel);
+  Override(moe_skew_, m.moe_skew);
   if (sp_) m.sequence_parallel = true;
   if (split_gate_up_) m.split_gate_up = true;
   if (sweep_m_) {

@@ -59,6 +59,7 @@ class WorkloadFlags {
   std::string label_;
   std::optional<std::string> model_file_, preset_;
   std::optional<int64_t> tp_;
+  std::optional<double> moe_skew_;
   bool sp_ = false, split_gate_up_ = false;
   std::optional<std::string> sweep_m_;
 };

@@ -166,6 +166,10 @@ TEST_F(AppTest, BadWorkloadFlags) {
       {Seed({"--gpu-warmup", "601"}), "--gpu-warmup"},
       {Seed({"--tp", "0"}), "--tp"},
       {Seed({"--tp", "3"}), "tensor_parallel"},
+      {Seed({"--moe-skew", "0.5"}), "--moe-skew"},
+      {Seed({"--moe-skew", "abc"}), "--moe-skew"},
+      {Seed({"--moe-skew", "2"}), "moe_skew"},  // the seed's model is dense
+      {{"submit", "--shapes", "64", "--moe-skew", "2"}, "need a model"},
       {Seed({"--sweep-m", "0"}), "--sweep-m"},
       {Seed({"--sweep-m", "1,x"}), "--sweep-m"},
       {{"submit", "--preset", "gpt-9"}, "codonfm-5b"},
