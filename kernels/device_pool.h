@@ -2,6 +2,7 @@
 // instead of paying cudaMalloc/cudaFree (which synchronize the device) per item.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <map>
 #include <string>
@@ -10,7 +11,8 @@
 
 namespace gemmprof::kernels {
 
-// Not thread-safe (one runner, one worker).
+// Get and Clear belong to the runner's one worker. HeldBytes may be called from any
+// thread (the API's submission checks call CanImplement while the worker measures).
 class DevicePool {
  public:
   // A buffer of at least `bytes` for `slot`; grows (free, then allocate) when too small.
@@ -19,8 +21,10 @@ class DevicePool {
     DeviceBuffer& b = slots_[slot];
     if (b.bytes() < bytes) {
       // Free first so the old and new buffers never need to fit together.
+      held_bytes_ -= b.bytes();
       b = DeviceBuffer();
       ASSIGN_OR_RETURN(b, DeviceBuffer::Create(RoundUp(bytes)));
+      held_bytes_ += b.bytes();
     }
     return b.get();
   }
@@ -30,13 +34,12 @@ class DevicePool {
     return static_cast<T*>(p);
   }
   // Bytes currently held (reusable by later items).
-  size_t HeldBytes() const {
-    size_t total = 0;
-    for (const auto& [name, b] : slots_) total += b.bytes();
-    return total;
-  }
+  size_t HeldBytes() const { return held_bytes_.load(); }
   // Frees everything (e.g. before a large item that needs the whole device).
-  void Clear() { slots_.clear(); }
+  void Clear() {
+    slots_.clear();
+    held_bytes_ = 0;
+  }
 
  private:
   // 2 MiB granularity keeps small growth steps from reallocating every item.
@@ -45,6 +48,8 @@ class DevicePool {
     return (bytes + kGrain - 1) / kGrain * kGrain;
   }
   std::map<std::string, DeviceBuffer> slots_;
+  // Kept beside the map so HeldBytes never walks it while the worker changes it.
+  std::atomic<size_t> held_bytes_{0};
 };
 
 }  // namespace gemmprof::kernels

@@ -84,8 +84,12 @@ absl::Status JobExecutor::RunItem(const core::JobRecord& job, const core::ItemRe
   auto measured = runner_.Run(item, timing);
   if (!measured.ok()) {
     spdlog::warn("job {} item {}: {}", job.id, item.seq, measured.status().ToString());
-    return Finish(job, record, core::ItemStatus::kFailed, std::string(measured.status().message()),
-                  std::nullopt, std::nullopt, key);
+    // The library itself can refuse a configuration (cuBLASLt NOT_SUPPORTED): that is
+    // "this recipe cannot run this here", not a broken measurement.
+    return Finish(job, record,
+                  IsNotSupportedRefusal(measured.status()) ? core::ItemStatus::kNotSupported
+                                                           : core::ItemStatus::kFailed,
+                  std::string(measured.status().message()), std::nullopt, std::nullopt, key);
   }
   return Finish(job, record, core::ItemStatus::kDone, "", *measured, std::nullopt, key);
 }

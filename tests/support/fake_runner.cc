@@ -48,7 +48,10 @@ absl::StatusOr<core::Measurement> FakeRunner::Run(const core::WorkItem& item,
     cv_.wait(lock, [this] { return !held_; });
   }
   runs_finished_++;
-  if (item.op.name == "fail_me") return absl::InternalError("the fake device failed on purpose");
+  {
+    std::lock_guard lock(mu_);
+    if (!run_status_.ok()) return run_status_;
+  }
   core::Measurement m;
   m.flops = item.op.Flops();
   const double ms = m.flops / 1e9;
@@ -57,6 +60,11 @@ absl::StatusOr<core::Measurement> FakeRunner::Run(const core::WorkItem& item,
   m.verification = core::Verification::kPassed;
   m.accounting = timing.accounting;
   return m;
+}
+
+void FakeRunner::FailRunsWith(absl::Status status) {
+  std::lock_guard lock(mu_);
+  run_status_ = std::move(status);
 }
 
 void FakeRunner::Hold() {

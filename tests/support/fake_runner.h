@@ -22,9 +22,12 @@ class FakeRunner : public device::Runner {
   absl::Status CanImplement(const core::WorkItem& item,
                             const core::TimingOptions& timing) const override;
   absl::Status BeginJob(const core::TimingOptions&) override { return absl::OkStatus(); }
-  // median_ms = flops / 1e12 (1 TFLOP/s), fails items whose op name is "fail_me".
+  // median_ms = flops / 1e9 ms, unless FailRunsWith set an error.
   absl::StatusOr<core::Measurement> Run(const core::WorkItem& item,
                                         const core::TimingOptions& timing) override;
+
+  // Makes every later Run return `status` (OK to measure again).
+  void FailRunsWith(absl::Status status);
 
   // While held, Run blocks after signalling that an item is in flight.
   void Hold();
@@ -39,6 +42,7 @@ class FakeRunner : public device::Runner {
   std::mutex mu_;
   std::condition_variable cv_;
   bool held_ = false;
+  absl::Status run_status_;
   std::atomic<int> runs_started_{0};
   std::atomic<int> runs_finished_{0};
 };

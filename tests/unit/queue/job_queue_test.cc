@@ -151,6 +151,23 @@ TEST_F(JobQueueTest, ShapesARecipeCannotTakeBecomeNotSupportedItems) {
   EXPECT_EQ(runner_.runs_finished(), 3);
 }
 
+TEST_F(JobQueueTest, RunFailuresAreFailedItemsAndLibraryRefusalsNotSupported) {
+  runner_.FailRunsWith(absl::InternalError("CUDA error: an illegal memory access"));
+  auto broken = queue_->Submit(ShapesSpec({{64, 64, 64}}, {core::Recipe::kBf16}));
+  EXPECT_EQ(WaitForEnd(broken->id).state, JobState::kSucceeded) << "an item failure ends the item";
+  auto items = store_->GetItems(broken->id);
+  EXPECT_EQ((*items)[0].status, ItemStatus::kFailed);
+  EXPECT_EQ((*items)[0].error, "CUDA error: an illegal memory access");
+  EXPECT_EQ(store_->GetJob(broken->id)->failed_items, 1);
+
+  runner_.FailRunsWith(absl::FailedPreconditionError("cuBLASLt: no algorithm for this layout"));
+  auto refused = queue_->Submit(ShapesSpec({{32, 64, 64}}, {core::Recipe::kFp8Block}));
+  WaitForEnd(refused->id);
+  items = store_->GetItems(refused->id);
+  EXPECT_EQ((*items)[0].status, ItemStatus::kNotSupported);
+  EXPECT_EQ((*items)[0].error, "cuBLASLt: no algorithm for this layout");
+}
+
 TEST_F(JobQueueTest, CancelQueuedJobEndsItAtOnce) {
   runner_.Hold();
   auto busy = queue_->Submit(ShapesSpec({{64, 64, 64}}, {core::Recipe::kBf16}));
