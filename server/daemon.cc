@@ -1,14 +1,20 @@
 #include "server/daemon.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "server/api/server.h"
@@ -83,6 +89,35 @@ absl::StatusOr<std::vector<std::unique_ptr<device::Runner>>> MakeRunners(const O
   return runners;
 }
 
+// Holds an exclusive flock on "<db>.lock" for the daemon's lifetime: two daemons on one
+// database would both recover and run the same unfinished jobs.
+class DatabaseLock {
+ public:
+  static absl::StatusOr<DatabaseLock> Acquire(const std::string& db) {
+    DatabaseLock lock;
+    if (db == ":memory:") return lock;
+    const std::string path = db + ".lock";
+    lock.fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lock.fd_ < 0) {
+      return absl::InvalidArgumentError("--db: cannot create '" + path + "': " + strerror(errno));
+    }
+    if (flock(lock.fd_, LOCK_EX | LOCK_NB) != 0) {
+      return absl::FailedPreconditionError("--db: '" + db +
+                                           "' is in use by another gemmprofd (lock " + path + ")");
+    }
+    return lock;
+  }
+  DatabaseLock(DatabaseLock&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+  DatabaseLock& operator=(DatabaseLock&&) = delete;
+  ~DatabaseLock() {
+    if (fd_ >= 0) close(fd_);
+  }
+
+ private:
+  DatabaseLock() = default;
+  int fd_ = -1;
+};
+
 // Blocks SIGINT/SIGTERM in every thread created after this call, so sigwait sees them.
 sigset_t BlockStopSignals() {
   sigset_t set;
@@ -95,6 +130,7 @@ sigset_t BlockStopSignals() {
 
 absl::Status Serve(const Options& o) {
   const sigset_t stop_signals = BlockStopSignals();
+  ASSIGN_OR_RETURN(DatabaseLock db_lock, DatabaseLock::Acquire(o.db));
   ASSIGN_OR_RETURN(auto store, storage::SqliteStore::Open(o.db));
   ASSIGN_OR_RETURN(auto runners, MakeRunners(o));
   std::vector<device::Runner*> raw;
@@ -108,11 +144,16 @@ absl::Status Serve(const Options& o) {
   spdlog::info("gemmprofd {} listening on {} (port {}), database {}", GEMMPROF_VERSION, o.listen,
                server->port(), o.db);
   if (!o.port_file.empty()) {
-    std::ofstream(o.port_file) << server->port() << "\n";
+    std::ofstream port_file(o.port_file);
+    port_file << server->port() << "\n";
+    if (!port_file.flush()) {
+      return absl::InvalidArgumentError("--port-file: cannot write '" + o.port_file + "'");
+    }
   }
   int sig = 0;
   sigwait(&stop_signals, &sig);
   spdlog::info("received {}: no new jobs; finishing the running item", strsignal(sig));
+  queue.RequestStop();
   server->Shutdown(std::chrono::milliseconds(static_cast<int64_t>(o.shutdown_grace_s * 1000)));
   queue.Stop();
   spdlog::info("stopped cleanly");

@@ -25,4 +25,12 @@ void JobEventBus::Publish(const JobEvent& event) {
   }
 }
 
+bool JobEventBus::HasListeners(int64_t job_id) {
+  std::lock_guard lock(mu_);
+  for (const auto& [token, entry] : listeners_) {
+    if (entry.job_id == job_id) return true;
+  }
+  return false;
+}
+
 }  // namespace gemmprof::queue

@@ -28,6 +28,8 @@ class JobEventBus {
   int64_t Subscribe(int64_t job_id, Listener listener);
   void Unsubscribe(int64_t token);
   void Publish(const JobEvent& event);
+  // Whether anyone listens to `job_id` now (a later Subscribe starts from a snapshot).
+  bool HasListeners(int64_t job_id);
 
  private:
   struct Entry {

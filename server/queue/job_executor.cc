@@ -22,6 +22,10 @@ void JobExecutor::Run(int64_t job_id) {
     spdlog::error("job {}: cannot mark running: {}", job_id, s.ToString());
     return;
   }
+  // On a node of several GPUs any worker may take the job: record the one that does.
+  if (auto s = store_.SetJobDevice(job_id, runner_.Info()); !s.ok()) {
+    spdlog::error("job {}: cannot record its device: {}", job_id, s.ToString());
+  }
   spdlog::info("job {}: running {} items on {} ({})", job_id, job->total_items, runner_.Info().name,
                runner_.Info().backend);
   if (auto s = runner_.BeginJob(job->spec.timing); !s.ok()) {
@@ -113,6 +117,8 @@ absl::Status JobExecutor::Finish(const core::JobRecord& job, const core::ItemRec
 }
 
 void JobExecutor::PublishItem(JobEvent::Kind kind, int64_t job_id, const core::ItemRecord& item) {
+  // The event carries the job's counters, a store read: skip it when nobody watches.
+  if (!bus_.HasListeners(job_id)) return;
   auto job = store_.GetJob(job_id);
   if (!job.ok()) return;
   bus_.Publish(JobEvent{kind, *std::move(job), item});

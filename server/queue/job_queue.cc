@@ -46,12 +46,16 @@ absl::Status JobQueue::Start() {
   return absl::OkStatus();
 }
 
-void JobQueue::Stop() {
+void JobQueue::RequestStop() {
   {
     std::lock_guard lock(mu_);
     stopping_ = true;
   }
   cv_.notify_all();
+}
+
+void JobQueue::Stop() {
+  RequestStop();
   for (auto& t : workers_) {
     if (t.joinable()) t.join();
   }
@@ -116,7 +120,7 @@ absl::StatusOr<core::JobRecord> JobQueue::Cancel(int64_t job_id) {
     if (it != pending_.end() && !running_.count(job_id)) {
       pending_.erase(it);
       was_pending = true;
-    } else {
+    } else if (running_.count(job_id)) {
       cancel_requested_.insert(job_id);
     }
   }
@@ -158,8 +162,9 @@ bool JobQueue::PopJob(int64_t* job_id) {
 
 Interrupt JobQueue::Poll(int64_t job_id) {
   std::lock_guard lock(mu_);
-  if (stopping_) return Interrupt::kStop;
+  // A cancel acknowledged before a shutdown must not be lost with it.
   if (cancel_requested_.count(job_id)) return Interrupt::kCancel;
+  if (stopping_) return Interrupt::kStop;
   return Interrupt::kNone;
 }
 

@@ -46,7 +46,9 @@ class JobQueue {
 
   // Re-queues unfinished jobs from the store and starts one worker per runner.
   absl::Status Start();
-  // No new jobs; each worker finishes its current item and exits. Idempotent.
+  // No new jobs and no new items; returns at once. Idempotent.
+  void RequestStop();
+  // RequestStop, then waits for each worker to finish its current item. Idempotent.
   void Stop();
 
   // Validates (InvalidArgument naming the field), derives the GEMMs, checks that every

@@ -84,9 +84,15 @@ ALTER TABLE results ADD COLUMN median_ms REAL NOT NULL DEFAULT 0;
 UPDATE results SET median_ms = coalesce(json_extract(measurement_json, '$.time.median_ms'), 0);
 )sql";
 
-constexpr std::array<Migration, 2> kMigrations{{
+// Version 3: a job's item counts (finished, failed) read the index alone.
+constexpr std::string_view kV3 = R"sql(
+CREATE INDEX items_by_job_status ON items(job_id, status);
+)sql";
+
+constexpr std::array<Migration, 3> kMigrations{{
     {1, "jobs, items and results", kV1},
     {2, "history indexes and results.median_ms", kV2},
+    {3, "items by job and status", kV3},
 }};
 
 }  // namespace

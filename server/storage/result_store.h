@@ -21,8 +21,8 @@ struct Page {
 
 struct JobFilter {
   std::optional<core::JobState> state;
-  int32_t page_size = 50;       // 1..1000
-  std::string page_token;       // from a previous Page
+  int32_t page_size = 50;  // 1..1000
+  std::string page_token;  // from a previous Page
 };
 
 // Filters for QueryResults (history for dashboards). Unset fields match everything.
@@ -34,7 +34,7 @@ struct ResultFilter {
   std::optional<int64_t> m, k, n;
   std::optional<int64_t> since_ms, until_ms;  // measured_ms range, inclusive
   std::optional<int64_t> job_id;
-  int32_t page_size = 100;                    // 1..10000
+  int32_t page_size = 100;  // 1..10000
   std::string page_token;
 };
 
@@ -78,6 +78,8 @@ class ResultStore {
   // Sets state (and started/finished times as the state implies) and error text.
   virtual absl::Status SetJobState(int64_t job_id, core::JobState state,
                                    const std::string& error) = 0;
+  // Records the device a job actually runs on (the worker's, on a node of several GPUs).
+  virtual absl::Status SetJobDevice(int64_t job_id, const core::DeviceInfo& device) = 0;
   virtual absl::Status MarkItemRunning(int64_t item_id) = 0;
   // Final outcome of an item. With `measurement`, a result row is written too (with
   // `device`, `timing` and `cache_key`), in the same transaction as the item update;
@@ -85,8 +87,8 @@ class ResultStore {
   virtual absl::Status FinishItem(int64_t item_id, core::ItemStatus status,
                                   const std::string& error,
                                   const std::optional<core::Measurement>& measurement,
-                                  const core::DeviceInfo& device,
-                                  const core::TimingOptions& timing, const std::string& cache_key,
+                                  const core::DeviceInfo& device, const core::TimingOptions& timing,
+                                  const std::string& cache_key,
                                   std::optional<int64_t> cached_result_id) = 0;
   // Marks every still-queued item of the job cancelled (used by CancelJob).
   virtual absl::Status CancelPendingItems(int64_t job_id) = 0;

@@ -255,6 +255,18 @@ absl::Status SqliteStore::SetJobState(int64_t job_id, core::JobState state,
   return txn.Commit();
 }
 
+absl::Status SqliteStore::SetJobDevice(int64_t job_id, const core::DeviceInfo& device) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ASSIGN_OR_RETURN(Statement stmt,
+                   Statement::Prepare(conn_, "UPDATE jobs SET device_json = ? WHERE id = ?"));
+  stmt.Bind(1, EncodeDeviceInfo(device)).Bind(2, job_id);
+  RETURN_IF_ERROR(stmt.Run());
+  if (conn_.Changes() == 0) {
+    return absl::NotFoundError(absl::StrCat("job ", job_id, " not found"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status SqliteStore::MarkItemRunning(int64_t item_id) {
   std::lock_guard<std::mutex> lock(mutex_);
   ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(conn_));

@@ -68,6 +68,7 @@ class SqliteStore : public ResultStore {
   absl::StatusOr<Page<core::JobRecord>> ListJobs(const JobFilter& filter) override;
   absl::StatusOr<std::vector<core::ItemRecord>> GetItems(int64_t job_id) override;
   absl::Status SetJobState(int64_t job_id, core::JobState state, const std::string& error) override;
+  absl::Status SetJobDevice(int64_t job_id, const core::DeviceInfo& device) override;
   absl::Status MarkItemRunning(int64_t item_id) override;
   absl::Status FinishItem(int64_t item_id, core::ItemStatus status, const std::string& error,
                           const std::optional<core::Measurement>& measurement,

@@ -59,6 +59,10 @@ class EndToEndTest : public ::testing::Test {
     auto r = Cli(args);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     // Without --wait, stdout is the job id and nothing else.
+    if (r.out.empty()) {
+      ADD_FAILURE() << "submit printed nothing; stderr: " << r.err;
+      return 0;
+    }
     EXPECT_EQ(r.out.back(), '\n');
     return std::stoll(r.out);
   }

@@ -41,7 +41,11 @@ absl::Status FakeRunner::CanImplement(const core::WorkItem& item,
 
 absl::StatusOr<core::Measurement> FakeRunner::Run(const core::WorkItem& item,
                                                   const core::TimingOptions& timing) {
-  runs_started_++;
+  {
+    // Under the lock, so a waiter between its check and its sleep cannot miss it.
+    std::lock_guard lock(mu_);
+    runs_started_++;
+  }
   cv_.notify_all();
   {
     std::unique_lock lock(mu_);
