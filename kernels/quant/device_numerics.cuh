@@ -115,11 +115,11 @@ __device__ __forceinline__ uint32_t ScaleCastQuad(uint32_t p0, uint32_t p1, floa
   return ScaleCastPair(p0, scale, f) | (ScaleCastPair(p1, scale, f) << 16);
 }
 
-#if defined(__CUDA_ARCH_FAMILY_SPECIFIC__) && __CUDA_ARCH_FAMILY_SPECIFIC__ >= 1000
-#define GEMMPROF_HW_E2M1 1
-#else
+// The sm_100 conversion instruction (cvt.rn.satfinite.e2m1x2) has not been compared with
+// the host reference on a Blackwell GPU (NaN and signed-underflow rules are where it could
+// differ), so the exact boundary count below is used on every architecture until a gpu
+// test has run there. Set to 1 only with that test passing on sm_100.
 #define GEMMPROF_HW_E2M1 0
-#endif
 
 // R4 on one value: the E2M1 nibble by counting the rounding boundaries |x| passes. The
 // boundaries are the midpoints between neighbouring E2M1 values; at a midpoint RNE picks

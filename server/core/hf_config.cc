@@ -42,9 +42,9 @@ class RecordingDomParser : public nlohmann::detail::json_sax_dom_parser<Json> {
   std::optional<std::string> error_;
 };
 
-constexpr std::string_view kGatedFamilies[] = {"llama",     "mistral",     "mixtral",
-                                               "qwen2",     "qwen2_moe",   "qwen3",
-                                               "qwen3_moe", "deepseek_v2", "deepseek_v3"};
+constexpr std::string_view kGatedFamilies[] = {
+    "llama",       "mistral",     "mixtral", "qwen2",  "qwen2_moe", "qwen3",       "qwen3_moe",
+    "deepseek_v2", "deepseek_v3", "gemma",   "gemma2", "gemma3",    "gemma3_text", "phi3"};
 
 // Keys of published configs that change no GEMM shape (positional encoding, norms,
 // dtypes, token ids, routing details that do not change expert load, bookkeeping).

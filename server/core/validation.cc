@@ -95,6 +95,17 @@ absl::Status ValidateAttention(const ModelConfig& c) {
     RETURN_IF_ERROR(CheckRange("qk_rope_head_dim", c.qk_rope_head_dim, 1, kMaxDim));
     return CheckRange("v_head_dim", c.v_head_dim, 1, kMaxDim);
   }
+  // Without kv_lora_rank the attention is standard: MLA sizes would be silently unused.
+  for (const auto& [field, value] :
+       {std::pair<std::string_view, int64_t>{"q_lora_rank", c.q_lora_rank},
+        {"qk_nope_head_dim", c.qk_nope_head_dim},
+        {"qk_rope_head_dim", c.qk_rope_head_dim},
+        {"v_head_dim", c.v_head_dim}}) {
+    if (value != 0) {
+      return absl::InvalidArgumentError(std::string(field) + ": " + std::to_string(value) +
+                                        " needs kv_lora_rank > 0 (MLA attention); it is 0");
+    }
+  }
   if (c.head_dim == 0) {
     RETURN_IF_ERROR(
         CheckDivisible("hidden_size", c.hidden_size, "num_attention_heads", c.num_attention_heads));

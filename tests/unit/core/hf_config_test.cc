@@ -69,6 +69,13 @@ TEST(HfConfigTest, GateDependsOnFamilyThenActivation) {
                                         "x");
   ASSERT_TRUE(unknown_silu.ok());
   EXPECT_TRUE(unknown_silu->config.gated_mlp);
+  // Gemma's MLP is GeGLU although its activation is plain "gelu_pytorch_tanh".
+  auto gemma = ParseHfConfigJson(R"({"model_type": "gemma2", "hidden_act": "gelu_pytorch_tanh",
+      "hidden_size": 2304, "intermediate_size": 9216, "num_attention_heads": 8,
+      "num_key_value_heads": 4, "head_dim": 256, "num_hidden_layers": 26, "vocab_size": 256000})",
+                                 "gemma-2-2b");
+  ASSERT_TRUE(gemma.ok()) << gemma.status();
+  EXPECT_TRUE(gemma->config.gated_mlp);
 }
 
 TEST(HfConfigTest, ReadsMixtralAndDeepSeekFields) {

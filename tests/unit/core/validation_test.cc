@@ -90,6 +90,10 @@ std::function<ModelConfig()> Mlaed(F edit) {
 INSTANTIATE_TEST_SUITE_P(
     All, BadModelTest,
     ::testing::Values(
+        ModelCase{"mla_without_kv_lora", Seeded([](auto& c) { c.qk_rope_head_dim = 64; }),
+                  "qk_rope_head_dim: 64 needs kv_lora_rank > 0"},
+        ModelCase{"q_lora_without_kv_lora", Seeded([](auto& c) { c.q_lora_rank = 1536; }),
+                  "q_lora_rank: 1536 needs kv_lora_rank"},
         ModelCase{"h0", Seeded([](auto& c) { c.hidden_size = 0; }),
                   "hidden_size: 0 is outside the allowed range 1..2147483647"},
         ModelCase{"hneg", Seeded([](auto& c) { c.hidden_size = -4096; }),
