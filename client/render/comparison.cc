@@ -12,11 +12,15 @@
 namespace gemmprof::client::render {
 namespace {
 
-using Key = std::tuple<int64_t, int64_t, int64_t, core::Pass, core::Recipe, core::Mode, int64_t>;
+// The op name is part of the key: with --split-gate-up, gate and up share every other
+// field, and each must meet its own counterpart.
+using Key = std::tuple<int64_t, int64_t, int64_t, core::Pass, core::Recipe, core::Mode, int64_t,
+                       std::string>;
 
 Key KeyOf(const core::ItemRecord& r) {
   const core::GemmOp& op = r.item.op;
-  return {op.shape.m, op.shape.k, op.shape.n, op.pass, r.item.recipe, r.item.mode, op.groups};
+  return {op.shape.m,    op.shape.k,  op.shape.n, op.pass,
+          r.item.recipe, r.item.mode, op.groups,  op.name};
 }
 
 UnmatchedItem Unmatched(const core::ItemRecord& r) {

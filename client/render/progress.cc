@@ -1,5 +1,7 @@
 #include "client/render/progress.h"
 
+#include <algorithm>
+
 #include "client/render/format.h"
 
 namespace gemmprof::client::render {
@@ -25,8 +27,10 @@ std::string ItemText(const JobEvent& e) {
 
 std::string ProgressBarLine(const JobEvent& e) {
   const core::JobRecord& job = e.job;
+  // Clamped: counters from a misbehaving server must not make the bar throw.
   const int filled =
-      job.total_items > 0 ? kProgressBarWidth * job.finished_items / job.total_items : 0;
+      std::clamp(job.total_items > 0 ? kProgressBarWidth * job.finished_items / job.total_items : 0,
+                 0, kProgressBarWidth);
   std::string line = "\r[" + std::string(static_cast<size_t>(filled), '#') +
                      std::string(static_cast<size_t>(kProgressBarWidth - filled), '.') + "] " +
                      Counts(job);

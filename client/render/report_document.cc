@@ -179,7 +179,13 @@ void SpeedupBlocks(const ReportAnalysis& a, Mode mode, std::vector<Block>& out) 
     for (Recipe r : done) {
       std::vector<std::string> cells = {Name(r)};
       for (Recipe c : done)
-        cells.push_back(r == c ? "-" : FormatRatio(*a.ModelSpeedup(r, c, mode)));
+        if (r == c) {
+          cells.push_back("-");
+        } else {
+          // No ratio when a total is 0 ms (e.g. zero medians from a broken run).
+          const std::optional<double> ratio = a.ModelSpeedup(r, c, mode);
+          cells.push_back(ratio ? FormatRatio(*ratio) : "-");
+        }
       t.AddRow(std::move(cells));
     }
     out.push_back(Table(std::move(t), "Speedup between recipes, full model, " + Name(mode) +

@@ -15,6 +15,10 @@ using Json = nlohmann::ordered_json;
 
 std::string S(std::string_view v) { return std::string(v); }
 
+// A number, or null when there is none (documented in REPORT_JSON.md: absent ratios are
+// null, like non-finite numbers).
+Json OptionalNumber(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
+
 Json DeviceJson(const core::DeviceInfo& d) {
   Json recipes = Json::array();
   for (const auto& r : d.recipes)
@@ -170,7 +174,7 @@ Json SpeedupsJson(const ReportAnalysis& a) {
         out.push_back({{"mode", S(core::ToString(mode))},
                        {"recipe", S(core::ToString(r))},
                        {"baseline", S(core::ToString(base))},
-                       {"full_model_speedup", *a.ModelSpeedup(r, base, mode)}});
+                       {"full_model_speedup", OptionalNumber(a.ModelSpeedup(r, base, mode))}});
       }
   }
   return out;

@@ -157,5 +157,26 @@ TEST(CompareReportsTest, MatchesOnModeAndGroupsToo) {
   EXPECT_TRUE(CompareReports(c, d).items.empty());
 }
 
+// With --split-gate-up, mlp_gate and mlp_up share shape, pass and groups: each must meet
+// its own counterpart, and nothing is left unmatched.
+TEST(CompareTest, OpsSharingAShapeMatchByName) {
+  core::Report a, b;
+  a.job.id = 1;
+  b.job.id = 2;
+  const core::GemmShape s{4096, 4096, 14336};
+  a.items = {Item("mlp_gate", s, Recipe::kBf16, 1.0, 0.005, 0.005),
+             Item("mlp_up", s, Recipe::kBf16, 2.0, 0.005, 0.005)};
+  b.items = {Item("mlp_gate", s, Recipe::kBf16, 1.0, 0.005, 0.005),
+             Item("mlp_up", s, Recipe::kBf16, 2.0, 0.005, 0.005)};
+  const Comparison c = CompareReports(a, b);
+  ASSERT_EQ(c.items.size(), 2u);
+  for (const ItemComparison& item : c.items) {
+    EXPECT_DOUBLE_EQ(item.ratio, 1.0);
+    EXPECT_EQ(item.verdict, Verdict::kSame);
+  }
+  EXPECT_TRUE(c.only_in_a.empty());
+  EXPECT_TRUE(c.only_in_b.empty());
+}
+
 }  // namespace
 }  // namespace gemmprof::client::render
