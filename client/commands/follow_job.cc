@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <charconv>
 #include <limits>
+#include <optional>
 
 #include "client/render/progress.h"
 
@@ -36,10 +37,18 @@ void AddJobIdArgument(CLI::App& app, const char* name, int64_t& job_id) {
 }
 
 absl::Status FollowJob(CommandContext& ctx, GemmProfClient& client, int64_t job_id) {
-  return client.WatchJob(job_id, [&ctx](const JobEvent& event) {
+  std::optional<core::JobRecord> last;
+  RETURN_IF_ERROR(client.WatchJob(job_id, [&ctx, &last](const JobEvent& event) {
     ctx.out << (ctx.out_is_tty ? render::ProgressBarLine(event) : render::ProgressEventLine(event));
     ctx.out.flush();
-  });
+    last = event.job;
+  }));
+  // A script chaining on the exit code must not take a failed job for a finished one.
+  if (last && last->state == core::JobState::kFailed) {
+    return absl::FailedPreconditionError("job " + std::to_string(job_id) + " failed" +
+                                         (last->error.empty() ? "" : ": " + last->error));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace gemmprof::client

@@ -16,7 +16,8 @@ CLI::Validator ExactInteger(bool is_signed);
 void AddJobIdArgument(CLI::App& app, const char* name, int64_t& job_id);
 
 // Streams the job's events to ctx.out (progress bar on a TTY, lines otherwise) until
-// it ends. Returns the server's status, or OK after the last event.
+// it ends. Returns the server's status; FailedPrecondition naming the job's error when
+// the job ended failed (so the exit code says so); OK otherwise.
 absl::Status FollowJob(CommandContext& ctx, GemmProfClient& client, int64_t job_id);
 
 }  // namespace gemmprof::client

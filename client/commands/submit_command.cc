@@ -29,10 +29,12 @@ absl::Status SubmitCommand::Run(CommandContext& ctx) {
     return absl::OkStatus();
   }
   ctx.out << "job " << submitted.job_id << ": " << submitted.total_items << " items\n";
-  RETURN_IF_ERROR(FollowJob(ctx, *client, submitted.job_id));
+  const absl::Status followed = FollowJob(ctx, *client, submitted.job_id);
+  // A failed job still has a report worth printing; the exit code then says it failed.
+  if (!followed.ok() && followed.code() != absl::StatusCode::kFailedPrecondition) return followed;
   ASSIGN_OR_RETURN(const core::Report report, client->GetReport(submitted.job_id));
   ctx.out << "\n" << render::RenderReportTable(report);
-  return absl::OkStatus();
+  return followed;
 }
 
 }  // namespace gemmprof::client

@@ -11,7 +11,8 @@ WatchCommand::WatchCommand(CLI::App& parent) {
   AddJobIdArgument(*app_, "JOB", job_id_);
   app_->footer(
       "Example:\n  gemmprof watch 42 && gemmprof report 42\n"
-      "A progress bar on a terminal; one line per event when piped.");
+      "A progress bar on a terminal; one line per event when piped. Exits non-zero when\n"
+      "the job ends failed.");
 }
 
 absl::Status WatchCommand::Run(CommandContext& ctx) {

@@ -310,6 +310,22 @@ TEST_F(AppTest, SubmitWaitFollowsThenPrintsTheReport) {
   EXPECT_THAT(tty.out, HasSubstr("\r["));
 }
 
+TEST_F(AppTest, AFailedJobMakesWatchAndSubmitWaitExitNonZero) {
+  core::Report failed = testing::HopperReport();
+  failed.job.id = 30;
+  failed.job.state = core::JobState::kFailed;
+  failed.job.error = "device warm-up failed";
+  fake_.reports[30] = failed;
+  const Result watch = Run({"watch", "30"});
+  EXPECT_EQ(watch.code, 1);
+  EXPECT_THAT(watch.err, HasSubstr("job 30 failed: device warm-up failed"));
+  fake_.next_job_id = 30;
+  const Result wait = Run(Seed({"--wait"}));
+  EXPECT_EQ(wait.code, 1);
+  EXPECT_THAT(wait.out, HasSubstr("gemmprof report: job 30")) << "the report is still printed";
+  EXPECT_EQ(Run({"watch", "7"}).code, 0);
+}
+
 TEST_F(AppTest, ReportInEveryFormat) {
   for (const char* f : {"table", "csv", "json", "markdown"}) {
     const Result r = Run({"report", "21", "--format", f});
