@@ -17,8 +17,8 @@ std::string RenderPlan(const core::Plan& plan, const core::JobSpec& spec) {
               std::to_string(op.groups), op.per_layer ? std::to_string(op.layers) : "once",
               FormatFixed(op.Flops() / 1e9, 1), FormatFixed(per_model / 1e9, 1)});
   }
-  const size_t recipes = spec.recipes.empty() ? core::AllRecipes().size() : spec.recipes.size();
-  const size_t modes = spec.modes.empty() ? 1 : spec.modes.size();
+  const size_t recipes = core::EffectiveRecipes(spec).size();
+  const size_t modes = core::EffectiveModes(spec).size();
   return "Plan: " + plan.model_name + ", " + std::to_string(plan.num_layers) + " layers, " +
          std::to_string(plan.ops.size()) + " GEMMs\n" + t.RenderText() +
          "Total: " + FormatFixed(total / 1e12, 3) + " TFLOP per step; " +

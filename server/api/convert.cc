@@ -370,8 +370,8 @@ v1::Job ToProto(const core::JobRecord& job) {
   p.set_finished_items(job.finished_items);
   p.set_failed_items(job.failed_items);
   *p.mutable_spec() = ToProto(job.spec);
-  const auto& recipes = job.spec.recipes.empty() ? core::AllRecipes() : job.spec.recipes;
-  *p.mutable_plan() = ToProto(job.plan, recipes, job.spec.modes, job.total_items);
+  *p.mutable_plan() = ToProto(job.plan, core::EffectiveRecipes(job.spec),
+                              core::EffectiveModes(job.spec), job.total_items);
   *p.mutable_device() = ToProto(job.device);
   return p;
 }

@@ -13,4 +13,12 @@ std::string TimingOptions::CacheText() const {
   return os.str();
 }
 
+std::vector<Recipe> EffectiveRecipes(const JobSpec& spec) {
+  return spec.recipes.empty() ? AllRecipes() : spec.recipes;
+}
+
+std::vector<Mode> EffectiveModes(const JobSpec& spec) {
+  return spec.modes.empty() ? std::vector<Mode>{Mode::kAutocast} : spec.modes;
+}
+
 }  // namespace gemmprof::core

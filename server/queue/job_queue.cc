@@ -66,8 +66,8 @@ absl::StatusOr<PlannedJob> JobQueue::Plan(const core::JobSpec& spec) const {
   RETURN_IF_ERROR(core::ValidateJobSpec(spec));
   PlannedJob planned;
   ASSIGN_OR_RETURN(planned.plan, core::DerivePlan(spec));
-  planned.recipes = spec.recipes.empty() ? core::AllRecipes() : spec.recipes;
-  planned.modes = spec.modes.empty() ? std::vector<core::Mode>{core::Mode::kAutocast} : spec.modes;
+  planned.recipes = core::EffectiveRecipes(spec);
+  planned.modes = core::EffectiveModes(spec);
   planned.items = core::ExpandItems(planned.plan, planned.recipes, planned.modes);
   if (static_cast<int64_t>(planned.items.size()) > kMaxItemsPerJob) {
     return absl::InvalidArgumentError("job: " + std::to_string(planned.items.size()) +
