@@ -1,6 +1,7 @@
 #include "client/render/report_analysis.h"
 
 #include <algorithm>
+#include <set>
 #include <tuple>
 
 namespace gemmprof::client::render {
@@ -66,6 +67,13 @@ ReportAnalysis::ReportAnalysis(const core::Report& report) : report_(&report) {
   std::stable_sort(rows_.begin(), rows_.end(),
                    [](const GemmRow& a, const GemmRow& b) { return a.op.pass < b.op.pass; });
 
+  // Recipe/modes with at least one measurement: only these borrow bf16 times for the
+  // GEMMs they cannot take (a recipe the device lacks entirely stays without totals).
+  std::set<RecipeMode> measured;
+  for (const GemmRow& row : rows_)
+    for (const auto& [key, item] : row.cells)
+      if (row.MedianMs(key)) measured.insert(key);
+
   for (const GemmRow& row : rows_) {
     if (const auto m = SweepM(row.op.name);
         m && std::find(sweep_ms_.begin(), sweep_ms_.end(), *m) == sweep_ms_.end())
@@ -76,7 +84,14 @@ ReportAnalysis::ReportAnalysis(const core::Report& report) : report_(&report) {
       Totals& t = totals_[key];
       t.key = key;
       ++t.expected_items;
-      const std::optional<double> ms = row.MedianMs(key);
+      std::optional<double> ms = row.MedianMs(key);
+      if (!ms && item->status == core::ItemStatus::kNotSupported && measured.count(key) &&
+          key.recipe != core::Recipe::kBf16) {
+        ms = row.MedianMs({core::Recipe::kBf16, key.mode});
+        if (ms) {
+          t.bf16_fallbacks.push_back(std::string(core::ToString(row.op.pass)) + " " + row.op.name);
+        }
+      }
       if (!ms) continue;
       ++t.done_items;
       const size_t p = PassIndex(row.op.pass);
@@ -90,6 +105,14 @@ ReportAnalysis::ReportAnalysis(const core::Report& report) : report_(&report) {
       }
     }
   }
+}
+
+std::vector<const Totals*> ReportAnalysis::AllTotals() const {
+  std::vector<const Totals*> out;
+  for (core::Mode mode : modes_)
+    for (core::Recipe recipe : recipes_)
+      if (const Totals* t = FindTotals({recipe, mode})) out.push_back(t);
+  return out;
 }
 
 std::optional<double> ReportAnalysis::SweepModelMs(int64_t m, RecipeMode key) const {

@@ -40,6 +40,10 @@ struct Totals {
   std::array<double, 3> layer_ms{};  // by pass: fprop, dgrad, wgrad
   std::array<double, 3> model_ms{};  // by pass, full model
   double once_ms = 0;                // once-per-model ops, all passes
+  // GEMMs this recipe cannot take (not_supported for their shape, e.g. an FP8 router with
+  // N = 8) while it ran others: counted at their bf16 time in the same mode, as frameworks
+  // keep such GEMMs in higher precision. "pass op" labels, plan order.
+  std::vector<std::string> bf16_fallbacks;
 
   // True when every item has a measurement, so the sums are real totals.
   bool complete() const { return expected_items > 0 && done_items == expected_items; }
@@ -75,6 +79,8 @@ class ReportAnalysis {
 
   // Totals of a recipe in a mode, or nullptr when that combination has no items.
   const Totals* FindTotals(RecipeMode key) const;
+  // Every recipe/mode's totals, canonical order.
+  std::vector<const Totals*> AllTotals() const;
   // baseline full-model time / recipe full-model time in `mode`, when both totals
   // are complete (> 1: `recipe` is faster).
   std::optional<double> ModelSpeedup(core::Recipe recipe, core::Recipe baseline,

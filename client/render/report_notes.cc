@@ -221,6 +221,15 @@ std::vector<std::string> BuildNotices(const ReportAnalysis& analysis) {
                   " items still pending; totals of unfinished recipes are left out");
   if (!report.job.error.empty()) out.push_back("job error: " + report.job.error);
   StatusNotices(report, out);
+  for (const Totals* t : analysis.AllTotals()) {
+    if (t->bf16_fallbacks.empty()) continue;
+    out.push_back(std::string(core::ToString(t->key.recipe)) + " " +
+                  std::string(core::ToString(t->key.mode)) + " totals count " +
+                  std::to_string(t->bf16_fallbacks.size()) +
+                  " GEMMs it cannot take at their bf16 time (frameworks keep them in higher "
+                  "precision): " +
+                  NameSome(t->bf16_fallbacks));
+  }
   MeasurementNotices(report, out);
   return out;
 }

@@ -150,5 +150,44 @@ TEST(ReportNotesTest, NotSupportedLinesPerRecipeAndReason) {
   EXPECT_THAT(shape, HasSubstr("N=8"));
 }
 
+// A GEMM one recipe cannot take (an FP8 router with N = 8) is counted at its bf16 time in
+// that recipe's totals, and said so; a recipe the device lacks entirely gets no totals.
+TEST(ReportNotesTest, GemmsARecipeCannotTakeCountAtTheirBf16Time) {
+  core::Report report = testing::HopperReport();
+  double bf16_ms = 0, fp8_ms = 0;
+  for (auto& item : report.items) {
+    const bool target = item.item.op.pass == core::Pass::kFprop && item.item.op.name == "qkv" &&
+                        item.item.mode == core::Mode::kAutocast;
+    if (!target) continue;
+    if (item.item.recipe == core::Recipe::kBf16) bf16_ms = item.result->time.median_ms;
+    if (item.item.recipe == core::Recipe::kFp8Current) {
+      fp8_ms = item.result->time.median_ms;
+      item.status = core::ItemStatus::kNotSupported;
+      item.error = "fp8-current needs N to be a multiple of 16";
+      item.result.reset();
+    }
+  }
+  ASSERT_GT(bf16_ms, 0);
+  ASSERT_GT(fp8_ms, 0);
+  const core::Report original = testing::HopperReport();
+  const ReportAnalysis before(original), after(report);
+  const RecipeMode key{core::Recipe::kFp8Current, core::Mode::kAutocast};
+  const Totals* t = after.FindTotals(key);
+  ASSERT_NE(t, nullptr);
+  EXPECT_TRUE(t->complete());
+  EXPECT_NEAR(t->layer_ms[0] - before.FindTotals(key)->layer_ms[0],
+              bf16_ms - fp8_ms,  // time x layers (2) / num_layers (2)
+              1e-9);
+  ASSERT_EQ(t->bf16_fallbacks.size(), 1u);
+  EXPECT_EQ(t->bf16_fallbacks[0], "fprop qkv");
+  const auto lines = Starting(BuildNotices(after), "fp8-current autocast totals count 1 GEMMs");
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_THAT(lines[0], HasSubstr("fprop qkv"));
+  const Totals* mx = after.FindTotals({core::Recipe::kMxfp8, core::Mode::kAutocast});
+  ASSERT_NE(mx, nullptr);
+  EXPECT_FALSE(mx->complete()) << "a recipe the device lacks borrows nothing";
+  EXPECT_TRUE(mx->bf16_fallbacks.empty());
+}
+
 }  // namespace
 }  // namespace gemmprof::client::render
