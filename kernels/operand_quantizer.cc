@@ -53,6 +53,16 @@ int64_t DataBytes(const OperandConfig& c) {
 
 }  // namespace
 
+absl::Status CheckGroupedRecipe(core::Recipe recipe, int64_t groups, const std::string& what) {
+  if (groups < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": groups = ", groups, "; must be >= 1"));
+  }
+  if (groups == 1 || recipe == Recipe::kBf16 || IsTensorScaled(recipe)) return absl::OkStatus();
+  return absl::UnimplementedError(absl::StrCat(std::string(core::ToString(recipe)),
+                                               ": grouped GEMMs (groups = ", groups,
+                                               ") are not implemented in the CUDA runner"));
+}
+
 int64_t OperandQuantizer::ExtraBytes(const OperandConfig& c, bool with_transpose) {
   if (c.recipe == Recipe::kBf16) return 0;
   const ScaleSizes s = ScaleBytes(c);
@@ -65,15 +75,7 @@ absl::StatusOr<OperandQuantizer> OperandQuantizer::Create(DevicePool& pool,
                                                           const OperandConfig& config,
                                                           const __nv_bfloat16* source,
                                                           bool with_transpose) {
-  if (config.groups < 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("operand ", config.slot, ": groups = ", config.groups, "; must be >= 1"));
-  }
-  if (config.groups > 1 && config.recipe != Recipe::kBf16 && !IsTensorScaled(config.recipe)) {
-    return absl::UnimplementedError(absl::StrCat(std::string(core::ToString(config.recipe)),
-                                                 ": grouped GEMMs (groups = ", config.groups,
-                                                 ") are not implemented in the CUDA runner"));
-  }
+  RETURN_IF_ERROR(CheckGroupedRecipe(config.recipe, config.groups, "operand " + config.slot));
   OperandQuantizer q;
   q.config_ = config;
   q.source_ = source;

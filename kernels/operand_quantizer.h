@@ -21,6 +21,13 @@
 
 namespace gemmprof::kernels {
 
+// Whether `groups` copies of a GEMM can run as one strided-batched call with `recipe`:
+// InvalidArgument for groups < 1 (naming `what`); Unimplemented for groups > 1 with
+// fp8-block, mxfp8 or nvfp4 ("fp8-block: grouped GEMMs (groups = 8) are not implemented in
+// the CUDA runner"): their scale tensors would need one offset per group, which
+// cuBLASLt's strided batch does not take for block scales.
+absl::Status CheckGroupedRecipe(core::Recipe recipe, int64_t groups, const std::string& what);
+
 struct OperandConfig {
   std::string slot;            // pool slot prefix, e.g. "a" or "bt"
   int64_t rows = 0, cols = 0;  // of one group

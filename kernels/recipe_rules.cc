@@ -64,17 +64,7 @@ std::optional<bool> ResolveFastAccum(const core::WorkItem& item, core::FastAccum
 }
 
 absl::Status CheckGroups(const core::WorkItem& item) {
-  const int64_t groups = item.op.groups;
-  if (groups < 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("shape ", item.op.shape.ToString(), ": groups = ", groups, "; must be >= 1"));
-  }
-  const bool tensor_scaled =
-      item.recipe == Recipe::kFp8Current || item.recipe == Recipe::kFp8Delayed;
-  if (groups == 1 || item.recipe == Recipe::kBf16 || tensor_scaled) return absl::OkStatus();
-  return absl::UnimplementedError(absl::StrCat(std::string(core::ToString(item.recipe)),
-                                               ": grouped GEMMs (groups = ", groups,
-                                               ") are not implemented in the CUDA runner"));
+  return CheckGroupedRecipe(item.recipe, item.op.groups, "shape " + item.op.shape.ToString());
 }
 
 TimedQuantization TimedPart(const core::WorkItem& item, core::Accounting accounting) {

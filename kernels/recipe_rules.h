@@ -31,10 +31,7 @@ OperandConfig OperandBt(const core::WorkItem& item, const core::TimingOptions& t
 std::optional<bool> ResolveFastAccum(const core::WorkItem& item, core::FastAccum option,
                                      std::string* note);
 
-// Whether the CUDA runner can run item's groups: InvalidArgument for groups < 1;
-// Unimplemented for groups > 1 with fp8-block, mxfp8 or nvfp4 ("fp8-block: grouped GEMMs
-// (groups = 8) are not implemented in the CUDA runner"): their scale tensors would need
-// one offset per group, which cuBLASLt's strided batch does not take for block scales.
+// CheckGroupedRecipe for an item (the shape names it in the InvalidArgument message).
 absl::Status CheckGroups(const core::WorkItem& item);
 
 TimedQuantization TimedPart(const core::WorkItem& item, core::Accounting accounting);
