@@ -113,18 +113,19 @@ absl::StatusOr<core::JobRecord> JobQueue::Cancel(int64_t job_id) {
                                          std::string(core::ToString(job.state)) +
                                          "; nothing to cancel");
   }
-  bool was_pending = false;
+  // A job no worker holds (queued, or between its commit and its enqueue) ends here and
+  // now; a worker that pops it later sees a terminal job and skips it.
+  bool not_running = false;
   {
     std::lock_guard lock(mu_);
-    auto it = std::find(pending_.begin(), pending_.end(), job_id);
-    if (it != pending_.end() && !running_.count(job_id)) {
-      pending_.erase(it);
-      was_pending = true;
-    } else if (running_.count(job_id)) {
+    not_running = !running_.count(job_id);
+    if (not_running) {
+      pending_.erase(std::remove(pending_.begin(), pending_.end(), job_id), pending_.end());
+    } else {
       cancel_requested_.insert(job_id);
     }
   }
-  if (was_pending) {
+  if (not_running) {
     RETURN_IF_ERROR(store_.CancelPendingItems(job_id));
     RETURN_IF_ERROR(store_.SetJobState(job_id, core::JobState::kCancelled, "cancelled by request"));
     ASSIGN_OR_RETURN(job, store_.GetJob(job_id));
