@@ -67,8 +67,8 @@ ReportAnalysis::ReportAnalysis(const core::Report& report) : report_(&report) {
   std::stable_sort(rows_.begin(), rows_.end(),
                    [](const GemmRow& a, const GemmRow& b) { return a.op.pass < b.op.pass; });
 
-  // Recipe/modes with at least one measurement: only these borrow bf16 times for the
-  // GEMMs they cannot take (a recipe the device lacks entirely stays without totals).
+  // Recipe/modes with at least one measurement: only these borrow the bf16 router time
+  // (a recipe the device lacks entirely stays without totals).
   std::set<RecipeMode> measured;
   for (const GemmRow& row : rows_)
     for (const auto& [key, item] : row.cells)
@@ -85,8 +85,11 @@ ReportAnalysis::ReportAnalysis(const core::Report& report) : report_(&report) {
       t.key = key;
       ++t.expected_items;
       std::optional<double> ms = row.MedianMs(key);
+      // Only the MoE router: training keeps it in high precision whatever the recipe (its
+      // N = experts is often not FP8-alignable). Other GEMMs a recipe cannot take leave
+      // the recipe without totals: borrowing bf16 for, say, the experts would misstate it.
       if (!ms && item->status == core::ItemStatus::kNotSupported && measured.count(key) &&
-          key.recipe != core::Recipe::kBf16) {
+          key.recipe != core::Recipe::kBf16 && row.op.name.rfind("router", 0) == 0) {
         ms = row.MedianMs({core::Recipe::kBf16, key.mode});
         if (ms) {
           t.bf16_fallbacks.push_back(std::string(core::ToString(row.op.pass)) + " " + row.op.name);

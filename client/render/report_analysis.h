@@ -40,9 +40,9 @@ struct Totals {
   std::array<double, 3> layer_ms{};  // by pass: fprop, dgrad, wgrad
   std::array<double, 3> model_ms{};  // by pass, full model
   double once_ms = 0;                // once-per-model ops, all passes
-  // GEMMs this recipe cannot take (not_supported for their shape, e.g. an FP8 router with
-  // N = 8) while it ran others: counted at their bf16 time in the same mode, as frameworks
-  // keep such GEMMs in higher precision. "pass op" labels, plan order.
+  // MoE router GEMMs this recipe cannot take (not_supported, e.g. FP8 with N = 8 experts)
+  // while it ran the others: counted at their bf16 time in the same mode, since training
+  // keeps the router in high precision. "pass op" labels, plan order.
   std::vector<std::string> bf16_fallbacks;
 
   // True when every item has a measurement, so the sums are real totals.

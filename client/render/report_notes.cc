@@ -226,8 +226,8 @@ std::vector<std::string> BuildNotices(const ReportAnalysis& analysis) {
     out.push_back(std::string(core::ToString(t->key.recipe)) + " " +
                   std::string(core::ToString(t->key.mode)) + " totals count " +
                   std::to_string(t->bf16_fallbacks.size()) +
-                  " GEMMs it cannot take at their bf16 time (frameworks keep them in higher "
-                  "precision): " +
+                  " MoE router GEMMs it cannot take at their bf16 time (training keeps the "
+                  "router in high precision): " +
                   NameSome(t->bf16_fallbacks));
   }
   MeasurementNotices(report, out);

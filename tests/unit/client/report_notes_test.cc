@@ -150,15 +150,14 @@ TEST(ReportNotesTest, NotSupportedLinesPerRecipeAndReason) {
   EXPECT_THAT(shape, HasSubstr("N=8"));
 }
 
-// A GEMM one recipe cannot take (an FP8 router with N = 8) is counted at its bf16 time in
-// that recipe's totals, and said so; a recipe the device lacks entirely gets no totals.
-TEST(ReportNotesTest, GemmsARecipeCannotTakeCountAtTheirBf16Time) {
-  core::Report report = testing::HopperReport();
+// `op` (fprop qkv of the Hopper fixture, renamed `name`) made not_supported for
+// fp8-current/autocast; returns the bf16 and the original fp8-current medians.
+std::pair<double, double> RefuseFp8Op(core::Report& report, const std::string& name) {
   double bf16_ms = 0, fp8_ms = 0;
   for (auto& item : report.items) {
-    const bool target = item.item.op.pass == core::Pass::kFprop && item.item.op.name == "qkv" &&
-                        item.item.mode == core::Mode::kAutocast;
-    if (!target) continue;
+    if (item.item.op.pass != core::Pass::kFprop || item.item.op.name != "qkv") continue;
+    item.item.op.name = name;
+    if (item.item.mode != core::Mode::kAutocast) continue;
     if (item.item.recipe == core::Recipe::kBf16) bf16_ms = item.result->time.median_ms;
     if (item.item.recipe == core::Recipe::kFp8Current) {
       fp8_ms = item.result->time.median_ms;
@@ -167,9 +166,21 @@ TEST(ReportNotesTest, GemmsARecipeCannotTakeCountAtTheirBf16Time) {
       item.result.reset();
     }
   }
+  return {bf16_ms, fp8_ms};
+}
+
+// A MoE router a recipe cannot take (FP8 with N = 8 experts) counts at its bf16 time in
+// that recipe's totals, and the report says so; any other refused GEMM leaves the recipe
+// without totals, and a recipe the device lacks entirely borrows nothing.
+TEST(ReportNotesTest, RouterARecipeCannotTakeCountsAtItsBf16Time) {
+  core::Report report = testing::HopperReport();
+  const auto [bf16_ms, fp8_ms] = RefuseFp8Op(report, "router");
   ASSERT_GT(bf16_ms, 0);
   ASSERT_GT(fp8_ms, 0);
-  const core::Report original = testing::HopperReport();
+  core::Report original = testing::HopperReport();
+  for (auto& item : original.items)
+    if (item.item.op.pass == core::Pass::kFprop && item.item.op.name == "qkv")
+      item.item.op.name = "router";
   const ReportAnalysis before(original), after(report);
   const RecipeMode key{core::Recipe::kFp8Current, core::Mode::kAutocast};
   const Totals* t = after.FindTotals(key);
@@ -179,14 +190,21 @@ TEST(ReportNotesTest, GemmsARecipeCannotTakeCountAtTheirBf16Time) {
               bf16_ms - fp8_ms,  // time x layers (2) / num_layers (2)
               1e-9);
   ASSERT_EQ(t->bf16_fallbacks.size(), 1u);
-  EXPECT_EQ(t->bf16_fallbacks[0], "fprop qkv");
-  const auto lines = Starting(BuildNotices(after), "fp8-current autocast totals count 1 GEMMs");
+  EXPECT_EQ(t->bf16_fallbacks[0], "fprop router");
+  const auto lines =
+      Starting(BuildNotices(after), "fp8-current autocast totals count 1 MoE router GEMMs");
   ASSERT_EQ(lines.size(), 1u);
-  EXPECT_THAT(lines[0], HasSubstr("fprop qkv"));
+  EXPECT_THAT(lines[0], HasSubstr("fprop router"));
   const Totals* mx = after.FindTotals({core::Recipe::kMxfp8, core::Mode::kAutocast});
   ASSERT_NE(mx, nullptr);
   EXPECT_FALSE(mx->complete()) << "a recipe the device lacks borrows nothing";
   EXPECT_TRUE(mx->bf16_fallbacks.empty());
+
+  core::Report other = testing::HopperReport();
+  RefuseFp8Op(other, "qkv");
+  const ReportAnalysis refused(other);
+  EXPECT_FALSE(refused.FindTotals(key)->complete()) << "only the router borrows bf16";
+  EXPECT_TRUE(refused.FindTotals(key)->bf16_fallbacks.empty());
 }
 
 }  // namespace
