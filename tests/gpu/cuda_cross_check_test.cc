@@ -22,6 +22,7 @@
 #include "kernels/recipe_rules.h"
 #include "server/core/quant/quant.h"
 #include "server/device/host_gemm.h"
+#include "tests/gpu/gpu_test_util.h"
 
 namespace gemmprof::kernels {
 namespace {
@@ -30,28 +31,9 @@ using core::Pass;
 using core::Recipe;
 namespace quant = core::quant;
 
-template <typename T>
-std::vector<T> ToHost(const void* d, int64_t n) {
-  std::vector<T> h(n);
-  EXPECT_EQ(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
-  return h;
-}
-
-std::vector<float> Bf16ToHostFloat(const __nv_bfloat16* d, int64_t n) {
-  std::vector<__nv_bfloat16> h = ToHost<__nv_bfloat16>(d, n);
-  std::vector<float> f(n);
-  for (int64_t i = 0; i < n; ++i) f[i] = __bfloat162float(h[i]);
-  return f;
-}
-
-double RelError(const std::vector<float>& out, const std::vector<float>& ref) {
-  double d = 0, r = 0;
-  for (size_t i = 0; i < out.size(); ++i) {
-    d += (double(out[i]) - ref[i]) * (double(out[i]) - ref[i]);
-    r += double(ref[i]) * ref[i];
-  }
-  return std::sqrt(d / r);
-}
+using testing::Bf16ToHostFloat;
+using testing::RelError;
+using testing::ToHost;
 
 // The host's dequantized form of x for the operand config (the same numerics contract).
 std::vector<float> HostDequantized(const OperandConfig& c, const std::vector<float>& x) {

@@ -29,6 +29,7 @@
 #include "kernels/recipe_rules.h"
 #include "server/core/quant/quant.h"
 #include "server/device/host_gemm.h"
+#include "tests/gpu/gpu_test_util.h"
 
 namespace gemmprof::kernels {
 namespace {
@@ -45,23 +46,8 @@ std::string Name(Pass p) { return std::string(core::ToString(p)); }
 // ---------------------------------------------------------------------------------------
 // Through the runner (device::Runner), as the queue calls it.
 
-class GroupedRunnerTest : public ::testing::Test {
+class GroupedRunnerTest : public testing::RunnerSuite {
  protected:
-  // No assertions here: a failure in SetUpTestSuite makes gtest skip the suite, and
-  // without a GPU every test must fail instead (SetUp below).
-  static void SetUpTestSuite() {
-    auto r = MakeCudaRunner(0);
-    if (r.ok())
-      runner_ = std::move(*r);
-    else
-      setup_error_ = std::string(r.status().message());
-  }
-  static void TearDownTestSuite() { runner_.reset(); }
-  void SetUp() override {
-    ASSERT_GT(CudaDeviceCount(), 0) << "gpu tests need a CUDA device";
-    ASSERT_NE(runner_, nullptr) << setup_error_;
-  }
-
   static core::TimingOptions FastTiming() {
     core::TimingOptions t;
     t.warmup_iters = 3;
@@ -82,11 +68,7 @@ class GroupedRunnerTest : public ::testing::Test {
     w.mode = mode;
     return w;
   }
-  static std::unique_ptr<device::Runner> runner_;
-  static std::string setup_error_;
 };
-std::unique_ptr<device::Runner> GroupedRunnerTest::runner_;
-std::string GroupedRunnerTest::setup_error_;
 
 // recipe x pass x {0 prequant, 1 training-step autocast, 2 per-gemm autocast}.
 using GroupedCase = std::tuple<Recipe, Pass, int>;
@@ -102,7 +84,7 @@ TEST_P(GroupedRecipeTest, OneFourAndEightGroupsVerifyAndCountEveryGroup) {
   const Mode mode = mode_index == 0 ? Mode::kPrequant : Mode::kAutocast;
   double bytes_one_group = 0;
   for (int64_t groups : {1, 4, 8}) {
-    SCOPED_TRACE(testing::Message() << "groups " << groups);
+    SCOPED_TRACE(::testing::Message() << "groups " << groups);
     const core::WorkItem item = Item(shape, groups, pass, recipe, mode);
     ASSERT_TRUE(runner_->CanImplement(item, t).ok());
     auto m = runner_->Run(item, t);
@@ -208,29 +190,9 @@ TEST_F(GroupedRunnerTest, BadGroupsAndMemoryCountEveryGroup) {
 // ---------------------------------------------------------------------------------------
 // The grouped building blocks against the host.
 
-template <typename T>
-std::vector<T> ToHost(const void* d, int64_t n) {
-  std::vector<T> h(n);
-  EXPECT_EQ(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
-  return h;
-}
-
-std::vector<float> Bf16ToHostFloat(const __nv_bfloat16* d, int64_t n) {
-  std::vector<__nv_bfloat16> h = ToHost<__nv_bfloat16>(d, n);
-  std::vector<float> f(n);
-  for (int64_t i = 0; i < n; ++i) f[i] = __bfloat162float(h[i]);
-  return f;
-}
-
-template <typename A, typename B>
-double RelError(const std::vector<A>& out, const std::vector<B>& ref) {
-  double d = 0, r = 0;
-  for (size_t i = 0; i < out.size(); ++i) {
-    d += (double(out[i]) - double(ref[i])) * (double(out[i]) - double(ref[i]));
-    r += double(ref[i]) * double(ref[i]);
-  }
-  return std::sqrt(d / r);
-}
+using testing::Bf16ToHostFloat;
+using testing::RelError;
+using testing::ToHost;
 
 class GroupedCrossCheckTest : public ::testing::TestWithParam<std::tuple<Recipe, Pass>> {
  protected:

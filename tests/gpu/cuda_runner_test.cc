@@ -11,6 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kernels/cuda_runner_factory.h"
+#include "tests/gpu/gpu_test_util.h"
 
 namespace gemmprof::kernels {
 namespace {
@@ -20,23 +21,8 @@ using core::Pass;
 using core::Recipe;
 using ::testing::HasSubstr;
 
-class CudaRunnerTest : public ::testing::Test {
+class CudaRunnerTest : public testing::RunnerSuite {
  protected:
-  // No assertions here: a failure in SetUpTestSuite makes gtest skip the suite, and
-  // without a GPU every test must fail instead (SetUp below).
-  static void SetUpTestSuite() {
-    auto r = MakeCudaRunner(0);
-    if (r.ok())
-      runner_ = std::move(*r);
-    else
-      setup_error_ = std::string(r.status().message());
-  }
-  static void TearDownTestSuite() { runner_.reset(); }
-  void SetUp() override {
-    ASSERT_GT(CudaDeviceCount(), 0) << "gpu tests need a CUDA device";
-    ASSERT_NE(runner_, nullptr) << setup_error_;
-  }
-
   static core::TimingOptions FastTiming() {
     core::TimingOptions t;
     t.warmup_iters = 3;
@@ -54,11 +40,7 @@ class CudaRunnerTest : public ::testing::Test {
     w.mode = mode;
     return w;
   }
-  static std::unique_ptr<device::Runner> runner_;
-  static std::string setup_error_;
 };
-std::unique_ptr<device::Runner> CudaRunnerTest::runner_;
-std::string CudaRunnerTest::setup_error_;
 
 TEST_F(CudaRunnerTest, InfoDescribesTheDevice) {
   const core::DeviceInfo& info = runner_->Info();
