@@ -42,6 +42,18 @@ cudaError_t CastTranspose(const __nv_bfloat16* x, int64_t rows, int64_t cols, co
                           Fp8Format f, uint8_t* out, uint8_t* out_t, float* amax_out,
                           cudaStream_t stream);
 
+// Current scaling in one launch: *amax = max |x| (NaN ignored), *scale = fp8_max / amax
+// (1 when amax is 0 or non-finite), *scale_inv = 1 / scale, out = cast(x * scale) and the
+// nullable out_t = its transpose [cols, rows]: the results of Amax, ComputeScale and
+// CastTranspose, bit for bit. amax and scale_inv are nullable. `workspace` holds
+// kCurrentScalingWorkspaceFloats floats and is not shared with a concurrent launch. The
+// launch is cooperative (a grid-wide barrier between the amax and the cast).
+inline constexpr int64_t kCurrentScalingWorkspaceFloats = 4096;
+cudaError_t CurrentScalingQuantize(const __nv_bfloat16* x, int64_t rows, int64_t cols,
+                                   Fp8Format f, uint8_t* out, uint8_t* out_t, float* amax,
+                                   float* scale, float* scale_inv, float* workspace,
+                                   cudaStream_t stream);
+
 // fp8-block: block_rows 1 (1x128 blocks) or 128 (128x128). out [rows, cols] E4M3 and
 // scale_inv [ceil(rows/block_rows), ceil(cols/128)] fp32. Nullable transposed outputs:
 // for 1x128, out_t/scale_inv_t quantize x^T with its own 1x128 blocks

@@ -28,15 +28,19 @@ struct TileCoords {
   __device__ int Col() const { return chunk * 16; }
 };
 
-__device__ inline TileCoords MakeTileCoords() {
+// Coordinates of tile (tile_row, tile_col) for this thread.
+__device__ inline TileCoords TileCoordsAt(int64_t tile_row, int64_t tile_col) {
   TileCoords t;
-  t.row0 = static_cast<int64_t>(blockIdx.y) * kTile;
-  t.col0 = static_cast<int64_t>(blockIdx.x) * kTile;
+  t.row0 = tile_row * kTile;
+  t.col0 = tile_col * kTile;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   t.row_in_pass = warp * 4 + lane / 8;
   t.chunk = lane % 8;
   return t;
 }
+
+// One tile per block: the tile at (blockIdx.y, blockIdx.x).
+__device__ inline TileCoords MakeTileCoords() { return TileCoordsAt(blockIdx.y, blockIdx.x); }
 
 // BF16 bit patterns of the thread's 16 x 4 elements; out-of-range elements read as +0
 // (the identity of every amax, and never stored).

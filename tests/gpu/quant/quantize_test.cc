@@ -63,6 +63,7 @@ class QuantizeTest : public testing::GpuTest {
   void CheckBlock(const TestTensor& t, int32_t block_rows, bool pow2, bool transpose, int misalign);
   void CheckMxfp8(const TestTensor& t, bool transpose, int misalign);
   void CheckNvfp4(const TestTensor& t, int misalign);
+  void CheckCurrentScaling(const TestTensor& t, q::Fp8Format f, bool transpose, bool graph);
 };
 
 void QuantizeTest::CheckCastTranspose(const TestTensor& t, q::Fp8Format f, float scale,
@@ -253,6 +254,102 @@ TEST_F(QuantizeTest, Nvfp4MatchesHost) {
       }
     }
   }
+}
+
+// The fused current-scaling launch against the host's amax, scale and cast. The large
+// shapes give each block three or more tiles, so the register tile, the shared-memory
+// tile and the reloaded tiles of its second pass are all exercised; `graph` replays the
+// launch from a captured CUDA graph, which is how the runner times it.
+void QuantizeTest::CheckCurrentScaling(const TestTensor& t, q::Fp8Format f, bool transpose,
+                                       bool graph) {
+  const int64_t rows = t.rows, cols = t.cols, n = rows * cols;
+  const float amax = q::Amax(t.values);
+  const float scale = q::ScaleFromAmax(amax, f);
+  const auto want = q::QuantizeWithScale(t.values, rows, cols, scale, f);
+  const auto want_t =
+      q::QuantizeWithScale(q::Transpose(t.values, rows, cols), cols, rows, scale, f);
+  const auto* x = Upload(t, 0);
+  auto* out = Device<uint8_t>(n);
+  auto* out_t = Device<uint8_t>(n);
+  auto* scalars = Device<float>(3);
+  auto* workspace = Device<float>(kCurrentScalingWorkspaceFloats);
+  ASSERT_TRUE(x && out && out_t && scalars && workspace);
+  cudaStream_t stream = nullptr;
+  CUDA_ASSERT(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  cudaGraphExec_t exec = nullptr;
+  const auto launch = [&] {
+    return CurrentScalingQuantize(x, rows, cols, f, out, transpose ? out_t : nullptr, scalars,
+                                  scalars + 1, scalars + 2, workspace, stream);
+  };
+  if (graph) {
+    cudaGraph_t g = nullptr;
+    CUDA_ASSERT(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    const cudaError_t captured = launch();
+    CUDA_ASSERT(cudaStreamEndCapture(stream, &g));
+    CUDA_ASSERT(captured);
+    CUDA_ASSERT(cudaGraphInstantiate(&exec, g, 0));
+    CUDA_ASSERT(cudaGraphDestroy(g));
+  }
+  for (uint8_t poison : kPoisons) {
+    CUDA_ASSERT(cudaMemset(out, poison, n));
+    CUDA_ASSERT(cudaMemset(out_t, poison, n));
+    CUDA_ASSERT(cudaMemset(scalars, poison, 3 * sizeof(float)));
+    CUDA_ASSERT(cudaMemset(workspace, poison, kCurrentScalingWorkspaceFloats * sizeof(float)));
+    CUDA_ASSERT(graph ? cudaGraphLaunch(exec, stream) : launch());
+    CUDA_ASSERT(cudaStreamSynchronize(stream));
+    std::vector<uint8_t> got;
+    ASSERT_NO_FATAL_FAILURE(Fetch(out, n, &got));
+    CompareBytes(got, want.data, cols, "out");
+    if (transpose) {
+      ASSERT_NO_FATAL_FAILURE(Fetch(out_t, n, &got));
+      CompareBytes(got, want_t.data, rows, "out_t");
+    }
+    std::vector<float> got_s;
+    ASSERT_NO_FATAL_FAILURE(Fetch(scalars, 3, &got_s));
+    CompareFloatBits(got_s, {amax, scale, 1.0f / scale}, 3, "amax, scale, scale_inv");
+  }
+  if (exec != nullptr) CUDA_ASSERT(cudaGraphExecDestroy(exec));
+  CUDA_ASSERT(cudaStreamDestroy(stream));
+}
+
+TEST_F(QuantizeTest, CurrentScalingQuantizeMatchesHost) {
+  std::vector<Shape> shapes = Shapes();
+  shapes.push_back({6000, 4100});  // ragged edges, ~3 tiles per block on 132 SMs
+  shapes.push_back({8192, 4096});  // all full tiles, 4 per block
+  for (const Shape& s : shapes) {
+    for (bool edges : {false, true}) {
+      const TestTensor t = MakeTensor(s.rows, s.cols, 303, edges);
+      for (auto f : {q::Fp8Format::kE4M3, q::Fp8Format::kE5M2}) {
+        for (bool transpose : {true, false}) {
+          SCOPED_TRACE(Name(t, edges) + " fmt=" + std::to_string(static_cast<int>(f)) +
+                       (transpose ? " +T" : ""));
+          ASSERT_NO_FATAL_FAILURE(CheckCurrentScaling(t, f, transpose, false));
+        }
+      }
+    }
+  }
+  const TestTensor t = MakeTensor(6000, 4100, 304, true);
+  SCOPED_TRACE("graph replay");
+  ASSERT_NO_FATAL_FAILURE(CheckCurrentScaling(t, q::Fp8Format::kE4M3, true, true));
+}
+
+TEST_F(QuantizeTest, CurrentScalingQuantizeOfAnEmptyTensorWritesScaleOne) {
+  auto* scalars = Device<float>(3);
+  auto* workspace = Device<float>(kCurrentScalingWorkspaceFloats);
+  ASSERT_TRUE(scalars && workspace);
+  CUDA_ASSERT(cudaMemset(scalars, 0xAB, 3 * sizeof(float)));
+  CUDA_ASSERT(CurrentScalingQuantize(nullptr, 0, 64, q::Fp8Format::kE4M3, nullptr, nullptr,
+                                     scalars, scalars + 1, scalars + 2, workspace, nullptr));
+  CUDA_ASSERT(cudaDeviceSynchronize());
+  std::vector<float> got;
+  ASSERT_NO_FATAL_FAILURE(Fetch(scalars, 3, &got));
+  CompareFloatBits(got, {0.0f, 1.0f, 1.0f}, 3, "amax, scale, scale_inv");
+  EXPECT_EQ(CurrentScalingQuantize(nullptr, 4, 4, q::Fp8Format::kE4M3, nullptr, nullptr, nullptr,
+                                   scalars, nullptr, workspace, nullptr),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(CurrentScalingQuantize(nullptr, 0, 4, q::Fp8Format::kE4M3, nullptr, nullptr, nullptr,
+                                   scalars, nullptr, nullptr, nullptr),
+            cudaErrorInvalidValue);
 }
 
 // Full tiles with misaligned pointers: the scalar path on tiles the vector path would
