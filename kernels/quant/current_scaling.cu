@@ -189,4 +189,19 @@ cudaError_t CurrentScalingQuantize(const __nv_bfloat16* x, int64_t rows, int64_t
   return p.out_t != nullptr ? Launch<true>(p, o, stream) : Launch<false>(p, o, stream);
 }
 
+cudaError_t CurrentScaling(const __nv_bfloat16* x, int64_t rows, int64_t cols, Fp8Format f,
+                           uint8_t* out, uint8_t* out_t, float* amax, float* scale,
+                           float* scale_inv, float* workspace, cudaStream_t stream) {
+  if (rows < 0 || cols < 0 || amax == nullptr) return cudaErrorInvalidValue;
+  const int64_t n = rows * cols;
+  if (n <= (out_t != nullptr ? kFusedCurrentScalingMaxTransposed : kFusedCurrentScalingMax)) {
+    return CurrentScalingQuantize(x, rows, cols, f, out, out_t, amax, scale, scale_inv, workspace,
+                                  stream);
+  }
+  cudaError_t err = Amax(x, n, amax, stream);
+  if (err == cudaSuccess) err = ComputeScale(amax, f, scale, scale_inv, stream);
+  if (err == cudaSuccess) err = CastTranspose(x, rows, cols, scale, f, out, out_t, nullptr, stream);
+  return err;
+}
+
 }  // namespace gemmprof::kernels

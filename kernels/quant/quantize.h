@@ -54,6 +54,20 @@ cudaError_t CurrentScalingQuantize(const __nv_bfloat16* x, int64_t rows, int64_t
                                    float* scale, float* scale_inv, float* workspace,
                                    cudaStream_t stream);
 
+// Current scaling by whichever of the two ways is faster for the size: the fused launch
+// above, or Amax + ComputeScale + CastTranspose. The fused launch wins where the share
+// of the input it keeps on chip for the cast is large; on an H200 (gemmprof_quant_bench,
+// E4M3): without the transpose 2.4x at 256 x 4096, 1.35x at 4096 x 4096, 1.10x at
+// 15872 x 4096, even at 15872 x 12288 and 0.98x at 15872 x 16384; with it 2.4x at
+// 256 x 4096, 1.21x at 4096 x 4096, even at 12288 x 4096 and 0.89x at 15872 x 16384
+// (its per-tile barrier for the transposed store costs more than the reuse saves).
+// Same arguments and results as CurrentScalingQuantize; amax is required.
+inline constexpr int64_t kFusedCurrentScalingMax = int64_t{1} << 27;            // elements
+inline constexpr int64_t kFusedCurrentScalingMaxTransposed = int64_t{1} << 25;  // elements
+cudaError_t CurrentScaling(const __nv_bfloat16* x, int64_t rows, int64_t cols, Fp8Format f,
+                           uint8_t* out, uint8_t* out_t, float* amax, float* scale,
+                           float* scale_inv, float* workspace, cudaStream_t stream);
+
 // fp8-block: block_rows 1 (1x128 blocks) or 128 (128x128). out [rows, cols] E4M3 and
 // scale_inv [ceil(rows/block_rows), ceil(cols/128)] fp32. Nullable transposed outputs:
 // for 1x128, out_t/scale_inv_t quantize x^T with its own 1x128 blocks

@@ -64,6 +64,7 @@ class QuantizeTest : public testing::GpuTest {
   void CheckMxfp8(const TestTensor& t, bool transpose, int misalign);
   void CheckNvfp4(const TestTensor& t, int misalign);
   void CheckCurrentScaling(const TestTensor& t, q::Fp8Format f, bool transpose, bool graph);
+  bool dispatch_ = false;  // CheckCurrentScaling calls CurrentScaling, not the fused launch
 };
 
 void QuantizeTest::CheckCastTranspose(const TestTensor& t, q::Fp8Format f, float scale,
@@ -278,8 +279,9 @@ void QuantizeTest::CheckCurrentScaling(const TestTensor& t, q::Fp8Format f, bool
   CUDA_ASSERT(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   cudaGraphExec_t exec = nullptr;
   const auto launch = [&] {
-    return CurrentScalingQuantize(x, rows, cols, f, out, transpose ? out_t : nullptr, scalars,
-                                  scalars + 1, scalars + 2, workspace, stream);
+    return (dispatch_ ? CurrentScaling : CurrentScalingQuantize)(
+        x, rows, cols, f, out, transpose ? out_t : nullptr, scalars, scalars + 1, scalars + 2,
+        workspace, stream);
   };
   if (graph) {
     cudaGraph_t g = nullptr;
@@ -331,6 +333,19 @@ TEST_F(QuantizeTest, CurrentScalingQuantizeMatchesHost) {
   const TestTensor t = MakeTensor(6000, 4100, 304, true);
   SCOPED_TRACE("graph replay");
   ASSERT_NO_FATAL_FAILURE(CheckCurrentScaling(t, q::Fp8Format::kE4M3, true, true));
+}
+
+// The size rule's two sides: a transposing 6000 x 6000 takes the separate launches, a
+// plain one the fused launch; both match the host.
+TEST_F(QuantizeTest, CurrentScalingMatchesHostOnBothSidesOfItsSizeRule) {
+  dispatch_ = true;
+  const TestTensor t = MakeTensor(6000, 6000, 305, true);
+  ASSERT_GT(t.rows * t.cols, kFusedCurrentScalingMaxTransposed);
+  ASSERT_LE(t.rows * t.cols, kFusedCurrentScalingMax);
+  for (bool transpose : {true, false}) {
+    SCOPED_TRACE(transpose ? "+T (separate launches)" : "no transpose (fused)");
+    ASSERT_NO_FATAL_FAILURE(CheckCurrentScaling(t, q::Fp8Format::kE5M2, transpose, true));
+  }
 }
 
 TEST_F(QuantizeTest, CurrentScalingQuantizeOfAnEmptyTensorWritesScaleOne) {
