@@ -1,6 +1,7 @@
 // CudaRunner::Measure: one item from random inputs to a verified Measurement.
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "kernels/cuda_runner.h"
@@ -157,14 +158,26 @@ MatmulSpec GemmSpec(const core::GemmOp& op, const Operands& o, std::optional<boo
 }
 
 // What a grouped item's number means: one strided-batched call; for the per-tensor FP8
-// recipes one scale per operand across all groups (not one per expert), and, where the
-// timed region writes transposed copies, one cast launch per group (a fused multi-tensor
-// cast-transpose would launch once, so small groups overstate the quantization time).
-std::string GroupedNote(const core::WorkItem& item, const TimedQuantization& t) {
+// recipes one scale per operand across all groups (not one per expert), for fp8-block
+// each group's own block scales; and, where the timed region quantizes group by group
+// (transposed copies, or 128x128 blocks that would span groups), one launch per group (a
+// fused multi-tensor kernel would launch once, so small groups overstate the
+// quantization time).
+std::string GroupedNote(const core::WorkItem& item, const TimedQuantization& t, const Operands& o) {
   const bool tensor_scaled =
       item.recipe == Recipe::kFp8Current || item.recipe == Recipe::kFp8Delayed;
   std::string note =
       absl::StrFormat("grouped: %d groups in one strided-batched cuBLASLt call", item.op.groups);
+  if (item.recipe == Recipe::kFp8Block) {
+    absl::StrAppend(&note, "; grouped: block scales per group, back to back");
+    if ((t.a && o.a.QuantizesPerGroup(t.transposes)) ||
+        (t.bt && o.bt.QuantizesPerGroup(t.transposes))) {
+      absl::StrAppendFormat(&note,
+                            "; grouped: block quantization timed as %d launches (one per "
+                            "group) per operand quantized group by group",
+                            item.op.groups);
+    }
+  }
   if (tensor_scaled) {
     absl::StrAppendFormat(&note, "; grouped: one per-tensor scale across the %d groups",
                           item.op.groups);
@@ -192,10 +205,17 @@ absl::StatusOr<core::Measurement> CudaRunner::Measure(const core::WorkItem& item
   std::string accum_note;
   const std::optional<bool> fast_accum = ResolveFastAccum(item, timing.fast_accum, &accum_note);
   if (!accum_note.empty()) notes.push_back(accum_note);
-  if (item.op.groups > 1) notes.push_back(GroupedNote(item, t));
+  if (item.op.groups > 1) notes.push_back(GroupedNote(item, t, o));
   const MatmulSpec spec = GemmSpec(item.op, o, fast_accum, workspace_);
-  ASSIGN_OR_RETURN(MatmulPlan plan,
-                   MatmulPlan::Create(lt_.get(), spec, std::max(1, timing.autotune_k)));
+  absl::StatusOr<MatmulPlan> created =
+      MatmulPlan::Create(lt_.get(), spec, std::max(1, timing.autotune_k));
+  if (absl::IsFailedPrecondition(created.status())) {
+    // cuBLASLt refuses the configuration (e.g. block scales with a batch): the queue
+    // reports the item not_supported with this reason, so name the recipe in it.
+    return absl::FailedPreconditionError(
+        absl::StrCat(std::string(core::ToString(item.recipe)), ": ", created.status().message()));
+  }
+  ASSIGN_OR_RETURN(MatmulPlan plan, std::move(created));
   if (timing.autotune_k > 1) RETURN_IF_ERROR(Autotune(plan, *timer_, st));
 
   auto quant_part = [&](cudaStream_t q) -> absl::Status {

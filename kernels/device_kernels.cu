@@ -86,13 +86,14 @@ __global__ void DequantTensorKernel(const uint8_t* q, int64_t n, bool e5m2, cons
     out[i] = (e5m2 ? DecodeE5m2(q[i]) : DecodeE4m3(q[i])) * s;
 }
 
-__global__ void DequantBlockKernel(const uint8_t* q, int64_t rows, int64_t cols, int32_t block_rows,
-                                   const float* scale_inv, float* out) {
+__global__ void DequantBlockKernel(const uint8_t* q, int64_t groups, int64_t rows, int64_t cols,
+                                   int32_t block_rows, const float* scale_inv, float* out) {
   const int64_t kb = (cols + 127) / 128;
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < rows * cols;
+  const int64_t grid = (rows + block_rows - 1) / block_rows * kb, n = rows * cols;
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < groups * n;
        i += int64_t{gridDim.x} * blockDim.x) {
-    const int64_t r = i / cols, c = i % cols;
-    out[i] = DecodeE4m3(q[i]) * scale_inv[(r / block_rows) * kb + c / 128];
+    const int64_t g = i / n, r = i % n / cols, c = i % cols;
+    out[i] = DecodeE4m3(q[i]) * scale_inv[g * grid + (r / block_rows) * kb + c / 128];
   }
 }
 
@@ -193,10 +194,11 @@ cudaError_t DequantizeTensorFp8(const uint8_t* q, int64_t n, core::quant::Fp8For
   return cudaGetLastError();
 }
 
-cudaError_t DequantizeBlockFp8(const uint8_t* q, int64_t rows, int64_t cols, int32_t block_rows,
-                               const float* scale_inv, float* out, cudaStream_t stream) {
-  DequantBlockKernel<<<GridFor(rows * cols), kThreads, 0, stream>>>(q, rows, cols, block_rows,
-                                                                    scale_inv, out);
+cudaError_t DequantizeBlockFp8(const uint8_t* q, int64_t groups, int64_t rows, int64_t cols,
+                               int32_t block_rows, const float* scale_inv, float* out,
+                               cudaStream_t stream) {
+  DequantBlockKernel<<<GridFor(groups * rows * cols), kThreads, 0, stream>>>(
+      q, groups, rows, cols, block_rows, scale_inv, out);
   return cudaGetLastError();
 }
 

@@ -23,9 +23,12 @@ cudaError_t Bf16ToFloat(const __nv_bfloat16* x, int64_t n, float* out, cudaStrea
 // out[i] = decode(q[i]) * *scale_inv (per-tensor FP8).
 cudaError_t DequantizeTensorFp8(const uint8_t* q, int64_t n, core::quant::Fp8Format f,
                                 const float* scale_inv, float* out, cudaStream_t stream);
-// out[r, c] = decode_e4m3(q[r, c]) * scale_inv[r / block_rows, c / 128] (row-major grid).
-cudaError_t DequantizeBlockFp8(const uint8_t* q, int64_t rows, int64_t cols, int32_t block_rows,
-                               const float* scale_inv, float* out, cudaStream_t stream);
+// out[g, r, c] = decode_e4m3(q[g, r, c]) * scale_inv[g][r / block_rows, c / 128]: `groups`
+// [rows, cols] tensors back to back, each with its own row-major scale grid of
+// ceil(rows / block_rows) * ceil(cols / 128) floats, the grids back to back.
+cudaError_t DequantizeBlockFp8(const uint8_t* q, int64_t groups, int64_t rows, int64_t cols,
+                               int32_t block_rows, const float* scale_inv, float* out,
+                               cudaStream_t stream);
 // out[r, c] = decode_e4m3(q[r, c]) * 2^(scales[r, c / 32] - 127).
 cudaError_t DequantizeMxfp8(const uint8_t* q, int64_t rows, int64_t cols, const uint8_t* scales,
                             float* out, cudaStream_t stream);
@@ -33,18 +36,25 @@ cudaError_t DequantizeMxfp8(const uint8_t* q, int64_t rows, int64_t cols, const 
 cudaError_t DequantizeNvfp4(const uint8_t* q, int64_t rows, int64_t cols, const uint8_t* scales,
                             const float* tensor_scale, float* out, cudaStream_t stream);
 
+// The fp8-block scale conversions take `groups` [rows, cols] tensors (MoE experts; 1 for
+// an ordinary GEMM): `in` holds each group's row-major grid, back to back, and `out` gets
+// each group's cuBLASLt tensor, back to back, group g at g * Vec128ScaleFloats(rows, cols)
+// (or Blk128ScaleFloats): one matrix's tensor per group of a strided-batched matmul.
+//
 // 1x128 scales, row-major [rows, ceil(cols/128)] -> cuBLASLt VEC128_32F layout: for each
 // K block, the scales of all rows contiguous, row stride padded to a multiple of 4.
-// `out` holds ceil(cols/128) * Vec128RowStride(rows) floats.
-cudaError_t ToVec128Layout(const float* in, int64_t rows, int64_t cols, float* out,
+cudaError_t ToVec128Layout(const float* in, int64_t groups, int64_t rows, int64_t cols, float* out,
                            cudaStream_t stream);
 int64_t Vec128RowStride(int64_t rows);
+// Floats of one [rows, cols] matrix's VEC128_32F tensor: ceil(cols/128) * Vec128RowStride.
+int64_t Vec128ScaleFloats(int64_t rows, int64_t cols);
 // 128x128 scales, row-major [ceil(rows/128), ceil(cols/128)] -> cuBLASLt BLK128x128_32F
 // layout: K-block index fastest, stride padded to a multiple of 4.
-// `out` holds ceil(rows/128) * Blk128Stride(cols) floats.
-cudaError_t ToBlk128Layout(const float* in, int64_t rows, int64_t cols, float* out,
+cudaError_t ToBlk128Layout(const float* in, int64_t groups, int64_t rows, int64_t cols, float* out,
                            cudaStream_t stream);
 int64_t Blk128Stride(int64_t cols);
+// Floats of one [rows, cols] matrix's BLK128x128_32F tensor: ceil(rows/128) * Blk128Stride.
+int64_t Blk128ScaleFloats(int64_t rows, int64_t cols);
 // Row-major [rows, scale_cols] byte scales (MXFP8 / NVFP4) -> the 128x4 tiled swizzle
 // cuBLASLt wants for VEC32_UE8M0 / VEC16_UE4M3. `out` holds SwizzledScaleBytes bytes.
 cudaError_t SwizzleBlockScales(const uint8_t* in, int64_t rows, int64_t scale_cols, uint8_t* out,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -48,6 +49,50 @@ absl::Status SetBatch(LtMatrixLayout& layout, int64_t batch, int64_t rows, int64
   return layout.Set(CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, rows * cols);
 }
 
+std::string TypeName(cudaDataType_t t) {
+  switch (t) {
+    case CUDA_R_16BF:
+      return "bf16";
+    case CUDA_R_32F:
+      return "fp32";
+    case CUDA_R_8F_E4M3:
+      return "e4m3";
+    case CUDA_R_8F_E5M2:
+      return "e5m2";
+    case CUDA_R_4F_E2M1:
+      return "e2m1";
+    default:
+      return absl::StrCat("type ", static_cast<int>(t));
+  }
+}
+
+std::string ScaleName(std::optional<cublasLtMatmulMatrixScale_t> mode) {
+  if (!mode.has_value()) return "";
+  switch (*mode) {
+    case CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F:
+      return " with a per-tensor scale";
+    case CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F:
+      return " with VEC128_32F block scales";
+    case CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F:
+      return " with BLK128x128_32F block scales";
+    case CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0:
+      return " with VEC32_UE8M0 block scales";
+    case CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3:
+      return " with VEC16_UE4M3 block scales";
+    default:
+      return absl::StrCat(" with scale mode ", static_cast<int>(*mode));
+  }
+}
+
+// "cuBLASLt has no algorithm for 200x384x272 x 4 groups (A e4m3 with VEC128_32F block
+// scales, B^T e4m3 with BLK128x128_32F block scales, C bf16)".
+std::string NoAlgorithmMessage(const MatmulSpec& s) {
+  return absl::StrCat("cuBLASLt has no algorithm for ", s.m, "x", s.k, "x", s.n,
+                      s.batch > 1 ? absl::StrCat(" x ", s.batch, " groups") : "", " (A ",
+                      TypeName(s.a_type), ScaleName(s.a_scale_mode), ", B^T ", TypeName(s.bt_type),
+                      ScaleName(s.bt_scale_mode), ", C ", TypeName(s.c_type), ")");
+}
+
 int32_t AlgoConfig(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr) {
   // Every attribute read here is 32-bit or smaller; a failed read shows as -1.
   uint32_t v = 0;
@@ -81,15 +126,14 @@ absl::StatusOr<MatmulPlan> MatmulPlan::Create(cublasLtHandle_t lt, const MatmulS
   const int want = std::max(1, max_candidates);
   p.heuristics_.resize(want);
   int returned = 0;
-  CUBLAS_RETURN_IF_ERROR(cublasLtMatmulAlgoGetHeuristic(
+  const cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(
       lt, p.desc_.get(), p.lt_a_.get(), p.lt_b_.get(), p.lt_d_.get(), p.lt_d_.get(), pref.get(),
-      want, p.heuristics_.data(), &returned));
-  if (returned <= 0) {
-    return absl::FailedPreconditionError(absl::StrFormat(
-        "cuBLASLt has no algorithm for %dx%dx%d x %d groups (A type %d, B^T type %d, C type %d)",
-        spec.m, spec.k, spec.n, spec.batch, static_cast<int>(spec.a_type),
-        static_cast<int>(spec.bt_type), static_cast<int>(spec.c_type)));
+      want, p.heuristics_.data(), &returned);
+  // cuBLASLt says "none" either way: NOT_SUPPORTED, or success with no result.
+  if (st == CUBLAS_STATUS_NOT_SUPPORTED || (st == CUBLAS_STATUS_SUCCESS && returned <= 0)) {
+    return absl::FailedPreconditionError(NoAlgorithmMessage(spec));
   }
+  CUBLAS_RETURN_IF_ERROR(st);
   p.heuristics_.resize(returned);
   return p;
 }

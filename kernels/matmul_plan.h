@@ -5,7 +5,10 @@
 //   "A" (transposed) and A is operand "B", so D = C^T column-major = C row-major.
 // A grouped GEMM (MoE experts, core::GemmOp::groups) is `batch` such products in one
 // strided-batched call: group g's A, B^T and C start g * m*k, g * n*k and g * m*n
-// elements after the first (operands stored group after group).
+// elements after the first (operands stored group after group). Block scales are one
+// tensor per group, back to back, each the size cuBLASLt reads for one matrix; the scale
+// pointer is group 0's (cuBLASLt has no batch-stride attribute for them; cuBLASLt 13.1
+// on Hopper answers a batch with block scales with no algorithm at all).
 #pragma once
 
 #include <cublasLt.h>
@@ -31,8 +34,8 @@ struct MatmulSpec {
   const void* a = nullptr;
   const void* bt = nullptr;
   void* c = nullptr;
-  // Scale modes and pointers (std::nullopt: unscaled operand). One scale per operand
-  // covers every group of a batch (cuBLASLt's strided batch takes one per matrix).
+  // Scale modes and pointers (std::nullopt: unscaled operand). A per-tensor scale covers
+  // every group of a batch; block scales point at group 0's tensor (see above).
   std::optional<cublasLtMatmulMatrixScale_t> a_scale_mode, bt_scale_mode;
   const void* a_scale = nullptr;
   const void* bt_scale = nullptr;
@@ -48,8 +51,8 @@ struct MatmulSpec {
 class MatmulPlan {
  public:
   // Builds the descriptors and asks the heuristic for up to `max_candidates` algorithms.
-  // FailedPrecondition when cuBLASLt offers none (the message names the shape, batch and
-  // types); InvalidArgument for a batch < 1 or above INT32_MAX.
+  // FailedPrecondition when cuBLASLt offers none (the message names the shape, batch,
+  // types and scale modes); InvalidArgument for a batch < 1 or above INT32_MAX.
   static absl::StatusOr<MatmulPlan> Create(cublasLtHandle_t lt, const MatmulSpec& spec,
                                            int max_candidates);
 

@@ -19,7 +19,8 @@ struct ScaleSizes {
   int64_t raw = 0, raw_t = 0, gemm = 0;  // bytes
 };
 
-ScaleSizes ScaleBytes(const OperandConfig& c) {
+// Of one group.
+ScaleSizes GroupScaleBytes(const OperandConfig& c) {
   ScaleSizes s;
   const int64_t r = c.rows, k = c.cols;
   switch (c.recipe) {
@@ -27,8 +28,7 @@ ScaleSizes ScaleBytes(const OperandConfig& c) {
       const int64_t br = c.weight ? 128 : 1;
       s.raw = CeilDiv(r, br) * CeilDiv(k, 128) * 4;
       s.raw_t = c.weight ? s.raw : k * CeilDiv(r, 128) * 4;
-      s.gemm =
-          (c.weight ? CeilDiv(r, 128) * Blk128Stride(k) : CeilDiv(k, 128) * Vec128RowStride(r)) * 4;
+      s.gemm = (c.weight ? Blk128ScaleFloats(r, k) : Vec128ScaleFloats(r, k)) * 4;
       break;
     }
     case Recipe::kMxfp8:
@@ -46,6 +46,15 @@ ScaleSizes ScaleBytes(const OperandConfig& c) {
   return s;
 }
 
+// Of all groups: each buffer holds one group's scales after the other.
+ScaleSizes ScaleBytes(const OperandConfig& c) {
+  ScaleSizes s = GroupScaleBytes(c);
+  s.raw *= c.groups;
+  s.raw_t *= c.groups;
+  s.gemm *= c.groups;
+  return s;
+}
+
 int64_t DataBytes(const OperandConfig& c) {
   if (c.recipe == Recipe::kNvfp4) return c.groups * c.rows * CeilDiv(c.cols, 2);
   return c.groups * c.rows * c.cols;
@@ -57,7 +66,9 @@ absl::Status CheckGroupedRecipe(core::Recipe recipe, int64_t groups, const std::
   if (groups < 1) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": groups = ", groups, "; must be >= 1"));
   }
-  if (groups == 1 || recipe == Recipe::kBf16 || IsTensorScaled(recipe)) return absl::OkStatus();
+  if (groups == 1 || (recipe != Recipe::kMxfp8 && recipe != Recipe::kNvfp4)) {
+    return absl::OkStatus();
+  }
   return absl::UnimplementedError(absl::StrCat(std::string(core::ToString(recipe)),
                                                ": grouped GEMMs (groups = ", groups,
                                                ") are not implemented in the CUDA runner"));
@@ -191,17 +202,42 @@ absl::Status OperandQuantizer::EnqueueTensorScaled(cudaStream_t stream, bool wit
   return absl::OkStatus();
 }
 
+int64_t OperandQuantizer::gemm_scale_group_floats() const {
+  return config_.recipe == Recipe::kFp8Block ? GroupScaleBytes(config_).gemm / 4 : 0;
+}
+
+bool OperandQuantizer::QuantizesPerGroup(bool with_transpose) const {
+  const OperandConfig& c = config_;
+  if (c.recipe != Recipe::kFp8Block || c.groups == 1) return false;
+  return (with_transpose && q_t_ != nullptr) || (c.weight && c.rows % 128 != 0);
+}
+
 absl::Status OperandQuantizer::EnqueueBlock(cudaStream_t stream, bool with_transpose) const {
   const OperandConfig& c = config_;
+  const int32_t block_rows = c.weight ? 128 : 1;
   const bool t = with_transpose && q_t_ != nullptr;
-  CUDA_RETURN_IF_ERROR(BlockQuantize(source_, c.rows, c.cols, c.weight ? 128 : 1,
-                                     /*pow2_scales=*/true, q_, static_cast<float*>(raw_scales_),
-                                     t ? q_t_ : nullptr,
-                                     t ? static_cast<float*>(raw_scales_t_) : nullptr, stream));
-  const auto* raw = static_cast<const float*>(raw_scales_);
+  auto* raw = static_cast<float*>(raw_scales_);
+  auto* raw_t = static_cast<float*>(raw_scales_t_);
+  if (!QuantizesPerGroup(with_transpose)) {
+    // One group, or groups without transposed copies whose blocks each lie inside one
+    // group: the groups' row-major grids back to back are then the grid of the stacked
+    // [groups*rows, cols] tensor, so one launch quantizes them all.
+    CUDA_RETURN_IF_ERROR(BlockQuantize(source_, c.groups * c.rows, c.cols, block_rows,
+                                       /*pow2_scales=*/true, q_, raw, t ? q_t_ : nullptr,
+                                       t ? raw_t : nullptr, stream));
+  } else {
+    const int64_t n = c.rows * c.cols;
+    const ScaleSizes one = GroupScaleBytes(c);
+    for (int64_t g = 0; g < c.groups; ++g) {
+      CUDA_RETURN_IF_ERROR(BlockQuantize(source_ + g * n, c.rows, c.cols, block_rows,
+                                         /*pow2_scales=*/true, q_ + g * n, raw + g * one.raw / 4,
+                                         t ? q_t_ + g * n : nullptr,
+                                         t ? raw_t + g * one.raw_t / 4 : nullptr, stream));
+    }
+  }
   auto* out = static_cast<float*>(gemm_scales_);
-  CUDA_RETURN_IF_ERROR(c.weight ? ToBlk128Layout(raw, c.rows, c.cols, out, stream)
-                                : ToVec128Layout(raw, c.rows, c.cols, out, stream));
+  CUDA_RETURN_IF_ERROR(c.weight ? ToBlk128Layout(raw, c.groups, c.rows, c.cols, out, stream)
+                                : ToVec128Layout(raw, c.groups, c.rows, c.cols, out, stream));
   return absl::OkStatus();
 }
 
@@ -252,7 +288,7 @@ absl::Status OperandQuantizer::Dequantize(float* out, cudaStream_t stream) const
       CUDA_RETURN_IF_ERROR(DequantizeTensorFp8(q_, n, c.format, scale_inv_, out, stream));
       break;
     case Recipe::kFp8Block:
-      CUDA_RETURN_IF_ERROR(DequantizeBlockFp8(q_, c.rows, c.cols, c.weight ? 128 : 1,
+      CUDA_RETURN_IF_ERROR(DequantizeBlockFp8(q_, c.groups, c.rows, c.cols, c.weight ? 128 : 1,
                                               static_cast<const float*>(raw_scales_), out, stream));
       break;
     case Recipe::kMxfp8:

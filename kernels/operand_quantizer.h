@@ -6,7 +6,15 @@
 // back to back, as a strided-batched GEMM reads them. The per-tensor recipes quantize
 // them with ONE amax/scale for all groups (cuBLASLt's strided batch takes one scale per
 // matrix operand); the transposed copies are per group ([cols, rows] each, back to
-// back). Block-scaled and microscaled recipes do not take groups > 1 (Unimplemented).
+// back). fp8-block quantizes every group as its own tensor (no 128x128 block spans two
+// groups) and keeps one scale tensor per group in cuBLASLt's layout, back to back, group
+// g at g * (one matrix's tensor size): the strided-batched matmul gets group 0's and is
+// to read group g's at that offset (cuBLASLt has no batch stride for block scales; the
+// verification, which dequantizes each group with its own scales, judges the result).
+// cuBLASLt 13.1 on Hopper (H200) offers no algorithm for block scales with a batch, so
+// there such items end in MatmulPlan's FailedPrecondition (not_supported), naming the
+// shape, groups and scale modes. The microscaled recipes do not take groups > 1
+// (Unimplemented).
 #pragma once
 
 #include <cublasLt.h>
@@ -21,11 +29,11 @@
 
 namespace gemmprof::kernels {
 
-// Whether `groups` copies of a GEMM can run as one strided-batched call with `recipe`:
-// InvalidArgument for groups < 1 (naming `what`); Unimplemented for groups > 1 with
-// fp8-block, mxfp8 or nvfp4 ("fp8-block: grouped GEMMs (groups = 8) are not implemented in
-// the CUDA runner"): their scale tensors would need one offset per group, which
-// cuBLASLt's strided batch does not take for block scales.
+// Whether `groups` copies of a GEMM can be set up as one strided-batched call with
+// `recipe` (whether cuBLASLt has an algorithm for it is known only when the plan is
+// made): InvalidArgument for groups < 1 (naming `what`); Unimplemented for groups > 1 with
+// mxfp8 or nvfp4 ("mxfp8: grouped GEMMs (groups = 8) are not implemented in the CUDA
+// runner"): their swizzled scale tensors have no per-group layout here yet.
 absl::Status CheckGroupedRecipe(core::Recipe recipe, int64_t groups, const std::string& what);
 
 struct OperandConfig {
@@ -44,7 +52,7 @@ class OperandQuantizer {
   // Takes the buffers it needs from `pool`; `source` is the BF16 input, groups x
   // [rows, cols]. `with_transpose` reserves room for the transposed copy a training step
   // also writes. InvalidArgument for groups < 1; Unimplemented for groups > 1 with a
-  // block-scaled or microscaled recipe; ResourceExhausted when the device is full.
+  // microscaled recipe; ResourceExhausted when the device is full.
   static absl::StatusOr<OperandQuantizer> Create(DevicePool& pool, const OperandConfig& config,
                                                  const __nv_bfloat16* source, bool with_transpose);
 
@@ -55,14 +63,24 @@ class OperandQuantizer {
   // the recipe's kernel makes one) and the scale-layout conversion. No-op for bf16.
   absl::Status Enqueue(cudaStream_t stream, bool with_transpose) const;
   // Enqueues the fp32 dequantization of what the GEMM reads into out, groups x
-  // [rows, cols].
+  // [rows, cols], each group with its own scales (from the kernels' row-major scales,
+  // not the cuBLASLt copy, so a wrong layout or group offset there shows in the check).
   absl::Status Dequantize(float* out, cudaStream_t stream) const;
 
   // What the GEMM reads.
   const void* data() const { return data_; }
   cudaDataType_t data_type() const;
   std::optional<cublasLtMatmulMatrixScale_t> scale_mode() const;
+  // cuBLASLt's scale pointer: the per-tensor scale_inv, or the first group's block-scale
+  // tensor (fp8-block: group g's follows at g * gemm_scale_group_floats() floats).
   const void* gemm_scale() const { return gemm_scale_; }
+  // fp8-block: floats of one group's cuBLASLt scale tensor (the group stride); 0 otherwise.
+  int64_t gemm_scale_group_floats() const;
+  // fp8-block: whether Enqueue(stream, with_transpose) quantizes group by group (one
+  // launch each) instead of all groups as one [groups*rows, cols] tensor. Per group when
+  // transposed copies are written (the transpose of the stack is not the stack of the
+  // transposes) or when 128x128 blocks would span two groups (rows % 128 != 0).
+  bool QuantizesPerGroup(bool with_transpose) const;
   // NVFP4 tensor scale s (device pointer), null otherwise.
   const float* tensor_scale() const { return scale_; }
   bool is_quantized() const { return config_.recipe != core::Recipe::kBf16; }
@@ -95,6 +113,8 @@ class OperandQuantizer {
   void* raw_scales_t_ = nullptr;      // of the transposed copy
   const void* gemm_scale_ = nullptr;  // what cuBLASLt's scale pointer gets
   void* gemm_scales_ = nullptr;       // converted layout buffer
+  // (Block scales of grouped operands: each of the three buffers holds one group's
+  // scales after the other, group g at g times one group's size.)
 };
 
 }  // namespace gemmprof::kernels

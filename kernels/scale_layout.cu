@@ -15,16 +15,20 @@ int Blocks(int64_t n) {
   return static_cast<int>(b < 1 ? 1 : (b > 65535 * 8 ? 65535 * 8 : b));
 }
 
-__global__ void Vec128Kernel(const float* in, int64_t rows, int64_t kb, int64_t stride,
-                             float* out) {
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < kb * stride;
+// Group g's tensor starts g * kb * stride floats into `out`.
+__global__ void Vec128Kernel(const float* in, int64_t groups, int64_t rows, int64_t kb,
+                             int64_t stride, float* out) {
+  const int64_t per_group = kb * stride;
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < groups * per_group;
        i += int64_t{gridDim.x} * blockDim.x) {
-    const int64_t b = i / stride, r = i % stride;
+    const int64_t g = i / per_group, b = i % per_group / stride, r = i % stride;
     // Padding rows are never read by the GEMM; 1 keeps them harmless if they were.
-    out[i] = r < rows ? in[r * kb + b] : 1.0f;
+    out[i] = r < rows ? in[(g * rows + r) * kb + b] : 1.0f;
   }
 }
 
+// The groups' row-major grids back to back are one [groups * rb, kb] grid, and their
+// tensors back to back one tensor of groups * rb rows: one pass converts them all.
 __global__ void Blk128Kernel(const float* in, int64_t rb, int64_t kb, int64_t stride, float* out) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < rb * stride;
        i += int64_t{gridDim.x} * blockDim.x) {
@@ -56,20 +60,28 @@ __global__ void AlphaKernel(const float* sa, const float* sb, float* alpha) {
 
 int64_t Vec128RowStride(int64_t rows) { return CeilDiv(rows, 4) * 4; }
 int64_t Blk128Stride(int64_t cols) { return CeilDiv(CeilDiv(cols, 128), 4) * 4; }
+int64_t Vec128ScaleFloats(int64_t rows, int64_t cols) {
+  return CeilDiv(cols, 128) * Vec128RowStride(rows);
+}
+int64_t Blk128ScaleFloats(int64_t rows, int64_t cols) {
+  return CeilDiv(rows, 128) * Blk128Stride(cols);
+}
 int64_t SwizzledScaleBytes(int64_t rows, int64_t scale_cols) {
   return CeilDiv(rows, 128) * 128 * CeilDiv(scale_cols, 4) * 4;
 }
 
-cudaError_t ToVec128Layout(const float* in, int64_t rows, int64_t cols, float* out,
+cudaError_t ToVec128Layout(const float* in, int64_t groups, int64_t rows, int64_t cols, float* out,
                            cudaStream_t stream) {
   const int64_t kb = CeilDiv(cols, 128), stride = Vec128RowStride(rows);
-  Vec128Kernel<<<Blocks(kb * stride), kThreads, 0, stream>>>(in, rows, kb, stride, out);
+  Vec128Kernel<<<Blocks(groups * kb * stride), kThreads, 0, stream>>>(in, groups, rows, kb, stride,
+                                                                      out);
   return cudaGetLastError();
 }
 
-cudaError_t ToBlk128Layout(const float* in, int64_t rows, int64_t cols, float* out,
+cudaError_t ToBlk128Layout(const float* in, int64_t groups, int64_t rows, int64_t cols, float* out,
                            cudaStream_t stream) {
-  const int64_t rb = CeilDiv(rows, 128), kb = CeilDiv(cols, 128), stride = Blk128Stride(cols);
+  const int64_t rb = groups * CeilDiv(rows, 128), kb = CeilDiv(cols, 128),
+                stride = Blk128Stride(cols);
   Blk128Kernel<<<Blocks(rb * stride), kThreads, 0, stream>>>(in, rb, kb, stride, out);
   return cudaGetLastError();
 }

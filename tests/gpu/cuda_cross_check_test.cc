@@ -178,7 +178,7 @@ TEST(ScaleLayoutTest, ConversionsFollowTheIndexFormulas) {
   ASSERT_TRUE(in.ok() && out.ok());
   ASSERT_EQ(cudaMemcpy(in->get(), raw.data(), raw.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
   // VEC128: [kb][rows padded to 4], rows contiguous.
-  ASSERT_EQ(ToVec128Layout(in->as<float>(), rows, cols, out->as<float>(), nullptr), cudaSuccess);
+  ASSERT_EQ(ToVec128Layout(in->as<float>(), 1, rows, cols, out->as<float>(), nullptr), cudaSuccess);
   const int64_t stride = Vec128RowStride(rows);
   EXPECT_EQ(stride, 300);
   auto vec = ToHost<float>(out->get(), kb * stride);
@@ -186,7 +186,7 @@ TEST(ScaleLayoutTest, ConversionsFollowTheIndexFormulas) {
     for (int64_t b = 0; b < kb; ++b) ASSERT_EQ(vec[b * stride + r], raw[r * kb + b]);
   // BLK128x128: [row blocks][kb padded to 4], K blocks contiguous.
   const int64_t rb = (rows + 127) / 128;
-  ASSERT_EQ(ToBlk128Layout(in->as<float>(), rows, cols, out->as<float>(), nullptr), cudaSuccess);
+  ASSERT_EQ(ToBlk128Layout(in->as<float>(), 1, rows, cols, out->as<float>(), nullptr), cudaSuccess);
   const int64_t bstride = Blk128Stride(cols);
   EXPECT_EQ(bstride, 8);
   auto blk = ToHost<float>(out->get(), rb * bstride);

@@ -125,8 +125,8 @@ TEST(SpreadNoticeTest, SaysWhenOnlyOutliersInflateTheStdev) {
                                    "samples inflate the stdev while the medians hold"));
 }
 
-// One recipe refused for two reasons (a shape it cannot take, a grouped GEMM it does not
-// implement) gets one line per reason, each with its own count.
+// One recipe refused for two reasons (a shape it cannot take, a grouped GEMM cuBLASLt has
+// no algorithm for) gets one line per reason, each with its own count.
 TEST(ReportNotesTest, NotSupportedLinesPerRecipeAndReason) {
   core::Report report = testing::HopperReport();
   int changed = 0;
@@ -136,13 +136,15 @@ TEST(ReportNotesTest, NotSupportedLinesPerRecipeAndReason) {
     item.result.reset();
     item.error = changed++ % 3 == 0
                      ? "fp8-block needs N to be a multiple of 16; shape 8x8x8 has N=8"
-                     : "fp8-block: grouped GEMMs (groups = 8) are not implemented";
+                     : "fp8-block: cuBLASLt has no algorithm for 8x128x128 x 8 groups (A e4m3 "
+                       "with VEC128_32F block scales, B^T e4m3 with BLK128x128_32F block "
+                       "scales, C bf16)";
   }
   ASSERT_GE(changed, 3);
   const auto lines = Starting(BuildNotices(ReportAnalysis(report)), "not supported: fp8-block");
   ASSERT_EQ(lines.size(), 2u);
   const int shape_count = (changed + 2) / 3;
-  const bool grouped_first = lines[0].find("grouped GEMMs") != std::string::npos;
+  const bool grouped_first = lines[0].find("x 8 groups") != std::string::npos;
   const std::string& grouped = grouped_first ? lines[0] : lines[1];
   const std::string& shape = grouped_first ? lines[1] : lines[0];
   EXPECT_THAT(grouped, HasSubstr("(" + std::to_string(changed - shape_count) + " items)"));
