@@ -157,17 +157,59 @@ MatmulSpec GemmSpec(const core::GemmOp& op, const Operands& o, std::optional<boo
   return spec;
 }
 
+// The GEMM of an item as cuBLASLt plans: one (a grouped item's groups in one
+// strided-batched call), or, for block scales where cuBLASLt has no batched algorithm
+// (cuBLASLt 13.1 on sm_90 has none), one plan per group over that group's operands,
+// output and block scales, launched back to back inside the item's CUDA graph; then
+// `per_group_reason` is cuBLASLt's refusal of the batched call.
+absl::StatusOr<std::vector<MatmulPlan>> CreatePlans(cublasLtHandle_t lt, const MatmulSpec& spec,
+                                                    const Operands& o,
+                                                    int candidates,
+                                                    std::string* per_group_reason) {
+  std::vector<MatmulPlan> plans;
+  absl::StatusOr<MatmulPlan> whole = MatmulPlan::Create(lt, spec, candidates);
+  const int64_t a_scales = o.a.gemm_scale_group_floats(), bt_scales = o.bt.gemm_scale_group_floats();
+  if (whole.ok() || !absl::IsFailedPrecondition(whole.status()) || spec.batch == 1 ||
+      a_scales == 0 || bt_scales == 0) {
+    if (!whole.ok()) return whole.status();
+    plans.push_back(*std::move(whole));
+    return plans;
+  }
+  // fp8-block: one byte per element, BF16 output, fp32 block scales.
+  const int64_t m = spec.m, n = spec.n, k = spec.k;
+  for (int64_t g = 0; g < spec.batch; ++g) {
+    MatmulSpec one = spec;
+    one.batch = 1;
+    one.a = static_cast<const uint8_t*>(spec.a) + g * m * k;
+    one.bt = static_cast<const uint8_t*>(spec.bt) + g * n * k;
+    one.c = static_cast<__nv_bfloat16*>(spec.c) + g * m * n;
+    one.a_scale = static_cast<const float*>(spec.a_scale) + g * a_scales;
+    one.bt_scale = static_cast<const float*>(spec.bt_scale) + g * bt_scales;
+    ASSIGN_OR_RETURN(MatmulPlan p, MatmulPlan::Create(lt, one, candidates));
+    plans.push_back(std::move(p));
+  }
+  *per_group_reason = std::string(whole.status().message());
+  return plans;
+}
+
 // What a grouped item's number means: one strided-batched call; for the per-tensor FP8
 // recipes one scale per operand across all groups (not one per expert), for fp8-block
 // each group's own block scales; and, where the timed region quantizes group by group
 // (transposed copies, or 128x128 blocks that would span groups), one launch per group (a
 // fused multi-tensor kernel would launch once, so small groups overstate the
 // quantization time).
-std::string GroupedNote(const core::WorkItem& item, const TimedQuantization& t, const Operands& o) {
+std::string GroupedNote(const core::WorkItem& item, const TimedQuantization& t, const Operands& o,
+                        const std::string& per_group_reason) {
   const bool tensor_scaled =
       item.recipe == Recipe::kFp8Current || item.recipe == Recipe::kFp8Delayed;
   std::string note =
-      absl::StrFormat("grouped: %d groups in one strided-batched cuBLASLt call", item.op.groups);
+      per_group_reason.empty()
+          ? absl::StrFormat("grouped: %d groups in one strided-batched cuBLASLt call",
+                            item.op.groups)
+          : absl::StrFormat(
+                "grouped: %d cuBLASLt calls, one per group, back to back in one CUDA graph, "
+                "because the batched call has none: %s",
+                item.op.groups, per_group_reason);
   if (item.recipe == Recipe::kFp8Block) {
     absl::StrAppend(&note, "; grouped: block scales per group, back to back");
     if ((t.a && o.a.QuantizesPerGroup(t.transposes)) ||
@@ -205,18 +247,24 @@ absl::StatusOr<core::Measurement> CudaRunner::Measure(const core::WorkItem& item
   std::string accum_note;
   const std::optional<bool> fast_accum = ResolveFastAccum(item, timing.fast_accum, &accum_note);
   if (!accum_note.empty()) notes.push_back(accum_note);
-  if (item.op.groups > 1) notes.push_back(GroupedNote(item, t, o));
   const MatmulSpec spec = GemmSpec(item.op, o, fast_accum, workspace_);
-  absl::StatusOr<MatmulPlan> created =
-      MatmulPlan::Create(lt_.get(), spec, std::max(1, timing.autotune_k));
+  std::string per_group_reason;
+  absl::StatusOr<std::vector<MatmulPlan>> created =
+      CreatePlans(lt_.get(), spec, o, std::max(1, timing.autotune_k), &per_group_reason);
   if (absl::IsFailedPrecondition(created.status())) {
-    // cuBLASLt refuses the configuration (e.g. block scales with a batch): the queue
-    // reports the item not_supported with this reason, so name the recipe in it.
+    // cuBLASLt refuses the configuration: the queue reports the item not_supported with
+    // this reason, so name the recipe in it.
     return absl::FailedPreconditionError(
         absl::StrCat(std::string(core::ToString(item.recipe)), ": ", created.status().message()));
   }
-  ASSIGN_OR_RETURN(MatmulPlan plan, std::move(created));
-  if (timing.autotune_k > 1) RETURN_IF_ERROR(Autotune(plan, *timer_, st));
+  ASSIGN_OR_RETURN(std::vector<MatmulPlan> plans, std::move(created));
+  MatmulPlan& plan = plans.front();
+  if (item.op.groups > 1) notes.push_back(GroupedNote(item, t, o, per_group_reason));
+  if (timing.autotune_k > 1) {
+    // Every per-group plan has the same shape: group 0's choice is theirs too.
+    RETURN_IF_ERROR(Autotune(plan, *timer_, st));
+    for (size_t g = 1; g < plans.size(); ++g) RETURN_IF_ERROR(plans[g].Choose(plan.chosen(), true));
+  }
 
   auto quant_part = [&](cudaStream_t q) -> absl::Status {
     if (t.a) RETURN_IF_ERROR(o.a.Enqueue(q, t.transposes));
@@ -228,7 +276,8 @@ absl::StatusOr<core::Measurement> CudaRunner::Measure(const core::WorkItem& item
   };
   auto iteration = [&](cudaStream_t q) -> absl::Status {
     RETURN_IF_ERROR(quant_part(q));
-    return plan.Enqueue(q);
+    for (const MatmulPlan& p : plans) RETURN_IF_ERROR(p.Enqueue(q));
+    return absl::OkStatus();
   };
   TimerOptions topt;
   topt.warmup_iters = timing.warmup_iters;
@@ -255,6 +304,7 @@ absl::StatusOr<core::Measurement> CudaRunner::Measure(const core::WorkItem& item
   m.flops = item.op.Flops();
   m.bytes = IterationBytes(item, o, t);
   m.algorithm = plan.AlgorithmDescription();
+  if (plans.size() > 1) absl::StrAppend(&m.algorithm, " (each of ", plans.size(), " calls)");
   m.accounting = timing.accounting;
   m.fast_accum = fast_accum.value_or(false);
   m.telemetry = telemetry;

@@ -64,6 +64,7 @@ class MatmulPlan {
   // "algo=6 tile=... stages=... splitK=1 ... (candidate 2 of 8, autotuned)".
   std::string AlgorithmDescription() const;
   int candidates() const { return static_cast<int>(heuristics_.size()); }
+  int chosen() const { return chosen_; }
 
  private:
   absl::Status EnqueueWith(const cublasLtMatmulAlgo_t& algo, cudaStream_t stream) const;
