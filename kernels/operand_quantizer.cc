@@ -78,8 +78,9 @@ int64_t OperandQuantizer::ExtraBytes(const OperandConfig& c, bool with_transpose
   if (c.recipe == Recipe::kBf16) return 0;
   const ScaleSizes s = ScaleBytes(c);
   const int64_t data = DataBytes(c);
+  const int64_t workspace = c.recipe == Recipe::kFp8Current ? kCurrentScalingWorkspaceFloats : 0;
   return data + (with_transpose ? data + s.raw_t : 0) + s.raw + s.gemm +
-         (c.amax_history_len + c.groups + 48) * 4;
+         (c.amax_history_len + c.groups + 48 + workspace) * 4;
 }
 
 absl::StatusOr<OperandQuantizer> OperandQuantizer::Create(DevicePool& pool,
@@ -114,6 +115,9 @@ absl::StatusOr<OperandQuantizer> OperandQuantizer::Create(DevicePool& pool,
   q.scale_inv_ = scalars + 2 * kStride;
   q.history_ = scalars + 3 * kStride;
   q.group_amax_ = q.history_ + history;
+  if (config.recipe == Recipe::kFp8Current) {
+    ASSIGN_OR_RETURN(q.workspace_, pool.GetAs<float>(p + ".ws", kCurrentScalingWorkspaceFloats));
+  }
   if (IsTensorScaled(config.recipe)) q.gemm_scale_ = q.scale_inv_;
   if (s.raw > 0) {
     ASSIGN_OR_RETURN(q.raw_scales_, pool.Get(p + ".s", s.raw));
@@ -188,6 +192,12 @@ absl::Status OperandQuantizer::CastGroups(cudaStream_t stream, uint8_t* out_t,
 absl::Status OperandQuantizer::EnqueueTensorScaled(cudaStream_t stream, bool with_transpose) const {
   const OperandConfig& c = config_;
   uint8_t* out_t = with_transpose ? q_t_ : nullptr;
+  if (c.recipe == Recipe::kFp8Current && (out_t == nullptr || c.groups == 1)) {
+    // One tensor: amax, scale and cast (+transpose) in CurrentScaling's fastest form.
+    CUDA_RETURN_IF_ERROR(CurrentScaling(source_, c.groups * c.rows, c.cols, c.format, q_, out_t,
+                                        amax_, scale_, scale_inv_, workspace_, stream));
+    return absl::OkStatus();
+  }
   if (c.recipe == Recipe::kFp8Current) {
     CUDA_RETURN_IF_ERROR(Amax(source_, c.groups * c.rows * c.cols, amax_, stream));
     CUDA_RETURN_IF_ERROR(ComputeScale(amax_, c.format, scale_, scale_inv_, stream));

@@ -109,6 +109,7 @@ class OperandQuantizer {
   float* scale_inv_ = nullptr;
   float* history_ = nullptr;
   float* group_amax_ = nullptr;       // one amax per group (fused cast of grouped operands)
+  float* workspace_ = nullptr;        // fp8-current: CurrentScaling's block maxima
   void* raw_scales_ = nullptr;        // row-major block scales as the kernels write them
   void* raw_scales_t_ = nullptr;      // of the transposed copy
   const void* gemm_scale_ = nullptr;  // what cuBLASLt's scale pointer gets
