@@ -153,13 +153,18 @@ class CudaGraphExec {
     UniqueCudaHandle<cudaGraph_t, cudaGraphDestroy> owned(graph);
     RETURN_IF_ERROR(body);
     RETURN_IF_ERROR(end);
+    size_t nodes = 0;
+    CUDA_RETURN_IF_ERROR(cudaGraphGetNodes(graph, nullptr, &nodes));
     cudaGraphExec_t exec = nullptr;
     CUDA_RETURN_IF_ERROR(cudaGraphInstantiate(&exec, graph, 0));
     CudaGraphExec out;
     out.exec_ = UniqueCudaHandle<cudaGraphExec_t, cudaGraphExecDestroy>(exec);
+    out.nodes_ = nodes;
     return out;
   }
   cudaGraphExec_t get() const { return exec_.get(); }
+  // Operations in the graph (kernels, memsets, ...).
+  size_t nodes() const { return nodes_; }
   absl::Status Launch(cudaStream_t stream) const {
     CUDA_RETURN_IF_ERROR(cudaGraphLaunch(exec_.get(), stream));
     return absl::OkStatus();
@@ -167,6 +172,7 @@ class CudaGraphExec {
 
  private:
   UniqueCudaHandle<cudaGraphExec_t, cudaGraphExecDestroy> exec_;
+  size_t nodes_ = 0;
 };
 
 }  // namespace gemmprof::kernels

@@ -8,9 +8,17 @@
 namespace gemmprof::kernels {
 namespace {
 
-// Samples per blocking kernel: each adds four stream commands, and the launch queue
-// (about a thousand entries) must never fill while the blocking kernel holds the stream.
+// Samples per blocking kernel: at most kBatch, and few enough that the launch queue
+// (about a thousand entries) never fills while the blocking kernel holds the stream: a
+// graph launch takes an entry per node (an H200 run of 26-node fp8-block MoE items
+// blocked the host in cudaGraphLaunch with 64 samples per batch until the blocking
+// kernel timed out), and each sample adds its events and the L2 flush.
 constexpr int kBatch = 64;
+constexpr size_t kQueueBudget = 768;
+
+int BatchFor(const CudaGraphExec& graph) {
+  return static_cast<int>(std::clamp<size_t>(kQueueBudget / (graph.nodes() + 4), 1, kBatch));
+}
 // Long enough for the host to enqueue a batch on a busy machine; a timeout only costs
 // clean samples, never correctness.
 constexpr uint64_t kBlockTimeoutNs = 2'000'000'000;
@@ -76,9 +84,10 @@ absl::StatusOr<TimerResult> IterationTimer::Time(
   CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
   TimerResult result;
   result.samples_ms.reserve(options.timed_iters);
-  for (int done = 0; done < options.timed_iters; done += kBatch) {
+  const int batch = BatchFor(graph);
+  for (int done = 0; done < options.timed_iters; done += batch) {
     RETURN_IF_ERROR(
-        TimeBatch(stream, graph, std::min(kBatch, options.timed_iters - done), options, &result));
+        TimeBatch(stream, graph, std::min(batch, options.timed_iters - done), options, &result));
   }
   return result;
 }
