@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The service end to end on a GPU node, from a bundle (deploy/make_bundle.sh): starts
 # gemmprofd on the cuda backend, runs the seed tutorial's 5B model in both modes, a GQA
-# model (Llama-3.1-8B preset), a MoE model (Mixtral-8x7B: grouped expert GEMMs), the 5B
+# model (Llama-3.1-8B preset), two MoE models (Mixtral-8x7B, and DeepSeek-V3 with 256
+# experts and MLA attention: grouped expert GEMMs), the 5B
 # job again (answered from the cache), and writes reports in every format plus charts.
 # usage: deploy/gpu_node_demo.sh BUNDLE_DIR OUT_DIR
 set -uo pipefail
@@ -46,6 +47,11 @@ moe=$("$cli" submit --preset mixtral-8x7b --micro_batch_size 1 --sequence_length
 "$cli" watch "$moe" >/dev/null
 "$cli" report "$moe" | tee "$f/report_mixtral.txt"
 
+deepseek=$("$cli" submit --preset deepseek-v3 --micro_batch_size 1 --sequence_length 4096 \
+  --recipes bf16,fp8-current,fp8-block --label "deepseek-v3 MoE (256 experts, MLA)")
+"$cli" watch "$deepseek" >/dev/null
+"$cli" report "$deepseek" | tee "$f/report_deepseek.txt"
+
 again=$("$cli" submit "${seed_model[@]}" --mode both --label "5B again (cache)")
 "$cli" watch "$again" >/dev/null
 "$cli" report "$again" >"$f/report_5b_cached.txt"
@@ -55,5 +61,6 @@ rerun=$("$cli" submit "${seed_model[@]}" --recipes bf16,fp8-current --force --la
 "$cli" history --recipe fp8-current --shape 15872x4096x12288 >"$f/history.txt"
 "$cli" jobs | tee "$f/jobs.txt"
 tar -C "$out" -czf "$out/gpu_node_demo.tar.gz" files
-cp "$f/report_5b.txt" "$f/report_llama.txt" "$f/report_mixtral.txt" "$f/compare_5b.txt" "$out/"
+cp "$f/report_5b.txt" "$f/report_llama.txt" "$f/report_mixtral.txt" "$f/report_deepseek.txt" \
+  "$f/compare_5b.txt" "$out/"
 rm -rf "$f"
