@@ -114,8 +114,11 @@ absl::Status CudaRunner::CheckMemory(const core::WorkItem& item,
   CUDA_RETURN_IF_ERROR(cudaMemGetInfo(&free_bytes, &total_bytes));
   // Buffers this runner already holds are reused, so they count as available.
   const double available = static_cast<double>(free_bytes) + pool_.HeldBytes();
+  // The verification's fp32 copies are allocated while the measurement's buffers are
+  // still held, so both count.
   const double need =
-      static_cast<double>(MeasurementBytes(item, timing, kWorkspaceBytes, l2_bytes_));
+      static_cast<double>(MeasurementBytes(item, timing, kWorkspaceBytes, l2_bytes_)) +
+      static_cast<double>(VerificationBytes(item.op.shape, item.op.groups));
   if (need <= available) return absl::OkStatus();
   const std::string groups =
       item.op.groups > 1 ? absl::StrCat(" x ", item.op.groups, " groups") : "";

@@ -56,13 +56,16 @@ double IterationBytes(const core::WorkItem& item, const Operands& o, const Timed
 // over all candidates, and keeps the lowest median. Within 1% of cuBLASLt's first
 // choice the difference is noise and the first choice stays. Candidates that refuse
 // to launch are skipped.
-absl::Status Autotune(MatmulPlan& plan, const IterationTimer& timer, cudaStream_t stream) {
+absl::Status Autotune(MatmulPlan& plan, const IterationTimer& timer, cudaStream_t stream,
+                      const TimerOptions& item_options) {
   const int n = plan.candidates();
   if (n <= 1) return absl::OkStatus();
   constexpr int kRounds = 3;
   TimerOptions options;
   options.warmup_iters = 3;
   options.timed_iters = 10;
+  options.flush_buffer = item_options.flush_buffer;  // the item's L2 policy
+  options.flush_bytes = item_options.flush_bytes;
   std::vector<std::vector<double>> medians(n);
   std::vector<bool> usable(n, true);
   auto gemm = [&plan](cudaStream_t q) { return plan.Enqueue(q); };
@@ -260,9 +263,17 @@ absl::StatusOr<core::Measurement> CudaRunner::Measure(const core::WorkItem& item
   ASSIGN_OR_RETURN(std::vector<MatmulPlan> plans, std::move(created));
   MatmulPlan& plan = plans.front();
   if (item.op.groups > 1) notes.push_back(GroupedNote(item, t, o, per_group_reason));
+  TimerOptions topt;
+  topt.warmup_iters = timing.warmup_iters;
+  topt.timed_iters = timing.timed_iters;
+  if (timing.l2 == core::L2Policy::kCold) {
+    topt.flush_bytes = static_cast<size_t>(2 * l2_bytes_);
+    ASSIGN_OR_RETURN(topt.flush_buffer, pool_.Get("l2flush", topt.flush_bytes));
+  }
   if (timing.autotune_k > 1) {
-    // Every per-group plan has the same shape: group 0's choice is theirs too.
-    RETURN_IF_ERROR(Autotune(plan, *timer_, st));
+    // Candidates are ranked under the item's own L2 policy. Every per-group plan has the
+    // same shape: group 0's choice is theirs too.
+    RETURN_IF_ERROR(Autotune(plan, *timer_, st, topt));
     for (size_t g = 1; g < plans.size(); ++g) RETURN_IF_ERROR(plans[g].Choose(plan.chosen(), true));
   }
 
@@ -279,17 +290,11 @@ absl::StatusOr<core::Measurement> CudaRunner::Measure(const core::WorkItem& item
     for (const MatmulPlan& p : plans) RETURN_IF_ERROR(p.Enqueue(q));
     return absl::OkStatus();
   };
-  TimerOptions topt;
-  topt.warmup_iters = timing.warmup_iters;
-  topt.timed_iters = timing.timed_iters;
-  if (timing.l2 == core::L2Policy::kCold) {
-    topt.flush_bytes = static_cast<size_t>(2 * l2_bytes_);
-    ASSIGN_OR_RETURN(topt.flush_buffer, pool_.Get("l2flush", topt.flush_bytes));
-  }
-
+  // Telemetry covers the timed samples only: the sampler starts once the warm-up is done.
   TelemetrySampler sampler(nvml_.get(), kTelemetryPeriodMs);
-  sampler.Start();
+  topt.before_samples = [&sampler] { sampler.Start(); };
   absl::StatusOr<TimerResult> timed = timer_->Time(st, iteration, topt);
+  topt.before_samples = nullptr;
   core::Telemetry telemetry = sampler.Stop();
   if (!timed.ok()) return timed.status();
   if (!timed->notes.empty()) notes.push_back(timed->notes);

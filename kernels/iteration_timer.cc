@@ -82,6 +82,7 @@ absl::StatusOr<TimerResult> IterationTimer::Time(
     RETURN_IF_ERROR(graph.Launch(stream));
   }
   CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
+  if (options.before_samples) options.before_samples();
   TimerResult result;
   result.samples_ms.reserve(options.timed_iters);
   const int batch = BatchFor(graph);

@@ -23,6 +23,9 @@ struct TimerOptions {
   int32_t timed_iters = 100;
   void* flush_buffer = nullptr;  // cold L2 when set
   size_t flush_bytes = 0;
+  // Called once the warm-up has finished, just before the first timed sample is
+  // enqueued (e.g. to start telemetry over the timed samples only). Nullable.
+  std::function<void()> before_samples;
 };
 
 struct TimerResult {

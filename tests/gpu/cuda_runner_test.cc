@@ -1,6 +1,7 @@
 // The CUDA runner end to end on the device: Info/Supports, every Hopper recipe x pass x
 // mode on a small and an odd-but-aligned shape (verification must pass), the errors a
-// user can cause, autotuning, determinism and the warm-up. Fails without a GPU.
+// user can cause, autotuning, determinism and the warm-up; and the iteration timer on
+// many-node graphs. Fails without a GPU.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -10,7 +11,10 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "kernels/cuda_check.h"
+#include "kernels/cuda_handles.h"
 #include "kernels/cuda_runner_factory.h"
+#include "kernels/iteration_timer.h"
 #include "tests/gpu/gpu_test_util.h"
 
 namespace gemmprof::kernels {
@@ -209,6 +213,43 @@ INSTANTIATE_TEST_SUITE_P(
                                          Recipe::kFp8Block),
                        ::testing::Values(Pass::kFprop, Pass::kDgrad, Pass::kWgrad),
                        ::testing::Values(0, 1, 2), ::testing::Values(0, 1)));
+
+}  // namespace
+}  // namespace gemmprof::kernels
+
+namespace gemmprof::kernels {
+namespace {
+
+// The timer on a graph of many small nodes (like a grouped fp8-block item): every sample
+// comes back, no blocking kernel times out (the batch is sized to the launch queue), and
+// the before-samples hook runs once, after the warm-up.
+TEST(IterationTimerTest, ManyNodeGraphsTimeEverySampleWithoutTimeouts) {
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  auto stream = CudaStream::Create();
+  ASSERT_TRUE(stream.ok()) << stream.status();
+  auto timer = IterationTimer::Create();
+  ASSERT_TRUE(timer.ok()) << timer.status();
+  auto buffer = DeviceBuffer::Create(4096);
+  ASSERT_TRUE(buffer.ok()) << buffer.status();
+  constexpr int kNodes = 300;
+  auto iteration = [&](cudaStream_t s) -> absl::Status {
+    for (int i = 0; i < kNodes; ++i) {
+      CUDA_RETURN_IF_ERROR(cudaMemsetAsync(buffer->get(), i & 0xFF, 4096, s));
+    }
+    return absl::OkStatus();
+  };
+  int hooks = 0;
+  TimerOptions options;
+  options.warmup_iters = 5;
+  options.timed_iters = 100;
+  options.before_samples = [&hooks] { ++hooks; };
+  auto result = timer->Time(stream->get(), iteration, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->samples_ms.size(), 100u);
+  EXPECT_EQ(result->notes, "");
+  EXPECT_EQ(hooks, 1);
+  for (double ms : result->samples_ms) EXPECT_GT(ms, 0);
+}
 
 }  // namespace
 }  // namespace gemmprof::kernels
