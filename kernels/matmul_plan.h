@@ -8,7 +8,8 @@
 // elements after the first (operands stored group after group). Block scales are one
 // tensor per group, back to back, each the size cuBLASLt reads for one matrix; the scale
 // pointer is group 0's (cuBLASLt has no batch-stride attribute for them; cuBLASLt 13.1
-// on Hopper answers a batch with block scales with no algorithm at all).
+// on Hopper answers a batch with block scales with no algorithm at all, and the runner
+// then plans one call per group instead).
 #pragma once
 
 #include <cublasLt.h>

@@ -11,9 +11,9 @@
 // g at g * (one matrix's tensor size): the strided-batched matmul gets group 0's and is
 // to read group g's at that offset (cuBLASLt has no batch stride for block scales; the
 // verification, which dequantizes each group with its own scales, judges the result).
-// cuBLASLt 13.1 on Hopper (H200) offers no algorithm for block scales with a batch, so
-// there such items end in MatmulPlan's FailedPrecondition (not_supported), naming the
-// shape, groups and scale modes. The microscaled recipes do not take groups > 1
+// cuBLASLt 13.1 on Hopper (H200) offers no algorithm for block scales with a batch; the
+// runner then makes one call per group, each at its group's data and scale tensor
+// (gemm_scale_group_floats() apart). The microscaled recipes do not take groups > 1
 // (Unimplemented).
 #pragma once
 
