@@ -50,24 +50,9 @@ std::vector<float> HostDequantized(const OperandConfig& c, const std::vector<flo
   }
 }
 
-class CrossCheckTest : public ::testing::TestWithParam<std::tuple<Recipe, Pass>> {
+class CrossCheckTest
+    : public testing::LtSuite<::testing::TestWithParam<std::tuple<Recipe, Pass>>> {
  protected:
-  void SetUp() override {
-    ASSERT_GT(CudaDeviceCount(), 0) << "gpu tests need a CUDA device";
-    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
-    auto s = CudaStream::Create();
-    ASSERT_TRUE(s.ok());
-    stream_ = std::move(*s);
-    auto lt = LtHandle::Create();
-    ASSERT_TRUE(lt.ok());
-    lt_ = std::move(*lt);
-    auto ws = DeviceBuffer::Create(size_t{32} << 20);
-    ASSERT_TRUE(ws.ok());
-    workspace_ = std::move(*ws);
-  }
-  CudaStream stream_;
-  LtHandle lt_;
-  DeviceBuffer workspace_;
   DevicePool pool_;
 };
 

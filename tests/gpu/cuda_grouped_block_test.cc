@@ -150,22 +150,9 @@ INSTANTIATE_TEST_SUITE_P(Hopper, GroupedBlockRunnerTest,
 // The grouped operands against each group alone.
 
 class GroupedBlockEquivalenceTest
-    : public ::testing::TestWithParam<std::tuple<int /*shape*/, Pass, int64_t /*groups*/>> {
+    : public testing::LtSuite<
+          ::testing::TestWithParam<std::tuple<int /*shape*/, Pass, int64_t /*groups*/>>> {
  protected:
-  void SetUp() override {
-    ASSERT_GT(CudaDeviceCount(), 0) << "gpu tests need a CUDA device";
-    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
-    auto s = CudaStream::Create();
-    ASSERT_TRUE(s.ok());
-    stream_ = std::move(*s);
-    auto lt = LtHandle::Create();
-    ASSERT_TRUE(lt.ok());
-    lt_ = std::move(*lt);
-    auto ws = DeviceBuffer::Create(size_t{32} << 20);
-    ASSERT_TRUE(ws.ok());
-    workspace_ = std::move(*ws);
-  }
-
   // Enqueues C = A * B^T, one cuBLASLt call. batch > 1: all groups of qa and qb, strided;
   // batch == 1: group `group` of them alone, its data and scales found at its offsets,
   // and its A scales at `a_scale_group`'s (another group's, to fake a misread).
@@ -228,9 +215,6 @@ class GroupedBlockEquivalenceTest
     return *d;
   }
 
-  CudaStream stream_;
-  LtHandle lt_;
-  DeviceBuffer workspace_;
   DevicePool pool_;
 };
 

@@ -199,23 +199,10 @@ using testing::Bf16ToHostFloat;
 using testing::RelError;
 using testing::ToHost;
 
-class GroupedCrossCheckTest : public ::testing::TestWithParam<std::tuple<Recipe, Pass>> {
+class GroupedCrossCheckTest
+    : public testing::LtSuite<::testing::TestWithParam<std::tuple<Recipe, Pass>>> {
  protected:
   static constexpr int64_t kGroups = 4;
-
-  void SetUp() override {
-    ASSERT_GT(CudaDeviceCount(), 0) << "gpu tests need a CUDA device";
-    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
-    auto s = CudaStream::Create();
-    ASSERT_TRUE(s.ok());
-    stream_ = std::move(*s);
-    auto lt = LtHandle::Create();
-    ASSERT_TRUE(lt.ok());
-    lt_ = std::move(*lt);
-    auto ws = DeviceBuffer::Create(size_t{32} << 20);
-    ASSERT_TRUE(ws.ok());
-    workspace_ = std::move(*ws);
-  }
 
   // The grouped GEMM of qa and qb into c, one strided-batched call.
   void RunGroupedGemm(const core::WorkItem& item, const OperandQuantizer& qa,
@@ -245,9 +232,6 @@ class GroupedCrossCheckTest : public ::testing::TestWithParam<std::tuple<Recipe,
     ASSERT_TRUE(plan->Enqueue(stream_.get()).ok());
   }
 
-  CudaStream stream_;
-  LtHandle lt_;
-  DeviceBuffer workspace_;
   DevicePool pool_;
   bool fast_accum_ = false;
 };

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "kernels/cublaslt_handles.h"
+#include "kernels/cuda_handles.h"
 #include "kernels/cuda_runner_factory.h"
 #include "server/device/runner.h"
 
@@ -61,6 +63,30 @@ class RunnerSuite : public ::testing::Test {
 
   static inline std::unique_ptr<device::Runner> runner_;
   static inline std::string setup_error_;
+};
+
+// A stream, a cuBLASLt handle and a 32 MiB workspace on device 0, for the tests that call
+// cuBLASLt themselves. `Base` is ::testing::Test or a ::testing::TestWithParam<...>.
+template <typename Base>
+class LtSuite : public Base {
+ protected:
+  void SetUp() override {
+    ASSERT_GT(CudaDeviceCount(), 0) << "gpu tests need a CUDA device";
+    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+    auto s = CudaStream::Create();
+    ASSERT_TRUE(s.ok()) << s.status();
+    stream_ = std::move(*s);
+    auto lt = LtHandle::Create();
+    ASSERT_TRUE(lt.ok()) << lt.status();
+    lt_ = std::move(*lt);
+    auto ws = DeviceBuffer::Create(size_t{32} << 20);
+    ASSERT_TRUE(ws.ok()) << ws.status();
+    workspace_ = std::move(*ws);
+  }
+
+  CudaStream stream_;
+  LtHandle lt_;
+  DeviceBuffer workspace_;
 };
 
 }  // namespace gemmprof::kernels::testing
