@@ -6,7 +6,7 @@
 #include <ostream>
 
 #include "client/gemmprof_client.h"
-#include "server/core/status.h"
+#include "core/status.h"
 
 namespace CLI {
 class App;

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "client/client_types.h"
-#include "server/core/job.h"
-#include "server/core/status.h"
+#include "core/job.h"
+#include "core/status.h"
 
 namespace gemmprof::client {
 

@@ -5,7 +5,7 @@
 #include <chrono>
 
 #include "gemmprof/v1/gemmprof.grpc.pb.h"
-#include "server/api/convert.h"
+#include "wire/convert.h"
 
 namespace gemmprof::client {
 namespace {
@@ -35,9 +35,9 @@ absl::StatusOr<JobEvent> FromProto(const v1::JobEvent& p) {
       e.kind = JobEvent::Kind::kSnapshot;
       break;
   }
-  ASSIGN_OR_RETURN(e.job, api::FromProto(p.job()));
+  ASSIGN_OR_RETURN(e.job, wire::FromProto(p.job()));
   if (p.has_item()) {
-    ASSIGN_OR_RETURN(core::ItemRecord item, api::FromProto(p.item()));
+    ASSIGN_OR_RETURN(core::ItemRecord item, wire::FromProto(p.item()));
     e.item = std::move(item);
   }
   return e;
@@ -48,9 +48,9 @@ absl::StatusOr<HistoryRow> FromProto(const v1::Result& p) {
   row.result_id = p.result_id();
   row.job_id = p.job_id();
   row.measured_ms = p.measured_ms();
-  ASSIGN_OR_RETURN(row.device, api::FromProto(p.device()));
-  ASSIGN_OR_RETURN(row.item, api::FromProto(p.item()));
-  ASSIGN_OR_RETURN(row.timing, api::FromProto(p.timing()));
+  ASSIGN_OR_RETURN(row.device, wire::FromProto(p.device()));
+  ASSIGN_OR_RETURN(row.item, wire::FromProto(p.item()));
+  ASSIGN_OR_RETURN(row.timing, wire::FromProto(p.timing()));
   return row;
 }
 
@@ -100,7 +100,7 @@ absl::StatusOr<std::unique_ptr<GemmProfClient>> Transport::Connect(const std::st
 absl::StatusOr<SubmitResult> Transport::SubmitJob(const core::JobSpec& spec) {
   ASSIGN_OR_RETURN(const v1::SubmitJobResponse resp,
                    (impl_->Call<v1::SubmitJobRequest, v1::SubmitJobResponse>(
-                       &v1::GemmProf::Stub::SubmitJob, api::ToProto(spec))));
+                       &v1::GemmProf::Stub::SubmitJob, wire::ToProto(spec))));
   return SubmitResult{resp.job_id(), resp.total_items()};
 }
 
@@ -129,7 +129,7 @@ absl::StatusOr<core::JobRecord> Transport::GetJob(int64_t job_id) {
   req.set_job_id(job_id);
   ASSIGN_OR_RETURN(const v1::Job job,
                    (impl_->Call<v1::GetJobRequest, v1::Job>(&v1::GemmProf::Stub::GetJob, req)));
-  return api::FromProto(job);
+  return wire::FromProto(job);
 }
 
 absl::StatusOr<std::vector<core::JobRecord>> Transport::ListJobs(
@@ -142,7 +142,7 @@ absl::StatusOr<std::vector<core::JobRecord>> Transport::ListJobs(
       (impl_->Call<v1::ListJobsRequest, v1::ListJobsResponse>(&v1::GemmProf::Stub::ListJobs, req)));
   std::vector<core::JobRecord> jobs;
   for (const v1::Job& j : resp.jobs()) {
-    ASSIGN_OR_RETURN(core::JobRecord job, api::FromProto(j));
+    ASSIGN_OR_RETURN(core::JobRecord job, wire::FromProto(j));
     jobs.push_back(std::move(job));
     if (static_cast<int32_t>(jobs.size()) >= limit) break;
   }
@@ -154,7 +154,7 @@ absl::StatusOr<core::JobRecord> Transport::CancelJob(int64_t job_id) {
   req.set_job_id(job_id);
   ASSIGN_OR_RETURN(const v1::Job job, (impl_->Call<v1::CancelJobRequest, v1::Job>(
                                           &v1::GemmProf::Stub::CancelJob, req)));
-  return api::FromProto(job);
+  return wire::FromProto(job);
 }
 
 absl::StatusOr<core::Report> Transport::GetReport(int64_t job_id) {
@@ -162,7 +162,7 @@ absl::StatusOr<core::Report> Transport::GetReport(int64_t job_id) {
   req.set_job_id(job_id);
   ASSIGN_OR_RETURN(const v1::Report report, (impl_->Call<v1::GetReportRequest, v1::Report>(
                                                 &v1::GemmProf::Stub::GetReport, req)));
-  return api::FromProto(report);
+  return wire::FromProto(report);
 }
 
 absl::StatusOr<std::vector<HistoryRow>> Transport::QueryResults(const HistoryQuery& q) {
@@ -197,7 +197,7 @@ absl::StatusOr<std::vector<core::DeviceInfo>> Transport::ListDevices() {
                        &v1::GemmProf::Stub::ListDevices, v1::ListDevicesRequest())));
   std::vector<core::DeviceInfo> devices;
   for (const v1::Device& d : resp.devices()) {
-    ASSIGN_OR_RETURN(core::DeviceInfo device, api::FromProto(d));
+    ASSIGN_OR_RETURN(core::DeviceInfo device, wire::FromProto(d));
     devices.push_back(std::move(device));
   }
   return devices;

@@ -8,7 +8,7 @@
 
 #include <string_view>
 
-#include "server/core/status.h"
+#include "core/status.h"
 
 namespace gemmprof::kernels {
 

@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "server/core/status.h"
+#include "core/status.h"
 #include "server/device/runner.h"
 
 namespace gemmprof::kernels {

@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "server/core/quant/quant.h"
+#include "core/quant/quant.h"
 
 namespace gemmprof::kernels {
 

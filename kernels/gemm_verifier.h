@@ -9,7 +9,7 @@
 
 #include "kernels/device_pool.h"
 #include "kernels/operand_quantizer.h"
-#include "server/core/result.h"
+#include "core/result.h"
 
 namespace gemmprof::kernels {
 

@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "server/core/status.h"
+#include "core/status.h"
 
 namespace gemmprof::kernels {
 

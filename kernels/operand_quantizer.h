@@ -24,8 +24,8 @@
 #include <string>
 
 #include "kernels/device_pool.h"
-#include "server/core/enums.h"
-#include "server/core/quant/quant.h"
+#include "core/enums.h"
+#include "core/quant/quant.h"
 
 namespace gemmprof::kernels {
 

@@ -9,7 +9,7 @@
 
 #include "absl/status/status.h"
 #include "kernels/operand_quantizer.h"
-#include "server/core/job.h"
+#include "core/job.h"
 
 namespace gemmprof::kernels {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "kernels/nvml_library.h"
-#include "server/core/result.h"
+#include "core/result.h"
 
 namespace gemmprof::kernels {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "server/core/status.h"
+#include "core/status.h"
 
 namespace gemmprof::daemon {
 

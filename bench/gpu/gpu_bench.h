@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "server/core/job.h"
-#include "server/core/status.h"
+#include "core/job.h"
+#include "core/status.h"
 
 namespace gemmprof::bench {
 

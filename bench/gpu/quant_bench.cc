@@ -22,8 +22,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/quant/quantize.h"
-#include "server/core/quant/quant.h"
-#include "server/core/status.h"
+#include "core/quant/quant.h"
+#include "core/status.h"
 
 // Turns a failed CUDA runtime call into an Internal status naming file, line and call.
 #define RETURN_IF_CUDA_ERROR(call)                                                        \

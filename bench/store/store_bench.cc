@@ -19,7 +19,7 @@
 
 #include "gemmprof/v1/gemmprof.grpc.pb.h"
 #include "server/api/server.h"
-#include "server/core/cache_key.h"
+#include "core/cache_key.h"
 #include "server/device/host_runner.h"
 #include "server/storage/sqlite_store.h"
 

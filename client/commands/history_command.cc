@@ -4,8 +4,8 @@
 
 #include "client/commands/since.h"
 #include "client/render/listings.h"
-#include "server/core/limits.h"
-#include "server/core/shape_parser.h"
+#include "core/limits.h"
+#include "core/shape_parser.h"
 
 namespace gemmprof::client {
 namespace {

@@ -3,7 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "client/render/listings.h"
-#include "server/core/derive.h"
+#include "core/derive.h"
 
 namespace gemmprof::client {
 

@@ -7,11 +7,11 @@
 #include <sstream>
 
 #include "client/commands/follow_job.h"
-#include "server/core/hf_config.h"
-#include "server/core/limits.h"
-#include "server/core/presets.h"
-#include "server/core/shape_parser.h"
-#include "server/core/validation.h"
+#include "core/hf_config.h"
+#include "core/limits.h"
+#include "core/presets.h"
+#include "core/shape_parser.h"
+#include "core/validation.h"
 
 namespace gemmprof::client {
 namespace {

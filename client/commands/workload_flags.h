@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "server/core/job.h"
-#include "server/core/status.h"
+#include "core/job.h"
+#include "core/status.h"
 
 namespace CLI {
 class App;

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "server/core/job.h"
+#include "core/job.h"
 
 namespace gemmprof::client::render {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "server/core/job.h"
+#include "core/job.h"
 
 namespace gemmprof::client::render {
 

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "client/client_types.h"
-#include "server/core/gemm.h"
-#include "server/core/job.h"
+#include "core/gemm.h"
+#include "core/job.h"
 
 namespace gemmprof::client::render {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "server/core/job.h"
+#include "core/job.h"
 
 namespace gemmprof::client::render {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "server/core/enums.h"
+#include "core/enums.h"
 
 namespace gemmprof::client::render {
 

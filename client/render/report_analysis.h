@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "server/core/job.h"
+#include "core/job.h"
 
 namespace gemmprof::client::render {
 

@@ -9,8 +9,8 @@
 
 #include "client/render/report_analysis.h"
 #include "client/render/svg_chart.h"
-#include "server/core/job.h"
-#include "server/core/status.h"
+#include "core/job.h"
+#include "core/status.h"
 
 namespace gemmprof::client::render {
 

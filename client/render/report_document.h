@@ -6,7 +6,7 @@
 
 #include "client/render/document.h"
 #include "client/render/report_analysis.h"
-#include "server/core/job.h"
+#include "core/job.h"
 
 namespace gemmprof::client::render {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "server/core/job.h"
+#include "core/job.h"
 
 namespace gemmprof::client::render {
 

@@ -1,4 +1,4 @@
-// Device-side twins of the scalar rules in server/core/quant/quant.h (R1-R9). Every
+// Device-side twins of the scalar rules in core/quant/quant.h (R1-R9). Every
 // function here is the bit-exact counterpart of a host function there; the gpu tests
 // in tests/gpu/quant/ hold the two together. Header-only, included by the .cu files of
 // this folder only.
@@ -11,7 +11,7 @@
 #include <cfloat>
 #include <cstdint>
 
-#include "server/core/quant/quant.h"
+#include "core/quant/quant.h"
 
 namespace gemmprof::kernels::detail {
 

@@ -1,6 +1,6 @@
 // Device quantization kernels, one entry point per recipe step. Each function only
 // enqueues work on `stream` and returns the launch status (no synchronization).
-// Numerics are exactly server/core/quant/quant.h's conventions: the gpu tests compare
+// Numerics are exactly core/quant/quant.h's conventions: the gpu tests compare
 // every output byte and scale with the host functions there.
 //
 // Tensors are row-major [rows, cols] BF16 in device memory. A transposed output is the
@@ -15,8 +15,8 @@
 
 #include <cstdint>
 
-#include "server/core/enums.h"
-#include "server/core/quant/quant.h"
+#include "core/enums.h"
+#include "core/quant/quant.h"
 
 namespace gemmprof::kernels {
 

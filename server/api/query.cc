@@ -2,10 +2,16 @@
 
 #include <string>
 
-#include "server/api/convert.h"
-#include "server/api/enum_field.h"
+#include "wire/convert.h"
+#include "wire/enum_field.h"
 
 namespace gemmprof::api {
+
+// The conversions live in wire/, shared with the client; the service adds its own
+// overloads (results, events) beside them.
+using wire::ParseEnumField;
+using wire::ToProto;
+
 namespace {
 
 // An empty filter field matches everything; anything else must be a valid name.

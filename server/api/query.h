@@ -2,7 +2,7 @@
 #pragma once
 
 #include "gemmprof/v1/gemmprof.pb.h"
-#include "server/core/status.h"
+#include "core/status.h"
 #include "server/storage/result_store.h"
 
 namespace gemmprof::api {

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "server/api/service.h"
-#include "server/core/status.h"
+#include "core/status.h"
 
 namespace gemmprof::api {
 

@@ -3,13 +3,21 @@
 #include <deque>
 #include <mutex>
 
-#include "server/api/convert.h"
-#include "server/api/enum_field.h"
-#include "server/api/grpc_status.h"
+#include "wire/convert.h"
+#include "wire/enum_field.h"
+#include "wire/grpc_status.h"
 #include "server/api/query.h"
 #include "server/api/watch_reactor.h"
 
 namespace gemmprof::api {
+
+// The conversions live in wire/, shared with the client; the service adds its own
+// overloads (results, events) beside them.
+using wire::FromProto;
+using wire::ParseEnumField;
+using wire::ToGrpcStatus;
+using wire::ToProto;
+
 namespace {
 
 grpc::ServerUnaryReactor* Reply(grpc::CallbackServerContext* ctx, const absl::Status& status) {

@@ -1,9 +1,15 @@
 #include "server/api/watch_reactor.h"
 
-#include "server/api/convert.h"
-#include "server/api/grpc_status.h"
+#include "wire/convert.h"
+#include "wire/grpc_status.h"
 
 namespace gemmprof::api {
+
+// The conversions live in wire/, shared with the client; the service adds its own
+// overloads (results, events) beside them.
+using wire::ToGrpcStatus;
+using wire::ToProto;
+
 
 v1::JobEvent ToProto(const queue::JobEvent& event) {
   using K = queue::JobEvent::Kind;

@@ -10,11 +10,11 @@
 #include <variant>
 #include <vector>
 
-#include "server/core/enums.h"
-#include "server/core/gemm.h"
-#include "server/core/job.h"
-#include "server/core/quant/quant.h"
-#include "server/core/status.h"
+#include "core/enums.h"
+#include "core/gemm.h"
+#include "core/job.h"
+#include "core/quant/quant.h"
+#include "core/status.h"
 
 namespace gemmprof::device {
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <string_view>
 
-#include "server/core/job.h"
-#include "server/core/result.h"
-#include "server/core/status.h"
+#include "core/job.h"
+#include "core/result.h"
+#include "core/status.h"
 #include "server/device/host_gemm.h"
 #include "server/device/runner.h"
 

@@ -4,9 +4,9 @@
 
 #include <memory>
 
-#include "server/core/job.h"
-#include "server/core/result.h"
-#include "server/core/status.h"
+#include "core/job.h"
+#include "core/result.h"
+#include "core/status.h"
 
 namespace gemmprof::device {
 

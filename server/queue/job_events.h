@@ -7,7 +7,7 @@
 #include <mutex>
 #include <optional>
 
-#include "server/core/job.h"
+#include "core/job.h"
 
 namespace gemmprof::queue {
 

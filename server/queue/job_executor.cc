@@ -2,7 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "server/core/cache_key.h"
+#include "core/cache_key.h"
 #include "server/queue/job_queue.h"
 
 namespace gemmprof::queue {

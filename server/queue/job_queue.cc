@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <chrono>
 
-#include "server/core/derive.h"
-#include "server/core/validation.h"
+#include "core/derive.h"
+#include "core/validation.h"
 #include "server/queue/job_executor.h"
 
 namespace gemmprof::queue {

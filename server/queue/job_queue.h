@@ -12,8 +12,8 @@
 #include <thread>
 #include <vector>
 
-#include "server/core/job.h"
-#include "server/core/status.h"
+#include "core/job.h"
+#include "core/status.h"
 #include "server/device/runner.h"
 #include "server/queue/job_events.h"
 #include "server/queue/job_executor.h"

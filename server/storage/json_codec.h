@@ -10,10 +10,10 @@
 #include <string>
 #include <string_view>
 
-#include "server/core/gemm.h"
-#include "server/core/job.h"
-#include "server/core/result.h"
-#include "server/core/status.h"
+#include "core/gemm.h"
+#include "core/job.h"
+#include "core/result.h"
+#include "core/status.h"
 
 namespace gemmprof::storage {
 

@@ -5,7 +5,7 @@
 #include <span>
 #include <string_view>
 
-#include "server/core/status.h"
+#include "core/status.h"
 #include "server/storage/sqlite_connection.h"
 
 namespace gemmprof::storage {

@@ -6,7 +6,7 @@
 #include <variant>
 #include <vector>
 
-#include "server/core/status.h"
+#include "core/status.h"
 #include "server/storage/result_store.h"
 
 namespace gemmprof::storage {

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "server/core/job.h"
-#include "server/core/result.h"
-#include "server/core/status.h"
+#include "core/job.h"
+#include "core/result.h"
+#include "core/status.h"
 
 namespace gemmprof::storage {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "server/core/status.h"
+#include "core/status.h"
 
 struct sqlite3;
 

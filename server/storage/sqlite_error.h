@@ -4,7 +4,7 @@
 
 #include <string_view>
 
-#include "server/core/status.h"
+#include "core/status.h"
 
 struct sqlite3;
 

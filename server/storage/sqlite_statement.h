@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "server/core/status.h"
+#include "core/status.h"
 #include "server/storage/sqlite_connection.h"
 
 struct sqlite3_stmt;

@@ -1,7 +1,7 @@
 // A write transaction that rolls back unless committed (after nix's libstore/sqlite.hh).
 #pragma once
 
-#include "server/core/status.h"
+#include "core/status.h"
 #include "server/storage/sqlite_connection.h"
 
 namespace gemmprof::storage {

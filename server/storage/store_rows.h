@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
-#include "server/core/job.h"
-#include "server/core/status.h"
+#include "core/job.h"
+#include "core/status.h"
 #include "server/storage/result_store.h"
 #include "server/storage/sqlite_statement.h"
 

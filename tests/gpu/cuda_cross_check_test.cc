@@ -1,5 +1,5 @@
 // Cross-checks the CUDA runner's building blocks against the host: the device's
-// quantize + dequantize against server/core/quant's emulation of the same BF16 data,
+// quantize + dequantize against core/quant's emulation of the same BF16 data,
 // the device GEMM of quantized operands against a host fp32 GEMM of the dequantized
 // operands copied back, the scale-layout conversions against their index formulas, and
 // the verifier against a corrupted output (it must say `incorrect`). Fails without a GPU.
@@ -20,7 +20,7 @@
 #include "kernels/matmul_plan.h"
 #include "kernels/operand_quantizer.h"
 #include "kernels/recipe_rules.h"
-#include "server/core/quant/quant.h"
+#include "core/quant/quant.h"
 #include "server/device/host_gemm.h"
 #include "tests/gpu/gpu_test_util.h"
 

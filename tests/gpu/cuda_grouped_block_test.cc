@@ -44,7 +44,7 @@
 #include "kernels/matmul_plan.h"
 #include "kernels/operand_quantizer.h"
 #include "kernels/recipe_rules.h"
-#include "server/core/quant/quant.h"
+#include "core/quant/quant.h"
 #include "server/device/host_gemm.h"
 #include "tests/gpu/gpu_test_util.h"
 

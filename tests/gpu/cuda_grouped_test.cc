@@ -3,7 +3,7 @@
 // pass verification; flops and bytes count every group; 8 underfilling groups take far
 // less than 8x one group), Unimplemented for the microscaled recipes, memory checks
 // that count groups, and a numerical cross-check of the grouped building blocks against
-// the host (server/device/host_gemm.h and server/core/quant). fp8-block's grouped GEMMs
+// the host (server/device/host_gemm.h and core/quant). fp8-block's grouped GEMMs
 // are tested in cuda_grouped_block_test.cc. Fails without a GPU.
 #include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
@@ -28,7 +28,7 @@
 #include "kernels/matmul_plan.h"
 #include "kernels/operand_quantizer.h"
 #include "kernels/recipe_rules.h"
-#include "server/core/quant/quant.h"
+#include "core/quant/quant.h"
 #include "server/device/host_gemm.h"
 #include "tests/gpu/gpu_test_util.h"
 

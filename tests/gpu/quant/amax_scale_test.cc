@@ -1,5 +1,5 @@
 // Amax, ComputeScale, ScaleFromHistory and RollAmaxHistory against the host rules of
-// server/core/quant/quant.h, bit for bit.
+// core/quant/quant.h, bit for bit.
 #include <cmath>
 #include <limits>
 #include <random>
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "kernels/quant/quantize.h"
-#include "server/core/quant/quant.h"
+#include "core/quant/quant.h"
 #include "tests/gpu/quant/gpu_test_support.h"
 
 namespace gemmprof::kernels {

@@ -5,7 +5,7 @@
 #include <random>
 #include <sstream>
 
-#include "server/core/quant/quant.h"
+#include "core/quant/quant.h"
 
 namespace gemmprof::kernels::testing {
 namespace {

@@ -1,5 +1,5 @@
 // CastTranspose, BlockQuantize, Mxfp8Quantize and Nvfp4Quantize against the host
-// quantizers of server/core/quant/quant.h: every output byte and every scale bit, for
+// quantizers of core/quant/quant.h: every output byte and every scale bit, for
 // random normal tensors and tensors with edge values, over aligned (vectorized) and odd
 // (scalar edge path) shapes. Transposed outputs are compared with the host quantization
 // of Transpose(x).
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "server/core/quant/quant.h"
+#include "core/quant/quant.h"
 #include "tests/gpu/quant/gpu_test_support.h"
 
 namespace gemmprof::kernels {

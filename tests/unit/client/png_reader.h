@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "server/core/status.h"
+#include "core/status.h"
 
 namespace gemmprof::client::testing {
 

@@ -5,7 +5,7 @@
 //  (c) BothModesReport: autocast and prequant for bf16, fp8-current, fp8-block.
 #pragma once
 
-#include "server/core/job.h"
+#include "core/job.h"
 
 namespace gemmprof::client::testing {
 

@@ -1,4 +1,4 @@
-#include "server/core/derive.h"
+#include "core/derive.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include <tuple>
 #include <vector>
 
-#include "server/core/validation.h"
+#include "core/validation.h"
 
 namespace gemmprof::core {
 namespace {

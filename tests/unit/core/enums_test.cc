@@ -1,8 +1,8 @@
-#include "server/core/enums.h"
+#include "core/enums.h"
 
 #include <gtest/gtest.h>
 
-#include "server/core/result.h"
+#include "core/result.h"
 
 namespace gemmprof::core {
 namespace {

@@ -1,11 +1,11 @@
-#include "server/core/hf_config.h"
+#include "core/hf_config.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "server/core/validation.h"
+#include "core/validation.h"
 
 namespace gemmprof::core {
 namespace {

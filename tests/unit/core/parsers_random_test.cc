@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "server/core/derive.h"
-#include "server/core/hf_config.h"
-#include "server/core/presets.h"
-#include "server/core/shape_parser.h"
-#include "server/core/validation.h"
+#include "core/derive.h"
+#include "core/hf_config.h"
+#include "core/presets.h"
+#include "core/shape_parser.h"
+#include "core/validation.h"
 
 namespace gemmprof::core {
 namespace {

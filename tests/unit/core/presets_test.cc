@@ -1,13 +1,13 @@
-#include "server/core/presets.h"
+#include "core/presets.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "server/core/derive.h"
-#include "server/core/hf_config.h"
-#include "server/core/validation.h"
+#include "core/derive.h"
+#include "core/hf_config.h"
+#include "core/validation.h"
 
 namespace gemmprof::core {
 namespace {

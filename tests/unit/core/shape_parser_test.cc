@@ -1,4 +1,4 @@
-#include "server/core/shape_parser.h"
+#include "core/shape_parser.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <ostream>
 #include <string>
 
-#include "server/core/limits.h"
+#include "core/limits.h"
 
 namespace gemmprof::core {
 namespace {

@@ -1,4 +1,4 @@
-#include "server/core/validation.h"
+#include "core/validation.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

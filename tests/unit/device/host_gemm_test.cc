@@ -8,7 +8,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "server/core/quant/quant.h"
+#include "core/quant/quant.h"
 
 namespace gemmprof::device {
 namespace {

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "server/core/job.h"
-#include "server/core/result.h"
+#include "core/job.h"
+#include "core/result.h"
 
 namespace gemmprof::storage::testing {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "server/core/quant/quant.h"
+#include "core/quant/quant.h"
 
 namespace gemmprof::core::quant {
 namespace {

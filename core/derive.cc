@@ -1,0 +1,264 @@
+#include "core/derive.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <tuple>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "core/limits.h"
+#include "core/validation.h"
+
+namespace gemmprof::core {
+namespace {
+
+// Derived sizes multiply validated fields (each up to 2^31-1); 128 bits keeps every
+// product exact until the range check in Add, so nothing wraps silently.
+using Wide = __int128;
+
+std::string WideToString(Wide v) {
+  if (v < 0) return "-" + WideToString(-v);
+  if (v < 10) return std::string(1, static_cast<char>('0' + static_cast<int>(v)));
+  return WideToString(v / 10) + static_cast<char>('0' + static_cast<int>(v % 10));
+}
+
+// Hottest expert's tokens under balanced routing scaled by moe_skew (see derive.h).
+Wide ExpertTokens(const ModelConfig& c, Wide tokens) {
+  const Wide routed = tokens * c.experts_per_token;
+  const Wide balanced = (routed + c.num_experts - 1) / c.num_experts;
+  if (c.moe_skew <= 1.0) return balanced;
+  // The epsilon keeps an exact product (e.g. 496 * 1.5 = 744) from rounding up to 745.
+  const double hot = std::ceil(static_cast<double>(balanced) * c.moe_skew - 1e-9);
+  // Written so NaN and infinity (unvalidated callers) land on the cap, never in a cast.
+  if (!(hot < static_cast<double>(tokens))) return tokens;
+  return static_cast<Wide>(hot);
+}
+
+// Builds the fprop ops of one model at a given token count.
+class FpropBuilder {
+ public:
+  FpropBuilder(const ModelConfig& config, Wide tokens)
+      : c_(config), tokens_(tokens), tp_(config.tensor_parallel) {}
+
+  absl::StatusOr<std::vector<GemmOp>> Build() {
+    const int64_t layers = c_.num_hidden_layers;
+    AddAttention(layers);
+    const int64_t dense_layers = c_.num_experts > 0 ? c_.first_dense_layers : layers;
+    const int64_t moe_layers = layers - dense_layers;
+    if (dense_layers > 0) AddMlp("mlp", c_.intermediate_size, tokens_, dense_layers, 1);
+    if (c_.num_experts > 0 && moe_layers > 0) {
+      const int64_t expert_size =
+          c_.moe_intermediate_size > 0 ? c_.moe_intermediate_size : c_.intermediate_size;
+      Add("router", tokens_, c_.hidden_size, c_.num_experts, moe_layers);
+      AddMlp("expert", expert_size, ExpertTokens(c_, tokens_), moe_layers, c_.num_experts);
+      if (c_.num_shared_experts > 0) {
+        AddMlp("shared", Wide{expert_size} * c_.num_shared_experts, tokens_, moe_layers, 1);
+      }
+    }
+    if (c_.vocab_size > 0) {
+      Add("lm_head", tokens_, c_.hidden_size, Wide{c_.vocab_size} / tp_, 1, 1, false);
+    }
+    if (!status_.ok()) return status_;
+    return std::move(ops_);
+  }
+
+ private:
+  void AddAttention(int64_t layers) {
+    const Wide heads = c_.num_attention_heads / tp_;
+    const Wide h = c_.hidden_size;
+    if (c_.kv_lora_rank > 0) {
+      const Wide qk_head = Wide{c_.qk_nope_head_dim} + c_.qk_rope_head_dim;
+      if (c_.q_lora_rank > 0) {
+        Add("q_a", tokens_, h, c_.q_lora_rank, layers);
+        Add("q_b", tokens_, c_.q_lora_rank, heads * qk_head, layers);
+      } else {
+        Add("q", tokens_, h, heads * qk_head, layers);
+      }
+      Add("kv_a", tokens_, h, Wide{c_.kv_lora_rank} + c_.qk_rope_head_dim, layers);
+      Add("kv_b", tokens_, c_.kv_lora_rank, heads * (Wide{c_.qk_nope_head_dim} + c_.v_head_dim),
+          layers);
+      Add("attn_out", tokens_, heads * c_.v_head_dim, h, layers);
+      return;
+    }
+    const Wide kv = c_.num_key_value_heads > 0 ? c_.num_key_value_heads : c_.num_attention_heads;
+    // Fewer KV heads than ranks: each rank keeps one (replicated) KV head.
+    const Wide kv_per_rank = kv >= tp_ ? kv / tp_ : 1;
+    const Wide head_dim = c_.head_dim > 0 ? c_.head_dim : h / c_.num_attention_heads;
+    Add("qkv", tokens_, h, (heads + 2 * kv_per_rank) * head_dim, layers);
+    Add("attn_out", tokens_, heads * head_dim, h, layers);
+  }
+
+  // An MLP (dense, shared or routed experts): up (or gate + up) then down.
+  void AddMlp(const std::string& prefix, Wide intermediate, Wide m, int64_t layers,
+              int64_t groups) {
+    const Wide per_rank = intermediate / tp_;
+    const Wide h = c_.hidden_size;
+    if (IsGatedMlp(c_) && c_.split_gate_up) {
+      Add(prefix + "_gate", m, h, per_rank, layers, groups);
+      Add(prefix + "_up", m, h, per_rank, layers, groups);
+    } else {
+      Add(prefix + "_up", m, h, IsGatedMlp(c_) ? 2 * per_rank : per_rank, layers, groups);
+    }
+    Add(prefix + "_down", m, per_rank, h, layers, groups);
+  }
+
+  void Add(const std::string& name, Wide m, Wide k, Wide n, int64_t layers, int64_t groups = 1,
+           bool per_layer = true) {
+    if (!status_.ok()) return;
+    for (auto [dim, value] : {std::pair{"M", m}, std::pair{"K", k}, std::pair{"N", n}}) {
+      if (value < 1 || value > kMaxDim) {
+        status_ = absl::InvalidArgumentError(absl::StrCat("model: derived GEMM ", name, " has ",
+                                                          dim, " = ", WideToString(value),
+                                                          ", outside 1..", kMaxDim));
+        return;
+      }
+    }
+    // m, k, n < 2^31, so m*k*n < 2^93 is exact in 128 bits.
+    if (m * k * n > kMaxInt64) {
+      status_ = absl::InvalidArgumentError(absl::StrCat("model: derived GEMM ", name,
+                                                        " has M*K*N = ", WideToString(m * k * n),
+                                                        ", above the int64 limit ", kMaxInt64));
+      return;
+    }
+    GemmOp op;
+    op.name = name;
+    op.pass = Pass::kFprop;
+    op.shape = {static_cast<int64_t>(m), static_cast<int64_t>(k), static_cast<int64_t>(n)};
+    op.groups = groups;
+    op.layers = layers;
+    op.per_layer = per_layer;
+    ops_.push_back(std::move(op));
+  }
+
+  const ModelConfig& c_;
+  const Wide tokens_;
+  const int64_t tp_;
+  std::vector<GemmOp> ops_;
+  absl::Status status_;
+};
+
+// Fprop ops, then their dgrad (M, N, K) and wgrad (K, M, N) counterparts.
+std::vector<GemmOp> WithBackward(const std::vector<GemmOp>& fprop) {
+  std::vector<GemmOp> ops = fprop;
+  for (const GemmOp& f : fprop) {
+    GemmOp d = f;
+    d.pass = Pass::kDgrad;
+    d.shape = {f.shape.m, f.shape.n, f.shape.k};
+    ops.push_back(std::move(d));
+  }
+  for (const GemmOp& f : fprop) {
+    GemmOp w = f;
+    w.pass = Pass::kWgrad;
+    w.shape = {f.shape.k, f.shape.m, f.shape.n};
+    ops.push_back(std::move(w));
+  }
+  return ops;
+}
+
+// Fprop ops at one sweep M, identical GEMMs merged (see derive.h).
+absl::StatusOr<std::vector<GemmOp>> SweepOps(const ModelConfig& c, int64_t m) {
+  ASSIGN_OR_RETURN(std::vector<GemmOp> fprop, FpropBuilder(c, m).Build());
+  std::vector<GemmOp> merged;
+  std::map<std::tuple<int64_t, int64_t, int64_t, int64_t, bool>, size_t> index;
+  for (GemmOp& op : fprop) {
+    auto key = std::make_tuple(op.shape.m, op.shape.k, op.shape.n, op.groups, op.per_layer);
+    auto [it, inserted] = index.emplace(key, merged.size());
+    if (inserted) {
+      merged.push_back(std::move(op));
+    } else {
+      merged[it->second].name += "+" + op.name;
+      merged[it->second].layers += op.layers;
+    }
+  }
+  for (GemmOp& op : merged) absl::StrAppend(&op.name, "@m=", m);
+  return merged;
+}
+
+// Bounds that keep every 128-bit product in FpropBuilder exact and every divisor
+// non-zero, for callers that skipped ValidateModelConfig.
+absl::Status CheckDerivable(const ModelConfig& c) {
+  for (int64_t v :
+       {c.hidden_size,        c.intermediate_size,  c.num_attention_heads, c.num_key_value_heads,
+        c.head_dim,           c.num_hidden_layers,  c.micro_batch_size,    c.sequence_length,
+        c.vocab_size,         c.num_experts,        c.experts_per_token,   c.moe_intermediate_size,
+        c.num_shared_experts, c.first_dense_layers, c.tensor_parallel,     c.q_lora_rank,
+        c.kv_lora_rank,       c.qk_nope_head_dim,   c.qk_rope_head_dim,    c.v_head_dim}) {
+    if (v < 0 || v > kMaxDim) {
+      return absl::InvalidArgumentError(absl::StrCat("model: a size field is ", v, ", outside 0..",
+                                                     kMaxDim, " (ValidateModelConfig names it)"));
+    }
+  }
+  if (c.tensor_parallel < 1 || c.num_attention_heads < 1 || c.num_hidden_layers < 1) {
+    return absl::InvalidArgumentError(
+        "model: tensor_parallel, num_attention_heads and num_hidden_layers must be >= 1 "
+        "(ValidateModelConfig names the field)");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+bool IsGatedMlp(const ModelConfig& c) {
+  return c.gated_mlp || c.hidden_act == "swiglu" || c.hidden_act == "geglu" ||
+         c.hidden_act == "reglu";
+}
+
+absl::StatusOr<Plan> DeriveModelPlan(const ModelConfig& config) {
+  RETURN_IF_ERROR(CheckDerivable(config));
+  Plan plan;
+  plan.model_name = config.name;
+  plan.num_layers = config.num_hidden_layers;
+  if (config.sweep_m.empty()) {
+    const Wide tokens = Wide{config.micro_batch_size} * config.sequence_length;
+    ASSIGN_OR_RETURN(std::vector<GemmOp> fprop, FpropBuilder(config, tokens).Build());
+    plan.ops = WithBackward(fprop);
+    return plan;
+  }
+  for (int64_t m : config.sweep_m) {
+    ASSIGN_OR_RETURN(std::vector<GemmOp> ops, SweepOps(config, m));
+    for (GemmOp& op : ops) plan.ops.push_back(std::move(op));
+  }
+  return plan;
+}
+
+absl::StatusOr<Plan> DerivePlan(const JobSpec& spec) {
+  RETURN_IF_ERROR(ValidateJobSpec(spec));
+  if (spec.model.has_value()) return DeriveModelPlan(*spec.model);
+  Plan plan;
+  plan.model_name = "shapes";
+  plan.num_layers = 1;
+  for (const GemmShape& shape : spec.shapes) {
+    GemmOp op;
+    op.name = shape.ToString();
+    op.pass = Pass::kFprop;
+    op.shape = shape;
+    plan.ops.push_back(std::move(op));
+  }
+  return plan;
+}
+
+std::vector<WorkItem> ExpandItems(const Plan& plan, const std::vector<Recipe>& recipes,
+                                  const std::vector<Mode>& modes) {
+  const std::vector<Recipe>& use_recipes = recipes.empty() ? AllRecipes() : recipes;
+  const std::vector<Mode> use_modes = modes.empty() ? std::vector<Mode>{Mode::kAutocast} : modes;
+  std::vector<WorkItem> items;
+  items.reserve(plan.ops.size() * use_recipes.size() * use_modes.size());
+  int32_t seq = 0;
+  for (const GemmOp& op : plan.ops) {
+    for (Recipe recipe : use_recipes) {
+      for (Mode mode : use_modes) {
+        WorkItem item;
+        item.seq = seq++;
+        item.op = op;
+        item.recipe = recipe;
+        item.mode = mode;
+        items.push_back(std::move(item));
+      }
+    }
+  }
+  return items;
+}
+
+}  // namespace gemmprof::core

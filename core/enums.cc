@@ -1,0 +1,112 @@
+#include "core/enums.h"
+
+#include <array>
+#include <utility>
+
+namespace gemmprof::core {
+namespace {
+
+template <typename E, size_t N>
+using Names = std::array<std::pair<E, std::string_view>, N>;
+
+constexpr Names<Recipe, 6> kRecipeNames{{{Recipe::kBf16, "bf16"},
+                                          {Recipe::kFp8Current, "fp8-current"},
+                                          {Recipe::kFp8Delayed, "fp8-delayed"},
+                                          {Recipe::kFp8Block, "fp8-block"},
+                                          {Recipe::kMxfp8, "mxfp8"},
+                                          {Recipe::kNvfp4, "nvfp4"}}};
+constexpr Names<Pass, 3> kPassNames{
+    {{Pass::kFprop, "fprop"}, {Pass::kDgrad, "dgrad"}, {Pass::kWgrad, "wgrad"}}};
+constexpr Names<Mode, 2> kModeNames{{{Mode::kAutocast, "autocast"}, {Mode::kPrequant, "prequant"}}};
+constexpr Names<Accounting, 2> kAccountingNames{
+    {{Accounting::kTrainingStep, "training-step"}, {Accounting::kPerGemm, "per-gemm"}}};
+constexpr Names<L2Policy, 2> kL2Names{{{L2Policy::kHot, "hot"}, {L2Policy::kCold, "cold"}}};
+constexpr Names<FastAccum, 3> kFastAccumNames{
+    {{FastAccum::kDefault, "default"}, {FastAccum::kOn, "on"}, {FastAccum::kOff, "off"}}};
+constexpr Names<AmaxAlgo, 2> kAmaxAlgoNames{
+    {{AmaxAlgo::kMax, "max"}, {AmaxAlgo::kMostRecent, "most_recent"}}};
+constexpr Names<JobState, 6> kJobStateNames{{{JobState::kQueued, "queued"},
+                                             {JobState::kRunning, "running"},
+                                             {JobState::kSucceeded, "succeeded"},
+                                             {JobState::kPartial, "partial"},
+                                             {JobState::kFailed, "failed"},
+                                             {JobState::kCancelled, "cancelled"}}};
+constexpr Names<ItemStatus, 6> kItemStatusNames{{{ItemStatus::kQueued, "queued"},
+                                                 {ItemStatus::kRunning, "running"},
+                                                 {ItemStatus::kDone, "done"},
+                                                 {ItemStatus::kFailed, "failed"},
+                                                 {ItemStatus::kNotSupported, "not_supported"},
+                                                 {ItemStatus::kCancelled, "cancelled"}}};
+constexpr Names<Verification, 4> kVerificationNames{{{Verification::kPassed, "passed"},
+                                                     {Verification::kIncorrect, "incorrect"},
+                                                     {Verification::kNotVerified, "not_verified"},
+                                                     {Verification::kNotSupported, "not_supported"}}};
+
+template <typename E, size_t N>
+std::string_view Lookup(const Names<E, N>& names, E v) {
+  for (const auto& [e, s] : names)
+    if (e == v) return s;
+  return "unknown";
+}
+
+template <typename E, size_t N>
+std::optional<E> Find(const Names<E, N>& names, std::string_view s) {
+  for (const auto& [e, name] : names)
+    if (name == s) return e;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string_view ToString(Recipe v) { return Lookup(kRecipeNames, v); }
+std::string_view ToString(Pass v) { return Lookup(kPassNames, v); }
+std::string_view ToString(Mode v) { return Lookup(kModeNames, v); }
+std::string_view ToString(Accounting v) { return Lookup(kAccountingNames, v); }
+std::string_view ToString(L2Policy v) { return Lookup(kL2Names, v); }
+std::string_view ToString(FastAccum v) { return Lookup(kFastAccumNames, v); }
+std::string_view ToString(AmaxAlgo v) { return Lookup(kAmaxAlgoNames, v); }
+std::string_view ToString(JobState v) { return Lookup(kJobStateNames, v); }
+std::string_view ToString(ItemStatus v) { return Lookup(kItemStatusNames, v); }
+std::string_view ToString(Verification v) { return Lookup(kVerificationNames, v); }
+
+std::optional<Recipe> ParseRecipe(std::string_view s) { return Find(kRecipeNames, s); }
+std::optional<Pass> ParsePass(std::string_view s) { return Find(kPassNames, s); }
+std::optional<Mode> ParseMode(std::string_view s) { return Find(kModeNames, s); }
+std::optional<Accounting> ParseAccounting(std::string_view s) { return Find(kAccountingNames, s); }
+std::optional<L2Policy> ParseL2Policy(std::string_view s) { return Find(kL2Names, s); }
+std::optional<FastAccum> ParseFastAccum(std::string_view s) { return Find(kFastAccumNames, s); }
+std::optional<AmaxAlgo> ParseAmaxAlgo(std::string_view s) { return Find(kAmaxAlgoNames, s); }
+std::optional<JobState> ParseJobState(std::string_view s) { return Find(kJobStateNames, s); }
+std::optional<ItemStatus> ParseItemStatus(std::string_view s) { return Find(kItemStatusNames, s); }
+std::optional<Verification> ParseVerification(std::string_view s) {
+  return Find(kVerificationNames, s);
+}
+
+const std::vector<Recipe>& AllRecipes() {
+  static const std::vector<Recipe> kAll = [] {
+    std::vector<Recipe> v;
+    for (const auto& [e, s] : kRecipeNames) v.push_back(e);
+    return v;
+  }();
+  return kAll;
+}
+
+std::string RecipeList() {
+  std::string out;
+  for (const auto& [e, s] : kRecipeNames) {
+    if (!out.empty()) out += ", ";
+    out += s;
+  }
+  return out;
+}
+
+bool IsTerminal(JobState s) {
+  return s == JobState::kSucceeded || s == JobState::kPartial || s == JobState::kFailed ||
+         s == JobState::kCancelled;
+}
+
+bool IsFinal(ItemStatus s) {
+  return s != ItemStatus::kQueued && s != ItemStatus::kRunning;
+}
+
+}  // namespace gemmprof::core

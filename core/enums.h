@@ -1,0 +1,68 @@
+// The small vocabularies of the domain: recipes, passes, modes, run outcomes.
+// Every enum has ToString (stable, lower-case, used on the wire, in the store and on
+// the command line) and a Parse that returns std::nullopt for unknown text.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gemmprof::core {
+
+// A precision recipe (see DESIGN.md, "Recipes").
+enum class Recipe { kBf16, kFp8Current, kFp8Delayed, kFp8Block, kMxfp8, kNvfp4 };
+// Training passes: Fprop Y = X W^T, Dgrad dX = dY W, Wgrad dW = dY^T X.
+enum class Pass { kFprop, kDgrad, kWgrad };
+// autocast: quantization inside the timing; prequant: only the GEMM is timed.
+enum class Mode { kAutocast, kPrequant };
+// How autocast quantization time is attributed (see issue text / DESIGN.md).
+enum class Accounting { kTrainingStep, kPerGemm };
+// L2 policy: hot = same buffers every iteration; cold = L2 flushed / buffers rotated.
+enum class L2Policy { kHot, kCold };
+// Fast (non-split) FP8 accumulation: kDefault follows Transformer Engine's choice.
+enum class FastAccum { kDefault, kOn, kOff };
+// How delayed scaling turns the amax history into a scale (TE: max over history).
+enum class AmaxAlgo { kMax, kMostRecent };
+
+// Lifecycle of a job. kPartial: it ran to its end, but at least one item failed (a
+// script must be able to tell it from kSucceeded). kFailed: the job itself could not
+// go on (device warm-up, store failure).
+enum class JobState { kQueued, kRunning, kSucceeded, kPartial, kFailed, kCancelled };
+// Lifecycle / outcome of one item (one GEMM x recipe x mode).
+enum class ItemStatus { kQueued, kRunning, kDone, kFailed, kNotSupported, kCancelled };
+// Outcome of numerical verification, separate from the run status.
+enum class Verification { kPassed, kIncorrect, kNotVerified, kNotSupported };
+
+std::string_view ToString(Recipe v);
+std::string_view ToString(Pass v);
+std::string_view ToString(Mode v);
+std::string_view ToString(Accounting v);
+std::string_view ToString(L2Policy v);
+std::string_view ToString(FastAccum v);
+std::string_view ToString(AmaxAlgo v);
+std::string_view ToString(JobState v);
+std::string_view ToString(ItemStatus v);
+std::string_view ToString(Verification v);
+
+std::optional<Recipe> ParseRecipe(std::string_view s);
+std::optional<Pass> ParsePass(std::string_view s);
+std::optional<Mode> ParseMode(std::string_view s);
+std::optional<Accounting> ParseAccounting(std::string_view s);
+std::optional<L2Policy> ParseL2Policy(std::string_view s);
+std::optional<FastAccum> ParseFastAccum(std::string_view s);
+std::optional<AmaxAlgo> ParseAmaxAlgo(std::string_view s);
+std::optional<JobState> ParseJobState(std::string_view s);
+std::optional<ItemStatus> ParseItemStatus(std::string_view s);
+std::optional<Verification> ParseVerification(std::string_view s);
+
+// All recipes in canonical report order (bf16 first).
+const std::vector<Recipe>& AllRecipes();
+// "bf16, fp8-current, ..." for error messages.
+std::string RecipeList();
+// True for states a job never leaves.
+bool IsTerminal(JobState s);
+// True for item states that are final (done, failed, not_supported, cancelled).
+bool IsFinal(ItemStatus s);
+
+}  // namespace gemmprof::core

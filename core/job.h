@@ -1,0 +1,89 @@
+// Jobs and their items: what a user asked for and how far it got.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/enums.h"
+#include "core/gemm.h"
+#include "core/model_config.h"
+#include "core/result.h"
+
+namespace gemmprof::core {
+
+// Timing options of a job. All of them are part of the result-cache key.
+struct TimingOptions {
+  int32_t warmup_iters = 10;  // per item, like the seed tool
+  int32_t timed_iters = 100;  // per item, like the seed tool
+  L2Policy l2 = L2Policy::kHot;
+  int32_t autotune_k = 1;  // heuristic candidates timed; 1 = take cuBLASLt's first
+  uint64_t seed = 1234;    // random-normal input seed
+  Accounting accounting = Accounting::kTrainingStep;
+  FastAccum fast_accum = FastAccum::kDefault;
+  int32_t amax_history_len = 1024;  // delayed scaling, TE's default
+  AmaxAlgo amax_algo = AmaxAlgo::kMax;
+  double gpu_warmup_s = 1.0;  // time-based GPU warm-up before a job
+
+  // Canonical text of every option, used inside the cache key.
+  std::string CacheText() const;
+  friend bool operator==(const TimingOptions&, const TimingOptions&) = default;
+};
+
+// What a user submits.
+struct JobSpec {
+  std::optional<ModelConfig> model;  // exactly one of model / shapes is set
+  std::vector<GemmShape> shapes;
+  std::vector<Recipe> recipes;  // empty means "all"
+  std::vector<Mode> modes;      // empty means {autocast}
+  TimingOptions timing;
+  bool force = false;  // bypass the result cache
+  std::string label;   // free text for humans
+};
+
+// The recipes and modes a spec stands for: empty recipes mean all, empty modes autocast.
+std::vector<Recipe> EffectiveRecipes(const JobSpec& spec);
+std::vector<Mode> EffectiveModes(const JobSpec& spec);
+
+// One unit of work: one GEMM op x recipe x mode.
+struct WorkItem {
+  int64_t id = 0;  // assigned by the store
+  int64_t job_id = 0;
+  int32_t seq = 0;  // order within the job
+  GemmOp op;
+  Recipe recipe = Recipe::kBf16;
+  Mode mode = Mode::kAutocast;
+};
+
+struct JobRecord {
+  int64_t id = 0;
+  JobSpec spec;
+  Plan plan;  // the derived GEMMs the items came from
+  JobState state = JobState::kQueued;
+  std::string error;        // why it failed, if it did
+  int64_t created_ms = 0;   // unix epoch milliseconds
+  int64_t started_ms = 0;   // 0 until it starts
+  int64_t finished_ms = 0;  // 0 until it ends
+  int32_t total_items = 0;
+  int32_t finished_items = 0;  // items in a final state
+  int32_t failed_items = 0;
+  DeviceInfo device;  // the device the job runs on
+};
+
+struct ItemRecord {
+  WorkItem item;
+  ItemStatus status = ItemStatus::kQueued;
+  std::string error;                  // failure or not-supported reason
+  bool cached = false;                // answered from the result cache
+  int64_t measured_ms = 0;            // when the measurement was made (cache: its original time)
+  std::optional<Measurement> result;  // set for kDone
+};
+
+// A job with everything needed to render it.
+struct Report {
+  JobRecord job;
+  std::vector<ItemRecord> items;
+};
+
+}  // namespace gemmprof::core

@@ -1,0 +1,91 @@
+#include "wire/convert.h"
+
+#include <gtest/gtest.h>
+
+#include "core/presets.h"
+
+namespace gemmprof::wire {
+namespace {
+
+TEST(ConvertTest, ModelConfigRoundTripsEveryField) {
+  auto preset = core::FindPreset("deepseek-v3");
+  ASSERT_TRUE(preset.ok()) << preset.status();
+  core::ModelConfig m = *preset;
+  m.sweep_m = {1, 16, 4096};
+  m.tensor_parallel = 8;
+  m.sequence_parallel = true;
+  m.moe_skew = 1.5;
+  const core::ModelConfig back = FromProto(ToProto(m));
+  EXPECT_EQ(back.kv_lora_rank, m.kv_lora_rank);
+  EXPECT_GT(back.kv_lora_rank, 0);
+  EXPECT_EQ(back.q_lora_rank, m.q_lora_rank);
+  EXPECT_EQ(back.qk_nope_head_dim, m.qk_nope_head_dim);
+  EXPECT_EQ(back.qk_rope_head_dim, m.qk_rope_head_dim);
+  EXPECT_EQ(back.v_head_dim, m.v_head_dim);
+  EXPECT_EQ(back.sweep_m, m.sweep_m);
+  EXPECT_EQ(back.num_experts, m.num_experts);
+  EXPECT_EQ(back.first_dense_layers, m.first_dense_layers);
+  EXPECT_EQ(back.tensor_parallel, 8);
+  EXPECT_TRUE(back.sequence_parallel);
+  EXPECT_DOUBLE_EQ(back.moe_skew, 1.5);
+  EXPECT_EQ(back.name, m.name);
+}
+
+TEST(ConvertTest, JobSpecAndTimingRoundTrip) {
+  core::JobSpec spec;
+  spec.shapes = {{1, 2, 3}, {4, 5, 6}};
+  spec.recipes = {core::Recipe::kFp8Block, core::Recipe::kNvfp4};
+  spec.modes = {core::Mode::kPrequant};
+  spec.timing.warmup_iters = 0;
+  spec.timing.timed_iters = 7;
+  spec.timing.l2 = core::L2Policy::kCold;
+  spec.timing.autotune_k = 8;
+  spec.timing.accounting = core::Accounting::kPerGemm;
+  spec.timing.fast_accum = core::FastAccum::kOff;
+  spec.timing.amax_algo = core::AmaxAlgo::kMostRecent;
+  spec.timing.gpu_warmup_s = 0;
+  spec.force = true;
+  spec.label = "x";
+  auto back = FromProto(ToProto(spec));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->shapes, spec.shapes);
+  EXPECT_EQ(back->recipes, spec.recipes);
+  EXPECT_EQ(back->modes, spec.modes);
+  EXPECT_EQ(back->timing, spec.timing);
+  EXPECT_TRUE(back->force);
+  EXPECT_EQ(back->label, "x");
+}
+
+TEST(ConvertTest, UnknownNamesAreInvalidArgumentListingTheValidOnes) {
+  v1::SubmitJobRequest req;
+  req.mutable_shapes()->add_shapes();
+  req.add_recipes("fp6");
+  auto r = FromProto(req);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("recipes[0]: unknown value 'fp6'"), std::string::npos);
+  EXPECT_NE(r.status().message().find("nvfp4"), std::string::npos);
+
+  v1::TimingOptions t;
+  t.set_accounting("per-step");
+  EXPECT_EQ(FromProto(t).status().code(), absl::StatusCode::kInvalidArgument);
+  t.set_accounting("");
+  t.set_amax_algo("mean");
+  EXPECT_EQ(FromProto(t).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(FromProto(v1::SubmitJobRequest()).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ConvertTest, UnsetTimingTakesTheDefaults) {
+  auto t = FromProto(v1::TimingOptions());
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(*t, core::TimingOptions());
+  v1::TimingOptions zero;
+  zero.set_warmup_iters(0);
+  zero.set_gpu_warmup_s(0);
+  auto z = FromProto(zero);
+  ASSERT_TRUE(z.ok());
+  EXPECT_EQ(z->warmup_iters, 0);
+  EXPECT_EQ(z->gpu_warmup_s, 0);
+}
+
+}  // namespace
+}  // namespace gemmprof::wire

@@ -1,0 +1,452 @@
+#include "wire/convert.h"
+
+#include <string>
+
+#include "wire/enum_field.h"
+
+namespace gemmprof::wire {
+namespace {
+
+v1::Shape ToProto(const core::GemmShape& s) {
+  v1::Shape p;
+  p.set_m(s.m);
+  p.set_k(s.k);
+  p.set_n(s.n);
+  return p;
+}
+
+core::GemmShape FromProto(const v1::Shape& p) { return {p.m(), p.k(), p.n()}; }
+
+v1::SampleStats ToProto(const core::SampleStats& s) {
+  v1::SampleStats p;
+  p.set_count(s.count);
+  p.set_median_ms(s.median_ms);
+  p.set_mean_ms(s.mean_ms);
+  p.set_p20_ms(s.p20_ms);
+  p.set_p80_ms(s.p80_ms);
+  p.set_min_ms(s.min_ms);
+  p.set_max_ms(s.max_ms);
+  p.set_stdev_ms(s.stdev_ms);
+  return p;
+}
+
+core::SampleStats FromProto(const v1::SampleStats& p) {
+  core::SampleStats s;
+  s.count = p.count();
+  s.median_ms = p.median_ms();
+  s.mean_ms = p.mean_ms();
+  s.p20_ms = p.p20_ms();
+  s.p80_ms = p.p80_ms();
+  s.min_ms = p.min_ms();
+  s.max_ms = p.max_ms();
+  s.stdev_ms = p.stdev_ms();
+  return s;
+}
+
+v1::Telemetry ToProto(const core::Telemetry& t) {
+  v1::Telemetry p;
+  p.set_sm_clock_mhz_min(t.sm_clock_mhz_min);
+  p.set_sm_clock_mhz_max(t.sm_clock_mhz_max);
+  p.set_mem_clock_mhz(t.mem_clock_mhz);
+  p.set_power_w_avg(t.power_w_avg);
+  p.set_power_w_max(t.power_w_max);
+  p.set_temp_c_max(t.temp_c_max);
+  p.set_throttle_reasons(t.throttle_reasons);
+  p.set_throttled_samples(t.throttled_samples);
+  p.set_telemetry_samples(t.telemetry_samples);
+  return p;
+}
+
+core::Telemetry FromProto(const v1::Telemetry& p) {
+  core::Telemetry t;
+  t.sm_clock_mhz_min = p.sm_clock_mhz_min();
+  t.sm_clock_mhz_max = p.sm_clock_mhz_max();
+  t.mem_clock_mhz = p.mem_clock_mhz();
+  t.power_w_avg = p.power_w_avg();
+  t.power_w_max = p.power_w_max();
+  t.temp_c_max = p.temp_c_max();
+  t.throttle_reasons = p.throttle_reasons();
+  t.throttled_samples = p.throttled_samples();
+  t.telemetry_samples = p.telemetry_samples();
+  return t;
+}
+
+absl::StatusOr<core::Recipe> ParseRecipeField(std::string_view field, const std::string& v) {
+  return ParseEnumField<core::Recipe>(field, v, core::ParseRecipe, core::RecipeList());
+}
+
+absl::StatusOr<core::Mode> ParseModeField(std::string_view field, const std::string& v) {
+  return ParseEnumField<core::Mode>(field, v, core::ParseMode, "autocast, prequant");
+}
+
+}  // namespace
+
+v1::ModelConfig ToProto(const core::ModelConfig& m) {
+  v1::ModelConfig p;
+  p.set_name(m.name);
+  p.set_hidden_size(m.hidden_size);
+  p.set_intermediate_size(m.intermediate_size);
+  p.set_num_attention_heads(m.num_attention_heads);
+  p.set_num_key_value_heads(m.num_key_value_heads);
+  p.set_head_dim(m.head_dim);
+  p.set_num_hidden_layers(m.num_hidden_layers);
+  p.set_micro_batch_size(m.micro_batch_size);
+  p.set_sequence_length(m.sequence_length);
+  p.set_vocab_size(m.vocab_size);
+  p.set_hidden_act(m.hidden_act);
+  p.set_gated_mlp(m.gated_mlp);
+  p.set_split_gate_up(m.split_gate_up);
+  p.set_tie_word_embeddings(m.tie_word_embeddings);
+  p.set_num_experts(m.num_experts);
+  p.set_experts_per_token(m.experts_per_token);
+  p.set_moe_intermediate_size(m.moe_intermediate_size);
+  p.set_num_shared_experts(m.num_shared_experts);
+  p.set_first_dense_layers(m.first_dense_layers);
+  p.set_moe_skew(m.moe_skew);
+  p.set_tensor_parallel(m.tensor_parallel);
+  p.set_sequence_parallel(m.sequence_parallel);
+  for (int64_t v : m.sweep_m) p.add_sweep_m(v);
+  p.set_q_lora_rank(m.q_lora_rank);
+  p.set_kv_lora_rank(m.kv_lora_rank);
+  p.set_qk_nope_head_dim(m.qk_nope_head_dim);
+  p.set_qk_rope_head_dim(m.qk_rope_head_dim);
+  p.set_v_head_dim(m.v_head_dim);
+  return p;
+}
+
+core::ModelConfig FromProto(const v1::ModelConfig& p) {
+  core::ModelConfig m;
+  if (!p.name().empty()) m.name = p.name();
+  m.hidden_size = p.hidden_size();
+  m.intermediate_size = p.intermediate_size();
+  m.num_attention_heads = p.num_attention_heads();
+  m.num_key_value_heads = p.num_key_value_heads();
+  m.head_dim = p.head_dim();
+  m.num_hidden_layers = p.num_hidden_layers();
+  m.micro_batch_size = p.micro_batch_size();
+  m.sequence_length = p.sequence_length();
+  m.vocab_size = p.vocab_size();
+  m.hidden_act = p.hidden_act();
+  m.gated_mlp = p.gated_mlp();
+  m.split_gate_up = p.split_gate_up();
+  m.tie_word_embeddings = p.tie_word_embeddings();
+  m.num_experts = p.num_experts();
+  m.experts_per_token = p.experts_per_token();
+  m.moe_intermediate_size = p.moe_intermediate_size();
+  m.num_shared_experts = p.num_shared_experts();
+  m.first_dense_layers = p.first_dense_layers();
+  // proto3 cannot tell 0 from unset; a skew of 0 is meaningless, so 0 means default.
+  m.moe_skew = p.moe_skew() == 0 ? 1.0 : p.moe_skew();
+  m.tensor_parallel = p.tensor_parallel() == 0 ? 1 : p.tensor_parallel();
+  m.sequence_parallel = p.sequence_parallel();
+  m.sweep_m.assign(p.sweep_m().begin(), p.sweep_m().end());
+  m.q_lora_rank = p.q_lora_rank();
+  m.kv_lora_rank = p.kv_lora_rank();
+  m.qk_nope_head_dim = p.qk_nope_head_dim();
+  m.qk_rope_head_dim = p.qk_rope_head_dim();
+  m.v_head_dim = p.v_head_dim();
+  return m;
+}
+
+v1::TimingOptions ToProto(const core::TimingOptions& t) {
+  v1::TimingOptions p;
+  p.set_warmup_iters(t.warmup_iters);
+  p.set_timed_iters(t.timed_iters);
+  p.set_l2(std::string(core::ToString(t.l2)));
+  p.set_autotune_k(t.autotune_k);
+  p.set_seed(t.seed);
+  p.set_accounting(std::string(core::ToString(t.accounting)));
+  p.set_fast_accum(std::string(core::ToString(t.fast_accum)));
+  p.set_amax_history_len(t.amax_history_len);
+  p.set_amax_algo(std::string(core::ToString(t.amax_algo)));
+  p.set_gpu_warmup_s(t.gpu_warmup_s);
+  return p;
+}
+
+absl::StatusOr<core::TimingOptions> FromProto(const v1::TimingOptions& p) {
+  core::TimingOptions t;
+  if (p.has_warmup_iters()) t.warmup_iters = p.warmup_iters();
+  if (p.timed_iters() != 0) t.timed_iters = p.timed_iters();
+  if (p.autotune_k() != 0) t.autotune_k = p.autotune_k();
+  if (p.seed() != 0) t.seed = p.seed();
+  if (p.amax_history_len() != 0) t.amax_history_len = p.amax_history_len();
+  if (p.has_gpu_warmup_s()) t.gpu_warmup_s = p.gpu_warmup_s();
+  ASSIGN_OR_RETURN(t.l2, ParseEnumField<core::L2Policy>("timing.l2", p.l2(), core::ParseL2Policy,
+                                                        "hot, cold", core::L2Policy::kHot));
+  ASSIGN_OR_RETURN(t.accounting, ParseEnumField<core::Accounting>(
+                                     "timing.accounting", p.accounting(), core::ParseAccounting,
+                                     "training-step, per-gemm", core::Accounting::kTrainingStep));
+  ASSIGN_OR_RETURN(t.fast_accum, ParseEnumField<core::FastAccum>(
+                                     "timing.fast_accum", p.fast_accum(), core::ParseFastAccum,
+                                     "default, on, off", core::FastAccum::kDefault));
+  ASSIGN_OR_RETURN(t.amax_algo, ParseEnumField<core::AmaxAlgo>(
+                                    "timing.amax_algo", p.amax_algo(), core::ParseAmaxAlgo,
+                                    "max, most_recent", core::AmaxAlgo::kMax));
+  return t;
+}
+
+v1::SubmitJobRequest ToProto(const core::JobSpec& spec) {
+  v1::SubmitJobRequest p;
+  if (spec.model.has_value()) {
+    *p.mutable_model() = ToProto(*spec.model);
+  } else {
+    auto* shapes = p.mutable_shapes();
+    for (const auto& s : spec.shapes) *shapes->add_shapes() = ToProto(s);
+  }
+  for (auto r : spec.recipes) p.add_recipes(std::string(core::ToString(r)));
+  for (auto m : spec.modes) p.add_modes(std::string(core::ToString(m)));
+  *p.mutable_timing() = ToProto(spec.timing);
+  p.set_force(spec.force);
+  p.set_label(spec.label);
+  return p;
+}
+
+absl::StatusOr<core::JobSpec> FromProto(const v1::SubmitJobRequest& p) {
+  core::JobSpec spec;
+  switch (p.workload_case()) {
+    case v1::SubmitJobRequest::kModel:
+      spec.model = FromProto(p.model());
+      break;
+    case v1::SubmitJobRequest::kShapes:
+      for (const auto& s : p.shapes().shapes()) spec.shapes.push_back(FromProto(s));
+      break;
+    default:
+      return absl::InvalidArgumentError(
+          "workload: neither a model config nor a shape list was given");
+  }
+  for (int i = 0; i < p.recipes_size(); ++i) {
+    ASSIGN_OR_RETURN(auto r, ParseRecipeField("recipes[" + std::to_string(i) + "]", p.recipes(i)));
+    spec.recipes.push_back(r);
+  }
+  for (int i = 0; i < p.modes_size(); ++i) {
+    ASSIGN_OR_RETURN(auto m, ParseModeField("modes[" + std::to_string(i) + "]", p.modes(i)));
+    spec.modes.push_back(m);
+  }
+  ASSIGN_OR_RETURN(spec.timing, FromProto(p.timing()));
+  spec.force = p.force();
+  spec.label = p.label();
+  return spec;
+}
+
+v1::GemmOp ToProto(const core::GemmOp& op) {
+  v1::GemmOp p;
+  p.set_name(op.name);
+  p.set_pass(std::string(core::ToString(op.pass)));
+  *p.mutable_shape() = ToProto(op.shape);
+  p.set_groups(op.groups);
+  p.set_layers(op.layers);
+  p.set_per_layer(op.per_layer);
+  return p;
+}
+
+absl::StatusOr<core::GemmOp> FromProto(const v1::GemmOp& p) {
+  core::GemmOp op;
+  op.name = p.name();
+  ASSIGN_OR_RETURN(op.pass, ParseEnumField<core::Pass>("op.pass", p.pass(), core::ParsePass,
+                                                       "fprop, dgrad, wgrad"));
+  op.shape = FromProto(p.shape());
+  op.groups = p.groups() == 0 ? 1 : p.groups();
+  op.layers = p.layers() == 0 ? 1 : p.layers();
+  op.per_layer = p.per_layer();
+  return op;
+}
+
+v1::PlanJobResponse ToProto(const core::Plan& plan, const std::vector<core::Recipe>& recipes,
+                            const std::vector<core::Mode>& modes, int32_t total_items) {
+  v1::PlanJobResponse p;
+  p.set_model_name(plan.model_name);
+  p.set_num_layers(plan.num_layers);
+  for (const auto& op : plan.ops) *p.add_ops() = ToProto(op);
+  for (auto r : recipes) p.add_recipes(std::string(core::ToString(r)));
+  for (auto m : modes) p.add_modes(std::string(core::ToString(m)));
+  p.set_total_items(total_items);
+  return p;
+}
+
+absl::StatusOr<core::Plan> FromProto(const v1::PlanJobResponse& p) {
+  core::Plan plan;
+  plan.model_name = p.model_name();
+  plan.num_layers = p.num_layers();
+  for (const auto& op : p.ops()) {
+    ASSIGN_OR_RETURN(auto o, FromProto(op));
+    plan.ops.push_back(std::move(o));
+  }
+  return plan;
+}
+
+v1::Device ToProto(const core::DeviceInfo& d) {
+  v1::Device p;
+  p.set_backend(d.backend);
+  p.set_name(d.name);
+  p.set_uuid(d.uuid);
+  p.set_sm(d.sm);
+  p.set_sm_count(d.sm_count);
+  p.set_memory_bytes(d.memory_bytes);
+  p.set_driver_version(d.driver_version);
+  p.set_cuda_version(d.cuda_version);
+  p.set_cublaslt_version(d.cublaslt_version);
+  p.set_gemmprof_version(d.gemmprof_version);
+  for (const auto& r : d.recipes) {
+    auto* rp = p.add_recipes();
+    rp->set_recipe(std::string(core::ToString(r.recipe)));
+    rp->set_supported(r.supported);
+    rp->set_reason(r.reason);
+  }
+  return p;
+}
+
+absl::StatusOr<core::DeviceInfo> FromProto(const v1::Device& p) {
+  core::DeviceInfo d;
+  d.backend = p.backend();
+  d.name = p.name();
+  d.uuid = p.uuid();
+  d.sm = p.sm();
+  d.sm_count = p.sm_count();
+  d.memory_bytes = p.memory_bytes();
+  d.driver_version = p.driver_version();
+  d.cuda_version = p.cuda_version();
+  d.cublaslt_version = p.cublaslt_version();
+  d.gemmprof_version = p.gemmprof_version();
+  for (const auto& rp : p.recipes()) {
+    core::RecipeSupport r;
+    ASSIGN_OR_RETURN(r.recipe, ParseRecipeField("device.recipes.recipe", rp.recipe()));
+    r.supported = rp.supported();
+    r.reason = rp.reason();
+    d.recipes.push_back(std::move(r));
+  }
+  return d;
+}
+
+v1::Measurement ToProto(const core::Measurement& m) {
+  v1::Measurement p;
+  *p.mutable_time() = ToProto(m.time);
+  p.set_quant_ms(m.quant_ms);
+  p.set_flops(m.flops);
+  p.set_bytes(m.bytes);
+  p.set_algorithm(m.algorithm);
+  p.set_verification(std::string(core::ToString(m.verification)));
+  p.set_rel_error(m.rel_error);
+  p.set_error_threshold(m.error_threshold);
+  p.set_accounting(std::string(core::ToString(m.accounting)));
+  p.set_fast_accum(m.fast_accum);
+  *p.mutable_telemetry() = ToProto(m.telemetry);
+  p.set_notes(m.notes);
+  return p;
+}
+
+absl::StatusOr<core::Measurement> FromProto(const v1::Measurement& p) {
+  core::Measurement m;
+  m.time = FromProto(p.time());
+  m.quant_ms = p.quant_ms();
+  m.flops = p.flops();
+  m.bytes = p.bytes();
+  m.algorithm = p.algorithm();
+  ASSIGN_OR_RETURN(
+      m.verification,
+      ParseEnumField<core::Verification>(
+          "measurement.verification", p.verification(), core::ParseVerification,
+          "passed, incorrect, not_verified, not_supported", core::Verification::kNotVerified));
+  m.rel_error = p.rel_error();
+  m.error_threshold = p.error_threshold();
+  ASSIGN_OR_RETURN(m.accounting,
+                   ParseEnumField<core::Accounting>(
+                       "measurement.accounting", p.accounting(), core::ParseAccounting,
+                       "training-step, per-gemm", core::Accounting::kTrainingStep));
+  m.fast_accum = p.fast_accum();
+  m.telemetry = FromProto(p.telemetry());
+  m.notes = p.notes();
+  return m;
+}
+
+v1::Job ToProto(const core::JobRecord& job) {
+  v1::Job p;
+  p.set_id(job.id);
+  p.set_state(std::string(core::ToString(job.state)));
+  p.set_error(job.error);
+  p.set_created_ms(job.created_ms);
+  p.set_started_ms(job.started_ms);
+  p.set_finished_ms(job.finished_ms);
+  p.set_total_items(job.total_items);
+  p.set_finished_items(job.finished_items);
+  p.set_failed_items(job.failed_items);
+  *p.mutable_spec() = ToProto(job.spec);
+  *p.mutable_plan() = ToProto(job.plan, core::EffectiveRecipes(job.spec),
+                              core::EffectiveModes(job.spec), job.total_items);
+  *p.mutable_device() = ToProto(job.device);
+  return p;
+}
+
+absl::StatusOr<core::JobRecord> FromProto(const v1::Job& p) {
+  core::JobRecord job;
+  job.id = p.id();
+  ASSIGN_OR_RETURN(job.state,
+                   ParseEnumField<core::JobState>("job.state", p.state(), core::ParseJobState,
+                                                  "queued, running, succeeded, failed, cancelled"));
+  job.error = p.error();
+  job.created_ms = p.created_ms();
+  job.started_ms = p.started_ms();
+  job.finished_ms = p.finished_ms();
+  job.total_items = p.total_items();
+  job.finished_items = p.finished_items();
+  job.failed_items = p.failed_items();
+  ASSIGN_OR_RETURN(job.spec, FromProto(p.spec()));
+  ASSIGN_OR_RETURN(job.plan, FromProto(p.plan()));
+  ASSIGN_OR_RETURN(job.device, FromProto(p.device()));
+  return job;
+}
+
+v1::Item ToProto(const core::ItemRecord& r) {
+  v1::Item p;
+  p.set_id(r.item.id);
+  p.set_job_id(r.item.job_id);
+  p.set_seq(r.item.seq);
+  *p.mutable_op() = ToProto(r.item.op);
+  p.set_recipe(std::string(core::ToString(r.item.recipe)));
+  p.set_mode(std::string(core::ToString(r.item.mode)));
+  p.set_status(std::string(core::ToString(r.status)));
+  p.set_error(r.error);
+  p.set_cached(r.cached);
+  p.set_measured_ms(r.measured_ms);
+  if (r.result.has_value()) *p.mutable_result() = ToProto(*r.result);
+  return p;
+}
+
+absl::StatusOr<core::ItemRecord> FromProto(const v1::Item& p) {
+  core::ItemRecord r;
+  r.item.id = p.id();
+  r.item.job_id = p.job_id();
+  r.item.seq = p.seq();
+  ASSIGN_OR_RETURN(r.item.op, FromProto(p.op()));
+  ASSIGN_OR_RETURN(r.item.recipe, ParseRecipeField("item.recipe", p.recipe()));
+  ASSIGN_OR_RETURN(r.item.mode, ParseModeField("item.mode", p.mode()));
+  ASSIGN_OR_RETURN(r.status, ParseEnumField<core::ItemStatus>(
+                                 "item.status", p.status(), core::ParseItemStatus,
+                                 "queued, running, done, failed, not_supported, cancelled"));
+  r.error = p.error();
+  r.cached = p.cached();
+  r.measured_ms = p.measured_ms();
+  if (p.has_result()) {
+    ASSIGN_OR_RETURN(auto m, FromProto(p.result()));
+    r.result = std::move(m);
+  }
+  return r;
+}
+
+v1::Report ToProto(const core::Report& report) {
+  v1::Report p;
+  *p.mutable_job() = ToProto(report.job);
+  for (const auto& item : report.items) *p.add_items() = ToProto(item);
+  return p;
+}
+
+absl::StatusOr<core::Report> FromProto(const v1::Report& p) {
+  core::Report report;
+  ASSIGN_OR_RETURN(report.job, FromProto(p.job()));
+  for (const auto& item : p.items()) {
+    ASSIGN_OR_RETURN(auto r, FromProto(item));
+    report.items.push_back(std::move(r));
+  }
+  return report;
+}
+
+}  // namespace gemmprof::wire
