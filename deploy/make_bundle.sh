@@ -23,8 +23,10 @@ fi
 
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib"
-# Executables built by the project (CMake's own probes live under CMakeFiles/).
-find "$build" -path '*/CMakeFiles' -prune -o -type f -perm -u+x -print |
+# Executables built by the project (CMake's own probes live under CMakeFiles/; the
+# client-only build that tests/integration/client_only makes lives under client-only/).
+find "$build" \( -path '*/CMakeFiles' -o -path "$build/client-only" \) -prune -o \
+  -type f -perm -u+x -print |
   while read -r f; do
     if file -b "$f" | grep -q '^ELF.*executable'; then cp "$f" "$out/bin/"; fi
   done
