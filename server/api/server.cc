@@ -7,14 +7,18 @@
 
 namespace gemmprof::api {
 
-absl::StatusOr<std::unique_ptr<Server>> Server::Start(const std::string& listen,
+absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& options,
                                                       queue::JobQueue& queue) {
+  const std::string& listen = options.listen;
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
-  auto service = std::make_unique<GemmProfService>(queue);
+  auto service =
+      std::make_unique<GemmProfService>(queue, options.access, options.max_watches_per_client);
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(
+      listen, options.tls ? options.tls->ServerCredentials() : grpc::InsecureServerCredentials(),
+      &port);
   builder.RegisterService(service.get());
   // Reports carry every item of a job; large model sweeps exceed the 4 MiB default.
   builder.SetMaxSendMessageSize(256 << 20);
@@ -28,12 +32,14 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const std::string& listen,
     health->SetServingStatus(kServiceName, true);
     health->SetServingStatus("", true);
   }
-  return std::unique_ptr<Server>(new Server(std::move(service), std::move(server), port));
+  return std::unique_ptr<Server>(
+      new Server(options.tls, std::move(service), std::move(server), port));
 }
 
-Server::Server(std::unique_ptr<GemmProfService> service, std::unique_ptr<grpc::Server> server,
+Server::Server(std::shared_ptr<security::ReloadableTls> tls,
+               std::unique_ptr<GemmProfService> service, std::unique_ptr<grpc::Server> server,
                int port)
-    : service_(std::move(service)), server_(std::move(server)), port_(port) {}
+    : tls_(std::move(tls)), service_(std::move(service)), server_(std::move(server)), port_(port) {}
 
 Server::~Server() { Shutdown(std::chrono::milliseconds(0)); }
 
