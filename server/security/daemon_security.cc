@@ -61,7 +61,7 @@ absl::Status ReloadSecurity(const DaemonSecurity& s) {
     if (absl::StatusOr<std::string> summary = s.access->Reload(); summary.ok()) {
       spdlog::info("SIGHUP: tokens reloaded: {}", *summary);
     } else {
-      spdlog::error("SIGHUP: tokens not reloaded, the previous {} stay in force: {}",
+      spdlog::error("SIGHUP: tokens not reloaded, the previous ones stay in force ({}): {}",
                     s.access->Summary(), std::string(summary.status().message()));
       first.Update(summary.status());
     }
