@@ -25,8 +25,10 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerOptions& optio
   builder.SetMaxReceiveMessageSize(64 << 20);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) {
-    return absl::UnavailableError("--listen: cannot bind '" + listen +
-                                  "' (address in use, or not host:port?)");
+    return absl::UnavailableError(
+        "--listen: cannot bind '" + listen + "' " +
+        (options.tls ? "(address in use, not host:port, or a certificate the TLS library refused)"
+                     : "(address in use, or not host:port?)"));
   }
   if (auto* health = server->GetHealthCheckService()) {
     health->SetServingStatus(kServiceName, true);
