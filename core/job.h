@@ -69,6 +69,9 @@ struct JobRecord {
   int32_t finished_items = 0;  // items in a final state
   int32_t failed_items = 0;
   DeviceInfo device;  // the device the job runs on
+  // Name of the token that submitted the job (gemmprofd --tokens); empty when the daemon
+  // ran without tokens or the job predates them.
+  std::string submitted_by;
 };
 
 struct ItemRecord {

@@ -20,6 +20,8 @@
 #include "server/api/server.h"
 #include "server/device/host_runner.h"
 #include "server/queue/job_queue.h"
+#include "server/security/daemon_security.h"
+#include "server/security/watch_limiter.h"
 #include "server/storage/sqlite_store.h"
 #ifdef GEMMPROF_HAVE_CUDA
 #include "kernels/cuda_runner_factory.h"
@@ -32,12 +34,19 @@ constexpr char kFooter[] = R"(
 Examples:
   gemmprofd --listen 0.0.0.0:50051 --db /var/lib/gemmprof/results.db
   gemmprofd --listen 127.0.0.1:0 --port-file /tmp/gemmprofd.port --backend host
+  gemmprofd --listen 0.0.0.0:50051 --tls-cert server.pem --tls-key server.key \
+            --tokens /etc/gemmprof/tokens
 
 Backends: 'cuda' measures on every visible GPU (one worker each); 'host' is the CPU
 reference runner (numerics emulated, labeled host-reference, never a GPU figure);
 'auto' takes cuda when a GPU is present, host otherwise.
 Jobs and results live in the SQLite file given by --db; unfinished jobs resume when the
-daemon restarts on the same file. SIGTERM/SIGINT stop it cleanly.)";
+daemon restarts on the same file. SIGTERM/SIGINT stop it cleanly.
+Listening on anything but loopback needs TLS (--tls-cert, --tls-key) or --insecure.
+A tokens file holds one 'NAME ROLE SHA256HEX' per line: roles read, submit, admin; the
+digest is the token's SHA-256 in hex (printf %s "$TOKEN" | sha256sum). Clients send
+'authorization: Bearer <token>'. SIGHUP rereads the certificate, key, client CA and
+tokens file; running jobs and open calls go on.)";
 
 absl::Status SetUpLogging(const Options& o) {
   auto level = spdlog::level::from_str(o.log_level);
@@ -118,18 +127,24 @@ class DatabaseLock {
   int fd_ = -1;
 };
 
-// Blocks SIGINT/SIGTERM in every thread created after this call, so sigwait sees them.
-sigset_t BlockStopSignals() {
+// Blocks SIGINT/SIGTERM/SIGHUP in every thread created after this call, so sigwait
+// sees them.
+sigset_t BlockDaemonSignals() {
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   return set;
 }
 
-absl::Status Serve(const Options& o) {
-  const sigset_t stop_signals = BlockStopSignals();
+security::SecurityOptions SecurityOptionsOf(const Options& o) {
+  return {o.listen, {o.tls_cert, o.tls_key, o.tls_client_ca}, o.insecure, o.tokens};
+}
+
+absl::Status Serve(const Options& o, const security::DaemonSecurity& sec) {
+  const sigset_t signals = BlockDaemonSignals();
   ASSIGN_OR_RETURN(DatabaseLock db_lock, DatabaseLock::Acquire(o.db));
   ASSIGN_OR_RETURN(auto store, storage::SqliteStore::Open(o.db));
   ASSIGN_OR_RETURN(auto runners, MakeRunners(o));
@@ -138,9 +153,11 @@ absl::Status Serve(const Options& o) {
     spdlog::info("device: {} [{}] sm {}", r->Info().name, r->Info().backend, r->Info().sm);
     raw.push_back(r.get());
   }
-  queue::JobQueue queue(*store, raw);
+  queue::JobQueue queue(*store, raw, {o.max_queued_jobs, o.max_items_per_job});
   RETURN_IF_ERROR(queue.Start());
-  ASSIGN_OR_RETURN(auto server, api::Server::Start(o.listen, queue));
+  ASSIGN_OR_RETURN(
+      auto server,
+      api::Server::Start({o.listen, sec.tls, sec.access, o.max_watches_per_client}, queue));
   spdlog::info("gemmprofd {} listening on {} (port {}), database {}", GEMMPROF_VERSION, o.listen,
                server->port(), o.db);
   if (!o.port_file.empty()) {
@@ -151,13 +168,44 @@ absl::Status Serve(const Options& o) {
     }
   }
   int sig = 0;
-  sigwait(&stop_signals, &sig);
+  while (sigwait(&signals, &sig) == 0 && sig == SIGHUP) {
+    // Failures are logged inside; the daemon goes on with what it had.
+    (void)security::ReloadSecurity(sec);
+  }
   spdlog::info("received {}: no new jobs; finishing the running item", strsignal(sig));
   queue.RequestStop();
   server->Shutdown(std::chrono::milliseconds(static_cast<int64_t>(o.shutdown_grace_s * 1000)));
   queue.Stop();
   spdlog::info("stopped cleanly");
   return absl::OkStatus();
+}
+
+void AddSecurityFlags(CLI::App& app, Options* o) {
+  app.add_option("--tls-cert", o->tls_cert, "PEM certificate chain to serve TLS with")
+      ->group("Security");
+  app.add_option("--tls-key", o->tls_key, "PEM private key of --tls-cert")->group("Security");
+  app.add_option("--tls-client-ca", o->tls_client_ca,
+                 "PEM CA bundle: require client certificates it signed (mTLS)")
+      ->group("Security");
+  app.add_flag("--insecure", o->insecure,
+               "allow plaintext on a non-loopback --listen (tokens cross the network in clear)")
+      ->group("Security");
+  app.add_option("--tokens", o->tokens,
+                 "file of 'NAME ROLE SHA256HEX' lines; every call then needs a token")
+      ->group("Security");
+  app.add_option("--max-queued-jobs", o->max_queued_jobs, "queued + running jobs accepted")
+      ->check(CLI::Range(int64_t{1}, queue::kMaxQueuedJobsCeiling))
+      ->capture_default_str()
+      ->group("Limits");
+  app.add_option("--max-items-per-job", o->max_items_per_job, "items one job may have")
+      ->check(CLI::Range(int64_t{1}, queue::kMaxItemsPerJob))
+      ->capture_default_str()
+      ->group("Limits");
+  app.add_option("--max-watches-per-client", o->max_watches_per_client,
+                 "open WatchJob streams per token (per peer host without --tokens)")
+      ->check(CLI::Range(1, security::kMaxWatchesPerClientCeiling))
+      ->capture_default_str()
+      ->group("Limits");
 }
 
 }  // namespace
@@ -180,6 +228,7 @@ int ParseFlags(int argc, char** argv, Options* o) {
   app.add_option("--shutdown-grace", o->shutdown_grace_s, "seconds in-flight calls get on SIGTERM")
       ->check(CLI::Range(0.0, 600.0))
       ->capture_default_str();
+  AddSecurityFlags(app, o);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -192,11 +241,19 @@ int ParseFlags(int argc, char** argv, Options* o) {
 }
 
 int Run(const Options& options) {
+  // Before logging is set up, so that a bad security flag is one line on stderr.
+  const security::SecurityOptions security_options = SecurityOptionsOf(options);
+  auto sec = security::SetUpSecurity(security_options);
+  if (!sec.ok()) {
+    std::cerr << "gemmprofd: " << sec.status().message() << "\n";
+    return 2;
+  }
   if (auto s = SetUpLogging(options); !s.ok()) {
     std::cerr << "gemmprofd: " << s.message() << "\n";
     return 2;
   }
-  if (auto s = Serve(options); !s.ok()) {
+  security::LogSecurity(security_options, *sec);
+  if (auto s = Serve(options, *sec); !s.ok()) {
     spdlog::critical("{}", std::string(s.message()));
     std::cerr << "gemmprofd: " << s.message() << "\n";
     return 1;

@@ -2,6 +2,7 @@
 // server. main.cc only calls into here.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "core/status.h"
@@ -16,12 +17,24 @@ struct Options {
   std::string log_file;   // empty: stderr
   std::string port_file;  // written with the bound port once serving
   double shutdown_grace_s = 5;
+  // Security: TLS (reloaded on SIGHUP), plaintext on the network only with --insecure,
+  // bearer tokens with roles (reloaded on SIGHUP).
+  std::string tls_cert;
+  std::string tls_key;
+  std::string tls_client_ca;  // set: client certificates required (mTLS)
+  bool insecure = false;
+  std::string tokens;  // NAME ROLE SHA256HEX per line; empty: every call allowed
+  // Limits.
+  int64_t max_queued_jobs = 1000;  // queued + running
+  int64_t max_items_per_job = 100000;
+  int max_watches_per_client = 32;  // per token name, or per peer host without tokens
 };
 
 // Parses argv. Returns -1 to go on, otherwise the exit code (0 after --help).
 int ParseFlags(int argc, char** argv, Options* options);
 
-// Runs until SIGTERM or SIGINT. Returns the process exit code.
+// Runs until SIGTERM or SIGINT; SIGHUP reloads the TLS files and the tokens file.
+// Returns the process exit code.
 int Run(const Options& options);
 
 }  // namespace gemmprof::daemon

@@ -373,6 +373,7 @@ v1::Job ToProto(const core::JobRecord& job) {
   *p.mutable_plan() = ToProto(job.plan, core::EffectiveRecipes(job.spec),
                               core::EffectiveModes(job.spec), job.total_items);
   *p.mutable_device() = ToProto(job.device);
+  p.set_submitted_by(job.submitted_by);
   return p;
 }
 
@@ -392,6 +393,7 @@ absl::StatusOr<core::JobRecord> FromProto(const v1::Job& p) {
   ASSIGN_OR_RETURN(job.spec, FromProto(p.spec()));
   ASSIGN_OR_RETURN(job.plan, FromProto(p.plan()));
   ASSIGN_OR_RETURN(job.device, FromProto(p.device()));
+  job.submitted_by = p.submitted_by();
   return job;
 }
 

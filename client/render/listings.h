@@ -13,7 +13,8 @@ namespace gemmprof::client::render {
 // `gemmprof plan`: pass, op, MxKxN, groups, layers, GFLOP per call and per model, with
 // the item count (ops x recipes x modes) of the spec.
 std::string RenderPlan(const core::Plan& plan, const core::JobSpec& spec);
-// `gemmprof jobs`: id, state, items, failed, model, label, device, created (UTC).
+// `gemmprof jobs`: id, state, items, failed, model, label, device, by (the token name
+// that submitted the job, "-" when none), created (UTC).
 std::string RenderJobs(const std::vector<core::JobRecord>& jobs);
 // `gemmprof devices`: one block per device with its recipes and why any is unsupported.
 std::string RenderDevices(const std::vector<core::DeviceInfo>& devices);

@@ -1,13 +1,16 @@
 #include "server/api/service.h"
 
+#include <spdlog/spdlog.h>
+
 #include <deque>
 #include <mutex>
 
+#include "server/api/query.h"
+#include "server/api/watch_reactor.h"
 #include "wire/convert.h"
 #include "wire/enum_field.h"
 #include "wire/grpc_status.h"
-#include "server/api/query.h"
-#include "server/api/watch_reactor.h"
+#include "wire/token.h"
 
 namespace gemmprof::api {
 
@@ -24,6 +27,23 @@ grpc::ServerUnaryReactor* Reply(grpc::CallbackServerContext* ctx, const absl::St
   auto* reactor = ctx->DefaultReactor();
   reactor->Finish(ToGrpcStatus(status));
   return reactor;
+}
+
+// A streaming reactor that only reports an error.
+template <typename T>
+class ErrorWriter final : public grpc::ServerWriteReactor<T> {
+ public:
+  explicit ErrorWriter(const absl::Status& s) { this->Finish(ToGrpcStatus(s)); }
+  void OnDone() override { delete this; }
+};
+
+std::vector<std::string_view> AuthorizationValues(const grpc::CallbackServerContext* ctx) {
+  std::vector<std::string_view> values;
+  const auto range = ctx->client_metadata().equal_range(wire::kAuthorizationHeader);
+  for (auto it = range.first; it != range.second; ++it) {
+    values.emplace_back(it->second.data(), it->second.size());
+  }
+  return values;
 }
 
 // Streams every row matching a filter, a page of the store at a time.
@@ -64,25 +84,55 @@ class ResultsReactor final : public grpc::ServerWriteReactor<v1::Result> {
 
 }  // namespace
 
+GemmProfService::GemmProfService(queue::JobQueue& queue,
+                                 std::shared_ptr<const security::AccessControl> access,
+                                 int max_watches_per_client)
+    : queue_(queue),
+      access_(access ? std::move(access) : std::make_shared<const security::AccessControl>()),
+      watches_(max_watches_per_client) {}
+
+absl::StatusOr<security::Caller> GemmProfService::Authorize(grpc::CallbackServerContext* ctx,
+                                                            std::string_view method) const {
+  auto caller = access_->Authorize(AuthorizationValues(ctx), method);
+  // Refusals are logged without the header: it may hold a real token with a typo.
+  if (caller.status().code() == absl::StatusCode::kPermissionDenied) {
+    spdlog::info("{} from {} refused: {}", method, ctx->peer(),
+                 std::string(caller.status().message()));
+  } else if (!caller.ok()) {
+    spdlog::debug("{} from {} refused: {}", method, ctx->peer(),
+                  std::string(caller.status().message()));
+  }
+  return caller;
+}
+
 grpc::ServerUnaryReactor* GemmProfService::SubmitJob(grpc::CallbackServerContext* ctx,
                                                      const v1::SubmitJobRequest* req,
                                                      v1::SubmitJobResponse* resp) {
+  auto caller = Authorize(ctx, "SubmitJob");
+  if (!caller.ok()) return Reply(ctx, caller.status());
   auto spec = FromProto(*req);
   if (!spec.ok()) return Reply(ctx, spec.status());
-  auto job = queue_.Submit(*spec);
+  auto job = queue_.Submit(*spec, caller->name);
   if (!job.ok()) return Reply(ctx, job.status());
   resp->set_job_id(job->id);
   resp->set_total_items(job->total_items);
   return Reply(ctx, absl::OkStatus());
 }
 
-grpc::ServerWriteReactor<v1::JobEvent>* GemmProfService::WatchJob(grpc::CallbackServerContext*,
+grpc::ServerWriteReactor<v1::JobEvent>* GemmProfService::WatchJob(grpc::CallbackServerContext* ctx,
                                                                   const v1::WatchJobRequest* req) {
-  return new WatchReactor(queue_, req->job_id());
+  auto caller = Authorize(ctx, "WatchJob");
+  if (!caller.ok()) return new ErrorWriter<v1::JobEvent>(caller.status());
+  const std::string peer = ctx->peer();
+  auto lease = watches_.Acquire(security::WatchClientKey(caller->name, peer),
+                                security::WatchClientLabel(caller->name, peer));
+  if (!lease.ok()) return new ErrorWriter<v1::JobEvent>(lease.status());
+  return new WatchReactor(queue_, req->job_id(), *std::move(lease));
 }
 
 grpc::ServerUnaryReactor* GemmProfService::GetJob(grpc::CallbackServerContext* ctx,
                                                   const v1::GetJobRequest* req, v1::Job* resp) {
+  if (auto caller = Authorize(ctx, "GetJob"); !caller.ok()) return Reply(ctx, caller.status());
   auto job = queue_.store().GetJob(req->job_id());
   if (job.ok()) *resp = ToProto(*job);
   return Reply(ctx, job.status());
@@ -91,6 +141,7 @@ grpc::ServerUnaryReactor* GemmProfService::GetJob(grpc::CallbackServerContext* c
 grpc::ServerUnaryReactor* GemmProfService::ListJobs(grpc::CallbackServerContext* ctx,
                                                     const v1::ListJobsRequest* req,
                                                     v1::ListJobsResponse* resp) {
+  if (auto caller = Authorize(ctx, "ListJobs"); !caller.ok()) return Reply(ctx, caller.status());
   storage::JobFilter filter;
   if (!req->state().empty()) {
     auto state = ParseEnumField<core::JobState>("state", req->state(), core::ParseJobState,
@@ -110,6 +161,14 @@ grpc::ServerUnaryReactor* GemmProfService::ListJobs(grpc::CallbackServerContext*
 grpc::ServerUnaryReactor* GemmProfService::CancelJob(grpc::CallbackServerContext* ctx,
                                                      const v1::CancelJobRequest* req,
                                                      v1::Job* resp) {
+  auto caller = Authorize(ctx, "CancelJob");
+  if (!caller.ok()) return Reply(ctx, caller.status());
+  auto owned = queue_.store().GetJob(req->job_id());
+  if (!owned.ok()) return Reply(ctx, owned.status());
+  if (auto s = security::CheckCanCancel(*caller, req->job_id(), owned->submitted_by); !s.ok()) {
+    spdlog::info("CancelJob from {} refused: {}", ctx->peer(), std::string(s.message()));
+    return Reply(ctx, s);
+  }
   auto job = queue_.Cancel(req->job_id());
   if (job.ok()) *resp = ToProto(*job);
   return Reply(ctx, job.status());
@@ -118,6 +177,7 @@ grpc::ServerUnaryReactor* GemmProfService::CancelJob(grpc::CallbackServerContext
 grpc::ServerUnaryReactor* GemmProfService::PlanJob(grpc::CallbackServerContext* ctx,
                                                    const v1::SubmitJobRequest* req,
                                                    v1::PlanJobResponse* resp) {
+  if (auto caller = Authorize(ctx, "PlanJob"); !caller.ok()) return Reply(ctx, caller.status());
   auto spec = FromProto(*req);
   if (!spec.ok()) return Reply(ctx, spec.status());
   auto planned = queue_.Plan(*spec);
@@ -130,6 +190,7 @@ grpc::ServerUnaryReactor* GemmProfService::PlanJob(grpc::CallbackServerContext* 
 grpc::ServerUnaryReactor* GemmProfService::GetReport(grpc::CallbackServerContext* ctx,
                                                      const v1::GetReportRequest* req,
                                                      v1::Report* resp) {
+  if (auto caller = Authorize(ctx, "GetReport"); !caller.ok()) return Reply(ctx, caller.status());
   core::Report report;
   auto job = queue_.store().GetJob(req->job_id());
   if (!job.ok()) return Reply(ctx, job.status());
@@ -144,6 +205,9 @@ grpc::ServerUnaryReactor* GemmProfService::GetReport(grpc::CallbackServerContext
 grpc::ServerUnaryReactor* GemmProfService::QueryResults(grpc::CallbackServerContext* ctx,
                                                         const v1::QueryResultsRequest* req,
                                                         v1::QueryResultsResponse* resp) {
+  if (auto caller = Authorize(ctx, "QueryResults"); !caller.ok()) {
+    return Reply(ctx, caller.status());
+  }
   auto filter = FilterFromProto(*req);
   if (!filter.ok()) return Reply(ctx, filter.status());
   auto page = queue_.store().QueryResults(*filter);
@@ -154,23 +218,20 @@ grpc::ServerUnaryReactor* GemmProfService::QueryResults(grpc::CallbackServerCont
 }
 
 grpc::ServerWriteReactor<v1::Result>* GemmProfService::StreamResults(
-    grpc::CallbackServerContext*, const v1::QueryResultsRequest* req) {
+    grpc::CallbackServerContext* ctx, const v1::QueryResultsRequest* req) {
+  auto caller = Authorize(ctx, "StreamResults");
+  if (!caller.ok()) return new ErrorWriter<v1::Result>(caller.status());
   auto filter = FilterFromProto(*req);
-  if (!filter.ok()) {
-    // A reactor that only reports the error.
-    class ErrorReactor final : public grpc::ServerWriteReactor<v1::Result> {
-     public:
-      explicit ErrorReactor(const absl::Status& s) { Finish(ToGrpcStatus(s)); }
-      void OnDone() override { delete this; }
-    };
-    return new ErrorReactor(filter.status());
-  }
+  if (!filter.ok()) return new ErrorWriter<v1::Result>(filter.status());
   return new ResultsReactor(queue_.store(), *std::move(filter));
 }
 
 grpc::ServerUnaryReactor* GemmProfService::ListDevices(grpc::CallbackServerContext* ctx,
                                                        const v1::ListDevicesRequest*,
                                                        v1::ListDevicesResponse* resp) {
+  if (auto caller = Authorize(ctx, "ListDevices"); !caller.ok()) {
+    return Reply(ctx, caller.status());
+  }
   for (const auto& d : queue_.Devices()) *resp->add_devices() = ToProto(d);
   return Reply(ctx, absl::OkStatus());
 }

@@ -1,16 +1,25 @@
 // The gRPC service gemmprof.v1.GemmProf on the callback API. Each handler is
-// FromProto -> domain call -> ToProto -> status; nothing here decides policy.
+// FromProto -> domain call -> ToProto -> status; nothing here decides policy. Every
+// handler first asks `access` whether the caller's token may make the call.
 #pragma once
+
+#include <memory>
+#include <string_view>
 
 #include "gemmprof/v1/gemmprof.grpc.pb.h"
 #include "server/queue/job_queue.h"
+#include "server/security/access_control.h"
+#include "server/security/watch_limiter.h"
 
 namespace gemmprof::api {
 
 class GemmProfService final : public v1::GemmProf::CallbackService {
  public:
-  // `queue` must outlive the service.
-  explicit GemmProfService(queue::JobQueue& queue) : queue_(queue) {}
+  // `queue` must outlive the service. Without `access` every call is allowed.
+  // `max_watches_per_client` caps open WatchJob streams per token (or peer host).
+  explicit GemmProfService(queue::JobQueue& queue,
+                           std::shared_ptr<const security::AccessControl> access = nullptr,
+                           int max_watches_per_client = 32);
 
   grpc::ServerUnaryReactor* SubmitJob(grpc::CallbackServerContext* ctx,
                                       const v1::SubmitJobRequest* req,
@@ -39,7 +48,13 @@ class GemmProfService final : public v1::GemmProf::CallbackService {
                                         v1::ListDevicesResponse* resp) override;
 
  private:
+  // The caller of `method`, or why it may not call it (logged, never with the token).
+  absl::StatusOr<security::Caller> Authorize(grpc::CallbackServerContext* ctx,
+                                             std::string_view method) const;
+
   queue::JobQueue& queue_;
+  std::shared_ptr<const security::AccessControl> access_;
+  security::WatchLimiter watches_;
 };
 
 }  // namespace gemmprof::api

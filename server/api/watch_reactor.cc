@@ -36,7 +36,9 @@ v1::JobEvent ToProto(const queue::JobEvent& event) {
   return p;
 }
 
-WatchReactor::WatchReactor(queue::JobQueue& queue, int64_t job_id) : queue_(queue) {
+WatchReactor::WatchReactor(queue::JobQueue& queue, int64_t job_id,
+                           security::WatchLimiter::Lease lease)
+    : queue_(queue), lease_(std::move(lease)) {
   // Subscribe before reading the snapshot so nothing between the two is lost; the lock
   // holds back events until the snapshot is queued first.
   std::lock_guard lock(mu_);

@@ -7,13 +7,15 @@
 
 #include "gemmprof/v1/gemmprof.grpc.pb.h"
 #include "server/queue/job_queue.h"
+#include "server/security/watch_limiter.h"
 
 namespace gemmprof::api {
 
-// Deletes itself in OnDone. Events are pushed from worker threads.
+// Deletes itself in OnDone. Events are pushed from worker threads. Holds `lease` (one
+// of its client's --max-watches-per-client) until then.
 class WatchReactor final : public grpc::ServerWriteReactor<v1::JobEvent> {
  public:
-  WatchReactor(queue::JobQueue& queue, int64_t job_id);
+  WatchReactor(queue::JobQueue& queue, int64_t job_id, security::WatchLimiter::Lease lease = {});
 
   void OnWriteDone(bool ok) override;
   void OnCancel() override;
@@ -25,6 +27,7 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::JobEvent> {
   void FinishLocked(const grpc::Status& status);
 
   queue::JobQueue& queue_;
+  security::WatchLimiter::Lease lease_;
   std::recursive_mutex mu_;  // gRPC may run a reaction inline inside StartWrite
   std::deque<v1::JobEvent> pending_;
   v1::JobEvent in_flight_;

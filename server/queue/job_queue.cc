@@ -25,8 +25,9 @@ bool IsNotSupportedRefusal(const absl::Status& status) {
          status.code() == absl::StatusCode::kUnimplemented;
 }
 
-JobQueue::JobQueue(storage::ResultStore& store, std::vector<device::Runner*> runners)
-    : store_(store), runners_(std::move(runners)) {}
+JobQueue::JobQueue(storage::ResultStore& store, std::vector<device::Runner*> runners,
+                   QueueLimits limits)
+    : store_(store), runners_(std::move(runners)), limits_(limits) {}
 
 JobQueue::~JobQueue() { Stop(); }
 
@@ -69,10 +70,11 @@ absl::StatusOr<PlannedJob> JobQueue::Plan(const core::JobSpec& spec) const {
   planned.recipes = core::EffectiveRecipes(spec);
   planned.modes = core::EffectiveModes(spec);
   planned.items = core::ExpandItems(planned.plan, planned.recipes, planned.modes);
-  if (static_cast<int64_t>(planned.items.size()) > kMaxItemsPerJob) {
-    return absl::InvalidArgumentError("job: " + std::to_string(planned.items.size()) +
-                                      " items exceed the limit of " +
-                                      std::to_string(kMaxItemsPerJob) + " per job");
+  if (static_cast<int64_t>(planned.items.size()) > limits_.max_items_per_job) {
+    return absl::ResourceExhaustedError(
+        "job: " + std::to_string(planned.items.size()) + " items exceed the limit of " +
+        std::to_string(limits_.max_items_per_job) +
+        " per job (gemmprofd --max-items-per-job); submit fewer shapes, recipes or modes");
   }
   // Unsupported recipes and shapes a recipe cannot take become not_supported items;
   // everything else must fit here.
@@ -85,13 +87,32 @@ absl::StatusOr<PlannedJob> JobQueue::Plan(const core::JobSpec& spec) const {
   return planned;
 }
 
-absl::StatusOr<core::JobRecord> JobQueue::Submit(const core::JobSpec& spec) {
+absl::StatusOr<core::JobRecord> JobQueue::Submit(const core::JobSpec& spec,
+                                                 const std::string& submitted_by) {
   {
     std::lock_guard lock(mu_);
     if (stopping_) return absl::UnavailableError("gemmprofd is shutting down; job not accepted");
+    // Submissions between this check and their Enqueue count too, so parallel calls
+    // cannot overshoot the limit.
+    const int64_t queued = static_cast<int64_t>(pending_.size() + running_.size()) + submitting_;
+    if (queued >= limits_.max_queued_jobs) {
+      return absl::ResourceExhaustedError(
+          "gemmprofd already has " + std::to_string(queued) + " queued or running jobs, the " +
+          "limit (gemmprofd --max-queued-jobs " + std::to_string(limits_.max_queued_jobs) +
+          "); wait for some to finish or cancel some");
+    }
+    ++submitting_;
   }
+  struct Release {
+    JobQueue* q;
+    ~Release() {
+      std::lock_guard lock(q->mu_);
+      --q->submitting_;
+    }
+  } release{this};
   ASSIGN_OR_RETURN(PlannedJob planned, Plan(spec));
   core::JobRecord job;
+  job.submitted_by = submitted_by;
   job.spec = spec;
   job.plan = planned.plan;
   job.state = core::JobState::kQueued;
@@ -100,8 +121,9 @@ absl::StatusOr<core::JobRecord> JobQueue::Submit(const core::JobSpec& spec) {
   job.device = runners_.front()->Info();
   // Persisted before the id is returned: an acknowledged job survives a crash.
   ASSIGN_OR_RETURN(auto stored, store_.CreateJob(std::move(job), std::move(planned.items)));
-  spdlog::info("job {}: queued, {} items ({})", stored.id, stored.total_items,
-               stored.plan.model_name);
+  spdlog::info("job {}: queued, {} items ({}){}", stored.id, stored.total_items,
+               stored.plan.model_name,
+               stored.submitted_by.empty() ? "" : ", by " + stored.submitted_by);
   Enqueue(stored.id);
   return stored;
 }

@@ -33,13 +33,22 @@ struct PlannedJob {
 // here" (the item becomes not_supported) rather than "the submission is wrong".
 bool IsNotSupportedRefusal(const absl::Status& status);
 
-// Largest number of items one job may have.
+// Largest number of items one job may have: the ceiling of --max-items-per-job.
 inline constexpr int64_t kMaxItemsPerJob = 100000;
+// Ceiling of --max-queued-jobs.
+inline constexpr int64_t kMaxQueuedJobsCeiling = 1000000;
+
+// What one daemon accepts. Checked by Plan (items) and Submit (both).
+struct QueueLimits {
+  int64_t max_queued_jobs = 1000;               // queued + running jobs; --max-queued-jobs
+  int64_t max_items_per_job = kMaxItemsPerJob;  // --max-items-per-job
+};
 
 // Thread-safe. Owns the worker threads; the store and runners must outlive it.
 class JobQueue {
  public:
-  JobQueue(storage::ResultStore& store, std::vector<device::Runner*> runners);
+  JobQueue(storage::ResultStore& store, std::vector<device::Runner*> runners,
+           QueueLimits limits = {});
   ~JobQueue();
   JobQueue(const JobQueue&) = delete;
   JobQueue& operator=(const JobQueue&) = delete;
@@ -53,9 +62,13 @@ class JobQueue {
 
   // Validates (InvalidArgument naming the field), derives the GEMMs, checks that every
   // item of a supported recipe fits the device, persists job and items, and queues it.
-  // Returns the stored job. Unavailable while stopping.
-  absl::StatusOr<core::JobRecord> Submit(const core::JobSpec& spec);
-  // The same checks as Submit; nothing stored or run.
+  // `submitted_by` (a token name, may be empty) is stored with the job.
+  // Returns the stored job. Unavailable while stopping; ResourceExhausted when
+  // max_queued_jobs jobs are already queued or running, or the job has more than
+  // max_items_per_job items.
+  absl::StatusOr<core::JobRecord> Submit(const core::JobSpec& spec,
+                                         const std::string& submitted_by = "");
+  // The same checks as Submit but the queue length; nothing stored or run.
   absl::StatusOr<PlannedJob> Plan(const core::JobSpec& spec) const;
   // Queued jobs end at once; a running job stops at its next item boundary.
   // NotFound for unknown ids, FailedPrecondition for jobs already ended.
@@ -73,6 +86,7 @@ class JobQueue {
 
   storage::ResultStore& store_;
   std::vector<device::Runner*> runners_;
+  const QueueLimits limits_;
   JobEventBus events_;
 
   mutable std::mutex mu_;
@@ -80,6 +94,7 @@ class JobQueue {
   std::deque<int64_t> pending_;
   std::set<int64_t> running_;
   std::set<int64_t> cancel_requested_;
+  int64_t submitting_ = 0;  // Submit calls past the queue-length check, not yet enqueued
   bool stopping_ = false;
   bool started_ = false;
   std::vector<std::thread> workers_;

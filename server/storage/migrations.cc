@@ -89,10 +89,16 @@ constexpr std::string_view kV3 = R"sql(
 CREATE INDEX items_by_job_status ON items(job_id, status);
 )sql";
 
-constexpr std::array<Migration, 3> kMigrations{{
+// Version 4: who submitted a job (the token's name); rows from before read as ''.
+constexpr std::string_view kV4 = R"sql(
+ALTER TABLE jobs ADD COLUMN submitted_by TEXT NOT NULL DEFAULT '';
+)sql";
+
+constexpr std::array<Migration, 4> kMigrations{{
     {1, "jobs, items and results", kV1},
     {2, "history indexes and results.median_ms", kV2},
     {3, "items by job and status", kV3},
+    {4, "jobs.submitted_by", kV4},
 }};
 
 }  // namespace

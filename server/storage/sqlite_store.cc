@@ -136,14 +136,17 @@ absl::StatusOr<core::JobRecord> SqliteStore::CreateJob(core::JobRecord job,
   std::lock_guard<std::mutex> lock(mutex_);
   ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(conn_));
   {
-    ASSIGN_OR_RETURN(Statement stmt,
-                     Statement::Prepare(conn_,
-                                        "INSERT INTO jobs (state, created_ms, spec_json, "
-                                        "plan_json, device_json) VALUES ('queued', ?, ?, ?, ?)"));
+    ASSIGN_OR_RETURN(
+        Statement stmt,
+        Statement::Prepare(conn_,
+                           "INSERT INTO jobs (state, created_ms, spec_json, plan_json, "
+                           "device_json, submitted_by) VALUES ('queued', ?, ?, ?, ?, "
+                           "?)"));
     stmt.Bind(1, job.created_ms != 0 ? job.created_ms : NowMs())
         .Bind(2, EncodeJobSpec(job.spec))
         .Bind(3, EncodePlan(job.plan))
-        .Bind(4, EncodeDeviceInfo(job.device));
+        .Bind(4, EncodeDeviceInfo(job.device))
+        .Bind(5, job.submitted_by);
     RETURN_IF_ERROR(stmt.Run());
   }
   const int64_t job_id = conn_.LastInsertRowId();

@@ -15,7 +15,7 @@ const std::string_view kJobColumns =
     "(SELECT count(*) FROM items c WHERE c.job_id = j.id), "
     "(SELECT count(*) FROM items c WHERE c.job_id = j.id AND c.status IN "
     "('done', 'failed', 'not_supported', 'cancelled')), "
-    "(SELECT count(*) FROM items c WHERE c.job_id = j.id AND c.status = 'failed')";
+    "(SELECT count(*) FROM items c WHERE c.job_id = j.id AND c.status = 'failed'), j.submitted_by";
 
 const std::string_view kItemColumns =
     "i.id, i.job_id, i.seq, i.op_name, i.pass, i.m, i.k, i.n, i.groups, i.layers, i.per_layer, "
@@ -81,6 +81,7 @@ absl::StatusOr<core::JobRecord> ReadJobRow(const Statement& stmt) {
   job.total_items = static_cast<int32_t>(stmt.ColumnInt64(9));
   job.finished_items = static_cast<int32_t>(stmt.ColumnInt64(10));
   job.failed_items = static_cast<int32_t>(stmt.ColumnInt64(11));
+  job.submitted_by = stmt.ColumnText(12);
   return job;
 }
 

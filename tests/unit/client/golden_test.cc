@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "client/render/listings.h"
 #include "client/render/report_csv.h"
 #include "client/render/report_document.h"
 #include "client/render/report_json.h"
@@ -70,6 +71,31 @@ TEST_P(GoldenTest, Json) {
 TEST_P(GoldenTest, Markdown) {
   CheckGolden(std::string(GetParam().name) + ".md",
               render::RenderReportMarkdown(GetParam().make()));
+}
+
+// `gemmprof jobs`: one job per row, with the token name that submitted it ("-" for jobs
+// of a daemon without tokens).
+TEST(JobsGoldenTest, ListingShowsWhoSubmitted) {
+  core::JobRecord running;
+  running.id = 12;
+  running.state = core::JobState::kRunning;
+  running.total_items = 72;
+  running.finished_items = 30;
+  running.plan.model_name = "llama-3-8b";
+  running.spec.label = "fp8 sweep";
+  running.device.name = "NVIDIA H100 80GB HBM3";
+  running.submitted_by = "alice";
+  running.created_ms = 1767225600000;  // 2026-01-01 00:00:00 UTC
+  core::JobRecord old = running;
+  old.id = 3;
+  old.state = core::JobState::kSucceeded;
+  old.finished_items = 72;
+  old.failed_items = 2;
+  old.spec.label = "";
+  old.submitted_by = "";
+  old.device.name = "";
+  old.created_ms = 1767139200000;
+  CheckGolden("jobs.txt", render::RenderJobs({running, old}));
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, GoldenTest,

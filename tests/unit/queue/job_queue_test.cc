@@ -28,13 +28,13 @@ class JobQueueTest : public ::testing::Test {
  protected:
   void SetUp() override { Open(); }
 
-  void Open() {
+  void Open(QueueLimits limits = {}) {
     queue_.reset();
     store_.reset();
     auto store = storage::SqliteStore::Open(dir_.File("q.db"));
     ASSERT_TRUE(store.ok()) << store.status();
     store_ = *std::move(store);
-    queue_ = std::make_unique<JobQueue>(*store_, std::vector<device::Runner*>{&runner_});
+    queue_ = std::make_unique<JobQueue>(*store_, std::vector<device::Runner*>{&runner_}, limits);
     ASSERT_TRUE(queue_->Start().ok());
   }
 
@@ -219,6 +219,41 @@ TEST_F(JobQueueTest, StopLeavesTheJobUnfinishedAndARestartResumesIt) {
   EXPECT_EQ(done.state, JobState::kSucceeded);
   EXPECT_EQ(done.finished_items, 2);
   EXPECT_EQ(runner_.runs_finished(), 2) << "the finished item is not run again";
+}
+
+TEST_F(JobQueueTest, QueuedAndRunningJobsCountAgainstTheLimit) {
+  runner_.Hold();
+  Open({.max_queued_jobs = 2});
+  auto running = queue_->Submit(ShapesSpec({{64, 64, 64}}, {core::Recipe::kBf16}), "alice");
+  ASSERT_TRUE(running.ok()) << running.status();
+  EXPECT_EQ(running->submitted_by, "alice");
+  EXPECT_EQ(store_->GetJob(running->id)->submitted_by, "alice");
+  ASSERT_TRUE(runner_.WaitForRunsStarted(1));
+  auto queued = queue_->Submit(ShapesSpec({{32, 32, 32}}, {core::Recipe::kBf16}));
+  ASSERT_TRUE(queued.ok());
+  EXPECT_EQ(queued->submitted_by, "");
+  auto refused = queue_->Submit(ShapesSpec({{16, 16, 16}}, {core::Recipe::kBf16}));
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(std::string(refused.status().message()),
+            "gemmprofd already has 2 queued or running jobs, the limit (gemmprofd "
+            "--max-queued-jobs 2); wait for some to finish or cancel some");
+  EXPECT_EQ(store_->ListJobs({})->items.size(), 2u) << "nothing stored for the refused job";
+  ASSERT_TRUE(queue_->Cancel(queued->id).ok());
+  EXPECT_TRUE(queue_->Submit(ShapesSpec({{16, 16, 16}}, {core::Recipe::kBf16})).ok());
+  runner_.Release();
+}
+
+TEST_F(JobQueueTest, ItemsPerJobFollowTheConfiguredLimit) {
+  Open({.max_items_per_job = 2});
+  auto three = ShapesSpec({{8, 8, 8}, {16, 16, 16}, {32, 32, 32}}, {core::Recipe::kBf16});
+  auto refused = queue_->Plan(three);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(std::string(refused.status().message()),
+            "job: 3 items exceed the limit of 2 per job (gemmprofd --max-items-per-job); submit "
+            "fewer shapes, recipes or modes");
+  EXPECT_EQ(queue_->Submit(three).status().code(), absl::StatusCode::kResourceExhausted);
+  three.shapes.pop_back();
+  EXPECT_TRUE(queue_->Submit(three).ok());
 }
 
 TEST_F(JobQueueTest, PlanChecksLikeSubmitButStoresNothing) {

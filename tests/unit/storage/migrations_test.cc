@@ -122,6 +122,35 @@ TEST(MigrationsTest, VersionOneDatabaseUpgradesWithDataIntact) {
   EXPECT_DOUBLE_EQ(stmt->ColumnDouble(0), 4.5);
 }
 
+TEST(MigrationsTest, JobsFromBeforeVersionFourHaveNoSubmitter) {
+  TempDir dir;
+  const std::string path = dir.File("v3.db");
+  {
+    absl::StatusOr<Connection> conn = OpenRaw(path);
+    ASSERT_TRUE(conn.ok()) << conn.status();
+    ASSERT_TRUE(Migrate(*conn, 3).ok());
+    const core::JobRecord job = SeedJob("from v3");
+    ASSERT_TRUE(
+        conn->Exec(absl::StrCat("INSERT INTO jobs (id, state, created_ms, spec_json, "
+                                "plan_json, device_json) VALUES (1, 'queued', 1000, ",
+                                Quote(EncodeJobSpec(job.spec)), ", ", Quote(EncodePlan(job.plan)),
+                                ", ", Quote(EncodeDeviceInfo(H100())), ")"))
+            .ok());
+  }
+  absl::StatusOr<std::unique_ptr<SqliteStore>> store = SqliteStore::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status();
+  absl::StatusOr<core::JobRecord> old = (*store)->GetJob(1);
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_EQ(old->spec.label, "from v3");
+  EXPECT_EQ(old->submitted_by, "");
+  core::JobRecord input = SeedJob();
+  input.submitted_by = "bob";
+  absl::StatusOr<core::JobRecord> next = (*store)->CreateJob(input, {});
+  ASSERT_TRUE(next.ok()) << next.status();
+  EXPECT_EQ(next->submitted_by, "bob");
+  EXPECT_GE(LatestSchemaVersion(), 4);
+}
+
 TEST(MigrationsTest, DatabaseFromNewerGemmprofIsRefused) {
   TempDir dir;
   const std::string path = dir.File("future.db");

@@ -15,6 +15,25 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
+TEST_F(StoreTest, JobsKeepWhoSubmittedThem) {
+  core::JobRecord input = SeedJob("owned");
+  input.submitted_by = "alice";
+  absl::StatusOr<core::JobRecord> owned = store_->CreateJob(input, SeedItems(1));
+  ASSERT_TRUE(owned.ok()) << owned.status();
+  EXPECT_EQ(owned->submitted_by, "alice");
+  absl::StatusOr<core::JobRecord> anonymous = store_->CreateJob(SeedJob("anonymous"), {});
+  ASSERT_TRUE(anonymous.ok()) << anonymous.status();
+  EXPECT_EQ(anonymous->submitted_by, "");
+  // The name survives state changes and every way of reading a job.
+  ASSERT_TRUE(store_->SetJobState(owned->id, core::JobState::kRunning, "").ok());
+  EXPECT_EQ(store_->GetJob(owned->id)->submitted_by, "alice");
+  absl::StatusOr<Page<core::JobRecord>> page = store_->ListJobs({});
+  ASSERT_TRUE(page.ok()) << page.status();
+  ASSERT_EQ(page->items.size(), 2u);
+  EXPECT_EQ(page->items[0].submitted_by, "");
+  EXPECT_EQ(page->items[1].submitted_by, "alice");
+}
+
 TEST_F(StoreTest, CreateJobAssignsIdsAndKeepsEverything) {
   core::JobRecord input = SeedJob("first");
   input.id = 999;                          // ignored: the store assigns ids

@@ -56,6 +56,22 @@ TEST(ConvertTest, JobSpecAndTimingRoundTrip) {
   EXPECT_EQ(back->label, "x");
 }
 
+TEST(ConvertTest, JobKeepsItsSubmitter) {
+  core::JobRecord job;
+  job.id = 3;
+  job.spec.shapes = {{8, 8, 8}};
+  job.submitted_by = "alice";
+  v1::Job wire = ToProto(job);
+  EXPECT_EQ(wire.submitted_by(), "alice");
+  auto back = FromProto(wire);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->submitted_by, "alice");
+  job.submitted_by.clear();
+  back = FromProto(ToProto(job));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->submitted_by, "");
+}
+
 TEST(ConvertTest, UnknownNamesAreInvalidArgumentListingTheValidOnes) {
   v1::SubmitJobRequest req;
   req.mutable_shapes()->add_shapes();
