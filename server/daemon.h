@@ -16,6 +16,12 @@ struct Options {
   std::string log_file;   // empty: stderr
   std::string port_file;  // written with the bound port once serving
   double shutdown_grace_s = 5;
+  double item_timeout_s = 0;  // 0: derived from each item (server/worker/item_deadline.h)
+  // Worker mode (hidden flags): the daemon re-executes itself with these to host one
+  // device's runner; see server/worker/.
+  int worker_fd = -1;
+  int worker_query_fd = -1;
+  int device = 0;
 };
 
 // Parses argv. Returns -1 to go on, otherwise the exit code (0 after --help).

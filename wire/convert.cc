@@ -292,6 +292,8 @@ v1::Device ToProto(const core::DeviceInfo& d) {
     rp->set_supported(r.supported);
     rp->set_reason(r.reason);
   }
+  p.set_unavailable(d.unavailable);
+  p.set_unavailable_reason(d.unavailable_reason);
   return p;
 }
 
@@ -314,6 +316,8 @@ absl::StatusOr<core::DeviceInfo> FromProto(const v1::Device& p) {
     r.reason = rp.reason();
     d.recipes.push_back(std::move(r));
   }
+  d.unavailable = p.unavailable();
+  d.unavailable_reason = p.unavailable_reason();
   return d;
 }
 

@@ -27,6 +27,7 @@ struct PlannedJob {
   std::vector<core::Recipe> recipes;
   std::vector<core::Mode> modes;
   std::vector<core::WorkItem> items;
+  core::DeviceInfo device;  // the device the checks ran on
 };
 
 // True when a Runner::CanImplement refusal means "this recipe cannot run this shape
@@ -52,8 +53,9 @@ class JobQueue {
   void Stop();
 
   // Validates (InvalidArgument naming the field), derives the GEMMs, checks that every
-  // item of a supported recipe fits the device, persists job and items, and queues it.
-  // Returns the stored job. Unavailable while stopping.
+  // item of a supported recipe fits the first available device, persists job and items,
+  // and queues it. Returns the stored job. Unavailable while stopping, and when no device
+  // is available (the message names each device's reason).
   absl::StatusOr<core::JobRecord> Submit(const core::JobSpec& spec);
   // The same checks as Submit; nothing stored or run.
   absl::StatusOr<PlannedJob> Plan(const core::JobSpec& spec) const;
@@ -61,11 +63,16 @@ class JobQueue {
   // NotFound for unknown ids, FailedPrecondition for jobs already ended.
   absl::StatusOr<core::JobRecord> Cancel(int64_t job_id);
 
+  // Every device, unavailable ones marked with their reason.
   std::vector<core::DeviceInfo> Devices() const;
   JobEventBus& events() { return events_; }
   storage::ResultStore& store() { return store_; }
 
  private:
+  absl::StatusOr<core::DeviceInfo> CheckFits(const std::vector<core::WorkItem>& items,
+                                             const core::TimingOptions& timing) const;
+  absl::StatusOr<core::JobRecord> EndUnstarted(int64_t job_id);
+  void GiveBack(int64_t job_id);
   bool PopJob(int64_t* job_id);
   void Enqueue(int64_t job_id);
   Interrupt Poll(int64_t job_id);
