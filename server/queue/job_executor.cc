@@ -55,6 +55,9 @@ RunEnd JobExecutor::Run(int64_t job_id) {
                runner_.Info().backend);
   if (auto s = WarmUp(*job); !s.ok()) {
     if (!runner_.Availability().ok()) return RunEnd::kDeviceLost;
+    if (const std::string source = core::SourceOf(s); !source.empty()) {
+      spdlog::warn("job {}: device warm-up failed at {}", job_id, source);
+    }
     EndJob(job_id, core::JobState::kFailed, absl::StrCat("device warm-up failed: ", s.message()));
     return RunEnd::kEnded;
   }

@@ -75,7 +75,8 @@ class RemoteRunner final : public device::Runner {
                                         const core::TimingOptions& timing) override;
   absl::Status Availability() const override;
 
-  // Workers started after the first one (deaths, kills, failed starts).
+  // Times a worker ended (crash, kill, timeout, context loss) and the supervisor went on
+  // to start another: the device's restart count.
   int64_t restarts() const;
   // The ready worker's pid, 0 while none is.
   pid_t worker_pid() const;
