@@ -3,6 +3,7 @@
 // cudaErrorIllegalAddress, the worker reports the item failed and exits, a fresh worker
 // measures the next item. Also the CUDA check's messages: no build paths, the call in the
 // source payload. Fails without a GPU.
+#include <filesystem>
 #include <string>
 
 #include "core/error_detail.h"
@@ -19,6 +20,14 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
+// The gemmprofd beside this program (a bundle on a GPU node), else the one this build made.
+std::string Gemmprofd() {
+  std::error_code ec;
+  const auto beside =
+      std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "gemmprofd";
+  return !ec && std::filesystem::exists(beside) ? beside.string() : GEMMPROFD_PATH;
+}
+
 core::WorkItem Item(int32_t seq) {
   core::WorkItem item;
   item.id = 10 + seq;
@@ -31,7 +40,7 @@ core::WorkItem Item(int32_t seq) {
 
 TEST(CudaWorkerFaultTest, AnIllegalAddressCostsOneItemAndTheWorkerRestarts) {
   WorkerOptions o;
-  o.executable = GEMMPROFD_PATH;
+  o.executable = Gemmprofd();
   o.backend = "cuda";
   o.device = 0;
   o.env = EnvironmentWith(kFaultEnvVar, "illegal-address@1");
