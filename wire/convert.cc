@@ -383,9 +383,9 @@ v1::Job ToProto(const core::JobRecord& job) {
 absl::StatusOr<core::JobRecord> FromProto(const v1::Job& p) {
   core::JobRecord job;
   job.id = p.id();
-  ASSIGN_OR_RETURN(job.state,
-                   ParseEnumField<core::JobState>("job.state", p.state(), core::ParseJobState,
-                                                  "queued, running, succeeded, failed, cancelled"));
+  ASSIGN_OR_RETURN(job.state, ParseEnumField<core::JobState>(
+                                  "job.state", p.state(), core::ParseJobState,
+                                  "queued, running, succeeded, partial, failed, cancelled"));
   job.error = p.error();
   job.created_ms = p.created_ms();
   job.started_ms = p.started_ms();
