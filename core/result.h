@@ -63,6 +63,10 @@ struct DeviceInfo {
   std::string cublaslt_version;
   std::string gemmprof_version;
   std::vector<RecipeSupport> recipes;
+  // Whether the daemon can run work on it now, and why not (e.g. its worker process failed
+  // to start several times in a row). A live state, never part of a stored result.
+  bool unavailable = false;
+  std::string unavailable_reason;
 };
 
 }  // namespace gemmprof::core

@@ -1,6 +1,9 @@
 // One checking macro family for every CUDA runtime, cuBLASLt and NVML call: a failure
-// becomes an absl::Status naming the file, the line, the call text and the library's
-// error name, so a log line alone says what broke and where.
+// becomes an absl::Status whose message says what failed in words a user can act on
+// ("CUDA out of memory (cudaErrorMemoryAllocation)", "CUDA error 700
+// (cudaErrorIllegalAddress: ...)"), with the file, line and call text attached as the
+// source payload for the daemon's log (core/error_detail.h), never in the message.
+// Sticky errors (the context is dead) are marked context-lost.
 #pragma once
 
 #include <cublasLt.h>
@@ -12,8 +15,13 @@
 
 namespace gemmprof::kernels {
 
+// True for errors after which the CUDA context is unusable (illegal address, launch
+// failure, uncorrectable ECC, ...): every later call fails, only a new process recovers.
+bool IsStickyCudaError(cudaError_t err);
+
 // Status for a failed CUDA runtime call (OK for cudaSuccess). cudaErrorMemoryAllocation
-// maps to ResourceExhausted, everything else to Internal.
+// maps to ResourceExhausted, everything else to Internal; sticky errors are marked
+// context-lost.
 absl::Status CudaStatus(cudaError_t err, std::string_view call, const char* file, int line);
 // Status for a failed cuBLASLt call (OK for CUBLAS_STATUS_SUCCESS). NOT_SUPPORTED maps
 // to FailedPrecondition, ALLOC_FAILED to ResourceExhausted, others to Internal.

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/error_detail.h"
 #include "kernels/device_kernels.h"
 #include "kernels/matmul_plan.h"
 #include "kernels/recipe_rules.h"
@@ -111,7 +112,8 @@ core::RecipeSupport CudaRunner::Supports(core::Recipe recipe) const {
 absl::Status CudaRunner::CheckMemory(const core::WorkItem& item,
                                      const core::TimingOptions& timing) const {
   size_t free_bytes = 0, total_bytes = 0;
-  CUDA_RETURN_IF_ERROR(cudaMemGetInfo(&free_bytes, &total_bytes));
+  RETURN_IF_ERROR(core::WhileDoing(CUDA_STATUS(cudaMemGetInfo(&free_bytes, &total_bytes)),
+                                   "reading the free device memory"));
   // Buffers this runner already holds are reused, so they count as available.
   const double available = static_cast<double>(free_bytes) + pool_.HeldBytes();
   // The verification's fp32 copies are allocated while the measurement's buffers are
@@ -143,12 +145,12 @@ absl::Status CudaRunner::CanImplement(const core::WorkItem& item,
     const std::string recipe(core::ToString(item.recipe));
     if (s.k % align != 0) {
       return absl::FailedPreconditionError(absl::StrCat(recipe, " needs K to be a multiple of ",
-                                                         align, "; shape ", s.ToString(),
-                                                         " has K=", s.k));
+                                                        align, "; shape ", s.ToString(),
+                                                        " has K=", s.k));
     }
     if (s.n % 16 != 0) {
       return absl::FailedPreconditionError(absl::StrCat(recipe, " needs N to be a multiple of 16; ",
-                                                         "shape ", s.ToString(), " has N=", s.n));
+                                                        "shape ", s.ToString(), " has N=", s.n));
     }
   }
   if (absl::Status st = CUDA_STATUS(cudaSetDevice(ordinal_)); !st.ok()) return st;
@@ -156,6 +158,10 @@ absl::Status CudaRunner::CanImplement(const core::WorkItem& item,
 }
 
 absl::Status CudaRunner::BeginJob(const core::TimingOptions& timing) {
+  return core::WhileDoing(WarmUp(timing), "warming up the GPU");
+}
+
+absl::Status CudaRunner::WarmUp(const core::TimingOptions& timing) {
   CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal_));
   if (timing.gpu_warmup_s <= 0) return absl::OkStatus();
   // A square BF16 GEMM large enough to load every SM raises clocks and temperature to
@@ -199,7 +205,14 @@ absl::StatusOr<core::Measurement> CudaRunner::Run(const core::WorkItem& item,
     pool_.Clear();
     m = Measure(item, timing);
   }
-  if (!m.ok()) (void)cudaStreamSynchronize(stream_.get());
+  if (m.ok()) return m;
+  // A library call that failed after a kernel faulted may not say so itself.
+  const cudaError_t after = cudaStreamSynchronize(stream_.get());
+  if (IsStickyCudaError(after) && !core::IsContextLost(m.status())) {
+    return core::MarkContextLost(core::AppendToMessage(
+        m.status(), absl::StrCat("; the device then reported CUDA error ", static_cast<int>(after),
+                                 " (", cudaGetErrorName(after), ")")));
+  }
   return m;
 }
 

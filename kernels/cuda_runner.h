@@ -34,6 +34,7 @@ class CudaRunner : public device::Runner {
  private:
   CudaRunner() = default;
   absl::Status InitDeviceInfo();
+  absl::Status WarmUp(const core::TimingOptions& timing);
   absl::Status CheckMemory(const core::WorkItem& item, const core::TimingOptions& timing) const;
   absl::StatusOr<core::Measurement> Measure(const core::WorkItem& item,
                                             const core::TimingOptions& timing);

@@ -3,7 +3,9 @@
 #include <cuda_runtime_api.h>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/cuda_check.h"
 #include "kernels/cuda_runner.h"
+#include "kernels/device_kernels.h"
 
 namespace gemmprof::kernels {
 
@@ -26,6 +28,13 @@ absl::StatusOr<std::unique_ptr<device::Runner>> MakeCudaRunner(int device_ordina
   }
   ASSIGN_OR_RETURN(std::unique_ptr<CudaRunner> runner, CudaRunner::Create(device_ordinal));
   return std::unique_ptr<device::Runner>(std::move(runner));
+}
+
+absl::Status InjectIllegalAddress(int device_ordinal) {
+  CUDA_RETURN_IF_ERROR(cudaSetDevice(device_ordinal));
+  CUDA_RETURN_IF_ERROR(WriteThroughBadPointer(nullptr));
+  CUDA_RETURN_IF_ERROR(cudaDeviceSynchronize());
+  return absl::InternalError("a write through a bad pointer did not fault");
 }
 
 }  // namespace gemmprof::kernels

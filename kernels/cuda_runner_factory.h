@@ -17,4 +17,10 @@ int CudaDeviceCount();
 // Unavailable when CUDA cannot be initialized, Internal for other CUDA/cuBLASLt errors.
 absl::StatusOr<std::unique_ptr<device::Runner>> MakeCudaRunner(int device_ordinal);
 
+// Test hook (GEMMPROF_WORKER_FAULT=illegal-address@SEQ): runs a kernel that writes through
+// a bad pointer on `device_ordinal` and returns the resulting CUDA error (700,
+// cudaErrorIllegalAddress), marked context-lost. The process's CUDA context is dead
+// afterwards: only a worker process may call this.
+absl::Status InjectIllegalAddress(int device_ordinal);
+
 }  // namespace gemmprof::kernels

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "core/error_detail.h"
 #include "kernels/cuda_runner.h"
 #include "kernels/device_kernels.h"
 #include "kernels/gemm_verifier.h"
@@ -166,12 +167,12 @@ MatmulSpec GemmSpec(const core::GemmOp& op, const Operands& o, std::optional<boo
 // output and block scales, launched back to back inside the item's CUDA graph; then
 // `per_group_reason` is cuBLASLt's refusal of the batched call.
 absl::StatusOr<std::vector<MatmulPlan>> CreatePlans(cublasLtHandle_t lt, const MatmulSpec& spec,
-                                                    const Operands& o,
-                                                    int candidates,
+                                                    const Operands& o, int candidates,
                                                     std::string* per_group_reason) {
   std::vector<MatmulPlan> plans;
   absl::StatusOr<MatmulPlan> whole = MatmulPlan::Create(lt, spec, candidates);
-  const int64_t a_scales = o.a.gemm_scale_group_floats(), bt_scales = o.bt.gemm_scale_group_floats();
+  const int64_t a_scales = o.a.gemm_scale_group_floats(),
+                bt_scales = o.bt.gemm_scale_group_floats();
   if (whole.ok() || !absl::IsFailedPrecondition(whole.status()) || spec.batch == 1 ||
       a_scales == 0 || bt_scales == 0) {
     if (!whole.ok()) return whole.status();
@@ -245,7 +246,8 @@ absl::StatusOr<core::Measurement> CudaRunner::Measure(const core::WorkItem& item
   const TimedQuantization t = TimedPart(item, timing.accounting);
   std::vector<std::string> notes;
 
-  ASSIGN_OR_RETURN(Operands o, PrepareOperands(pool_, item, timing, t, st, &notes));
+  ASSIGN_OR_RETURN(Operands o, core::WhileDoing(PrepareOperands(pool_, item, timing, t, st, &notes),
+                                                "preparing the operands"));
   const bool nvfp4 = item.recipe == Recipe::kNvfp4;
   std::string accum_note;
   const std::optional<bool> fast_accum = ResolveFastAccum(item, timing.fast_accum, &accum_note);
@@ -260,7 +262,8 @@ absl::StatusOr<core::Measurement> CudaRunner::Measure(const core::WorkItem& item
     return absl::FailedPreconditionError(
         absl::StrCat(std::string(core::ToString(item.recipe)), ": ", created.status().message()));
   }
-  ASSIGN_OR_RETURN(std::vector<MatmulPlan> plans, std::move(created));
+  ASSIGN_OR_RETURN(std::vector<MatmulPlan> plans,
+                   core::WhileDoing(std::move(created), "planning the cuBLASLt call"));
   MatmulPlan& plan = plans.front();
   if (item.op.groups > 1) notes.push_back(GroupedNote(item, t, o, per_group_reason));
   TimerOptions topt;
@@ -268,12 +271,13 @@ absl::StatusOr<core::Measurement> CudaRunner::Measure(const core::WorkItem& item
   topt.timed_iters = timing.timed_iters;
   if (timing.l2 == core::L2Policy::kCold) {
     topt.flush_bytes = static_cast<size_t>(2 * l2_bytes_);
-    ASSIGN_OR_RETURN(topt.flush_buffer, pool_.Get("l2flush", topt.flush_bytes));
+    ASSIGN_OR_RETURN(topt.flush_buffer, core::WhileDoing(pool_.Get("l2flush", topt.flush_bytes),
+                                                         "allocating the L2 flush buffer"));
   }
   if (timing.autotune_k > 1) {
     // Candidates are ranked under the item's own L2 policy. Every per-group plan has the
     // same shape: group 0's choice is theirs too.
-    RETURN_IF_ERROR(Autotune(plan, *timer_, st, topt));
+    RETURN_IF_ERROR(core::WhileDoing(Autotune(plan, *timer_, st, topt), "autotuning"));
     for (size_t g = 1; g < plans.size(); ++g) RETURN_IF_ERROR(plans[g].Choose(plan.chosen(), true));
   }
 
@@ -296,14 +300,15 @@ absl::StatusOr<core::Measurement> CudaRunner::Measure(const core::WorkItem& item
   absl::StatusOr<TimerResult> timed = timer_->Time(st, iteration, topt);
   topt.before_samples = nullptr;
   core::Telemetry telemetry = sampler.Stop();
-  if (!timed.ok()) return timed.status();
+  if (!timed.ok()) return core::WhileDoing(timed.status(), "timing the item");
   if (!timed->notes.empty()) notes.push_back(timed->notes);
 
   core::Measurement m;
   m.time = core::SampleStats::FromSamples(timed->samples_ms);
   if (t.a || t.bt) {
     // The quantization part alone, timed the same way, for the kernel/quantization split.
-    ASSIGN_OR_RETURN(TimerResult q, timer_->Time(st, quant_part, topt));
+    ASSIGN_OR_RETURN(TimerResult q, core::WhileDoing(timer_->Time(st, quant_part, topt),
+                                                     "timing the quantization"));
     m.quant_ms = core::SampleStats::FromSamples(q.samples_ms).median_ms;
   }
   m.flops = item.op.Flops();
@@ -314,9 +319,11 @@ absl::StatusOr<core::Measurement> CudaRunner::Measure(const core::WorkItem& item
   m.fast_accum = fast_accum.value_or(false);
   m.telemetry = telemetry;
   m.error_threshold = ErrorThreshold(item.recipe, m.fast_accum);
-  ASSIGN_OR_RETURN(VerificationResult v,
-                   VerifyGemm(lt_.get(), pool_, o.a, o.bt, o.c, s.m, s.n, s.k, item.op.groups,
-                              m.error_threshold, workspace_.get(), workspace_.bytes(), st));
+  ASSIGN_OR_RETURN(
+      VerificationResult v,
+      core::WhileDoing(VerifyGemm(lt_.get(), pool_, o.a, o.bt, o.c, s.m, s.n, s.k, item.op.groups,
+                                  m.error_threshold, workspace_.get(), workspace_.bytes(), st),
+                       "verifying the output"));
   m.verification = v.verdict;
   m.rel_error = v.rel_error;
   if (!v.note.empty()) notes.push_back(v.note);

@@ -235,4 +235,14 @@ cudaError_t BlockOnHostFlag(const volatile int32_t* flag, int32_t* timed_out, ui
   return cudaGetLastError();
 }
 
+namespace {
+__global__ void WriteThroughBadPointerKernel(int* p) { *p = 1; }
+}  // namespace
+
+cudaError_t WriteThroughBadPointer(cudaStream_t stream) {
+  // The first page is never mapped in the unified address space.
+  WriteThroughBadPointerKernel<<<1, 1, 0, stream>>>(reinterpret_cast<int*>(uintptr_t{0x10}));
+  return cudaGetLastError();
+}
+
 }  // namespace gemmprof::kernels

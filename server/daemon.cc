@@ -10,10 +10,12 @@
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -23,6 +25,11 @@
 #include "server/security/daemon_security.h"
 #include "server/security/watch_limiter.h"
 #include "server/storage/sqlite_store.h"
+#include "server/worker/fault.h"
+#include "server/worker/item_deadline.h"
+#include "server/worker/remote_runner.h"
+#include "server/worker/worker_main.h"
+#include "server/worker/worker_process.h"
 #ifdef GEMMPROF_HAVE_CUDA
 #include "kernels/cuda_runner_factory.h"
 #endif
@@ -39,7 +46,9 @@ Examples:
 
 Backends: 'cuda' measures on every visible GPU (one worker each); 'host' is the CPU
 reference runner (numerics emulated, labeled host-reference, never a GPU figure);
-'auto' takes cuda when a GPU is present, host otherwise.
+'auto' takes cuda when a GPU is present, host otherwise. Each device's runner lives in a
+worker process of its own: a crash, CUDA fault or hang there fails one item, the worker
+restarts, and the job goes on (--item-timeout bounds an item).
 Jobs and results live in the SQLite file given by --db; unfinished jobs resume when the
 daemon restarts on the same file. SIGTERM/SIGINT stop it cleanly.
 Listening on anything but loopback needs TLS (--tls-cert, --tls-key) or --insecure.
@@ -48,7 +57,7 @@ digest is the token's SHA-256 in hex (printf %s "$TOKEN" | sha256sum). Clients s
 'authorization: Bearer <token>'. SIGHUP rereads the certificate, key, client CA and
 tokens file; running jobs and open calls go on.)";
 
-absl::Status SetUpLogging(const Options& o) {
+absl::Status SetUpLogging(const Options& o, const std::string& name) {
   auto level = spdlog::level::from_str(o.log_level);
   if (level == spdlog::level::off && o.log_level != "off") {
     return absl::InvalidArgumentError("--log-level: unknown value '" + o.log_level +
@@ -56,10 +65,10 @@ absl::Status SetUpLogging(const Options& o) {
   }
   std::shared_ptr<spdlog::logger> logger;
   if (o.log_file.empty()) {
-    logger = spdlog::stderr_color_mt("gemmprofd");
+    logger = spdlog::stderr_color_mt(name);
   } else {
     try {
-      logger = spdlog::basic_logger_mt("gemmprofd", o.log_file);
+      logger = spdlog::basic_logger_mt(name, o.log_file);
     } catch (const spdlog::spdlog_ex& e) {
       return absl::InvalidArgumentError("--log-file: cannot open '" + o.log_file +
                                         "': " + e.what());
@@ -71,17 +80,17 @@ absl::Status SetUpLogging(const Options& o) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<std::unique_ptr<device::Runner>>> MakeRunners(const Options& o) {
-  std::vector<std::unique_ptr<device::Runner>> runners;
+// The backend workers run and how many devices it has.
+absl::Status ResolveBackend(const Options& o, std::string* backend, int* devices) {
+  *backend = "host";
+  *devices = 1;
 #ifdef GEMMPROF_HAVE_CUDA
   const int gpus = kernels::CudaDeviceCount();
   if (o.backend == "cuda" || (o.backend == "auto" && gpus > 0)) {
     if (gpus == 0) return absl::FailedPreconditionError("--backend cuda: no CUDA device found");
-    for (int i = 0; i < gpus; ++i) {
-      ASSIGN_OR_RETURN(auto runner, kernels::MakeCudaRunner(i));
-      runners.push_back(std::move(runner));
-    }
-    return runners;
+    *backend = "cuda";
+    *devices = gpus;
+    return absl::OkStatus();
   }
 #else
   if (o.backend == "cuda") {
@@ -94,8 +103,54 @@ absl::StatusOr<std::vector<std::unique_ptr<device::Runner>>> MakeRunners(const O
         "no GPU available: using the host reference runner (CPU emulation); "
         "results are labeled host-reference");
   }
-  runners.push_back(std::make_unique<device::HostRunner>());
+  return absl::OkStatus();
+}
+
+// One runner per device, each in a worker process (this binary in worker mode), started
+// side by side. Devices whose worker cannot start are unavailable, not fatal.
+absl::StatusOr<std::vector<std::unique_ptr<worker::RemoteRunner>>> MakeRunners(const Options& o) {
+  worker::WorkerOptions base;
+  int devices = 0;
+  RETURN_IF_ERROR(ResolveBackend(o, &base.backend, &devices));
+  const char* fault = std::getenv(worker::kFaultEnvVar);
+  if (fault != nullptr && *fault != '\0') {
+    RETURN_IF_ERROR(worker::ParseWorkerFaults(fault).status());
+    spdlog::warn("{}={} is set: workers inject these faults (a test hook)", worker::kFaultEnvVar,
+                 fault);
+  }
+  base.env = worker::EnvironmentWith(worker::kFaultEnvVar, fault != nullptr ? fault : "");
+  base.item_timeout_s = o.item_timeout_s;
+  base.extra_args = {"--log-level", o.log_level};
+  if (!o.log_file.empty())
+    base.extra_args.insert(base.extra_args.end(), {"--log-file", o.log_file});
+  std::vector<std::unique_ptr<worker::RemoteRunner>> runners;
+  for (int i = 0; i < devices; ++i) {
+    worker::WorkerOptions options = base;
+    options.device = i;
+    runners.push_back(std::make_unique<worker::RemoteRunner>(std::move(options)));
+  }
+  std::vector<std::thread> starts;
+  for (auto& r : runners) starts.emplace_back([&r] { r->Start(); });
+  for (auto& t : starts) t.join();
   return runners;
+}
+
+// Worker mode: this process hosts one device's runner for the daemon that started it.
+int RunWorkerMode(const Options& o) {
+  worker::WorkerHooks hooks;
+  hooks.make_runner = [&o]() -> absl::StatusOr<std::unique_ptr<device::Runner>> {
+#ifdef GEMMPROF_HAVE_CUDA
+    if (o.backend == "cuda") return kernels::MakeCudaRunner(o.device);
+#endif
+    if (o.backend == "host") return std::make_unique<device::HostRunner>();
+    return absl::InvalidArgumentError("--backend " + o.backend + ": a worker takes cuda or host");
+  };
+#ifdef GEMMPROF_HAVE_CUDA
+  if (o.backend == "cuda") {
+    hooks.illegal_address = [&o] { return kernels::InjectIllegalAddress(o.device); };
+  }
+#endif
+  return worker::RunWorker(o.worker_fd, o.worker_query_fd, hooks);
 }
 
 // Holds an exclusive flock on "<db>.lock" for the daemon's lifetime: two daemons on one
@@ -150,7 +205,10 @@ absl::Status Serve(const Options& o, const security::DaemonSecurity& sec) {
   ASSIGN_OR_RETURN(auto runners, MakeRunners(o));
   std::vector<device::Runner*> raw;
   for (auto& r : runners) {
-    spdlog::info("device: {} [{}] sm {}", r->Info().name, r->Info().backend, r->Info().sm);
+    // An unavailable device has said why already.
+    if (r->Availability().ok()) {
+      spdlog::info("device: {} [{}] sm {}", r->Info().name, r->Info().backend, r->Info().sm);
+    }
     raw.push_back(r.get());
   }
   queue::JobQueue queue(*store, raw, {o.max_queued_jobs, o.max_items_per_job});
@@ -229,6 +287,14 @@ int ParseFlags(int argc, char** argv, Options* o) {
       ->check(CLI::Range(0.0, 600.0))
       ->capture_default_str();
   AddSecurityFlags(app, o);
+  app.add_option("--item-timeout", o->item_timeout_s,
+                 "seconds one item may run before its worker is killed and the item fails "
+                 "(0: derived from the item's size and iterations, at least 60)")
+      ->capture_default_str();
+  // Worker mode, for the daemon's own use (no group: hidden from --help).
+  app.add_option("--worker-fd", o->worker_fd)->group("");
+  app.add_option("--worker-query-fd", o->worker_query_fd)->group("");
+  app.add_option("--device", o->device)->group("");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -237,10 +303,23 @@ int ParseFlags(int argc, char** argv, Options* o) {
     std::cerr << "gemmprofd: " << e.what() << "\n";
     return 2;
   }
+  if (absl::Status s = worker::ValidateItemTimeout(o->item_timeout_s); !s.ok()) {
+    std::cerr << "gemmprofd: " << s.message() << "\n";
+    return 2;
+  }
   return -1;
 }
 
 int Run(const Options& options) {
+  if (options.worker_fd >= 0) {
+    // Worker mode: the daemon re-executed itself to host one device's runner; it serves
+    // nothing and needs no security set-up.
+    if (auto s = SetUpLogging(options, "worker " + std::to_string(options.device)); !s.ok()) {
+      std::cerr << "gemmprofd: " << s.message() << "\n";
+      return 2;
+    }
+    return RunWorkerMode(options);
+  }
   // Before logging is set up, so that a bad security flag is one line on stderr.
   const security::SecurityOptions security_options = SecurityOptionsOf(options);
   auto sec = security::SetUpSecurity(security_options);
@@ -248,7 +327,7 @@ int Run(const Options& options) {
     std::cerr << "gemmprofd: " << sec.status().message() << "\n";
     return 2;
   }
-  if (auto s = SetUpLogging(options); !s.ok()) {
+  if (auto s = SetUpLogging(options, "gemmprofd"); !s.ok()) {
     std::cerr << "gemmprofd: " << s.message() << "\n";
     return 2;
   }

@@ -28,6 +28,12 @@ struct Options {
   int64_t max_queued_jobs = 1000;  // queued + running
   int64_t max_items_per_job = 100000;
   int max_watches_per_client = 32;  // per token name, or per peer host without tokens
+  double item_timeout_s = 0;  // 0: derived from each item (server/worker/item_deadline.h)
+  // Worker mode (hidden flags): the daemon re-executes itself with these to host one
+  // device's runner; see server/worker/.
+  int worker_fd = -1;
+  int worker_query_fd = -1;
+  int device = 0;
 };
 
 // Parses argv. Returns -1 to go on, otherwise the exit code (0 after --help).

@@ -292,6 +292,8 @@ v1::Device ToProto(const core::DeviceInfo& d) {
     rp->set_supported(r.supported);
     rp->set_reason(r.reason);
   }
+  p.set_unavailable(d.unavailable);
+  p.set_unavailable_reason(d.unavailable_reason);
   return p;
 }
 
@@ -314,6 +316,8 @@ absl::StatusOr<core::DeviceInfo> FromProto(const v1::Device& p) {
     r.reason = rp.reason();
     d.recipes.push_back(std::move(r));
   }
+  d.unavailable = p.unavailable();
+  d.unavailable_reason = p.unavailable_reason();
   return d;
 }
 
@@ -380,9 +384,9 @@ v1::Job ToProto(const core::JobRecord& job) {
 absl::StatusOr<core::JobRecord> FromProto(const v1::Job& p) {
   core::JobRecord job;
   job.id = p.id();
-  ASSIGN_OR_RETURN(job.state,
-                   ParseEnumField<core::JobState>("job.state", p.state(), core::ParseJobState,
-                                                  "queued, running, succeeded, failed, cancelled"));
+  ASSIGN_OR_RETURN(job.state, ParseEnumField<core::JobState>(
+                                  "job.state", p.state(), core::ParseJobState,
+                                  "queued, running, succeeded, partial, failed, cancelled"));
   job.error = p.error();
   job.created_ms = p.created_ms();
   job.started_ms = p.started_ms();

@@ -48,6 +48,9 @@ std::string RenderDevices(const std::vector<core::DeviceInfo>& devices) {
     out += d.name + " (" + d.backend + (d.sm > 0 ? ", sm_" + std::to_string(d.sm) : "") +
            (d.sm_count > 0 ? ", " + std::to_string(d.sm_count) + " SMs" : "") +
            (d.memory_bytes > 0 ? ", " + FormatGib(d.memory_bytes) : "") + ")\n";
+    // A device whose worker never started is known by its name only.
+    if (d.unavailable) out += "  UNAVAILABLE: " + d.unavailable_reason + "\n";
+    if (d.unavailable && d.recipes.empty()) continue;
     if (d.backend == "host-reference")
       out += "  host reference runner (CPU emulation), not a GPU measurement\n";
     out += "  driver " + d.driver_version + ", CUDA " + d.cuda_version + ", cuBLASLt " +

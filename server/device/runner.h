@@ -10,7 +10,9 @@
 
 namespace gemmprof::device {
 
-// One Runner per device. Not thread-safe: the queue gives each runner one worker.
+// One Runner per device. BeginJob and Run come from the device's one queue worker;
+// CanImplement may come from API threads at the same time (submission checks), and so
+// must be safe against a concurrent Run; Info, Supports and Availability likewise.
 class Runner {
  public:
   virtual ~Runner() = default;
@@ -38,6 +40,11 @@ class Runner {
   // Measures one item (warm-up + timed iterations, verification, telemetry).
   virtual absl::StatusOr<core::Measurement> Run(const core::WorkItem& item,
                                                 const core::TimingOptions& timing) = 0;
+
+  // Whether the device can take work now: Unavailable, with the reason, once it cannot
+  // (e.g. its worker process failed to start several times in a row); the queue then
+  // gives its jobs to other devices. In-process runners are always available.
+  virtual absl::Status Availability() const { return absl::OkStatus(); }
 };
 
 }  // namespace gemmprof::device

@@ -2,25 +2,50 @@
 
 #include <spdlog/spdlog.h>
 
+#include "absl/strings/str_cat.h"
 #include "core/cache_key.h"
+#include "core/error_detail.h"
 #include "server/queue/job_queue.h"
 
 namespace gemmprof::queue {
+namespace {
+
+// "fprop qkv 15872x4096x12288 fp8-current autocast"; shape lists name an op by its shape,
+// said once.
+std::string ItemLabel(const core::WorkItem& item) {
+  const std::string shape = item.op.shape.ToString();
+  return absl::StrCat(
+      std::string(core::ToString(item.op.pass)), " ",
+      item.op.name.empty() || item.op.name == shape ? "" : item.op.name + " ", shape,
+      item.op.groups > 1 ? absl::StrCat(" x", item.op.groups, " groups") : "", " ",
+      std::string(core::ToString(item.recipe)), " ", std::string(core::ToString(item.mode)));
+}
+
+// True when no item after `i` is still to run.
+bool IsLastPending(const std::vector<core::ItemRecord>& items, size_t i) {
+  for (size_t j = i + 1; j < items.size(); ++j) {
+    if (!core::IsFinal(items[j].status)) return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 JobExecutor::JobExecutor(storage::ResultStore& store, JobEventBus& bus, device::Runner& runner,
                          std::function<Interrupt(int64_t)> interrupt)
     : store_(store), bus_(bus), runner_(runner), interrupt_(std::move(interrupt)) {}
 
-void JobExecutor::Run(int64_t job_id) {
+RunEnd JobExecutor::Run(int64_t job_id) {
   auto job = store_.GetJob(job_id);
   if (!job.ok()) {
     spdlog::error("job {}: cannot load: {}", job_id, job.status().ToString());
-    return;
+    return RunEnd::kEnded;
   }
-  if (core::IsTerminal(job->state)) return;
+  if (core::IsTerminal(job->state)) return RunEnd::kEnded;
+  if (!runner_.Availability().ok()) return RunEnd::kDeviceLost;
   if (auto s = store_.SetJobState(job_id, core::JobState::kRunning, ""); !s.ok()) {
     spdlog::error("job {}: cannot mark running: {}", job_id, s.ToString());
-    return;
+    return RunEnd::kEnded;
   }
   // On a node of several GPUs any worker may take the job: record the one that does.
   if (auto s = store_.SetJobDevice(job_id, runner_.Info()); !s.ok()) {
@@ -28,58 +53,98 @@ void JobExecutor::Run(int64_t job_id) {
   }
   spdlog::info("job {}: running {} items on {} ({})", job_id, job->total_items, runner_.Info().name,
                runner_.Info().backend);
-  if (auto s = runner_.BeginJob(job->spec.timing); !s.ok()) {
-    EndJob(job_id, core::JobState::kFailed, "device warm-up failed: " + s.ToString());
-    return;
+  if (auto s = WarmUp(*job); !s.ok()) {
+    if (!runner_.Availability().ok()) return RunEnd::kDeviceLost;
+    if (const std::string source = core::SourceOf(s); !source.empty()) {
+      spdlog::warn("job {}: device warm-up failed at {}", job_id, source);
+    }
+    EndJob(job_id, core::JobState::kFailed, absl::StrCat("device warm-up failed: ", s.message()));
+    return RunEnd::kEnded;
   }
   auto items = store_.GetItems(job_id);
   if (!items.ok()) {
-    EndJob(job_id, core::JobState::kFailed, "cannot load items: " + items.status().ToString());
-    return;
+    EndJob(job_id, core::JobState::kFailed,
+           absl::StrCat("cannot load items: ", items.status().message()));
+    return RunEnd::kEnded;
   }
-  for (const auto& item : *items) {
+  for (size_t i = 0; i < items->size(); ++i) {
+    const core::ItemRecord& item = (*items)[i];
     if (core::IsFinal(item.status)) continue;
     switch (interrupt_(job_id)) {
       case Interrupt::kStop:
         spdlog::info("job {}: stopping at item boundary; it resumes on restart", job_id);
-        return;
+        return RunEnd::kStopped;
       case Interrupt::kCancel:
         if (auto s = store_.CancelPendingItems(job_id); !s.ok())
           spdlog::error("job {}: cancel items: {}", job_id, s.ToString());
         EndJob(job_id, core::JobState::kCancelled, "cancelled by request");
-        return;
+        return RunEnd::kEnded;
       case Interrupt::kNone:
         break;
     }
-    if (auto s = RunItem(*job, item); !s.ok()) {
-      EndJob(job_id, core::JobState::kFailed, "store failure: " + s.ToString());
-      return;
+    auto end = RunItem(*job, item, IsLastPending(*items, i));
+    if (!end.ok()) {
+      EndJob(job_id, core::JobState::kFailed,
+             absl::StrCat("store failure: ", end.status().message()));
+      return RunEnd::kEnded;
     }
+    if (*end == ItemEnd::kDeviceLost) return RunEnd::kDeviceLost;
   }
-  EndJob(job_id, core::JobState::kSucceeded, "");
+  EndRanToTheEnd(job_id);
+  return RunEnd::kEnded;
 }
 
-absl::Status JobExecutor::RunItem(const core::JobRecord& job, const core::ItemRecord& record) {
+absl::Status JobExecutor::WarmUp(const core::JobRecord& job) {
+  absl::Status s = runner_.BeginJob(job.spec.timing);
+  // A worker that died or hung in the warm-up has been replaced: the new one tries once.
+  if (absl::IsAborted(s) || absl::IsDeadlineExceeded(s)) {
+    spdlog::warn("job {}: device warm-up failed ({}); trying once more", job.id,
+                 std::string(s.message()));
+    s = runner_.BeginJob(job.spec.timing);
+  }
+  return s;
+}
+
+void JobExecutor::EndRanToTheEnd(int64_t job_id) {
+  auto job = store_.GetJob(job_id);
+  if (!job.ok()) {
+    EndJob(job_id, core::JobState::kFailed,
+           absl::StrCat("store failure: ", job.status().message()));
+  } else if (job->failed_items > 0) {
+    EndJob(job_id, core::JobState::kPartial,
+           absl::StrCat(job->failed_items, " of ", job->total_items, " items failed"));
+  } else {
+    EndJob(job_id, core::JobState::kSucceeded, "");
+  }
+}
+
+absl::StatusOr<JobExecutor::ItemEnd> JobExecutor::RunItem(const core::JobRecord& job,
+                                                          const core::ItemRecord& record,
+                                                          bool last) {
   const core::WorkItem& item = record.item;
   const core::TimingOptions& timing = job.spec.timing;
   const core::RecipeSupport support = runner_.Supports(item.recipe);
   if (!support.supported) {
-    return Finish(job, record, core::ItemStatus::kNotSupported, support.reason, std::nullopt,
-                  std::nullopt, "");
+    RETURN_IF_ERROR(Finish(job, record, core::ItemStatus::kNotSupported, support.reason,
+                           std::nullopt, std::nullopt, ""));
+    return ItemEnd::kRecorded;
   }
   const std::string key = core::CacheKey(runner_.Info(), item, timing);
   if (!job.spec.force) {
     ASSIGN_OR_RETURN(auto hit, store_.LookupCache(key));
     if (hit.has_value()) {
-      return Finish(job, record, core::ItemStatus::kDone, "", hit->measurement, hit->result_id,
-                    key);
+      RETURN_IF_ERROR(
+          Finish(job, record, core::ItemStatus::kDone, "", hit->measurement, hit->result_id, key));
+      return ItemEnd::kRecorded;
     }
   }
-  if (auto fits = runner_.CanImplement(item, timing); !fits.ok()) {
-    return Finish(
-        job, record,
-        IsNotSupportedRefusal(fits) ? core::ItemStatus::kNotSupported : core::ItemStatus::kFailed,
-        std::string(fits.message()), std::nullopt, std::nullopt, key);
+  absl::Status fits = runner_.CanImplement(item, timing);
+  // Unavailable: the device went away, or its worker is restarting (then Run waits for
+  // the new one, which checks the item again).
+  if (absl::IsUnavailable(fits) && !runner_.Availability().ok()) return ItemEnd::kDeviceLost;
+  if (!fits.ok() && !absl::IsUnavailable(fits)) {
+    RETURN_IF_ERROR(FinishFailed(job, record, fits, last, key));
+    return ItemEnd::kRecorded;
   }
   RETURN_IF_ERROR(store_.MarkItemRunning(item.id));
   core::ItemRecord running = record;
@@ -87,15 +152,32 @@ absl::Status JobExecutor::RunItem(const core::JobRecord& job, const core::ItemRe
   PublishItem(JobEvent::Kind::kItemStarted, job.id, running);
   auto measured = runner_.Run(item, timing);
   if (!measured.ok()) {
-    spdlog::warn("job {} item {}: {}", job.id, item.seq, measured.status().ToString());
-    // The library itself can refuse a configuration (cuBLASLt NOT_SUPPORTED): that is
-    // "this recipe cannot run this here", not a broken measurement.
-    return Finish(job, record,
-                  IsNotSupportedRefusal(measured.status()) ? core::ItemStatus::kNotSupported
-                                                           : core::ItemStatus::kFailed,
-                  std::string(measured.status().message()), std::nullopt, std::nullopt, key);
+    RETURN_IF_ERROR(FinishFailed(job, record, measured.status(), last, key));
+    return ItemEnd::kRecorded;
   }
-  return Finish(job, record, core::ItemStatus::kDone, "", *measured, std::nullopt, key);
+  RETURN_IF_ERROR(Finish(job, record, core::ItemStatus::kDone, "", *measured, std::nullopt, key));
+  return ItemEnd::kRecorded;
+}
+
+absl::Status JobExecutor::FinishFailed(const core::JobRecord& job, const core::ItemRecord& record,
+                                       const absl::Status& why, bool last,
+                                       const std::string& cache_key) {
+  const std::string source = core::SourceOf(why);
+  spdlog::warn("job {} item {} ({}): {}{}", job.id, record.item.seq, ItemLabel(record.item),
+               std::string(why.message()),
+               source.empty() ? "" : absl::StrCat(" [at ", source, "]"));
+  // The device or the library refusing a configuration (FP8 alignment, cuBLASLt
+  // NOT_SUPPORTED) is "this recipe cannot run this here", not a broken measurement.
+  if (IsNotSupportedRefusal(why)) {
+    return Finish(job, record, core::ItemStatus::kNotSupported, std::string(why.message()),
+                  std::nullopt, std::nullopt, cache_key);
+  }
+  const std::string error =
+      absl::StrCat(ItemLabel(record.item), ": ", why.message(),
+                   last ? "; the item failed (it was the job's last item)"
+                        : "; the item failed and the job goes on with its next item");
+  return Finish(job, record, core::ItemStatus::kFailed, error, std::nullopt, std::nullopt,
+                cache_key);
 }
 
 absl::Status JobExecutor::Finish(const core::JobRecord& job, const core::ItemRecord& record,

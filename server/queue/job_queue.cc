@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/derive.h"
 #include "core/validation.h"
 #include "server/queue/job_executor.h"
@@ -76,15 +78,28 @@ absl::StatusOr<PlannedJob> JobQueue::Plan(const core::JobSpec& spec) const {
         std::to_string(limits_.max_items_per_job) +
         " per job (gemmprofd --max-items-per-job); submit fewer shapes, recipes or modes");
   }
-  // Unsupported recipes and shapes a recipe cannot take become not_supported items;
-  // everything else must fit here.
-  const device::Runner& runner = *runners_.front();
-  for (const auto& item : planned.items) {
-    if (!runner.Supports(item.recipe).supported) continue;
-    absl::Status fits = runner.CanImplement(item, spec.timing);
-    if (!fits.ok() && !IsNotSupportedRefusal(fits)) return fits;
-  }
+  ASSIGN_OR_RETURN(planned.device, CheckFits(planned.items, spec.timing));
   return planned;
+}
+
+absl::StatusOr<core::DeviceInfo> JobQueue::CheckFits(const std::vector<core::WorkItem>& items,
+                                                     const core::TimingOptions& timing) const {
+  std::vector<std::string> unavailable;
+  for (const device::Runner* runner : runners_) {
+    absl::Status fits = runner->Availability();
+    // Unsupported recipes and shapes a recipe cannot take become not_supported items;
+    // everything else must fit here.
+    for (size_t i = 0; fits.ok() && i < items.size(); ++i) {
+      if (!runner->Supports(items[i].recipe).supported) continue;
+      absl::Status one = runner->CanImplement(items[i], timing);
+      if (!one.ok() && !IsNotSupportedRefusal(one)) fits = one;
+    }
+    if (fits.ok()) return runner->Info();
+    if (!absl::IsUnavailable(fits)) return fits;
+    unavailable.emplace_back(fits.message());
+  }
+  return absl::UnavailableError(
+      absl::StrCat("no device is available to run jobs: ", absl::StrJoin(unavailable, "; ")));
 }
 
 absl::StatusOr<core::JobRecord> JobQueue::Submit(const core::JobSpec& spec,
@@ -118,7 +133,7 @@ absl::StatusOr<core::JobRecord> JobQueue::Submit(const core::JobSpec& spec,
   job.state = core::JobState::kQueued;
   job.created_ms = NowMs();
   job.total_items = static_cast<int32_t>(planned.items.size());
-  job.device = runners_.front()->Info();
+  job.device = planned.device;
   // Persisted before the id is returned: an acknowledged job survives a crash.
   ASSIGN_OR_RETURN(auto stored, store_.CreateJob(std::move(job), std::move(planned.items)));
   spdlog::info("job {}: queued, {} items ({}){}", stored.id, stored.total_items,
@@ -147,21 +162,30 @@ absl::StatusOr<core::JobRecord> JobQueue::Cancel(int64_t job_id) {
       cancel_requested_.insert(job_id);
     }
   }
-  if (not_running) {
-    RETURN_IF_ERROR(store_.CancelPendingItems(job_id));
-    RETURN_IF_ERROR(store_.SetJobState(job_id, core::JobState::kCancelled, "cancelled by request"));
-    ASSIGN_OR_RETURN(job, store_.GetJob(job_id));
-    events_.Publish(JobEvent{JobEvent::Kind::kJobFinished, job, std::nullopt});
-    spdlog::info("job {}: cancelled before it started", job_id);
-    return job;
-  }
+  if (not_running) return EndUnstarted(job_id);
   spdlog::info("job {}: cancel requested; stops at the next item boundary", job_id);
   return store_.GetJob(job_id);
 }
 
+absl::StatusOr<core::JobRecord> JobQueue::EndUnstarted(int64_t job_id) {
+  RETURN_IF_ERROR(store_.CancelPendingItems(job_id));
+  RETURN_IF_ERROR(store_.SetJobState(job_id, core::JobState::kCancelled, "cancelled by request"));
+  ASSIGN_OR_RETURN(auto job, store_.GetJob(job_id));
+  events_.Publish(JobEvent{JobEvent::Kind::kJobFinished, job, std::nullopt});
+  spdlog::info("job {}: cancelled while no device ran it", job_id);
+  return job;
+}
+
 std::vector<core::DeviceInfo> JobQueue::Devices() const {
   std::vector<core::DeviceInfo> out;
-  for (const auto* r : runners_) out.push_back(r->Info());
+  for (const auto* r : runners_) {
+    core::DeviceInfo info = r->Info();
+    if (absl::Status a = r->Availability(); !a.ok()) {
+      info.unavailable = true;
+      info.unavailable_reason = std::string(a.message());
+    }
+    out.push_back(std::move(info));
+  }
   return out;
 }
 
@@ -194,12 +218,35 @@ Interrupt JobQueue::Poll(int64_t job_id) {
 void JobQueue::WorkerLoop(device::Runner* runner) {
   JobExecutor executor(store_, events_, *runner, [this](int64_t id) { return Poll(id); });
   int64_t job_id = 0;
-  while (PopJob(&job_id)) {
-    executor.Run(job_id);
+  // A device that became unavailable takes no more jobs; the others take its share.
+  while (runner->Availability().ok() && PopJob(&job_id)) {
+    if (executor.Run(job_id) == RunEnd::kDeviceLost) {
+      GiveBack(job_id);
+      continue;
+    }
     std::lock_guard lock(mu_);
     running_.erase(job_id);
     cancel_requested_.erase(job_id);
   }
+}
+
+void JobQueue::GiveBack(int64_t job_id) {
+  bool cancelled = false;
+  {
+    std::lock_guard lock(mu_);
+    running_.erase(job_id);
+    cancelled = cancel_requested_.erase(job_id) > 0;
+    // First in line: it was running already.
+    if (!cancelled && !stopping_) pending_.push_front(job_id);
+  }
+  if (cancelled) {
+    if (auto s = EndUnstarted(job_id); !s.ok()) {
+      spdlog::error("job {}: cancel: {}", job_id, s.status().ToString());
+    }
+    return;
+  }
+  spdlog::warn("job {}: its device became unavailable; it waits for another device", job_id);
+  cv_.notify_all();
 }
 
 }  // namespace gemmprof::queue

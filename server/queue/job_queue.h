@@ -27,6 +27,7 @@ struct PlannedJob {
   std::vector<core::Recipe> recipes;
   std::vector<core::Mode> modes;
   std::vector<core::WorkItem> items;
+  core::DeviceInfo device;  // the device the checks ran on
 };
 
 // True when a Runner::CanImplement refusal means "this recipe cannot run this shape
@@ -61,11 +62,11 @@ class JobQueue {
   void Stop();
 
   // Validates (InvalidArgument naming the field), derives the GEMMs, checks that every
-  // item of a supported recipe fits the device, persists job and items, and queues it.
-  // `submitted_by` (a token name, may be empty) is stored with the job.
-  // Returns the stored job. Unavailable while stopping; ResourceExhausted when
-  // max_queued_jobs jobs are already queued or running, or the job has more than
-  // max_items_per_job items.
+  // item of a supported recipe fits the first available device, persists job and items,
+  // and queues it. `submitted_by` (a token name, may be empty) is stored with the job.
+  // Returns the stored job. Unavailable while stopping, and when no device is available
+  // (the message names each device's reason); ResourceExhausted when max_queued_jobs
+  // jobs are already queued or running, or the job has more than max_items_per_job items.
   absl::StatusOr<core::JobRecord> Submit(const core::JobSpec& spec,
                                          const std::string& submitted_by = "");
   // The same checks as Submit but the queue length; nothing stored or run.
@@ -74,11 +75,16 @@ class JobQueue {
   // NotFound for unknown ids, FailedPrecondition for jobs already ended.
   absl::StatusOr<core::JobRecord> Cancel(int64_t job_id);
 
+  // Every device, unavailable ones marked with their reason.
   std::vector<core::DeviceInfo> Devices() const;
   JobEventBus& events() { return events_; }
   storage::ResultStore& store() { return store_; }
 
  private:
+  absl::StatusOr<core::DeviceInfo> CheckFits(const std::vector<core::WorkItem>& items,
+                                             const core::TimingOptions& timing) const;
+  absl::StatusOr<core::JobRecord> EndUnstarted(int64_t job_id);
+  void GiveBack(int64_t job_id);
   bool PopJob(int64_t* job_id);
   void Enqueue(int64_t job_id);
   Interrupt Poll(int64_t job_id);

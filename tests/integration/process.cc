@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 namespace gemmprof::testing {
@@ -60,13 +62,15 @@ CommandResult RunCommand(const std::vector<std::string>& argv,
   return r;
 }
 
-Process::Process(const std::vector<std::string>& argv, const std::string& stderr_path) {
+Process::Process(const std::vector<std::string>& argv, const std::string& stderr_path,
+                 const std::vector<std::string>& env) {
   pid_ = fork();
   if (pid_ < 0) throw std::runtime_error("fork failed");
   if (pid_ == 0) {
     int fd = open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     dup2(fd, 1);
     dup2(fd, 2);
+    for (const auto& e : env) putenv(const_cast<char*>(e.c_str()));
     auto args = Argv(argv);
     execv(args[0], args.data());
     _exit(127);
@@ -84,6 +88,19 @@ int Process::StopWith(int signal) {
   waitpid(pid_, &status, 0);
   pid_ = -1;
   return status;
+}
+
+std::vector<pid_t> Process::Children() const {
+  std::vector<pid_t> out;
+  if (pid_ <= 0) return out;
+  std::error_code ec;
+  for (const auto& task :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid_) + "/task", ec)) {
+    std::ifstream in(task.path() / "children");
+    pid_t child = 0;
+    while (in >> child) out.push_back(child);
+  }
+  return out;
 }
 
 }  // namespace gemmprof::testing

@@ -21,7 +21,9 @@ CommandResult RunCommand(const std::vector<std::string>& argv,
 // A background process (the daemon). Killed with SIGKILL on destruction if still alive.
 class Process {
  public:
-  Process(const std::vector<std::string>& argv, const std::string& stderr_path);
+  // `env` ("NAME=value") is added to the environment.
+  Process(const std::vector<std::string>& argv, const std::string& stderr_path,
+          const std::vector<std::string>& env = {});
   ~Process();
   Process(const Process&) = delete;
   Process& operator=(const Process&) = delete;
@@ -29,6 +31,8 @@ class Process {
   pid_t pid() const { return pid_; }
   // Sends `signal` and waits for exit; returns the exit status as from waitpid.
   int StopWith(int signal);
+  // The pids of its child processes (its workers), from /proc.
+  std::vector<pid_t> Children() const;
 
  private:
   pid_t pid_ = -1;

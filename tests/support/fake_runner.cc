@@ -26,6 +26,7 @@ core::RecipeSupport FakeRunner::Supports(core::Recipe recipe) const {
 
 absl::Status FakeRunner::CanImplement(const core::WorkItem& item,
                                       const core::TimingOptions&) const {
+  RETURN_IF_ERROR(Availability());
   const auto& s = item.op.shape;
   if (item.recipe != core::Recipe::kBf16 && s.n % 16 != 0) {
     return absl::FailedPreconditionError(std::string(core::ToString(item.recipe)) +
@@ -55,6 +56,7 @@ absl::StatusOr<core::Measurement> FakeRunner::Run(const core::WorkItem& item,
   {
     std::lock_guard lock(mu_);
     if (!run_status_.ok()) return run_status_;
+    if (auto it = item_status_.find(item.seq); it != item_status_.end()) return it->second;
   }
   core::Measurement m;
   m.flops = item.op.Flops();
@@ -69,6 +71,22 @@ absl::StatusOr<core::Measurement> FakeRunner::Run(const core::WorkItem& item,
 void FakeRunner::FailRunsWith(absl::Status status) {
   std::lock_guard lock(mu_);
   run_status_ = std::move(status);
+}
+
+void FakeRunner::FailItem(int32_t seq, absl::Status status) {
+  std::lock_guard lock(mu_);
+  item_status_[seq] = std::move(status);
+}
+
+void FakeRunner::MakeUnavailable(const std::string& reason) {
+  std::lock_guard lock(availability_mu_);
+  unavailable_reason_ = reason;
+}
+
+absl::Status FakeRunner::Availability() const {
+  std::lock_guard lock(availability_mu_);
+  if (unavailable_reason_.empty()) return absl::OkStatus();
+  return absl::UnavailableError(info_.name + " is unavailable: " + unavailable_reason_);
 }
 
 void FakeRunner::Hold() {

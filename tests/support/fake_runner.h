@@ -4,7 +4,9 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <map>
 #include <mutex>
+#include <string>
 
 #include "server/device/runner.h"
 
@@ -28,6 +30,13 @@ class FakeRunner : public device::Runner {
 
   // Makes every later Run return `status` (OK to measure again).
   void FailRunsWith(absl::Status status);
+  // Makes the Run of the item with this seq return `status`.
+  void FailItem(int32_t seq, absl::Status status);
+
+  // Unavailable with `reason` from now on (Availability and CanImplement), as a device
+  // whose worker cannot start.
+  void MakeUnavailable(const std::string& reason);
+  absl::Status Availability() const override;
 
   // While held, Run blocks after signalling that an item is in flight.
   void Hold();
@@ -43,6 +52,9 @@ class FakeRunner : public device::Runner {
   std::condition_variable cv_;
   bool held_ = false;
   absl::Status run_status_;
+  std::map<int32_t, absl::Status> item_status_;
+  std::string unavailable_reason_;  // empty: available
+  mutable std::mutex availability_mu_;
   std::atomic<int> runs_started_{0};
   std::atomic<int> runs_finished_{0};
 };

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "client/render/format.h"
+#include "client/render/listings.h"
 #include "client/render/model_label.h"
 #include "client/render/report_analysis.h"
 #include "client/render/report_charts.h"
@@ -265,6 +266,46 @@ TEST(ModelLabelTest, PresetsAndFilesKeepTheirNames) {
   r.job.spec.model.reset();
   EXPECT_EQ(ModelLine(r.job, 24), "custom, 24 layers");
   EXPECT_EQ(ContextValue(testing::FailedItemReport(), "model"), "shape list, 2 GEMMs");
+}
+
+}  // namespace
+}  // namespace gemmprof::client::render
+
+namespace gemmprof::client::render {
+namespace {
+
+TEST(DevicesTest, UnavailableDevicesSayWhy) {
+  core::DeviceInfo up;
+  up.backend = "cuda";
+  up.name = "NVIDIA H100 80GB HBM3";
+  up.sm = 90;
+  up.recipes = {{core::Recipe::kBf16, true, ""}};
+  core::DeviceInfo lost = up;  // its worker died later: what it was stays known
+  lost.name = "NVIDIA H100 80GB HBM3 #2";
+  lost.unavailable = true;
+  lost.unavailable_reason = "its worker failed to start 3 times in a row";
+  core::DeviceInfo never;  // no worker ever started: a name only
+  never.backend = "cuda";
+  never.name = "CUDA device 2";
+  never.unavailable = true;
+  never.unavailable_reason =
+      "its worker failed to start 3 times in a row (last: worker exited "
+      "with status 3)";
+  const std::string out = RenderDevices({up, lost, never});
+  const size_t lost_at = out.find("NVIDIA H100 80GB HBM3 #2");
+  const size_t never_at = out.find("CUDA device 2");
+  ASSERT_NE(lost_at, std::string::npos) << out;
+  ASSERT_NE(never_at, std::string::npos) << out;
+  EXPECT_EQ(out.substr(0, lost_at).find("UNAVAILABLE"), std::string::npos)
+      << "the available device says nothing";
+  const std::string lost_text = out.substr(lost_at, never_at - lost_at);
+  EXPECT_NE(lost_text.find("\n  UNAVAILABLE: its worker failed to start 3 times in a row\n"),
+            std::string::npos)
+      << lost_text;
+  EXPECT_NE(lost_text.find("bf16"), std::string::npos) << "what it was stays shown";
+  EXPECT_EQ(out.substr(never_at),
+            "CUDA device 2 (cuda)\n  UNAVAILABLE: its worker failed to start 3 times in a row "
+            "(last: worker exited with status 3)\n");
 }
 
 }  // namespace

@@ -1,10 +1,14 @@
 #include "server/queue/job_queue.h"
 
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <sstream>
 #include <thread>
 
+#include "core/error_detail.h"
 #include "server/storage/sqlite_store.h"
 #include "tests/support/fake_runner.h"
 #include "tests/support/temp_dir.h"
@@ -154,18 +158,123 @@ TEST_F(JobQueueTest, ShapesARecipeCannotTakeBecomeNotSupportedItems) {
 TEST_F(JobQueueTest, RunFailuresAreFailedItemsAndLibraryRefusalsNotSupported) {
   runner_.FailRunsWith(absl::InternalError("CUDA error: an illegal memory access"));
   auto broken = queue_->Submit(ShapesSpec({{64, 64, 64}}, {core::Recipe::kBf16}));
-  EXPECT_EQ(WaitForEnd(broken->id).state, JobState::kSucceeded) << "an item failure ends the item";
+  const auto ended = WaitForEnd(broken->id);
+  EXPECT_EQ(ended.state, JobState::kPartial) << "an item failure ends the item, not the job";
+  EXPECT_EQ(ended.error, "1 of 1 items failed");
   auto items = store_->GetItems(broken->id);
   EXPECT_EQ((*items)[0].status, ItemStatus::kFailed);
-  EXPECT_EQ((*items)[0].error, "CUDA error: an illegal memory access");
+  EXPECT_EQ((*items)[0].error,
+            "fprop 64x64x64 bf16 autocast: CUDA error: an illegal memory access; the item failed "
+            "(it was the job's last item)");
   EXPECT_EQ(store_->GetJob(broken->id)->failed_items, 1);
 
   runner_.FailRunsWith(absl::FailedPreconditionError("cuBLASLt: no algorithm for this layout"));
   auto refused = queue_->Submit(ShapesSpec({{32, 64, 64}}, {core::Recipe::kFp8Block}));
-  WaitForEnd(refused->id);
+  EXPECT_EQ(WaitForEnd(refused->id).state, JobState::kSucceeded) << "not_supported is no failure";
   items = store_->GetItems(refused->id);
   EXPECT_EQ((*items)[0].status, ItemStatus::kNotSupported);
   EXPECT_EQ((*items)[0].error, "cuBLASLt: no algorithm for this layout");
+}
+
+TEST_F(JobQueueTest, AJobWithFailedItemsEndsPartialAndTheOtherItemsRun) {
+  // Items go shape by shape, recipe by recipe: seq 2 and 4 are bf16 items.
+  runner_.FailItem(2, absl::AbortedError("worker exited: signal 9 (Killed); the worker restarts"));
+  runner_.FailItem(4, absl::DeadlineExceededError("timed out after 60 s"));
+  auto job = queue_->Submit(ShapesSpec({{16, 16, 16}, {32, 32, 32}, {48, 48, 48}, {64, 64, 64}},
+                                       {core::Recipe::kBf16, core::Recipe::kMxfp8}));
+  ASSERT_TRUE(job.ok()) << job.status();
+  const auto ended = WaitForEnd(job->id);
+  EXPECT_EQ(ended.state, JobState::kPartial);
+  EXPECT_EQ(ended.error, "2 of 8 items failed") << "not_supported items do not count";
+  auto items = store_->GetItems(job->id);
+  ASSERT_TRUE(items.ok());
+  int done = 0;
+  for (const auto& item : *items) {
+    if (item.item.seq == 2) {
+      EXPECT_EQ(item.status, ItemStatus::kFailed);
+      EXPECT_EQ(item.error,
+                "fprop 32x32x32 bf16 autocast: worker exited: signal 9 (Killed); the worker "
+                "restarts; the item failed and the job goes on with its next item");
+    }
+    if (item.status == ItemStatus::kDone) ++done;
+  }
+  EXPECT_EQ(done, 2) << "4 bf16 items, two failed";
+}
+
+TEST_F(JobQueueTest, ItemErrorsKeepSourceLocationsOutAndInTheLog) {
+  std::ostringstream log;
+  auto previous = spdlog::default_logger();
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>(
+      "test", std::make_shared<spdlog::sinks::ostream_sink_mt>(log)));
+  runner_.FailRunsWith(core::WithSource(
+      absl::ResourceExhaustedError(
+          "CUDA out of memory (cudaErrorMemoryAllocation) while preparing the operands"),
+      "kernels/cuda_runner_measure.cc:114: pool.GetAs<__nv_bfloat16>(\"a.src\", a_n)"));
+  auto job = queue_->Submit(ShapesSpec({{64, 64, 64}, {32, 32, 32}}, {core::Recipe::kBf16}));
+  WaitForEnd(job->id);
+  spdlog::set_default_logger(previous);
+  auto items = store_->GetItems(job->id);
+  ASSERT_TRUE(items.ok());
+  const std::string& error = (*items)[0].error;
+  EXPECT_EQ(error,
+            "fprop 64x64x64 bf16 autocast: CUDA out of memory (cudaErrorMemoryAllocation) while "
+            "preparing the operands; the item failed and the job goes on with its next item");
+  EXPECT_EQ(error.find(".cc"), std::string::npos);
+  EXPECT_NE(log.str().find("kernels/cuda_runner_measure.cc:114: pool.GetAs"), std::string::npos)
+      << log.str();
+}
+
+TEST_F(JobQueueTest, AJobWhoseDeviceGoesAwayFinishesOnAnother) {
+  testing::FakeRunner second;
+  queue_.reset();
+  queue_ = std::make_unique<JobQueue>(*store_, std::vector<device::Runner*>{&runner_, &second});
+  ASSERT_TRUE(queue_->Start().ok());
+  runner_.Hold();
+  second.Hold();
+  auto job =
+      queue_->Submit(ShapesSpec({{64, 64, 64}, {32, 32, 32}, {16, 16, 16}}, {core::Recipe::kBf16}));
+  ASSERT_TRUE(job.ok()) << job.status();
+  // Either device may take the job; the one that does goes away after its first item.
+  testing::FakeRunner* taker = nullptr;
+  for (int i = 0; i < 1000 && taker == nullptr; ++i) {
+    if (runner_.runs_started() > 0) taker = &runner_;
+    if (second.runs_started() > 0) taker = &second;
+    if (taker == nullptr) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_NE(taker, nullptr) << "no device took the job";
+  testing::FakeRunner* other = taker == &runner_ ? &second : &runner_;
+  taker->MakeUnavailable("its worker failed to start 3 times in a row");
+  other->Release();
+  taker->Release();
+  const auto ended = WaitForEnd(job->id);
+  EXPECT_EQ(ended.state, JobState::kSucceeded);
+  EXPECT_EQ(ended.finished_items, 3);
+  EXPECT_EQ(taker->runs_finished(), 1) << "the item in flight finishes where it started";
+  EXPECT_EQ(other->runs_finished(), 2);
+  const auto devices = queue_->Devices();
+  ASSERT_EQ(devices.size(), 2u);
+  const auto& lost = devices[taker == &runner_ ? 0 : 1];
+  EXPECT_TRUE(lost.unavailable);
+  EXPECT_EQ(lost.unavailable_reason,
+            "Fake GPU is unavailable: its worker failed to start 3 times in a row");
+  EXPECT_FALSE(devices[taker == &runner_ ? 1 : 0].unavailable);
+  queue_.reset();  // its worker threads use `second`
+}
+
+TEST_F(JobQueueTest, SubmissionsNoDeviceCanRunAreUnavailableAndReadsGoOn) {
+  auto done = queue_->Submit(ShapesSpec({{64, 64, 64}}, {core::Recipe::kBf16}));
+  ASSERT_TRUE(done.ok());
+  WaitForEnd(done->id);
+  runner_.MakeUnavailable("its worker failed to start 3 times in a row");
+  auto refused = queue_->Submit(ShapesSpec({{64, 64, 64}}, {core::Recipe::kBf16}));
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(refused.status().message(),
+            "no device is available to run jobs: Fake GPU is unavailable: its worker failed to "
+            "start 3 times in a row");
+  EXPECT_EQ(queue_->Plan(ShapesSpec({{8, 8, 8}}, {})).status().code(),
+            absl::StatusCode::kUnavailable);
+  EXPECT_EQ(store_->ListJobs({})->items.size(), 1u) << "nothing stored for the refused one";
+  EXPECT_EQ(store_->GetJob(done->id)->state, JobState::kSucceeded);
 }
 
 TEST_F(JobQueueTest, CancelQueuedJobEndsItAtOnce) {

@@ -103,5 +103,25 @@ TEST(ConvertTest, UnsetTimingTakesTheDefaults) {
   EXPECT_EQ(z->gpu_warmup_s, 0);
 }
 
+TEST(ConvertTest, DevicesRoundTripWithTheirAvailability) {
+  core::DeviceInfo d;
+  d.backend = "cuda";
+  d.name = "NVIDIA H200";
+  d.sm = 90;
+  d.recipes = {{core::Recipe::kMxfp8, false, "mxfp8 needs sm_100+, this is sm_90"}};
+  d.unavailable = true;
+  d.unavailable_reason = "its worker failed to start 3 times in a row";
+  auto back = FromProto(ToProto(d));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->name, d.name);
+  EXPECT_TRUE(back->unavailable);
+  EXPECT_EQ(back->unavailable_reason, d.unavailable_reason);
+  ASSERT_EQ(back->recipes.size(), 1u);
+  EXPECT_EQ(back->recipes[0].reason, d.recipes[0].reason);
+  auto unset = FromProto(v1::Device());
+  ASSERT_TRUE(unset.ok());
+  EXPECT_FALSE(unset->unavailable) << "a device from an older daemon is available";
+}
+
 }  // namespace
 }  // namespace gemmprof::wire

@@ -1,0 +1,213 @@
+// The real gemmprofd (host backend, one worker process) and the real CLI, with faults
+// injected into the worker through GEMMPROF_WORKER_FAULT: a worker that dies or hangs
+// costs one item, never the daemon; one that cannot start makes the device unavailable.
+#include <grpcpp/create_channel.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "gemmprof/v1/gemmprof.grpc.pb.h"
+#include "tests/integration/process.h"
+#include "tests/support/temp_dir.h"
+
+namespace gemmprof::testing {
+namespace {
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Waits up to `seconds` for `done`; true when it came.
+template <typename Pred>
+bool WaitFor(Pred done, double seconds = 30) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return done();
+}
+
+// 16 items of 2^21 multiply-adds or so: a job of a few seconds on the host reference.
+const std::vector<std::string> kSixteenItems = {
+    "--shapes",
+    "64x128x128,72x128x128,80x128x128,88x128x128,96x128x128,104x128x128,"
+    "112x128x128,120x128x128",
+    "--recipes",
+    "bf16,fp8-current",
+    "--num-warmup",
+    "0",
+    "--num-iters",
+    "2"};
+
+class WorkerFaultTest : public ::testing::Test {
+ protected:
+  // Starts gemmprofd with GEMMPROF_WORKER_FAULT=`fault` and `flags`; false when it did
+  // not come up.
+  bool StartDaemon(const std::string& fault, std::vector<std::string> flags = {}) {
+    const std::string port_file = dir_.File("port");
+    std::vector<std::string> argv = {
+        GEMMPROFD_PATH, "--listen", "127.0.0.1:0", "--db",   dir_.File("results.db"),
+        "--backend",    "host",     "--port-file", port_file};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    daemon_ = std::make_unique<Process>(argv, log_path(),
+                                        std::vector<std::string>{"GEMMPROF_WORKER_FAULT=" + fault});
+    if (!WaitFor([&] { return !Slurp(port_file).empty(); })) return false;
+    const std::string port = Slurp(port_file);
+    address_ = "127.0.0.1:" + port.substr(0, port.find('\n'));
+    stub_ =
+        v1::GemmProf::NewStub(grpc::CreateChannel(address_, grpc::InsecureChannelCredentials()));
+    return true;
+  }
+
+  std::string log_path() const { return dir_.File("gemmprofd.log"); }
+
+  CommandResult Cli(std::vector<std::string> args) {
+    args.insert(args.begin(), {GEMMPROF_CLI_PATH, "--server", address_});
+    return RunCommand(args);
+  }
+
+  int64_t Submit(std::vector<std::string> args) {
+    args.insert(args.begin(), "submit");
+    auto r = Cli(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.out.empty() ? 0 : std::stoll(r.out);
+  }
+
+  v1::Report Report(int64_t job_id) {
+    grpc::ClientContext ctx;
+    v1::GetReportRequest req;
+    req.set_job_id(job_id);
+    v1::Report report;
+    auto s = stub_->GetReport(&ctx, req, &report);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    return report;
+  }
+
+  bool Ended(int64_t job_id) {
+    const std::string state = Report(job_id).job().state();
+    return state != "queued" && state != "running";
+  }
+
+  TempDir dir_;
+  std::unique_ptr<Process> daemon_;
+  std::string address_;
+  std::unique_ptr<v1::GemmProf::Stub> stub_;
+};
+
+TEST_F(WorkerFaultTest, AWorkerKilledMidJobCostsOneItemAndTheDaemonKeepsServing) {
+  // Item 5 hangs in its worker (the derived deadline is a minute), so the test can kill
+  // the worker while it holds that item.
+  ASSERT_TRUE(StartDaemon("hang@5")) << Slurp(log_path());
+  const int64_t id = Submit(kSixteenItems);
+  ASSERT_TRUE(WaitFor([&] {
+    const auto report = Report(id);
+    return report.items_size() == 16 && report.items(5).status() == "running";
+  })) << Slurp(log_path());
+  const std::vector<pid_t> workers = daemon_->Children();
+  ASSERT_EQ(workers.size(), 1u);
+  // The device is stuck; the daemon answers anyway, through the API and the CLI.
+  grpc::ClientContext ctx;
+  v1::ListJobsResponse jobs;
+  ASSERT_TRUE(stub_->ListJobs(&ctx, v1::ListJobsRequest(), &jobs).ok());
+  EXPECT_EQ(jobs.jobs_size(), 1);
+  auto cli_jobs = Cli({"jobs"});
+  EXPECT_EQ(cli_jobs.exit_code, 0) << cli_jobs.err;
+
+  ASSERT_EQ(kill(workers[0], SIGKILL), 0);
+  ASSERT_TRUE(WaitFor([&] { return Ended(id); })) << Slurp(log_path());
+  const auto report = Report(id);
+  EXPECT_EQ(report.job().state(), "partial");
+  EXPECT_EQ(report.job().error(), "1 of 16 items failed");
+  ASSERT_EQ(report.items_size(), 16);
+  for (const auto& item : report.items()) {
+    if (item.seq() == 5) {
+      EXPECT_EQ(item.status(), "failed");
+      EXPECT_EQ(item.error(),
+                "fprop 80x128x128 fp8-current autocast: worker exited: signal 9 (Killed); the "
+                "worker restarts; the item failed and the job goes on with its next item");
+    } else {
+      EXPECT_EQ(item.status(), "done") << item.seq() << ": " << item.error();
+    }
+  }
+  const std::vector<pid_t> now = daemon_->Children();
+  ASSERT_EQ(now.size(), 1u) << "one new worker";
+  EXPECT_NE(now[0], workers[0]);
+  EXPECT_NE(Slurp(log_path()).find("signal 9 (Killed); starting a new one"), std::string::npos)
+      << Slurp(log_path());
+}
+
+TEST_F(WorkerFaultTest, AHungItemTimesOutWithTheReasonAndTheNextItemRuns) {
+  ASSERT_TRUE(StartDaemon("hang@1", {"--item-timeout", "1"})) << Slurp(log_path());
+  const int64_t id = Submit({"--shapes", "64x64x64,96x96x96", "--recipes", "bf16", "--num-warmup",
+                             "0", "--num-iters", "2"});
+  ASSERT_TRUE(WaitFor([&] { return Ended(id); })) << Slurp(log_path());
+  const auto report = Report(id);
+  EXPECT_EQ(report.job().state(), "partial");
+  ASSERT_EQ(report.items_size(), 2);
+  EXPECT_EQ(report.items(0).status(), "done");
+  EXPECT_EQ(report.items(1).status(), "failed");
+  EXPECT_EQ(report.items(1).error(),
+            "fprop 96x96x96 bf16 autocast: timed out after 1 s; the worker was killed and "
+            "restarts; the item failed (it was the job's last item)");
+  // The restarted worker takes the next job.
+  const int64_t next = Submit(
+      {"--shapes", "48x48x48", "--recipes", "bf16", "--num-warmup", "0", "--num-iters", "2"});
+  ASSERT_TRUE(WaitFor([&] { return Ended(next); }));
+  EXPECT_EQ(Report(next).job().state(), "succeeded");
+}
+
+TEST_F(WorkerFaultTest, AWorkerThatCannotStartLeavesTheDeviceUnavailableAndReadsWorking) {
+  // A short grace: the test's open connection holds a shutdown for all of it.
+  ASSERT_TRUE(StartDaemon("exit-at-start", {"--shutdown-grace", "0.2"})) << Slurp(log_path());
+  auto devices = Cli({"devices"});
+  ASSERT_EQ(devices.exit_code, 0) << devices.err;
+  EXPECT_NE(devices.out.find("UNAVAILABLE: device 0 (host-reference (CPU)) is unavailable: its "
+                             "worker failed to start 3 times in a row (last: worker exited with "
+                             "status 3)"),
+            std::string::npos)
+      << devices.out;
+  auto jobs = Cli({"jobs"});
+  EXPECT_EQ(jobs.exit_code, 0) << jobs.err;
+  EXPECT_EQ(jobs.out, "no jobs\n");
+
+  auto submit = Cli({"submit", "--shapes", "64", "--recipes", "bf16"});
+  EXPECT_NE(submit.exit_code, 0);
+  EXPECT_NE(submit.err.find("no device is available to run jobs"), std::string::npos) << submit.err;
+  EXPECT_EQ(std::count(submit.err.begin(), submit.err.end(), '\n'), 1) << submit.err;
+  grpc::ClientContext ctx;
+  v1::SubmitJobRequest req;
+  req.mutable_shapes()->add_shapes()->set_m(64);
+  req.mutable_shapes()->mutable_shapes(0)->set_k(64);
+  req.mutable_shapes()->mutable_shapes(0)->set_n(64);
+  v1::SubmitJobResponse resp;
+  EXPECT_EQ(stub_->SubmitJob(&ctx, req, &resp).error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_TRUE(daemon_->Children().empty()) << "no worker left behind";
+  const int status = daemon_->StopWith(SIGTERM);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
+TEST_F(WorkerFaultTest, BadFlagsAndFaultSpecsAreRefusedAtStart) {
+  for (const char* bad : {"-1", "nan", "inf", "604801", "soon"}) {
+    auto r = RunCommand({GEMMPROFD_PATH, "--item-timeout", bad, "--db", ":memory:"});
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_NE(r.err.find("--item-timeout"), std::string::npos) << bad << ": " << r.err;
+  }
+  auto r = RunCommand(
+      {GEMMPROFD_PATH, "--db", ":memory:", "--backend", "host", "--listen", "127.0.0.1:0"},
+      {"GEMMPROF_WORKER_FAULT=hang@soon"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("GEMMPROF_WORKER_FAULT: 'hang@soon' needs an item seq"), std::string::npos)
+      << r.err;
+}
+
+}  // namespace
+}  // namespace gemmprof::testing
