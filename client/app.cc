@@ -3,19 +3,24 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <optional>
 #include <sstream>
+#include <thread>
 
 #include "client/commands/cancel_command.h"
 #include "client/commands/compare_command.h"
 #include "client/commands/devices_command.h"
+#include "client/commands/follow_job.h"
 #include "client/commands/history_command.h"
 #include "client/commands/jobs_command.h"
 #include "client/commands/plan_command.h"
 #include "client/commands/plot_command.h"
 #include "client/commands/report_command.h"
 #include "client/commands/submit_command.h"
+#include "client/commands/token_command.h"
 #include "client/commands/watch_command.h"
 #include "client/server_address.h"
 #include "client/transport.h"
@@ -27,6 +32,8 @@ int64_t WallClockMs() {
   using namespace std::chrono;
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
+
+void SleepMs(int64_t ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
 
 int Fail(std::ostream& err, int code, std::string_view message) {
   err << "gemmprof: " << OneLine(message) << "\n";
@@ -57,10 +64,17 @@ std::string OneLine(std::string_view message) {
   return out;
 }
 
-App::App() : App(&Transport::Connect, &WallClockMs, isatty(STDOUT_FILENO) == 1) {}
+App::App()
+    : App(&Transport::Connect, &WallClockMs, isatty(STDOUT_FILENO) == 1, ProcessEnvironment(),
+          &SleepMs) {}
 
-App::App(ClientFactory factory, std::function<int64_t()> now_ms, bool out_is_tty)
-    : factory_(std::move(factory)), now_ms_(std::move(now_ms)), out_is_tty_(out_is_tty) {}
+App::App(ClientFactory factory, std::function<int64_t()> now_ms, bool out_is_tty, Environment env,
+         std::function<void(int64_t)> sleep_ms)
+    : factory_(std::move(factory)),
+      now_ms_(std::move(now_ms)),
+      out_is_tty_(out_is_tty),
+      env_(std::move(env)),
+      sleep_ms_(sleep_ms ? std::move(sleep_ms) : std::function<void(int64_t)>(&SleepMs)) {}
 
 App::~App() = default;
 
@@ -84,14 +98,109 @@ std::vector<std::unique_ptr<Command>> MakeCommands(CLI::App& cli) {
   commands.push_back(std::make_unique<DevicesCommand>(cli));
   commands.push_back(std::make_unique<HistoryCommand>(cli));
   commands.push_back(std::make_unique<CompareCommand>(cli));
+  commands.push_back(std::make_unique<TokenCommand>(cli));
   return commands;
 }
+
+// The global flags that take a value (the value is not a command name).
+constexpr std::string_view kValuedGlobalFlags[] = {"--server",     "--config",  "--tls-ca",
+                                                   "--tls-cert",   "--tls-key", "--tls-server-name",
+                                                   "--token-file", "--timeout"};
+
+// The connection flags as CLI11 fills them; an option's count() says whether it was given.
+struct GlobalFlags {
+  std::string server, config, tls_ca, tls_cert, tls_key, tls_server_name, token_file;
+  bool tls = false;
+  int timeout_s = kDefaultTimeoutS;
+  std::vector<std::pair<CLI::Option*, std::string*>> given;
+  CLI::Option* timeout = nullptr;
+
+  void Register(CLI::App& cli) {
+    const auto add = [&](const char* name, std::string& value, const std::string& help) {
+      CLI::Option* opt = cli.add_option(name, value, help);
+      opt->type_name(std::string_view(name) == "--server"            ? "HOST:PORT"
+                     : std::string_view(name) == "--tls-server-name" ? "NAME"
+                                                                     : "PATH");
+      given.emplace_back(opt, &value);
+    };
+    add("--server", server,
+        std::string("gemmprofd address HOST:PORT (default ") + kDefaultServer + ") [" + kEnvServer +
+            "]");
+    add("--config", config,
+        "Config file (default $XDG_CONFIG_HOME/gemmprof/config.toml) [" + std::string(kEnvConfig) +
+            "]");
+    cli.add_flag("--tls", tls, "TLS, verifying the daemon with the system's CAs [GEMMPROF_TLS=1]");
+    add("--tls-ca", tls_ca,
+        "TLS, verifying the daemon with this CA certificate (PEM) [" + std::string(kEnvTlsCa) +
+            "]");
+    add("--tls-cert", tls_cert,
+        "Client certificate (PEM) for daemons that require one; with --tls-key [" +
+            std::string(kEnvTlsCert) + "]");
+    add("--tls-key", tls_key, "Its private key (PEM) [" + std::string(kEnvTlsKey) + "]");
+    add("--tls-server-name", tls_server_name,
+        "Name the daemon's certificate must hold, when it differs from HOST (SSH tunnel) [" +
+            std::string(kEnvTlsServerName) + "]");
+    add("--token-file", token_file,
+        "File holding the bearer token [" + std::string(kEnvTokenFile) + "; " + kEnvToken +
+            " holds the token itself]");
+    timeout =
+        cli.add_option("--timeout", timeout_s,
+                       "Seconds each call may take (default " + std::to_string(kDefaultTimeoutS) +
+                           ", at most " + std::to_string(kMaxTimeoutS) + ") [" + kEnvTimeout + "]")
+            ->type_name("SECONDS")
+            ->check(ExactInteger(true).description(""))
+            ->check(CLI::Range(1, kMaxTimeoutS).description(""));
+  }
+
+  ConnectionFlags Flags() const {
+    ConnectionFlags f;
+    const auto get = [&](const std::string& value) -> std::optional<std::string> {
+      for (const auto& [opt, v] : given)
+        if (v == &value && opt->count() > 0) return value;
+      return std::nullopt;
+    };
+    f.server = get(server);
+    f.config = get(config);
+    f.tls = tls;
+    f.tls_ca = get(tls_ca);
+    f.tls_cert = get(tls_cert);
+    f.tls_key = get(tls_key);
+    f.tls_server_name = get(tls_server_name);
+    f.token_file = get(token_file);
+    if (timeout->count() > 0) f.timeout_s = timeout_s;
+    return f;
+  }
+};
+
+constexpr char kFooter[] = R"(Examples:
+  gemmprof submit --shapes 4096,8192 --recipes bf16,fp8-current --wait
+  gemmprof jobs
+  gemmprof report 42 --format markdown
+  gemmprof --server gpu-node:50051 --tls-ca ca.pem --token-file ~/.gemmprof-token devices
+Run `gemmprof COMMAND --help` for each command's flags and examples.
+
+Connection settings come from flags, else environment variables [in brackets above],
+else the config file: $XDG_CONFIG_HOME/gemmprof/config.toml (~/.config/gemmprof/config.toml),
+or the file --config / GEMMPROF_CONFIG names. Its keys: server, tls, tls_ca, tls_cert,
+tls_key, tls_server_name, token_file (paths relative to the file), timeout; e.g.
+  server = "gpu-node.example.com:50051"
+  tls_ca = "ca.pem"
+  token_file = "token"
+A token is sent only over TLS or to a loopback address (localhost, 127.0.0.0/8, ::1).
+
+Exit codes:
+  0  success
+  1  failure: daemon unreachable, server error, job failed
+  2  usage: bad flags, environment or config file; nothing was sent
+  3  watch / submit --wait: the job ended partial (some items failed)
+  4  watch / submit --wait: the job was cancelled)";
 
 // CLI11 calls a mistyped command "A subcommand is required"; name it instead.
 absl::Status CheckCommandName(const std::vector<std::string>& args,
                               const std::vector<std::unique_ptr<Command>>& commands) {
   for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--server") {
+    if (std::find(std::begin(kValuedGlobalFlags), std::end(kValuedGlobalFlags), args[i]) !=
+        std::end(kValuedGlobalFlags)) {
       ++i;
       continue;
     }
@@ -113,16 +222,11 @@ int App::Run(const std::vector<std::string>& args, std::ostream& out, std::ostre
                "gemmprof");
   cli.require_subcommand(1);
   cli.formatter(std::make_shared<HelpFormatter>());  // before the subcommands, which copy it
-  std::string server = kDefaultServer;
-  cli.add_option("--server", server, "gemmprofd address HOST:PORT")
-      ->envname("GEMMPROF_SERVER")
-      ->capture_default_str();
-  cli.footer(R"(Examples:
-  gemmprof submit --shapes 4096,8192 --recipes bf16,fp8-current --wait
-  gemmprof jobs
-  gemmprof report 42 --format markdown
-  gemmprof --server gpu-node:50051 devices
-Run `gemmprof COMMAND --help` for each command's flags and examples.)");
+  // Global flags may also follow the command (`gemmprof jobs --server h:1`).
+  cli.fallthrough();
+  GlobalFlags global;
+  global.Register(cli);
+  cli.footer(kFooter);
   const std::vector<std::unique_ptr<Command>> commands = MakeCommands(cli);
   if (const absl::Status name = CheckCommandName(args, commands); !name.ok())
     return Fail(err, kExitUsage, std::string(name.message()));
@@ -136,18 +240,19 @@ Run `gemmprof COMMAND --help` for each command's flags and examples.)");
   } catch (const CLI::ParseError& e) {
     return Fail(err, kExitUsage, e.what());
   }
-  const auto address = ParseServerAddress(server);
-  if (!address.ok()) return Fail(err, kExitUsage, std::string(address.status().message()));
-  return RunCommand(commands, *address, out, err);
+  return RunCommand(commands, global.Flags(), out, err);
 }
 
 int App::RunCommand(const std::vector<std::unique_ptr<Command>>& commands,
-                    const std::string& address, std::ostream& out, std::ostream& err) {
+                    const ConnectionFlags& flags, std::ostream& out, std::ostream& err) {
   std::unique_ptr<GemmProfClient> client;
   CommandContext ctx{out, err, out_is_tty_, now_ms_(), nullptr};
+  ctx.sleep_ms = sleep_ms_;
   ctx.client = [&]() -> absl::StatusOr<GemmProfClient*> {
     if (!client) {
-      ASSIGN_OR_RETURN(client, factory_(address));
+      ASSIGN_OR_RETURN(const ConnectionSettings settings, ResolveConnection(flags, env_, err));
+      ASSIGN_OR_RETURN(client, factory_(settings));
+      ctx.server_address = settings.address;
     }
     return client.get();
   };
@@ -156,7 +261,9 @@ int App::RunCommand(const std::vector<std::unique_ptr<Command>>& commands,
     const absl::Status status = command->Run(ctx);
     out.flush();
     if (status.ok()) return kExitOk;
-    // A flag value the command itself rejected, before talking to the server.
+    if (const std::optional<int> code = ExitCodeOf(status))
+      return Fail(err, *code, std::string(status.message()));
+    // A flag, environment or config value rejected before talking to the server.
     const bool usage = absl::IsInvalidArgument(status) && !client;
     return Fail(err, usage ? kExitUsage : kExitFailure, std::string(status.message()));
   }

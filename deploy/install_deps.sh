@@ -6,7 +6,7 @@ packages=(
   build-essential cmake pkg-config file
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libspdlog-dev libsqlite3-dev libcli11-dev nlohmann-json3-dev
-  libgtest-dev libgmock-dev zlib1g-dev librsvg2-bin libssl-dev
+  libgtest-dev libgmock-dev zlib1g-dev librsvg2-bin libssl-dev libtomlplusplus-dev openssl
 )
 missing=()
 for p in "${packages[@]}"; do
