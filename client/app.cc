@@ -13,7 +13,6 @@
 #include "client/commands/cancel_command.h"
 #include "client/commands/compare_command.h"
 #include "client/commands/devices_command.h"
-#include "client/commands/follow_job.h"
 #include "client/commands/history_command.h"
 #include "client/commands/jobs_command.h"
 #include "client/commands/plan_command.h"
@@ -22,7 +21,7 @@
 #include "client/commands/submit_command.h"
 #include "client/commands/token_command.h"
 #include "client/commands/watch_command.h"
-#include "client/server_address.h"
+#include "client/global_flags.h"
 #include "client/transport.h"
 
 namespace gemmprof::client {
@@ -102,112 +101,34 @@ std::vector<std::unique_ptr<Command>> MakeCommands(CLI::App& cli) {
   return commands;
 }
 
-// The global flags that take a value (the value is not a command name).
-constexpr std::string_view kValuedGlobalFlags[] = {"--server",     "--config",  "--tls-ca",
-                                                   "--tls-cert",   "--tls-key", "--tls-server-name",
-                                                   "--token-file", "--timeout"};
-
-// The connection flags as CLI11 fills them; an option's count() says whether it was given.
-struct GlobalFlags {
-  std::string server, config, tls_ca, tls_cert, tls_key, tls_server_name, token_file;
-  bool tls = false;
-  int timeout_s = kDefaultTimeoutS;
-  std::vector<std::pair<CLI::Option*, std::string*>> given;
-  CLI::Option* timeout = nullptr;
-
-  void Register(CLI::App& cli) {
-    const auto add = [&](const char* name, std::string& value, const std::string& help) {
-      CLI::Option* opt = cli.add_option(name, value, help);
-      opt->type_name(std::string_view(name) == "--server"            ? "HOST:PORT"
-                     : std::string_view(name) == "--tls-server-name" ? "NAME"
-                                                                     : "PATH");
-      given.emplace_back(opt, &value);
-    };
-    add("--server", server,
-        std::string("gemmprofd address HOST:PORT (default ") + kDefaultServer + ") [" + kEnvServer +
-            "]");
-    add("--config", config,
-        "Config file (default $XDG_CONFIG_HOME/gemmprof/config.toml) [" + std::string(kEnvConfig) +
-            "]");
-    cli.add_flag("--tls", tls, "TLS, verifying the daemon with the system's CAs [GEMMPROF_TLS=1]");
-    add("--tls-ca", tls_ca,
-        "TLS, verifying the daemon with this CA certificate (PEM) [" + std::string(kEnvTlsCa) +
-            "]");
-    add("--tls-cert", tls_cert,
-        "Client certificate (PEM) for daemons that require one; with --tls-key [" +
-            std::string(kEnvTlsCert) + "]");
-    add("--tls-key", tls_key, "Its private key (PEM) [" + std::string(kEnvTlsKey) + "]");
-    add("--tls-server-name", tls_server_name,
-        "Name the daemon's certificate must hold, when it differs from HOST (SSH tunnel) [" +
-            std::string(kEnvTlsServerName) + "]");
-    add("--token-file", token_file,
-        "File holding the bearer token [" + std::string(kEnvTokenFile) + "; " + kEnvToken +
-            " holds the token itself]");
-    timeout =
-        cli.add_option("--timeout", timeout_s,
-                       "Seconds each call may take (default " + std::to_string(kDefaultTimeoutS) +
-                           ", at most " + std::to_string(kMaxTimeoutS) + ") [" + kEnvTimeout + "]")
-            ->type_name("SECONDS")
-            ->check(ExactInteger(true).description(""))
-            ->check(CLI::Range(1, kMaxTimeoutS).description(""));
+// A command with commands of its own (`token new`): the word after it must name one.
+absl::Status CheckSubcommandName(const CLI::App& command, const std::vector<std::string>& args,
+                                 size_t next) {
+  const std::vector<const CLI::App*> subs = command.get_subcommands({});
+  if (subs.empty() || next >= args.size() || args[next].empty() || args[next][0] == '-')
+    return absl::OkStatus();
+  std::string valid;
+  for (const CLI::App* sub : subs) {
+    if (sub->get_name() == args[next]) return absl::OkStatus();
+    valid += (valid.empty() ? "" : ", ") + sub->get_name();
   }
-
-  ConnectionFlags Flags() const {
-    ConnectionFlags f;
-    const auto get = [&](const std::string& value) -> std::optional<std::string> {
-      for (const auto& [opt, v] : given)
-        if (v == &value && opt->count() > 0) return value;
-      return std::nullopt;
-    };
-    f.server = get(server);
-    f.config = get(config);
-    f.tls = tls;
-    f.tls_ca = get(tls_ca);
-    f.tls_cert = get(tls_cert);
-    f.tls_key = get(tls_key);
-    f.tls_server_name = get(tls_server_name);
-    f.token_file = get(token_file);
-    if (timeout->count() > 0) f.timeout_s = timeout_s;
-    return f;
-  }
-};
-
-constexpr char kFooter[] = R"(Examples:
-  gemmprof submit --shapes 4096,8192 --recipes bf16,fp8-current --wait
-  gemmprof jobs
-  gemmprof report 42 --format markdown
-  gemmprof --server gpu-node:50051 --tls-ca ca.pem --token-file ~/.gemmprof-token devices
-Run `gemmprof COMMAND --help` for each command's flags and examples.
-
-Connection settings come from flags, else environment variables [in brackets above],
-else the config file: $XDG_CONFIG_HOME/gemmprof/config.toml (~/.config/gemmprof/config.toml),
-or the file --config / GEMMPROF_CONFIG names. Its keys: server, tls, tls_ca, tls_cert,
-tls_key, tls_server_name, token_file (paths relative to the file), timeout; e.g.
-  server = "gpu-node.example.com:50051"
-  tls_ca = "ca.pem"
-  token_file = "token"
-A token is sent only over TLS or to a loopback address (localhost, 127.0.0.0/8, ::1).
-
-Exit codes:
-  0  success
-  1  failure: daemon unreachable, server error, job failed
-  2  usage: bad flags, environment or config file; nothing was sent
-  3  watch / submit --wait: the job ended partial (some items failed)
-  4  watch / submit --wait: the job was cancelled)";
+  return absl::InvalidArgumentError("unknown " + command.get_name() + " command \"" + args[next] +
+                                    "\"; valid: " + valid);
+}
 
 // CLI11 calls a mistyped command "A subcommand is required"; name it instead.
 absl::Status CheckCommandName(const std::vector<std::string>& args,
                               const std::vector<std::unique_ptr<Command>>& commands) {
   for (size_t i = 0; i < args.size(); ++i) {
-    if (std::find(std::begin(kValuedGlobalFlags), std::end(kValuedGlobalFlags), args[i]) !=
-        std::end(kValuedGlobalFlags)) {
+    if (GlobalFlags::TakesValue(args[i])) {
       ++i;
       continue;
     }
     if (args[i].empty() || args[i][0] == '-') continue;
     std::string valid;
     for (const auto& c : commands) {
-      if (c->subcommand()->get_name() == args[i]) return absl::OkStatus();
+      if (c->subcommand()->get_name() == args[i])
+        return CheckSubcommandName(*c->subcommand(), args, i + 1);
       valid += (valid.empty() ? "" : ", ") + c->subcommand()->get_name();
     }
     return absl::InvalidArgumentError("unknown command \"" + args[i] + "\"; valid: " + valid);
@@ -226,7 +147,7 @@ int App::Run(const std::vector<std::string>& args, std::ostream& out, std::ostre
   cli.fallthrough();
   GlobalFlags global;
   global.Register(cli);
-  cli.footer(kFooter);
+  cli.footer(std::string(GlobalHelpFooter()));
   const std::vector<std::unique_ptr<Command>> commands = MakeCommands(cli);
   if (const absl::Status name = CheckCommandName(args, commands); !name.ok())
     return Fail(err, kExitUsage, std::string(name.message()));

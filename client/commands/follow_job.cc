@@ -48,7 +48,12 @@ absl::StatusOr<core::JobRecord> FollowJob(CommandContext& ctx, GemmProfClient& c
             ctx.out.flush();
           },
       .sleep_ms = ctx.sleep_ms,
-      .notices = ctx.err,
+      .notice =
+          [&ctx](const std::string& line) {
+            // The progress bar holds the terminal's line without a newline; end it first.
+            if (ctx.out_is_tty) ctx.out << "\n" << std::flush;
+            ctx.err << line << "\n" << std::flush;
+          },
       .address = ctx.server_address,
   };
   return WatchWithResume(client, job_id, hooks);

@@ -47,9 +47,7 @@ class Resumer {
       if (events_in_stream_ > 0) {  // that stream worked: a new outage starts
         backoff_ms = hooks_.policy.initial_backoff_ms;
         waited_ms = 0;
-        hooks_.notices << "gemmprof: connection to " << hooks_.address
-                       << " lost; reconnecting...\n";
-        hooks_.notices.flush();
+        hooks_.notice("gemmprof: connection to " + hooks_.address + " lost; reconnecting...");
       }
       if (waited_ms >= hooks_.policy.give_up_after_ms)
         return absl::UnavailableError("gave up reconnecting to " + hooks_.address + " after " +
@@ -82,17 +80,20 @@ class Resumer {
 
   absl::Status OnSnapshot(const JobEvent& e) {
     if (!last_) Emit(e);
-    if (!baseline_ready_) return TakeBaseline(e.job);
-    if (!resuming_) return absl::OkStatus();
+    const bool resumed = resuming_;
+    if (resumed) hooks_.notice("gemmprof: reconnected to " + hooks_.address);
     resuming_ = false;
-    hooks_.notices << "gemmprof: reconnected to " << hooks_.address << "\n";
-    return CatchUp();
+    // Without a baseline (its look failed) there is nothing to catch up against.
+    if (!baseline_ready_) return TakeBaseline(e.job);
+    return resumed && !ended_before_watch_ ? CatchUp() : absl::OkStatus();
   }
 
   // Items final before the watch began were never shown and must not be shown as missed
-  // after a reconnect: mark them. A job with no finished item needs no look.
+  // after a reconnect: mark them. A job with no finished item, or one that has ended
+  // (its JOB_FINISHED follows), needs no look.
   absl::Status TakeBaseline(const core::JobRecord& job) {
-    if (job.finished_items > 0) {
+    ended_before_watch_ = core::IsTerminal(job.state);
+    if (job.finished_items > 0 && !ended_before_watch_) {
       ASSIGN_OR_RETURN(const core::Report report, client_.GetReport(job_id_));
       for (const core::ItemRecord& item : report.items)
         if (core::IsFinal(item.status)) stages_[item.item.id] = Stage::kFinal;
@@ -143,8 +144,9 @@ class Resumer {
   std::unordered_map<int64_t, Stage> stages_;  // by item id
   std::optional<core::JobRecord> last_;        // the job as last shown
   bool baseline_ready_ = false;
-  bool resuming_ = false;  // the current stream replaces a broken one
-  bool finished_ = false;  // JOB_FINISHED shown
+  bool ended_before_watch_ = false;  // no item event can have been missed
+  bool resuming_ = false;            // the current stream replaces a broken one
+  bool finished_ = false;            // JOB_FINISHED shown
   int events_in_stream_ = 0;
 };
 

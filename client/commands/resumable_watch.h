@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <ostream>
 #include <string>
 
 #include "client/gemmprof_client.h"
@@ -23,8 +22,9 @@ struct ReconnectPolicy {
 struct WatchHooks {
   std::function<void(const JobEvent&)> emit;  // shows one event
   std::function<void(int64_t ms)> sleep_ms;   // waits between attempts
-  std::ostream& notices;                      // "connection ... lost; reconnecting..."
-  std::string address;                        // HOST:PORT, for the notices
+  // Shows one line about the connection ("gemmprof: connection to ... lost; ...").
+  std::function<void(const std::string& line)> notice;
+  std::string address;  // HOST:PORT, for the notices
   ReconnectPolicy policy;
 };
 
