@@ -1,6 +1,7 @@
 // The operations the CLI needs from gemmprofd, in domain types. Transport implements it
-// over gRPC; tests implement it in memory. Every call returns the server's status
-// (code and message) unchanged, or UNAVAILABLE when the daemon cannot be reached.
+// over gRPC; tests implement it in memory. Every call returns the server's status code;
+// the message is the server's, except for connection, TLS and auth failures, which the
+// transport words for the user (call_errors.h). UNAVAILABLE: the daemon cannot be reached.
 #pragma once
 
 #include <functional>
