@@ -3,9 +3,12 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <optional>
 #include <sstream>
+#include <thread>
 
 #include "client/commands/cancel_command.h"
 #include "client/commands/compare_command.h"
@@ -16,8 +19,9 @@
 #include "client/commands/plot_command.h"
 #include "client/commands/report_command.h"
 #include "client/commands/submit_command.h"
+#include "client/commands/token_command.h"
 #include "client/commands/watch_command.h"
-#include "client/server_address.h"
+#include "client/global_flags.h"
 #include "client/transport.h"
 
 namespace gemmprof::client {
@@ -27,6 +31,8 @@ int64_t WallClockMs() {
   using namespace std::chrono;
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
+
+void SleepMs(int64_t ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
 
 int Fail(std::ostream& err, int code, std::string_view message) {
   err << "gemmprof: " << OneLine(message) << "\n";
@@ -57,10 +63,17 @@ std::string OneLine(std::string_view message) {
   return out;
 }
 
-App::App() : App(&Transport::Connect, &WallClockMs, isatty(STDOUT_FILENO) == 1) {}
+App::App()
+    : App(&Transport::Connect, &WallClockMs, isatty(STDOUT_FILENO) == 1, ProcessEnvironment(),
+          &SleepMs) {}
 
-App::App(ClientFactory factory, std::function<int64_t()> now_ms, bool out_is_tty)
-    : factory_(std::move(factory)), now_ms_(std::move(now_ms)), out_is_tty_(out_is_tty) {}
+App::App(ClientFactory factory, std::function<int64_t()> now_ms, bool out_is_tty, Environment env,
+         std::function<void(int64_t)> sleep_ms)
+    : factory_(std::move(factory)),
+      now_ms_(std::move(now_ms)),
+      out_is_tty_(out_is_tty),
+      env_(std::move(env)),
+      sleep_ms_(sleep_ms ? std::move(sleep_ms) : std::function<void(int64_t)>(&SleepMs)) {}
 
 App::~App() = default;
 
@@ -84,21 +97,38 @@ std::vector<std::unique_ptr<Command>> MakeCommands(CLI::App& cli) {
   commands.push_back(std::make_unique<DevicesCommand>(cli));
   commands.push_back(std::make_unique<HistoryCommand>(cli));
   commands.push_back(std::make_unique<CompareCommand>(cli));
+  commands.push_back(std::make_unique<TokenCommand>(cli));
   return commands;
+}
+
+// A command with commands of its own (`token new`): the word after it must name one.
+absl::Status CheckSubcommandName(const CLI::App& command, const std::vector<std::string>& args,
+                                 size_t next) {
+  const std::vector<const CLI::App*> subs = command.get_subcommands({});
+  if (subs.empty() || next >= args.size() || args[next].empty() || args[next][0] == '-')
+    return absl::OkStatus();
+  std::string valid;
+  for (const CLI::App* sub : subs) {
+    if (sub->get_name() == args[next]) return absl::OkStatus();
+    valid += (valid.empty() ? "" : ", ") + sub->get_name();
+  }
+  return absl::InvalidArgumentError("unknown " + command.get_name() + " command \"" + args[next] +
+                                    "\"; valid: " + valid);
 }
 
 // CLI11 calls a mistyped command "A subcommand is required"; name it instead.
 absl::Status CheckCommandName(const std::vector<std::string>& args,
                               const std::vector<std::unique_ptr<Command>>& commands) {
   for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--server") {
+    if (GlobalFlags::TakesValue(args[i])) {
       ++i;
       continue;
     }
     if (args[i].empty() || args[i][0] == '-') continue;
     std::string valid;
     for (const auto& c : commands) {
-      if (c->subcommand()->get_name() == args[i]) return absl::OkStatus();
+      if (c->subcommand()->get_name() == args[i])
+        return CheckSubcommandName(*c->subcommand(), args, i + 1);
       valid += (valid.empty() ? "" : ", ") + c->subcommand()->get_name();
     }
     return absl::InvalidArgumentError("unknown command \"" + args[i] + "\"; valid: " + valid);
@@ -113,16 +143,11 @@ int App::Run(const std::vector<std::string>& args, std::ostream& out, std::ostre
                "gemmprof");
   cli.require_subcommand(1);
   cli.formatter(std::make_shared<HelpFormatter>());  // before the subcommands, which copy it
-  std::string server = kDefaultServer;
-  cli.add_option("--server", server, "gemmprofd address HOST:PORT")
-      ->envname("GEMMPROF_SERVER")
-      ->capture_default_str();
-  cli.footer(R"(Examples:
-  gemmprof submit --shapes 4096,8192 --recipes bf16,fp8-current --wait
-  gemmprof jobs
-  gemmprof report 42 --format markdown
-  gemmprof --server gpu-node:50051 devices
-Run `gemmprof COMMAND --help` for each command's flags and examples.)");
+  // Global flags may also follow the command (`gemmprof jobs --server h:1`).
+  cli.fallthrough();
+  GlobalFlags global;
+  global.Register(cli);
+  cli.footer(std::string(GlobalHelpFooter()));
   const std::vector<std::unique_ptr<Command>> commands = MakeCommands(cli);
   if (const absl::Status name = CheckCommandName(args, commands); !name.ok())
     return Fail(err, kExitUsage, std::string(name.message()));
@@ -136,18 +161,19 @@ Run `gemmprof COMMAND --help` for each command's flags and examples.)");
   } catch (const CLI::ParseError& e) {
     return Fail(err, kExitUsage, e.what());
   }
-  const auto address = ParseServerAddress(server);
-  if (!address.ok()) return Fail(err, kExitUsage, std::string(address.status().message()));
-  return RunCommand(commands, *address, out, err);
+  return RunCommand(commands, global.Flags(), out, err);
 }
 
 int App::RunCommand(const std::vector<std::unique_ptr<Command>>& commands,
-                    const std::string& address, std::ostream& out, std::ostream& err) {
+                    const ConnectionFlags& flags, std::ostream& out, std::ostream& err) {
   std::unique_ptr<GemmProfClient> client;
   CommandContext ctx{out, err, out_is_tty_, now_ms_(), nullptr};
+  ctx.sleep_ms = sleep_ms_;
   ctx.client = [&]() -> absl::StatusOr<GemmProfClient*> {
     if (!client) {
-      ASSIGN_OR_RETURN(client, factory_(address));
+      ASSIGN_OR_RETURN(const ConnectionSettings settings, ResolveConnection(flags, env_, err));
+      ASSIGN_OR_RETURN(client, factory_(settings));
+      ctx.server_address = settings.address;
     }
     return client.get();
   };
@@ -156,7 +182,9 @@ int App::RunCommand(const std::vector<std::unique_ptr<Command>>& commands,
     const absl::Status status = command->Run(ctx);
     out.flush();
     if (status.ok()) return kExitOk;
-    // A flag value the command itself rejected, before talking to the server.
+    if (const std::optional<int> code = ExitCodeOf(status))
+      return Fail(err, *code, std::string(status.message()));
+    // A flag, environment or config value rejected before talking to the server.
     const bool usage = absl::IsInvalidArgument(status) && !client;
     return Fail(err, usage ? kExitUsage : kExitFailure, std::string(status.message()));
   }

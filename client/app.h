@@ -1,5 +1,5 @@
 // The `gemmprof` command line: global flags, one Command per subcommand, and the exit
-// code policy (0 on success; otherwise one line `gemmprof: <reason>` on stderr).
+// code policy (exit_codes.h; on failure one line `gemmprof: <reason>` on stderr).
 #pragma once
 
 #include <cstdint>
@@ -10,21 +10,21 @@
 #include <vector>
 
 #include "client/command.h"
+#include "client/connection.h"
+#include "client/exit_codes.h"
 #include "client/gemmprof_client.h"
 
 namespace gemmprof::client {
 
-// Exit codes.
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;  // the command ran and failed (server error, ...)
-inline constexpr int kExitUsage = 2;    // bad flags; nothing was sent
-
 class App {
  public:
-  // Production wiring: gRPC transport, the real clock, isatty(stdout).
+  // Production wiring: gRPC transport, the real clock and sleep, isatty(stdout), the
+  // process environment.
   App();
-  // Injected wiring for tests: `factory` opens clients, `now_ms` gives the time.
-  App(ClientFactory factory, std::function<int64_t()> now_ms, bool out_is_tty);
+  // Injected wiring for tests: `factory` opens clients, `now_ms` gives the time, `env`
+  // stands for the environment, `sleep_ms` for waiting (watch's reconnect backoff).
+  App(ClientFactory factory, std::function<int64_t()> now_ms, bool out_is_tty,
+      Environment env = ProcessEnvironment(), std::function<void(int64_t)> sleep_ms = nullptr);
   ~App();
   App(const App&) = delete;
   App& operator=(const App&) = delete;
@@ -36,13 +36,15 @@ class App {
   int Run(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
 
  private:
-  // Runs the parsed command against `address`; returns the exit code.
-  int RunCommand(const std::vector<std::unique_ptr<Command>>& commands, const std::string& address,
-                 std::ostream& out, std::ostream& err);
+  // Runs the parsed command, connecting with `flags` on first use; returns the exit code.
+  int RunCommand(const std::vector<std::unique_ptr<Command>>& commands,
+                 const ConnectionFlags& flags, std::ostream& out, std::ostream& err);
 
   ClientFactory factory_;
   std::function<int64_t()> now_ms_;
   bool out_is_tty_;
+  Environment env_;
+  std::function<void(int64_t)> sleep_ms_;
 };
 
 // Collapses a message to one line (newlines become "; ").

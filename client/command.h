@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <ostream>
+#include <string>
 
 #include "client/gemmprof_client.h"
 #include "core/status.h"
@@ -16,13 +17,15 @@ namespace gemmprof::client {
 
 // Everything a command may touch: output streams, whether stdout is a terminal, the
 // time, and the daemon (connected on first use, so commands that need no server, and
-// flag errors, never try to connect).
+// flag errors, never try to connect or read connection settings).
 struct CommandContext {
   std::ostream& out;
   std::ostream& err;
   bool out_is_tty = false;
   int64_t now_ms = 0;  // unix epoch ms
   std::function<absl::StatusOr<GemmProfClient*>()> client;
+  std::string server_address;                // HOST:PORT, set once client() succeeded
+  std::function<void(int64_t ms)> sleep_ms;  // waits (watch's reconnect backoff)
 };
 
 // A subcommand: registers its flags on construction, runs after a successful parse.

@@ -1,6 +1,7 @@
 // The operations the CLI needs from gemmprofd, in domain types. Transport implements it
-// over gRPC; tests implement it in memory. Every call returns the server's status
-// (code and message) unchanged, or UNAVAILABLE when the daemon cannot be reached.
+// over gRPC; tests implement it in memory. Every call returns the server's status code;
+// the message is the server's, except for connection, TLS and auth failures, which the
+// transport words for the user (call_errors.h). UNAVAILABLE: the daemon cannot be reached.
 #pragma once
 
 #include <functional>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "client/client_types.h"
+#include "client/connection.h"
 #include "core/job.h"
 #include "core/status.h"
 
@@ -21,9 +23,10 @@ class GemmProfClient {
 
   virtual absl::StatusOr<SubmitResult> SubmitJob(const core::JobSpec& spec) = 0;
   // Calls `on_event` for every event until the job ends or the stream breaks; returns
-  // OK after the JOB_FINISHED event.
+  // OK after the JOB_FINISHED event. An error from `on_event` ends the stream and is
+  // returned. A stream the daemon or the network broke is UNAVAILABLE.
   virtual absl::Status WatchJob(int64_t job_id,
-                                const std::function<void(const JobEvent&)>& on_event) = 0;
+                                const std::function<absl::Status(const JobEvent&)>& on_event) = 0;
   virtual absl::StatusOr<core::JobRecord> GetJob(int64_t job_id) = 0;
   // Newest first, at most `limit` jobs, optionally only those in `state`.
   virtual absl::StatusOr<std::vector<core::JobRecord>> ListJobs(std::optional<core::JobState> state,
@@ -35,8 +38,8 @@ class GemmProfClient {
   virtual absl::StatusOr<std::vector<core::DeviceInfo>> ListDevices() = 0;
 };
 
-// Opens a client for "HOST:PORT"; the App calls it only for commands that need one.
-using ClientFactory =
-    std::function<absl::StatusOr<std::unique_ptr<GemmProfClient>>(const std::string& address)>;
+// Opens a client with resolved settings; the App calls it only for commands that need one.
+using ClientFactory = std::function<absl::StatusOr<std::unique_ptr<GemmProfClient>>(
+    const ConnectionSettings& settings)>;
 
 }  // namespace gemmprof::client

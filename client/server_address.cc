@@ -5,14 +5,18 @@
 namespace gemmprof::client {
 namespace {
 
-absl::Status Bad(std::string_view text, std::string_view why) {
-  return absl::InvalidArgumentError("--server: \"" + std::string(text) + "\" " + std::string(why) +
-                                    "; expected HOST:PORT, e.g. " + kDefaultServer);
+absl::Status Invalid(std::string_view source, std::string_view text, std::string_view why) {
+  return absl::InvalidArgumentError(std::string(source) + ": \"" + std::string(text) + "\" " +
+                                    std::string(why) + "; expected HOST:PORT, e.g. " +
+                                    kDefaultServer);
 }
 
 }  // namespace
 
-absl::StatusOr<std::string> ParseServerAddress(std::string_view text) {
+absl::StatusOr<std::string> ParseServerAddress(std::string_view text, std::string_view source) {
+  const auto Bad = [source](std::string_view text, std::string_view why) {
+    return Invalid(source, text, why);
+  };
   const size_t colon = text.rfind(':');
   if (colon == std::string_view::npos) return Bad(text, "has no port");
   const std::string_view host = text.substr(0, colon), port = text.substr(colon + 1);

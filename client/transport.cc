@@ -1,11 +1,15 @@
 #include "client/transport.h"
 
+#include <grpc/support/log.h>
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
+#include <cstdlib>
 
+#include "client/call_errors.h"
 #include "gemmprof/v1/gemmprof.grpc.pb.h"
 #include "wire/convert.h"
+#include "wire/token.h"
 
 namespace gemmprof::client {
 namespace {
@@ -43,6 +47,31 @@ absl::StatusOr<JobEvent> FromProto(const v1::JobEvent& p) {
   return e;
 }
 
+// gRPC logs handshake and connection errors to stderr on its own; the CLI says what
+// went wrong in one line instead. GRPC_VERBOSITY set by the user keeps gRPC's logging.
+void DropLog(gpr_log_func_args*) {}
+void QuietGrpcLog() {
+  if (std::getenv("GRPC_VERBOSITY") == nullptr) gpr_set_log_function(&DropLog);
+}
+
+// Keepalive pings find a connection that died silently (a laptop changing networks)
+// while `watch` waits; gRPC servers accept a ping every 5 minutes by default.
+constexpr int kKeepaliveTimeMs = 330'000;
+constexpr int kKeepaliveTimeoutMs = 20'000;
+// gRPC's own reconnect backoff grows to 2 minutes; `watch` retries sooner than that.
+constexpr int kMaxReconnectBackoffMs = 5'000;
+
+grpc::ChannelArguments ChannelArgs(const ConnectionSettings& settings) {
+  grpc::ChannelArguments args;
+  args.SetServiceConfigJSON(RetryServiceConfigJson());
+  args.SetInt(GRPC_ARG_ENABLE_RETRIES, 1);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, kKeepaliveTimeMs);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, kKeepaliveTimeoutMs);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, kMaxReconnectBackoffMs);
+  if (!settings.tls_server_name.empty()) args.SetSslTargetNameOverride(settings.tls_server_name);
+  return args;
+}
+
 absl::StatusOr<HistoryRow> FromProto(const v1::Result& p) {
   HistoryRow row;
   row.result_id = p.result_id();
@@ -57,25 +86,28 @@ absl::StatusOr<HistoryRow> FromProto(const v1::Result& p) {
 }  // namespace
 
 struct Transport::Impl {
-  std::string address;
+  ConnectionSettings settings;
   std::shared_ptr<grpc::Channel> channel;
   std::unique_ptr<v1::GemmProf::Stub> stub;
 
-  // The server's status as is, except that a dead connection names the address.
   absl::Status Check(const grpc::Status& s) const {
-    if (s.ok()) return absl::OkStatus();
-    if (s.error_code() == grpc::StatusCode::UNAVAILABLE ||
-        (s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED && s.error_message().empty()))
-      return absl::UnavailableError("cannot reach gemmprofd at " + address + " (" +
-                                    s.error_message() + ")");
-    return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
+    return DescribeCallError(static_cast<absl::StatusCode>(s.error_code()), s.error_message(),
+                             settings);
   }
 
-  // Runs one unary call with the standard deadline.
+  // Adds what every call carries: the token (never logged) and, for unary calls, the
+  // deadline.
+  void Prepare(grpc::ClientContext& ctx, bool unary) const {
+    if (!settings.token.empty())
+      ctx.AddMetadata(wire::kAuthorizationHeader, wire::kBearerPrefix + settings.token);
+    if (unary) ctx.set_deadline(In(settings.timeout_s));
+  }
+
+  // Runs one unary call.
   template <typename Req, typename Resp, typename Method>
   absl::StatusOr<Resp> Call(Method method, const Req& req) {
     grpc::ClientContext ctx;
-    ctx.set_deadline(In(kCallTimeoutS));
+    Prepare(ctx, /*unary=*/true);
     Resp resp;
     RETURN_IF_ERROR(Check(((*stub).*method)(&ctx, req, &resp)));
     return resp;
@@ -85,14 +117,40 @@ struct Transport::Impl {
 Transport::Transport(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Transport::~Transport() = default;
 
-absl::StatusOr<std::unique_ptr<GemmProfClient>> Transport::Connect(const std::string& address) {
+const std::vector<std::string_view>& RetriedMethods() {
+  static const std::vector<std::string_view> methods = {"GetJob",       "ListJobs",    "GetReport",
+                                                        "QueryResults", "ListDevices", "PlanJob"};
+  return methods;
+}
+
+std::string RetryServiceConfigJson() {
+  std::string names;
+  for (std::string_view m : RetriedMethods())
+    names += std::string(names.empty() ? "" : ",") +
+             R"({"service":"gemmprof.v1.GemmProf","method":")" + std::string(m) + R"("})";
+  // A daemon restart takes a few seconds: 5 attempts over about 4 s ride it out, and
+  // a dead daemon is reported soon enough.
+  return R"({"methodConfig":[{"name":[)" + names +
+         R"(],"retryPolicy":{"maxAttempts":5,"initialBackoff":"0.25s","maxBackoff":"4s",)"
+         R"("backoffMultiplier":2,"retryableStatusCodes":["UNAVAILABLE"]}}]})";
+}
+
+absl::StatusOr<std::unique_ptr<GemmProfClient>> Transport::Connect(
+    const ConnectionSettings& settings) {
+  QuietGrpcLog();
   auto impl = std::make_unique<Impl>();
-  impl->address = address;
-  impl->channel = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
-  if (!impl->channel->WaitForConnected(In(kConnectTimeoutS)))
-    return absl::UnavailableError("cannot reach gemmprofd at " + address +
-                                  " (no connection within " + std::to_string(kConnectTimeoutS) +
-                                  " s; is gemmprofd running?)");
+  impl->settings = settings;
+  std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+  if (settings.tls) {
+    grpc::SslCredentialsOptions tls;
+    tls.pem_root_certs = settings.tls_ca_pem;  // empty: the system's roots
+    tls.pem_cert_chain = settings.tls_cert_pem;
+    tls.pem_private_key = settings.tls_key_pem;
+    credentials = grpc::SslCredentials(tls);
+    if (credentials == nullptr)
+      return absl::InternalError("cannot set up TLS for " + settings.address);
+  }
+  impl->channel = grpc::CreateCustomChannel(settings.address, credentials, ChannelArgs(settings));
   impl->stub = v1::GemmProf::NewStub(impl->channel);
   return std::unique_ptr<GemmProfClient>(new Transport(std::move(impl)));
 }
@@ -105,19 +163,35 @@ absl::StatusOr<SubmitResult> Transport::SubmitJob(const core::JobSpec& spec) {
 }
 
 absl::Status Transport::WatchJob(int64_t job_id,
-                                 const std::function<void(const JobEvent&)>& on_event) {
+                                 const std::function<absl::Status(const JobEvent&)>& on_event) {
+  // No deadline: a job may run for hours. A dead connection ends the stream through
+  // keepalive.
   grpc::ClientContext ctx;
+  impl_->Prepare(ctx, /*unary=*/false);
   v1::WatchJobRequest req;
   req.set_job_id(job_id);
   auto reader = impl_->stub->WatchJob(&ctx, req);
   v1::JobEvent event;
   bool finished = false;
-  while (reader->Read(&event)) {
-    ASSIGN_OR_RETURN(const JobEvent e, FromProto(event));
-    on_event(e);
-    finished |= e.kind == JobEvent::Kind::kJobFinished;
+  absl::Status stopped;
+  while (stopped.ok() && reader->Read(&event)) {
+    auto e = FromProto(event);
+    stopped = e.ok() ? on_event(*e) : e.status();
+    finished |= e.ok() && e->kind == JobEvent::Kind::kJobFinished;
   }
-  RETURN_IF_ERROR(impl_->Check(reader->Finish()));
+  if (!stopped.ok()) {
+    ctx.TryCancel();
+    reader->Finish().IgnoreError();
+    return stopped;
+  }
+  const grpc::Status end = reader->Finish();
+  // The client never cancels a watch it still reads, so CANCELLED means the daemon (a
+  // restart) or the network ended it: as good as a lost connection.
+  if (end.error_code() == grpc::StatusCode::CANCELLED)
+    return absl::UnavailableError("the watch stream of job " + std::to_string(job_id) +
+                                  " was cancelled by " + impl_->settings.address + " (" +
+                                  end.error_message() + ")");
+  RETURN_IF_ERROR(impl_->Check(end));
   if (!finished)
     return absl::UnavailableError("the watch stream of job " + std::to_string(job_id) +
                                   " ended before the job finished");

@@ -6,9 +6,8 @@ packages=(
   build-essential cmake pkg-config file
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libspdlog-dev libsqlite3-dev libcli11-dev nlohmann-json3-dev
-  libgtest-dev libgmock-dev zlib1g-dev librsvg2-bin libssl-dev
-  patchelf python3 python3-yaml
-  openssl
+  libgtest-dev libgmock-dev zlib1g-dev librsvg2-bin libssl-dev libtomlplusplus-dev
+  patchelf python3 python3-yaml openssl
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -5,6 +5,8 @@
 #include <limits>
 #include <optional>
 
+#include "client/commands/resumable_watch.h"
+#include "client/exit_codes.h"
 #include "client/render/progress.h"
 
 namespace gemmprof::client {
@@ -36,19 +38,52 @@ void AddJobIdArgument(CLI::App& app, const char* name, int64_t& job_id) {
       ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()));
 }
 
-absl::Status FollowJob(CommandContext& ctx, GemmProfClient& client, int64_t job_id) {
-  std::optional<core::JobRecord> last;
-  RETURN_IF_ERROR(client.WatchJob(job_id, [&ctx, &last](const JobEvent& event) {
-    ctx.out << (ctx.out_is_tty ? render::ProgressBarLine(event) : render::ProgressEventLine(event));
-    ctx.out.flush();
-    last = event.job;
-  }));
-  // A script chaining on the exit code must not take a failed job for a finished one.
-  if (last && last->state == core::JobState::kFailed) {
-    return absl::FailedPreconditionError("job " + std::to_string(job_id) + " failed" +
-                                         (last->error.empty() ? "" : ": " + last->error));
+absl::StatusOr<core::JobRecord> FollowJob(CommandContext& ctx, GemmProfClient& client,
+                                          int64_t job_id) {
+  const WatchHooks hooks{
+      .emit =
+          [&ctx](const JobEvent& event) {
+            ctx.out << (ctx.out_is_tty ? render::ProgressBarLine(event)
+                                       : render::ProgressEventLine(event));
+            ctx.out.flush();
+          },
+      .sleep_ms = ctx.sleep_ms,
+      .notice =
+          [&ctx](const std::string& line) {
+            // The progress bar holds the terminal's line without a newline; end it first.
+            if (ctx.out_is_tty) ctx.out << "\n" << std::flush;
+            ctx.err << line << "\n" << std::flush;
+          },
+      .address = ctx.server_address,
+  };
+  return WatchWithResume(client, job_id, hooks);
+}
+
+absl::Status JobOutcome(const core::JobRecord& job) {
+  const std::string name = "job " + std::to_string(job.id);
+  const std::string of_total = " of " + std::to_string(job.total_items) + " items";
+  switch (job.state) {
+    case core::JobState::kSucceeded:
+      return absl::OkStatus();
+    case core::JobState::kPartial:
+      return WithExitCode(
+          absl::AbortedError(name + " ended partial: " + std::to_string(job.failed_items) +
+                             of_total + " failed" + (job.error.empty() ? "" : "; " + job.error)),
+          kExitPartial);
+    case core::JobState::kCancelled:
+      return WithExitCode(
+          absl::CancelledError(name + " was cancelled; " + std::to_string(job.finished_items) +
+                               of_total + " had finished"),
+          kExitCancelled);
+    case core::JobState::kFailed:
+      return WithExitCode(
+          absl::AbortedError(name + " failed" + (job.error.empty() ? "" : ": " + job.error)),
+          kExitFailure);
+    default:  // a stream that ends before the job does is an error of its own
+      return WithExitCode(
+          absl::InternalError(name + " is still " + std::string(core::ToString(job.state))),
+          kExitFailure);
   }
-  return absl::OkStatus();
 }
 
 }  // namespace gemmprof::client

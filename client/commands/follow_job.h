@@ -15,9 +15,15 @@ CLI::Validator ExactInteger(bool is_signed);
 // Adds a positional job id (1..2^63-1) named `name` to `app`.
 void AddJobIdArgument(CLI::App& app, const char* name, int64_t& job_id);
 
-// Streams the job's events to ctx.out (progress bar on a TTY, lines otherwise) until
-// it ends. Returns the server's status; FailedPrecondition naming the job's error when
-// the job ended failed (so the exit code says so); OK otherwise.
-absl::Status FollowJob(CommandContext& ctx, GemmProfClient& client, int64_t job_id);
+// Streams the job's events to ctx.out (progress bar on a TTY, lines otherwise) until it
+// ends, reconnecting after a lost connection (resumable_watch.h). Returns the job as it
+// ended, or the server's status.
+absl::StatusOr<core::JobRecord> FollowJob(CommandContext& ctx, GemmProfClient& client,
+                                          int64_t job_id);
+
+// What the end state of a followed job means for the exit code: OK for succeeded; an
+// error carrying kExitPartial, kExitCancelled or kExitFailure (failed) otherwise,
+// with a line naming the job and why.
+absl::Status JobOutcome(const core::JobRecord& job);
 
 }  // namespace gemmprof::client

@@ -17,7 +17,9 @@ SubmitCommand::SubmitCommand(CLI::App& parent) {
   gemmprof submit --shapes 4096,8192x4096x14336 --recipes bf16,fp8-block --mode both
   gemmprof submit --preset llama-3.1-8b --tp 2 --l2 cold --label "tp2 cold"
   gemmprof submit --model config.json --micro_batch_size 2 --sequence_length 4096
-Without --wait only the job id is printed, so JOB=$(gemmprof submit ...) works.)");
+Without --wait only the job id is printed, so JOB=$(gemmprof submit ...) works.
+With --wait the exit code says how the job ended: 0 succeeded, 1 failed, 3 partial
+(some items failed; the report shows which), 4 cancelled.)");
 }
 
 absl::Status SubmitCommand::Run(CommandContext& ctx) {
@@ -29,12 +31,15 @@ absl::Status SubmitCommand::Run(CommandContext& ctx) {
     return absl::OkStatus();
   }
   ctx.out << "job " << submitted.job_id << ": " << submitted.total_items << " items\n";
-  const absl::Status followed = FollowJob(ctx, *client, submitted.job_id);
-  // A failed job still has a report worth printing; the exit code then says it failed.
-  if (!followed.ok() && followed.code() != absl::StatusCode::kFailedPrecondition) return followed;
-  ASSIGN_OR_RETURN(const core::Report report, client->GetReport(submitted.job_id));
-  ctx.out << "\n" << render::RenderReportTable(report);
-  return followed;
+  ASSIGN_OR_RETURN(const core::JobRecord job, FollowJob(ctx, *client, submitted.job_id));
+  // Whatever the end, finished items are worth printing (a partial report shows which
+  // items failed and why); the exit code says how the job ended. A job that ended
+  // before any item finished has an empty report: its error line says all there is.
+  if (job.finished_items > 0) {
+    ASSIGN_OR_RETURN(const core::Report report, client->GetReport(submitted.job_id));
+    ctx.out << "\n" << render::RenderReportTable(report);
+  }
+  return JobOutcome(job);
 }
 
 }  // namespace gemmprof::client

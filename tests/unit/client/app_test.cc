@@ -11,7 +11,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "fake_client.h"
+#include "app_harness.h"
 #include "report_fixtures.h"
 
 namespace gemmprof::client {
@@ -20,104 +20,12 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-constexpr int64_t kNowMs = 1795000000000;
-
-const std::vector<std::string> kSeed = {
-    "--hidden_size",       "4096", "--intermediate_size", "16384", "--num_attention_heads", "32",
-    "--num_hidden_layers", "24",   "--micro_batch_size",  "31",    "--sequence_length",     "512"};
-
-struct Result {
-  int code = -1;
-  std::string out, err;
-  int connects = 0;
-};
-
-class AppTest : public ::testing::Test {
- protected:
-  AppTest() {
-    fake_.reports[7] = testing::HopperReport();
-    fake_.reports[12] = testing::FailedItemReport();
-    fake_.reports[21] = testing::BothModesReport();
-  }
-
-  Result Run(std::vector<std::string> args, bool tty = false) {
-    Result r;
-    App app(
-        [&](const std::string& address) -> absl::StatusOr<std::unique_ptr<GemmProfClient>> {
-          ++r.connects;
-          last_address_ = address;
-          return std::unique_ptr<GemmProfClient>(new Forward(&fake_));
-        },
-        [] { return kNowMs; }, tty);
-    std::ostringstream out, err;
-    r.code = app.Run(args, out, err);
-    r.out = out.str();
-    r.err = err.str();
-    return r;
-  }
-
-  // submit with the six seed flags; a seed flag in `extra` ("--flag", "v" or
-  // "--flag=v") replaces the default one instead of repeating it.
-  static std::vector<std::string> Seed(std::vector<std::string> extra) {
-    std::vector<std::string> args = {"submit"};
-    for (size_t i = 0; i < kSeed.size(); i += 2) {
-      bool replaced = false;
-      for (const std::string& e : extra)
-        replaced |= e == kSeed[i] || e.rfind(kSeed[i] + "=", 0) == 0;
-      if (!replaced) args.insert(args.end(), {kSeed[i], kSeed[i + 1]});
-    }
-    args.insert(args.end(), extra.begin(), extra.end());
-    return args;
-  }
-
-  // Passes calls to the test's FakeClient, which outlives every App.
-  class Forward : public GemmProfClient {
-   public:
-    explicit Forward(testing::FakeClient* f) : f_(f) {}
-    absl::StatusOr<SubmitResult> SubmitJob(const core::JobSpec& s) override {
-      return f_->SubmitJob(s);
-    }
-    absl::Status WatchJob(int64_t id, const std::function<void(const JobEvent&)>& cb) override {
-      return f_->WatchJob(id, cb);
-    }
-    absl::StatusOr<core::JobRecord> GetJob(int64_t id) override { return f_->GetJob(id); }
-    absl::StatusOr<std::vector<core::JobRecord>> ListJobs(std::optional<core::JobState> s,
-                                                          int32_t n) override {
-      return f_->ListJobs(s, n);
-    }
-    absl::StatusOr<core::JobRecord> CancelJob(int64_t id) override { return f_->CancelJob(id); }
-    absl::StatusOr<core::Report> GetReport(int64_t id) override { return f_->GetReport(id); }
-    absl::StatusOr<std::vector<HistoryRow>> QueryResults(const HistoryQuery& q) override {
-      return f_->QueryResults(q);
-    }
-    absl::StatusOr<std::vector<core::DeviceInfo>> ListDevices() override {
-      return f_->ListDevices();
-    }
-
-   private:
-    testing::FakeClient* f_;
-  };
-
-  testing::FakeClient fake_;
-  std::string last_address_;
-};
-
-// One bad invocation: the args and a text the error line must contain.
-struct BadCase {
-  std::vector<std::string> args;
-  std::string expect;
-};
-
-void ExpectUsageError(const Result& r, const BadCase& c) {
-  std::string joined;
-  for (const auto& a : c.args) joined += a + " ";
-  EXPECT_EQ(r.code, kExitUsage) << joined << "\n" << r.err;
-  EXPECT_THAT(r.err, StartsWith("gemmprof: ")) << joined;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << joined << "\n" << r.err;
-  EXPECT_THAT(r.err, HasSubstr(c.expect)) << joined;
-  EXPECT_EQ(r.connects, 0) << joined << ": must fail before connecting";
-  EXPECT_TRUE(r.out.empty()) << joined;
-}
+using testing::AppTest;
+using testing::BadCase;
+using testing::ExpectUsageError;
+using testing::kNowMs;
+using testing::kSeed;
+using testing::Result;
 
 TEST_F(AppTest, BadWorkloadFlags) {
   const std::vector<BadCase> cases = {
@@ -240,12 +148,11 @@ TEST_F(AppTest, BadFlagsOfTheOtherCommands) {
 }
 
 TEST_F(AppTest, ServerFromEnvironmentIsValidatedToo) {
-  setenv("GEMMPROF_SERVER", "no-port", 1);
+  env_["GEMMPROF_SERVER"] = "no-port";
   const Result bad = Run({"jobs"});
-  setenv("GEMMPROF_SERVER", "gpu-node:6000", 1);
+  env_["GEMMPROF_SERVER"] = "gpu-node:6000";
   const Result good = Run({"jobs"});
-  unsetenv("GEMMPROF_SERVER");
-  ExpectUsageError(bad, {{}, "--server"});
+  ExpectUsageError(bad, {{}, "GEMMPROF_SERVER: \"no-port\" has no port"});
   EXPECT_EQ(good.code, 0) << good.err;
   EXPECT_EQ(last_address_, "gpu-node:6000");
   const Result flag = Run({"--server", "[::1]:50051", "jobs"});
@@ -299,10 +206,9 @@ TEST_F(AppTest, SubmitWaitFollowsThenPrintsTheReport) {
   fake_.next_job_id = 7;
   const Result piped = Run(Seed({"--wait"}));
   ASSERT_EQ(piped.code, 0) << piped.err;
-  EXPECT_THAT(
-      piped.out,
-      HasSubstr(
-          "job 7 succeeded: 90/90 items; done fprop qkv 8192x4096x12288 bf16/autocast 1.374 ms"));
+  EXPECT_THAT(piped.out, HasSubstr("job 7 running: 0/90 items\njob 7 running: 1/90 items; done "
+                                   "fprop qkv 8192x4096x12288 bf16/autocast 1.374 ms\n"));
+  EXPECT_THAT(piped.out, HasSubstr("\njob 7 succeeded: 90/90 items\n"));
   EXPECT_THAT(piped.out, HasSubstr("gemmprof report: job 7"));
   EXPECT_EQ(piped.out.find('\r'), std::string::npos);
   fake_.next_job_id = 7;
@@ -310,20 +216,57 @@ TEST_F(AppTest, SubmitWaitFollowsThenPrintsTheReport) {
   EXPECT_THAT(tty.out, HasSubstr("\r["));
 }
 
-TEST_F(AppTest, AFailedJobMakesWatchAndSubmitWaitExitNonZero) {
-  core::Report failed = testing::HopperReport();
-  failed.job.id = 30;
-  failed.job.state = core::JobState::kFailed;
-  failed.job.error = "device warm-up failed";
-  fake_.reports[30] = failed;
-  const Result watch = Run({"watch", "30"});
-  EXPECT_EQ(watch.code, 1);
-  EXPECT_THAT(watch.err, HasSubstr("job 30 failed: device warm-up failed"));
-  fake_.next_job_id = 30;
-  const Result wait = Run(Seed({"--wait"}));
-  EXPECT_EQ(wait.code, 1);
-  EXPECT_THAT(wait.out, HasSubstr("gemmprof report: job 30")) << "the report is still printed";
-  EXPECT_EQ(Run({"watch", "7"}).code, 0);
+TEST_F(AppTest, JobOutcomeSetsTheExitCodeOfWatchAndSubmitWait) {
+  struct Case {
+    core::JobState state;
+    int32_t finished, failed;
+    std::string error;
+    int code;
+    std::string line;  // the stderr line; empty for success
+    bool report;       // submit --wait prints the report
+  };
+  const std::vector<Case> cases = {
+      {core::JobState::kSucceeded, 90, 0, "", kExitOk, "", true},
+      {core::JobState::kPartial, 90, 2, "", kExitPartial,
+       "gemmprof: job 30 ended partial: 2 of 90 items failed\n", true},
+      {core::JobState::kCancelled, 10, 0, "cancelled by request", kExitCancelled,
+       "gemmprof: job 30 was cancelled; 10 of 90 items had finished\n", true},
+      {core::JobState::kFailed, 0, 0, "device warm-up failed", kExitFailure,
+       "gemmprof: job 30 failed: device warm-up failed\n", false},
+      {core::JobState::kFailed, 3, 0, "store failure", kExitFailure,
+       "gemmprof: job 30 failed: store failure\n", true},
+  };
+  for (const Case& c : cases) {
+    const std::string name(core::ToString(c.state));
+    core::Report r = testing::HopperReport();
+    r.job.id = 30;
+    r.job.state = c.state;
+    r.job.finished_items = c.finished;
+    r.job.failed_items = c.failed;
+    r.job.error = c.error;
+    r.items.resize(static_cast<size_t>(c.finished));
+    fake_.reports[30] = r;
+    const Result watch = Run({"watch", "30"});
+    EXPECT_EQ(watch.code, c.code) << name << watch.err;
+    EXPECT_EQ(watch.err, c.line) << name;
+    EXPECT_THAT(watch.out, HasSubstr("job 30 " + name + ": ")) << name;
+    fake_.next_job_id = 30;
+    const Result wait = Run(Seed({"--wait"}));
+    EXPECT_EQ(wait.code, c.code) << name << wait.err;
+    EXPECT_EQ(wait.err, c.line) << name;
+    EXPECT_EQ(wait.out.find("gemmprof report: job 30") != std::string::npos, c.report) << name;
+  }
+}
+
+TEST_F(AppTest, ExitCodesAreInTheHelp) {
+  const Result r = Run({"--help"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_THAT(r.out, HasSubstr("Exit codes:\n  0  success\n  1  failure"));
+  EXPECT_THAT(r.out, HasSubstr("  2  usage"));
+  EXPECT_THAT(r.out, HasSubstr("  3  watch / submit --wait: the job ended partial"));
+  EXPECT_THAT(r.out, HasSubstr("  4  watch / submit --wait: the job was cancelled"));
+  for (const char* cmd : {"watch", "submit"})
+    EXPECT_THAT(Run({cmd, "--help"}).out, HasSubstr("3 partial")) << cmd;
 }
 
 TEST_F(AppTest, ReportInEveryFormat) {
@@ -381,7 +324,7 @@ TEST_F(AppTest, HistoryPassesFilters) {
 
 TEST_F(AppTest, HelpTeachesWithExamples) {
   for (const char* cmd : {"submit", "plan", "jobs", "watch", "cancel", "report", "plot", "devices",
-                          "history", "compare"}) {
+                          "history", "compare", "token"}) {
     const Result r = Run({cmd, "--help"});
     EXPECT_EQ(r.code, 0) << cmd;
     EXPECT_THAT(r.out, HasSubstr("xample")) << cmd;

@@ -8,22 +8,29 @@ absl::StatusOr<SubmitResult> FakeClient::SubmitJob(const core::JobSpec& spec) {
 }
 
 absl::Status FakeClient::WatchJob(int64_t job_id,
-                                  const std::function<void(const JobEvent&)>& on_event) {
+                                  const std::function<absl::Status(const JobEvent&)>& on_event) {
   auto it = reports.find(job_id);
   if (it == reports.end())
     return absl::NotFoundError("job " + std::to_string(job_id) + " not found");
+  // As the daemon streams a job watched from its start: a snapshot of the job with
+  // nothing finished, one event per item with counters counting up, then the job.
   JobEvent e;
   e.job = it->second.job;
-  on_event(e);
+  e.job.state = core::JobState::kRunning;
+  e.job.finished_items = e.job.failed_items = 0;
+  RETURN_IF_ERROR(on_event(e));
   for (const auto& item : it->second.items) {
-    e.kind = JobEvent::Kind::kItemFinished;
+    const bool failed = item.status == core::ItemStatus::kFailed;
+    e.kind = failed ? JobEvent::Kind::kItemFailed : JobEvent::Kind::kItemFinished;
     e.item = item;
-    on_event(e);
+    ++e.job.finished_items;
+    e.job.failed_items += failed ? 1 : 0;
+    RETURN_IF_ERROR(on_event(e));
   }
   e.kind = JobEvent::Kind::kJobFinished;
+  e.job = it->second.job;
   e.item.reset();
-  on_event(e);
-  return absl::OkStatus();
+  return on_event(e);
 }
 
 absl::StatusOr<core::JobRecord> FakeClient::GetJob(int64_t job_id) {

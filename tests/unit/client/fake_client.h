@@ -18,7 +18,7 @@ class FakeClient : public GemmProfClient {
 
   absl::StatusOr<SubmitResult> SubmitJob(const core::JobSpec& spec) override;
   absl::Status WatchJob(int64_t job_id,
-                        const std::function<void(const JobEvent&)>& on_event) override;
+                        const std::function<absl::Status(const JobEvent&)>& on_event) override;
   absl::StatusOr<core::JobRecord> GetJob(int64_t job_id) override;
   absl::StatusOr<std::vector<core::JobRecord>> ListJobs(std::optional<core::JobState> state,
                                                         int32_t limit) override;
