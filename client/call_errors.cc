@@ -25,6 +25,12 @@ std::string_view SslReason(std::string_view message) {
   return at == std::string_view::npos ? Reason(message) : message.substr(at + 2);
 }
 
+// True for the UNAVAILABLE answers gemmprofd itself gives, as opposed to gRPC's own
+// words for a connection that failed.
+bool FromDaemon(std::string_view message) {
+  return Has(message, "no device is available") || Has(message, "gemmprofd is shutting down");
+}
+
 absl::Status Unreachable(std::string_view message, const ConnectionSettings& s) {
   const std::string at = "gemmprofd at " + s.address;
   if (Has(message, "andshake failed")) {
@@ -60,6 +66,9 @@ absl::Status Unreachable(std::string_view message, const ConnectionSettings& s) 
         "cannot reach " + at + " (" + std::string(message) +
         "); the daemon closed the TLS connection: if it requires a client certificate, give "
         "--tls-cert and --tls-key");
+  // The daemon itself answers UNAVAILABLE too ("no device is available to run jobs: ...",
+  // "gemmprofd is shutting down"): it was reached, so its words are shown as they are.
+  if (FromDaemon(message)) return absl::UnavailableError(std::string(message));
   return absl::UnavailableError("cannot reach " + at + " (" + std::string(message) + ")");
 }
 

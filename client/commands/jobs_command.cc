@@ -9,7 +9,7 @@ namespace gemmprof::client {
 JobsCommand::JobsCommand(CLI::App& parent) {
   app_ = parent.add_subcommand("jobs", "List jobs, newest first");
   app_->add_option("--state", state_,
-                   "Only jobs in this state: queued, running, succeeded, "
+                   "Only jobs in this state: queued, running, succeeded, partial, "
                    "failed, cancelled");
   app_->add_option("--limit", limit_, "At most this many jobs (1..1000, default 20)")
       ->check(CLI::Range(1, 1000));
@@ -21,8 +21,9 @@ absl::Status JobsCommand::Run(CommandContext& ctx) {
   if (!state_.empty()) {
     state = core::ParseJobState(state_);
     if (!state)
-      return absl::InvalidArgumentError("--state: unknown state \"" + state_ +
-                                        "\"; valid: queued, running, succeeded, failed, cancelled");
+      return absl::InvalidArgumentError(
+          "--state: unknown state \"" + state_ +
+          "\"; valid: queued, running, succeeded, partial, failed, cancelled");
   }
   ASSIGN_OR_RETURN(GemmProfClient * client, ctx.client());
   ASSIGN_OR_RETURN(const auto jobs, client->ListJobs(state, limit_));

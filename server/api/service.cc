@@ -144,8 +144,9 @@ grpc::ServerUnaryReactor* GemmProfService::ListJobs(grpc::CallbackServerContext*
   if (auto caller = Authorize(ctx, "ListJobs"); !caller.ok()) return Reply(ctx, caller.status());
   storage::JobFilter filter;
   if (!req->state().empty()) {
-    auto state = ParseEnumField<core::JobState>("state", req->state(), core::ParseJobState,
-                                                "queued, running, succeeded, failed, cancelled");
+    auto state =
+        ParseEnumField<core::JobState>("state", req->state(), core::ParseJobState,
+                                       "queued, running, succeeded, partial, failed, cancelled");
     if (!state.ok()) return Reply(ctx, state.status());
     filter.state = *state;
   }

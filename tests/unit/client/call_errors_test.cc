@@ -110,6 +110,16 @@ TEST(CallErrorsTest, PlainUnreachable) {
   }
 }
 
+TEST(CallErrorsTest, TheDaemonsOwnUnavailableIsNotCalledUnreachable) {
+  for (const std::string msg : {"no device is available to run jobs: NVIDIA H200 #0: its worker "
+                                "failed to start 3 times in a row",
+                                "gemmprofd is shutting down; job not accepted"}) {
+    const absl::Status st = DescribeCallError(C::kUnavailable, msg, Plain());
+    EXPECT_EQ(st.code(), C::kUnavailable);
+    EXPECT_EQ(st.message(), msg);
+  }
+}
+
 TEST(CallErrorsTest, DeadlineNamesTheTimeout) {
   ConnectionSettings s = Plain();
   s.timeout_s = 7;
