@@ -6,9 +6,10 @@
 # the daemon keeps answering and the next job runs on the restarted worker.
 # usage: deploy/gpu_worker_check.sh BUNDLE_DIR OUT_DIR
 set -uo pipefail
-bundle=${1:?usage: gpu_worker_check.sh BUNDLE_DIR OUT_DIR}
+bundle=$(cd "${1:?usage: gpu_worker_check.sh BUNDLE_DIR OUT_DIR}" && pwd)
 out=${2:?usage: gpu_worker_check.sh BUNDLE_DIR OUT_DIR}
 mkdir -p "$out"
+out=$(cd "$out" && pwd)
 export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-/usr/local/cuda-13.0/targets/x86_64-linux/lib}
 work=$(mktemp -d)
 cd "$work" || exit 1

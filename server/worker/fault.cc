@@ -12,7 +12,8 @@ namespace gemmprof::worker {
 namespace {
 
 constexpr char kForms[] =
-    "exit-at-start, hang@SEQ, crash@SEQ, kill@SEQ, exit@SEQ, illegal-address@SEQ";
+    "exit-at-start, hang@SEQ, crash@SEQ, kill@SEQ, exit@SEQ, illegal-address@SEQ, "
+    "context-lost@SEQ";
 
 constexpr std::pair<absl::string_view, WorkerFault::Kind> kPerItem[] = {
     {"hang", WorkerFault::Kind::kHang},
@@ -20,6 +21,7 @@ constexpr std::pair<absl::string_view, WorkerFault::Kind> kPerItem[] = {
     {"kill", WorkerFault::Kind::kKill},
     {"exit", WorkerFault::Kind::kExit},
     {"illegal-address", WorkerFault::Kind::kIllegalAddress},
+    {"context-lost", WorkerFault::Kind::kContextLost},
 };
 
 absl::Status Bad(absl::string_view entry, absl::string_view why) {

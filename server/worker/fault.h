@@ -9,6 +9,8 @@
 //   exit@SEQ             exit with status 3 on it
 //   illegal-address@SEQ  run a kernel writing through a bad pointer instead (cuda only):
 //                        a real sticky CUDA fault, after which the worker exits
+//   context-lost@SEQ     answer the item as a sticky device fault would (any backend):
+//                        the item fails "device context lost" and the worker exits
 //
 // Several faults are separated by commas: "crash@2,hang@5".
 #pragma once
@@ -27,7 +29,7 @@ inline constexpr char kFaultEnvVar[] = "GEMMPROF_WORKER_FAULT";
 inline constexpr int kFaultExitStatus = 3;
 
 struct WorkerFault {
-  enum class Kind { kExitAtStart, kHang, kCrash, kKill, kExit, kIllegalAddress };
+  enum class Kind { kExitAtStart, kHang, kCrash, kKill, kExit, kIllegalAddress, kContextLost };
   Kind kind = Kind::kExitAtStart;
   int32_t seq = -1;  // the item it applies to; -1 for exit-at-start
 };

@@ -372,6 +372,14 @@ absl::Status RemoteRunner::Call(const wp::Request& request, double timeout_s,
     }
     absl::Status io = ReceiveAnswer(w->run, request.id(), timeout_s, response);
     if (!io.ok()) return WorkerLost(w, io, timeout_s);
+    if (core::IsContextLost(FromProto(response->status()))) {
+      // The worker exits after this answer. The next request must go to its successor,
+      // not to this worker in its last moments (it would read as a second death).
+      if (!AwaitExit(w, kExitGraceS)) {
+        Kill(w);
+        AwaitExit(w, -1);
+      }
+    }
     std::lock_guard lock(mu_);
     deaths_in_a_row_ = 0;
     return absl::OkStatus();

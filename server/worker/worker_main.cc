@@ -42,7 +42,8 @@ void ServeQueries(const MessageChannel& channel, const device::Runner& runner) {
   for (;;) pause();
 }
 
-// What a fault does to item `seq`; returns only for the illegal-address fault.
+// What a fault does to item `seq`; returns only for the illegal-address and context-lost
+// faults.
 absl::Status InjectFault(const WorkerFault& fault, int32_t seq, const WorkerHooks& hooks) {
   spdlog::warn("{} is set: injecting a fault at item {}", kFaultEnvVar, seq);
   spdlog::default_logger()->flush();
@@ -64,6 +65,9 @@ absl::Status InjectFault(const WorkerFault& fault, int32_t seq, const WorkerHook
       absl::Status s = hooks.illegal_address();
       return s.ok() ? absl::InternalError("the illegal-address fault did not fault") : s;
     }
+    case WorkerFault::Kind::kContextLost:
+      return core::MarkContextLost(
+          absl::InternalError("device context lost (injected by the context-lost fault)"));
     case WorkerFault::Kind::kExitAtStart:
       break;
   }

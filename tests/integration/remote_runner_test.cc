@@ -104,6 +104,22 @@ TEST(RemoteRunnerTest, EachWayAWorkerDiesCostsOneItemAndANewWorkerTakesTheNext) 
   EXPECT_TRUE(runner->Availability().ok());
 }
 
+// A worker whose device context is lost answers the item and exits: the next item must
+// go to its successor, never to the worker in its last moments.
+TEST(RemoteRunnerTest, ALostContextCostsOneItemAndTheNextGoesToANewWorker) {
+  auto runner = StartRunner("context-lost@1,context-lost@2");
+  ASSERT_TRUE(runner->Run(Item(0), Quick()).ok());
+  for (int seq : {1, 2}) {
+    const auto lost = runner->Run(Item(seq), Quick());
+    EXPECT_EQ(lost.status().code(), absl::StatusCode::kInternal) << lost.status();
+    EXPECT_THAT(std::string(lost.status().message()),
+                HasSubstr("; the device context is lost and the worker restarts"));
+    auto next = runner->Run(Item(seq + 2), Quick());
+    EXPECT_TRUE(next.ok()) << next.status();
+  }
+  EXPECT_EQ(runner->restarts(), 2);
+}
+
 TEST(RemoteRunnerTest, AHungItemTimesOutAndTheNextOneRuns) {
   auto runner = StartRunner("hang@1", 0.5);
   const pid_t first = runner->worker_pid();
