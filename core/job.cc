@@ -21,4 +21,13 @@ std::vector<Mode> EffectiveModes(const JobSpec& spec) {
   return spec.modes.empty() ? std::vector<Mode>{Mode::kAutocast} : spec.modes;
 }
 
+std::string DescribeItem(const WorkItem& item) {
+  const std::string shape = item.op.shape.ToString();
+  std::string s = std::string(ToString(item.op.pass)) + " ";
+  if (!item.op.name.empty() && item.op.name != shape) s += item.op.name + " ";
+  s += shape;
+  if (item.op.groups > 1) s += " x" + std::to_string(item.op.groups) + " groups";
+  return s + " " + std::string(ToString(item.recipe)) + " " + std::string(ToString(item.mode));
+}
+
 }  // namespace gemmprof::core

@@ -56,6 +56,10 @@ struct WorkItem {
   Mode mode = Mode::kAutocast;
 };
 
+// "fprop qkv 15872x4096x12288 fp8-current autocast": how the daemon names an item in the
+// errors it stores and logs (shape lists name an op by its shape, said once).
+std::string DescribeItem(const WorkItem& item);
+
 struct JobRecord {
   int64_t id = 0;
   JobSpec spec;

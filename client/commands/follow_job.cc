@@ -68,7 +68,7 @@ absl::Status JobOutcome(const core::JobRecord& job) {
     case core::JobState::kPartial:
       return WithExitCode(
           absl::AbortedError(name + " ended partial: " + std::to_string(job.failed_items) +
-                             of_total + " failed" + (job.error.empty() ? "" : "; " + job.error)),
+                             of_total + " failed"),
           kExitPartial);
     case core::JobState::kCancelled:
       return WithExitCode(

@@ -29,6 +29,14 @@ std::string Sci(double v) {
   return buf;
 }
 
+// The item's error without the daemon's own naming of the item, which the note gives.
+std::string FailureReason(const core::ItemRecord& item) {
+  if (item.error.empty()) return "no reason given";
+  const std::string self = core::DescribeItem(item.item) + ": ";
+  if (item.error.rfind(self, 0) == 0) return item.error.substr(self.size());
+  return item.error;
+}
+
 void StatusNotices(const core::Report& report, std::vector<std::string>& out) {
   std::vector<std::string> failed, wrong;
   // Keyed by recipe and reason: one recipe can be refused for different reasons (the
@@ -37,8 +45,7 @@ void StatusNotices(const core::Report& report, std::vector<std::string>& out) {
   int cancelled = 0;
   for (const auto& item : report.items) {
     if (item.status == core::ItemStatus::kFailed)
-      failed.push_back("failed: " + ItemLabel(item) + ": " +
-                       (item.error.empty() ? "no reason given" : item.error));
+      failed.push_back("failed: " + ItemLabel(item) + ": " + FailureReason(item));
     if (item.status == core::ItemStatus::kCancelled) ++cancelled;
     if (item.status == core::ItemStatus::kNotSupported)
       ++unsupported[{item.item.recipe, item.error}];

@@ -10,17 +10,6 @@
 namespace gemmprof::queue {
 namespace {
 
-// "fprop qkv 15872x4096x12288 fp8-current autocast"; shape lists name an op by its shape,
-// said once.
-std::string ItemLabel(const core::WorkItem& item) {
-  const std::string shape = item.op.shape.ToString();
-  return absl::StrCat(
-      std::string(core::ToString(item.op.pass)), " ",
-      item.op.name.empty() || item.op.name == shape ? "" : item.op.name + " ", shape,
-      item.op.groups > 1 ? absl::StrCat(" x", item.op.groups, " groups") : "", " ",
-      std::string(core::ToString(item.recipe)), " ", std::string(core::ToString(item.mode)));
-}
-
 // True when no item after `i` is still to run.
 bool IsLastPending(const std::vector<core::ItemRecord>& items, size_t i) {
   for (size_t j = i + 1; j < items.size(); ++j) {
@@ -163,8 +152,8 @@ absl::Status JobExecutor::FinishFailed(const core::JobRecord& job, const core::I
                                        const absl::Status& why, bool last,
                                        const std::string& cache_key) {
   const std::string source = core::SourceOf(why);
-  spdlog::warn("job {} item {} ({}): {}{}", job.id, record.item.seq, ItemLabel(record.item),
-               std::string(why.message()),
+  spdlog::warn("job {} item {} ({}): {}{}", job.id, record.item.seq,
+               core::DescribeItem(record.item), std::string(why.message()),
                source.empty() ? "" : absl::StrCat(" [at ", source, "]"));
   // The device or the library refusing a configuration (FP8 alignment, cuBLASLt
   // NOT_SUPPORTED) is "this recipe cannot run this here", not a broken measurement.
@@ -173,7 +162,7 @@ absl::Status JobExecutor::FinishFailed(const core::JobRecord& job, const core::I
                   std::nullopt, std::nullopt, cache_key);
   }
   const std::string error =
-      absl::StrCat(ItemLabel(record.item), ": ", why.message(),
+      absl::StrCat(core::DescribeItem(record.item), ": ", why.message(),
                    last ? "; the item failed (it was the job's last item)"
                         : "; the item failed and the job goes on with its next item");
   return Finish(job, record, core::ItemStatus::kFailed, error, std::nullopt, std::nullopt,

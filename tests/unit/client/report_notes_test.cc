@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "client/render/clocks_event_reasons.h"
+#include "client/render/format.h"
 #include "report_fixtures.h"
 
 namespace gemmprof::client::render {
@@ -150,6 +151,34 @@ TEST(ReportNotesTest, NotSupportedLinesPerRecipeAndReason) {
   EXPECT_THAT(grouped, HasSubstr("(" + std::to_string(changed - shape_count) + " items)"));
   EXPECT_THAT(shape, HasSubstr("(" + std::to_string(shape_count) + " item"));
   EXPECT_THAT(shape, HasSubstr("N=8"));
+}
+
+// The daemon's stored error names the item itself (it is read in logs and JSON too); the
+// report's note names it once.
+TEST(ReportNotesTest, AFailedItemIsNamedOnce) {
+  core::Report report = testing::HopperReport();
+  core::ItemRecord* failed = nullptr;
+  for (auto& item : report.items) {
+    if (item.item.recipe == core::Recipe::kBf16 && item.item.op.pass == core::Pass::kFprop) {
+      failed = &item;
+      break;
+    }
+  }
+  ASSERT_NE(failed, nullptr);
+  failed->status = core::ItemStatus::kFailed;
+  failed->result.reset();
+  failed->error = core::DescribeItem(failed->item) +
+                  ": worker exited: signal 9 (Killed); the worker restarts; the item failed and "
+                  "the job goes on with its next item";
+  const auto lines = Starting(BuildNotices(ReportAnalysis(report)), "failed: ");
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0], "failed: " + ItemLabel(*failed) +
+                          ": worker exited: signal 9 (Killed); the worker restarts; the item "
+                          "failed and the job goes on with its next item");
+  // An error in any other form (older daemons) is shown whole.
+  failed->error = "CUDA error: an illegal memory access";
+  EXPECT_EQ(Starting(BuildNotices(ReportAnalysis(report)), "failed: ")[0],
+            "failed: " + ItemLabel(*failed) + ": CUDA error: an illegal memory access");
 }
 
 // `op` (fprop qkv of the Hopper fixture, renamed `name`) made not_supported for
