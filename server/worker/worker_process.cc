@@ -45,6 +45,9 @@ std::vector<char*> CStrings(std::vector<std::string>& strings) {
   ignore.sa_handler = SIG_IGN;
   sigaction(SIGINT, &ignore, nullptr);
   sigaction(SIGTERM, &ignore, nullptr);
+  // SIGHUP reloads the daemon's certificates; a whole process group signalled from a
+  // terminal must not kill the workers with it.
+  sigaction(SIGHUP, &ignore, nullptr);
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   sigaction(SIGPIPE, &dfl, nullptr);
