@@ -16,7 +16,10 @@ namespace gemmprof::core {
 // Timing options of a job. All of them are part of the result-cache key.
 struct TimingOptions {
   int32_t warmup_iters = 10;  // per item, like the seed tool
-  int32_t timed_iters = 100;  // per item, like the seed tool
+  // 0: noise-aware (rounds until the 95% interval of every figure compared is within
+  // +-precision_target, or item_budget_s per distinct member is spent); N: exactly N
+  // interleaved rounds, one sample per member each (specs stored before hold 100).
+  int32_t timed_iters = 100;
   L2Policy l2 = L2Policy::kHot;
   int32_t autotune_k = 1;  // heuristic candidates timed; 1 = take cuBLASLt's first
   uint64_t seed = 1234;    // random-normal input seed
@@ -25,6 +28,9 @@ struct TimingOptions {
   int32_t amax_history_len = 1024;  // delayed scaling, TE's default
   AmaxAlgo amax_algo = AmaxAlgo::kMax;
   double gpu_warmup_s = 1.0;  // time-based GPU warm-up before a job
+  double precision_target = 0.01;  // relative 95% half-width to stop at (noise-aware)
+  double item_budget_s = 2.0;      // rounds' time budget per distinct member (noise-aware)
+  int32_t b2b_count = 0;           // back-to-back GEMMs per graph; 0 = chosen per group
 
   // Canonical text of every option, used inside the cache key.
   std::string CacheText() const;

@@ -37,3 +37,12 @@ SampleStats SampleStats::FromSamples(std::vector<double> samples_ms) {
 }
 
 }  // namespace gemmprof::core
+
+namespace gemmprof::core {
+
+double Estimate::RelHalfWidth() const {
+  if (!present() || center_ms <= 0) return 0;
+  return (ci_high_ms - ci_low_ms) / 2 / center_ms;
+}
+
+}  // namespace gemmprof::core

@@ -28,6 +28,19 @@ struct Telemetry {
   int64_t telemetry_samples = 0;
 };
 
+// A center and its 95% confidence interval, estimated from per-round values of
+// interleaved rounds (core/stats). rounds == 0: absent (a result measured before
+// interleaved rounds, or a figure not measured).
+struct Estimate {
+  double center_ms = 0, ci_low_ms = 0, ci_high_ms = 0;
+  int32_t rounds = 0;  // per-round values it came from
+  double n_eff = 0;    // rounds corrected for lag-1 autocorrelation (drift)
+  bool present() const { return rounds > 0; }
+  // Half the interval's width over the center: 0.01 = "+-1%". 0 when absent.
+  double RelHalfWidth() const;
+  friend bool operator==(const Estimate&, const Estimate&) = default;
+};
+
 // One item's measurement: raw figures; derived metrics are computed by readers.
 struct Measurement {
   SampleStats time;             // the timed region per iteration
@@ -42,6 +55,25 @@ struct Measurement {
   bool fast_accum = false;
   Telemetry telemetry;
   std::string notes;            // anything that makes the number less trustworthy
+
+  // Interleaved rounds (DESIGN.md "Measurement"). The items a report compares (the
+  // recipes and modes of one GEMM) are measured together, round after round in changing
+  // order; a round times every member once. All zero/empty in results stored before.
+  Estimate isolated;            // one GEMM (iteration) per timed launch: the headline
+  Estimate b2b;                 // per-GEMM time of b2b_count iterations back to back in one graph
+  int32_t b2b_count = 0;        // N of the back-to-back figure; 0 = not measured
+  std::vector<double> round_ms;      // isolated, per round, in round order (ms)
+  std::vector<double> b2b_round_ms;  // back to back, per GEMM, per round (ms)
+  std::vector<double> quant_round_ms;  // quantization alone, per round (ms); autocast only
+  Estimate quant;               // of quant_round_ms
+  std::string group_uid;        // the measurement group; equal uid = same rounds (paired)
+  int32_t group_members = 0;    // distinct pieces of GPU work in the group
+  std::string work_key;         // what makes two items the same GPU work (auditable)
+  int32_t shared_with_seq = 0;  // > 0: identical GPU work as item <seq>, one measurement
+  double quant_bytes = 0;       // minimum bytes the timed quantization moves per iteration
+  double copy_bytes_per_s = 0;  // the device's measured copy bandwidth (job start)
+  std::string stop_reason;      // "precision +-0.8% reached", "budget 2.0 s spent (+-1.4%)",
+                                // "fixed 100 rounds", "deadline"
 };
 
 struct RecipeSupport {

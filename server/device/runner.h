@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "core/group.h"
 #include "core/job.h"
 #include "core/result.h"
 #include "core/status.h"
@@ -40,6 +41,28 @@ class Runner {
   // Measures one item (warm-up + timed iterations, verification, telemetry).
   virtual absl::StatusOr<core::Measurement> Run(const core::WorkItem& item,
                                                 const core::TimingOptions& timing) = 0;
+
+  // Measures the items of one group together in interleaved rounds (core/group.h):
+  // identical GPU work once (request.share_identical_work), every figure with its
+  // interval, stopping per request.timing. Per-item refusals and failures come back in
+  // the outcomes; a non-OK return (device error, lost worker) fails the whole group.
+  // The default measures each item alone with Run (no rounds, no sharing).
+  virtual absl::StatusOr<core::GroupResult> MeasureGroup(const core::GroupRequest& request) {
+    core::GroupResult result;
+    for (const core::WorkItem& item : request.items) {
+      core::ItemOutcome& out = result.outcomes.emplace_back();
+      out.item_id = item.id;
+      absl::StatusOr<core::Measurement> m = Run(item, request.timing);
+      if (m.ok()) {
+        out.measurement = *std::move(m);
+      } else if (absl::IsFailedPrecondition(m.status()) || absl::IsUnimplemented(m.status())) {
+        out.status = m.status();
+      } else {
+        return m.status();
+      }
+    }
+    return result;
+  }
 
   // Whether the device can take work now: Unavailable, with the reason, once it cannot
   // (e.g. its worker process failed to start several times in a row); the queue then

@@ -1,0 +1,47 @@
+// A measurement group: the items a report compares with each other (the recipes and
+// modes of one GEMM), measured together in interleaved rounds by Runner::MeasureGroup.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/job.h"
+#include "core/result.h"
+#include "core/status.h"
+
+namespace gemmprof::core {
+
+// What items of one group share: pass, M, K, N and groups (the report row's identity
+// less the op name, so same-shape ops of one job are compared together too).
+std::string GroupKey(const GemmOp& op);
+
+// Item indexes (into `items`) grouped by GroupKey, groups in order of their first item,
+// items in their order within a group.
+std::vector<std::vector<size_t>> GroupItems(const std::vector<WorkItem>& items);
+
+struct GroupRequest {
+  std::string group_uid;  // unique, e.g. "<device uuid>/j<job>/s<first seq>/<unix ms>"
+  std::vector<WorkItem> items;  // >= 1, all of one GroupKey
+  TimingOptions timing;
+  bool share_identical_work = true;  // false: identical work timed separately (benchmarks)
+  int64_t deadline_unix_ms = 0;      // rounds end by then ("deadline"); 0 = none
+};
+
+// One item's outcome. A refusal of this item alone (FailedPrecondition / Unimplemented
+// = not supported here) or a failure of this item alone comes back here; a failure of
+// the group (device error, lost worker) is MeasureGroup's own status.
+struct ItemOutcome {
+  int64_t item_id = 0;
+  absl::Status status;
+  std::optional<Measurement> measurement;  // with an OK status
+};
+
+struct GroupResult {
+  std::vector<ItemOutcome> outcomes;  // one per request item, same order
+  int32_t rounds = 0;
+  std::string stop_reason;
+};
+
+}  // namespace gemmprof::core

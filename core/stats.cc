@@ -1,0 +1,3 @@
+#include "core/stats.h"
+
+namespace gemmprof::core::stats {}  // namespace gemmprof::core::stats

@@ -1,0 +1,98 @@
+// Statistics of interleaved rounds, shared by the runners (when to stop) and the client
+// (intervals, paired comparisons, findings). Pure functions, deterministic: reports and
+// golden files reproduce. See DESIGN.md "Measurement".
+//
+// A round times every member of a group once; a member's per-round values are its
+// series. Drift (clock, power) makes neighbouring rounds alike, so intervals use an
+// effective count n_eff = n (1 - rho) / (1 + rho), rho the lag-1 autocorrelation clamped
+// to [0, 0.9], and Student's t at n_eff - 1 degrees of freedom.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+
+namespace gemmprof::core::stats {
+
+// A value and its 95% confidence interval.
+struct Interval {
+  double center = 0, low = 0, high = 0;
+  bool valid = false;  // false: too few values for an interval (then low = high = center)
+  double RelHalfWidth() const;  // (high - low) / 2 / |center|; 0 when invalid or center 0
+  bool Contains(double x) const { return low <= x && x <= high; }
+};
+
+// The 0.975 quantile of Student's t with `df` degrees of freedom (df may be fractional,
+// >= 1; below 1 it is taken as 1). Error below 1e-3 relative.
+double StudentT975(double df);
+
+// n (1 - rho) / (1 + rho), rho = lag-1 autocorrelation clamped to [0, 0.9]; n for n < 3.
+double EffectiveCount(std::span<const double> series);
+
+// Mean of the per-round values and its 95% t-interval (n_eff as above). Fewer than 2
+// values: center only, interval collapsed, rounds = size. Empty: absent (rounds 0).
+Estimate EstimateOf(std::span<const double> round_ms);
+
+// Paired ratio x / y of two series from the same rounds (equal length, all > 0):
+// exp(mean of ln x_r - ln y_r) with the t-interval of that mean. Drift common to a round
+// cancels. Identical series give [1, 1]. Invalid when lengths differ or < 2 rounds.
+Interval PairedRatio(std::span<const double> x, std::span<const double> y);
+
+// Ratio of two independent estimates (different rounds or jobs): the variances of the
+// logs add, Welch-Satterthwaite degrees of freedom. Invalid if either is absent.
+Interval UnpairedRatio(const Estimate& x, const Estimate& y);
+
+// One term of a weighted sum compared across two figures (e.g. one GEMM of a layer,
+// recipe X against recipe Y). `x`/`y` are per-round series; when `paired` they come from
+// the same rounds (same group) and the per-round differences are used; otherwise the
+// estimates' variances add. A term whose series are empty uses the estimates' centers
+// with no variance (old results) and makes the sum's interval invalid.
+struct Term {
+  double weight = 1;
+  std::span<const double> x, y;
+  Estimate x_est, y_est;
+  bool paired = false;
+};
+
+// Sum_g w x_g / Sum_g w y_g with a delta-method interval (per-term variances add).
+Interval RatioOfSums(std::span<const Term> terms);
+// Sum_g w (x_g - y_g) in ms, with its interval.
+Interval DifferenceOfSums(std::span<const Term> terms);
+// Sum_g w x_g of estimates (independent terms) with its interval; invalid if any term
+// has no interval.
+Interval SumOf(std::span<const double> weights, std::span<const Estimate> estimates);
+
+// Order of the units in round `round` of a balanced (Williams) design over `units`
+// units: over 2*units rounds (units rounds when even) each unit takes each position
+// equally often and follows each other unit equally often. Returns a permutation of
+// 0..units-1.
+std::vector<int> RoundOrder(int units, int round);
+
+// When interleaved rounds stop.
+struct StopOptions {
+  int32_t fixed_rounds = 0;       // > 0: exactly this many rounds, nothing else counts
+  double precision_target = 0.01; // every gating interval's RelHalfWidth at or below
+  double budget_s = 2.0;          // wall time of the rounds
+  int32_t min_rounds = 10;        // never stop on precision before this many rounds
+  int32_t max_rounds = 4096;
+};
+struct StopDecision {
+  bool stop = false;
+  std::string reason;  // "precision +-0.8% reached", "budget 2.0 s spent (+-1.4%)",
+                       // "fixed 100 rounds", "round limit 4096 (+-1.2%)"
+};
+// `precision`: the worst RelHalfWidth of what gates (see GroupPrecision).
+StopDecision ShouldStop(const StopOptions& options, int32_t rounds, double elapsed_s,
+                        double precision);
+
+// The worst relative half-width over every series' estimate and every pair's paired
+// ratio: what a group's comparisons can claim. Series of < 2 values give +infinity.
+double GroupPrecision(const std::vector<std::vector<double>>& series);
+
+// "+-0.8%" style text of a relative half-width.
+std::string PlusMinusPercent(double rel_half_width);
+
+}  // namespace gemmprof::core::stats
