@@ -5,7 +5,8 @@
 #     shared or within 2%; then the same job again (--force): per-layer totals within 0.5%;
 #  2. decode sizes, bf16 and fp8-current prequant, --b2b 10: the back-to-back figure
 #     within 3% of PyTorch's 10 calls in one CUDA graph, PyTorch run before and after;
-#  3. the report's findings against its intervals.
+#  3. identical work measured unshared in interleaved rounds (gemmprof_gpu_bench
+#     --identity): each pair's paired ratio within 2%.
 # usage: bench/gpu/verdicts.sh BUNDLE_DIR OUT_DIR
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -21,6 +22,8 @@ decode_shapes=""
 for m in 16 64 128; do
   for kn in 4096x14336 14336x4096 8192x8192; do decode_shapes+="${decode_shapes:+,}${m}x${kn}"; done
 done
+"$bundle/bin/gemmprof_gpu_bench" --identity 2>&1 | tee "$out/identity.txt"
+identity_rc=${PIPESTATUS[0]}
 python3 "$here/torch_decode.py" --csv "$out/torch_decode_before.csv" 2>&1 | tee "$out/torch_decode_before.log"
 
 work=$(mktemp -d)
@@ -59,4 +62,6 @@ kill -TERM $daemon; wait $daemon; trap - EXIT
 
 python3 "$here/torch_decode.py" --csv "$out/torch_decode_after.csv" 2>&1 | tee "$out/torch_decode_after.log"
 python3 "$here/verdicts_check.py" "$out" 2>&1 | tee "$out/verdicts.txt"
-exit "${PIPESTATUS[0]}"
+check_rc=${PIPESTATUS[0]}
+echo "identity check (unshared identical work within 2%): exit $identity_rc"
+[ "$check_rc" -eq 0 ] && [ "$identity_rc" -eq 0 ]
