@@ -2,9 +2,12 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <variant>
 
 #include "client/commands/follow_job.h"
 #include "core/hf_config.h"
@@ -19,6 +22,13 @@ namespace {
 template <typename T>
 void Override(std::optional<T> flag, T& field) {
   if (flag) field = *flag;
+}
+
+// 0.05, 600: the shortest text of a limit.
+std::string Text(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  return std::string(buf, r.ptr);
 }
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
@@ -44,6 +54,65 @@ absl::StatusOr<std::vector<int64_t>> ParseSweep(const std::string& text) {
   }
   if (out.empty()) return absl::InvalidArgumentError("--sweep-m: empty list");
   return out;
+}
+
+// CLI11 accepts "nan" and "inf" for doubles and lets them through CLI::Range; these
+// checks name what is valid.
+CLI::Validator RealIn(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        double v = 0;
+        const char* end = text.data() + text.size();
+        const auto r = std::from_chars(text.data(), end, v);
+        if (r.ec != std::errc() || r.ptr != end || !std::isfinite(v))
+          return "value " + text + " is not a number";
+        if (v < lo || v > hi) return "value " + text + " is outside " + Text(lo) + ".." + Text(hi);
+        return "";
+      },
+      "FLOAT in [" + Text(lo) + " - " + Text(hi) + "]");
+}
+
+// A count parsed exactly (CLI11 saturates out-of-range integers), or an error message.
+std::variant<int64_t, std::string> ExactCount(const std::string& text) {
+  int64_t v = 0;
+  const char* end = text.data() + text.size();
+  const auto r = std::from_chars(text.data(), end, v);
+  if (r.ec == std::errc::result_out_of_range) return "value " + text + " is out of range";
+  if (r.ec != std::errc() || r.ptr != end) return "value " + text + " is not an integer";
+  return v;
+}
+
+CLI::Validator RoundCount() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const auto v = ExactCount(text);
+        if (const auto* error = std::get_if<std::string>(&v)) return *error;
+        const int64_t n = std::get<int64_t>(v);
+        if (n == 0) return "0 rounds: omit --num-iters for noise-aware stopping";
+        if (n < core::kMinTimedIters || n > core::kMaxTimedIters)
+          return "value " + text + " is outside " + std::to_string(core::kMinTimedIters) + ".." +
+                 std::to_string(core::kMaxTimedIters) + " (omit it for noise-aware stopping)";
+        return "";
+      },
+      "INT in [" + std::to_string(core::kMinTimedIters) + " - " +
+          std::to_string(core::kMaxTimedIters) + "]");
+}
+
+CLI::Validator BackToBackCount() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const auto v = ExactCount(text);
+        if (const auto* error = std::get_if<std::string>(&v)) return *error;
+        const int64_t n = std::get<int64_t>(v);
+        const std::string valid = std::to_string(core::kMinB2bCount) + ".." +
+                                  std::to_string(core::kMaxB2bCount) + ", or 0 for auto";
+        if (n == 1) return "1: one GEMM is not back to back; use " + valid;
+        if (n != 0 && (n < core::kMinB2bCount || n > core::kMaxB2bCount))
+          return "value " + text + " is outside " + valid;
+        return "";
+      },
+      "INT 0 or [" + std::to_string(core::kMinB2bCount) + " - " +
+          std::to_string(core::kMaxB2bCount) + "]");
 }
 
 template <typename E>
@@ -97,8 +166,10 @@ void WorkloadFlags::Register(CLI::App& app) {
   app.add_option("--num-warmup", num_warmup_, "Warm-up iterations per item (default 10)")
       ->check(CLI::Range(0, core::kMaxWarmupIters))
       ->group(kModel);
-  app.add_option("--num-iters", num_iters_, "Timed iterations per item (default 100)")
-      ->check(CLI::Range(core::kMinTimedIters, core::kMaxTimedIters))
+  app.add_option("--num-iters", num_iters_,
+                 "Fixed number of interleaved rounds (one timed sample per item each); omit for "
+                 "noise-aware stopping")
+      ->check(RoundCount())
       ->group(kModel);
   app.add_option("--gpu-warmup", gpu_warmup_s_, "Seconds of GPU warm-up before the job")
       ->check(CLI::Range(0.0, core::kMaxGpuWarmupS))
@@ -140,6 +211,20 @@ void WorkloadFlags::RegisterMore(CLI::App& app) {
       ->check(ExactInteger(false))
       ->group(kTiming);
   app.add_option("--fast-accum", fast_accum_, "default | on | off")->group(kTiming);
+  app.add_option("--precision-pct", precision_pct_,
+                 "Noise-aware stopping: the items of one GEMM are timed together in interleaved "
+                 "rounds until every figure compared has a 95% interval within \u00b1P% "
+                 "(default 1) or --item-budget runs out; the precision reached is reported")
+      ->check(RealIn(100 * core::kMinPrecisionTarget, 100 * core::kMaxPrecisionTarget))
+      ->group(kTiming);
+  app.add_option("--item-budget", item_budget_s_,
+                 "Noise-aware stopping: seconds of rounds per distinct GEMM item (default 2)")
+      ->check(RealIn(core::kMinItemBudgetS, core::kMaxItemBudgetS))
+      ->group(kTiming);
+  app.add_option("--b2b", b2b_count_,
+                 "GEMMs back to back in one graph for the b2b figure (default 0: by GEMM size)")
+      ->check(BackToBackCount())
+      ->group(kTiming);
   app.add_flag("--force", force_, "Bypass the result cache")->group(kTiming);
   app.add_option("--label", label_, "Free text shown in reports")->group(kTiming);
 }
@@ -269,8 +354,21 @@ absl::Status WorkloadFlags::ApplyModes(core::JobSpec& spec) const {
 
 absl::Status WorkloadFlags::ApplyTiming(core::JobSpec& spec) const {
   core::TimingOptions& t = spec.timing;
+  if (num_iters_ && (precision_pct_ || item_budget_s_))
+    return absl::InvalidArgumentError(
+        std::string("--num-iters (a fixed number of rounds) conflicts with ") +
+        (precision_pct_ ? "--precision-pct" : "--item-budget") +
+        " (noise-aware stopping); give one or the other");
   Override(num_warmup_, t.warmup_iters);
   Override(num_iters_, t.timed_iters);
+  // Asking for a precision or a budget asks for noise-aware rounds.
+  if (precision_pct_ || item_budget_s_) t.timed_iters = 0;
+  // The flag's range is the target's range in percent; clamping absorbs the rounding of /100.
+  if (precision_pct_)
+    t.precision_target =
+        std::clamp(*precision_pct_ / 100, core::kMinPrecisionTarget, core::kMaxPrecisionTarget);
+  Override(item_budget_s_, t.item_budget_s);
+  Override(b2b_count_, t.b2b_count);
   Override(gpu_warmup_s_, t.gpu_warmup_s);
   Override(autotune_k_, t.autotune_k);
   Override(seed_, t.seed);

@@ -54,6 +54,9 @@ class WorkloadFlags {
   // gemmprof flags.
   std::optional<std::string> recipes_, mode_, accounting_, l2_, fast_accum_;
   std::optional<int32_t> autotune_k_;
+  // Noise-aware stopping (--precision-pct in percent) and the back-to-back count.
+  std::optional<double> precision_pct_, item_budget_s_;
+  std::optional<int32_t> b2b_count_;
   std::optional<uint64_t> seed_;
   bool force_ = false;
   std::string label_;

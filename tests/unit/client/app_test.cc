@@ -66,9 +66,7 @@ TEST_F(AppTest, BadWorkloadFlags) {
       {Seed({"--seed", "18446744073709551616"}), "--seed"},
       {Seed({"--num-warmup=-1"}), "--num-warmup"},
       {Seed({"--num-warmup", "10001"}), "--num-warmup"},
-      {Seed({"--num-iters", "0"}), "--num-iters"},
-      {Seed({"--num-iters", "100001"}), "--num-iters"},
-      {Seed({"--num-iters", "99999999999999999999"}), "--num-iters"},
+      {Seed({"--num-iters", "0"}), "--num-iters"},  // more in timing_flags_test.cc
       {Seed({"--autotune", "4294967297"}), "--autotune"},
       {Seed({"--gpu-warmup=-1"}), "--gpu-warmup"},
       {Seed({"--gpu-warmup", "601"}), "--gpu-warmup"},
