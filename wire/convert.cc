@@ -1,7 +1,9 @@
 #include "wire/convert.h"
 
+#include <cmath>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "wire/enum_field.h"
 
 namespace gemmprof::wire {
@@ -17,66 +19,21 @@ v1::Shape ToProto(const core::GemmShape& s) {
 
 core::GemmShape FromProto(const v1::Shape& p) { return {p.m(), p.k(), p.n()}; }
 
-v1::SampleStats ToProto(const core::SampleStats& s) {
-  v1::SampleStats p;
-  p.set_count(s.count);
-  p.set_median_ms(s.median_ms);
-  p.set_mean_ms(s.mean_ms);
-  p.set_p20_ms(s.p20_ms);
-  p.set_p80_ms(s.p80_ms);
-  p.set_min_ms(s.min_ms);
-  p.set_max_ms(s.max_ms);
-  p.set_stdev_ms(s.stdev_ms);
-  return p;
-}
-
-core::SampleStats FromProto(const v1::SampleStats& p) {
-  core::SampleStats s;
-  s.count = p.count();
-  s.median_ms = p.median_ms();
-  s.mean_ms = p.mean_ms();
-  s.p20_ms = p.p20_ms();
-  s.p80_ms = p.p80_ms();
-  s.min_ms = p.min_ms();
-  s.max_ms = p.max_ms();
-  s.stdev_ms = p.stdev_ms();
-  return s;
-}
-
-v1::Telemetry ToProto(const core::Telemetry& t) {
-  v1::Telemetry p;
-  p.set_sm_clock_mhz_min(t.sm_clock_mhz_min);
-  p.set_sm_clock_mhz_max(t.sm_clock_mhz_max);
-  p.set_mem_clock_mhz(t.mem_clock_mhz);
-  p.set_power_w_avg(t.power_w_avg);
-  p.set_power_w_max(t.power_w_max);
-  p.set_temp_c_max(t.temp_c_max);
-  p.set_throttle_reasons(t.throttle_reasons);
-  p.set_throttled_samples(t.throttled_samples);
-  p.set_telemetry_samples(t.telemetry_samples);
-  return p;
-}
-
-core::Telemetry FromProto(const v1::Telemetry& p) {
-  core::Telemetry t;
-  t.sm_clock_mhz_min = p.sm_clock_mhz_min();
-  t.sm_clock_mhz_max = p.sm_clock_mhz_max();
-  t.mem_clock_mhz = p.mem_clock_mhz();
-  t.power_w_avg = p.power_w_avg();
-  t.power_w_max = p.power_w_max();
-  t.temp_c_max = p.temp_c_max();
-  t.throttle_reasons = p.throttle_reasons();
-  t.throttled_samples = p.throttled_samples();
-  t.telemetry_samples = p.telemetry_samples();
-  return t;
-}
-
 absl::StatusOr<core::Recipe> ParseRecipeField(std::string_view field, const std::string& v) {
   return ParseEnumField<core::Recipe>(field, v, core::ParseRecipe, core::RecipeList());
 }
 
 absl::StatusOr<core::Mode> ParseModeField(std::string_view field, const std::string& v) {
   return ParseEnumField<core::Mode>(field, v, core::ParseMode, "autocast, prequant");
+}
+
+// A set optional double must be finite and positive: there is no "default" to fall
+// back to once a client sent a value.
+absl::StatusOr<double> PositiveField(absl::string_view field, double value) {
+  if (std::isfinite(value) && value > 0) return value;
+  return absl::InvalidArgumentError(absl::StrCat(field, ": ", value,
+                                                 " is out of range (a finite value > 0, or "
+                                                 "unset for the default)"));
 }
 
 }  // namespace
@@ -160,17 +117,33 @@ v1::TimingOptions ToProto(const core::TimingOptions& t) {
   p.set_amax_history_len(t.amax_history_len);
   p.set_amax_algo(std::string(core::ToString(t.amax_algo)));
   p.set_gpu_warmup_s(t.gpu_warmup_s);
+  p.set_precision_target(t.precision_target);
+  p.set_item_budget_s(t.item_budget_s);
+  p.set_b2b_count(t.b2b_count);
   return p;
 }
 
 absl::StatusOr<core::TimingOptions> FromProto(const v1::TimingOptions& p) {
   core::TimingOptions t;
   if (p.has_warmup_iters()) t.warmup_iters = p.warmup_iters();
+  // 0 asks for the core default (noise-aware stopping), so a client need not know it.
   if (p.timed_iters() != 0) t.timed_iters = p.timed_iters();
   if (p.autotune_k() != 0) t.autotune_k = p.autotune_k();
   if (p.seed() != 0) t.seed = p.seed();
   if (p.amax_history_len() != 0) t.amax_history_len = p.amax_history_len();
   if (p.has_gpu_warmup_s()) t.gpu_warmup_s = p.gpu_warmup_s();
+  if (p.has_precision_target()) {
+    ASSIGN_OR_RETURN(t.precision_target,
+                     PositiveField("timing.precision_target", p.precision_target()));
+  }
+  if (p.has_item_budget_s()) {
+    ASSIGN_OR_RETURN(t.item_budget_s, PositiveField("timing.item_budget_s", p.item_budget_s()));
+  }
+  if (p.b2b_count() < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("timing.b2b_count: ", p.b2b_count(), " is negative (0 = chosen per group)"));
+  }
+  t.b2b_count = p.b2b_count();
   ASSIGN_OR_RETURN(t.l2, ParseEnumField<core::L2Policy>("timing.l2", p.l2(), core::ParseL2Policy,
                                                         "hot, cold", core::L2Policy::kHot));
   ASSIGN_OR_RETURN(t.accounting, ParseEnumField<core::Accounting>(
@@ -319,47 +292,6 @@ absl::StatusOr<core::DeviceInfo> FromProto(const v1::Device& p) {
   d.unavailable = p.unavailable();
   d.unavailable_reason = p.unavailable_reason();
   return d;
-}
-
-v1::Measurement ToProto(const core::Measurement& m) {
-  v1::Measurement p;
-  *p.mutable_time() = ToProto(m.time);
-  p.set_quant_ms(m.quant_ms);
-  p.set_flops(m.flops);
-  p.set_bytes(m.bytes);
-  p.set_algorithm(m.algorithm);
-  p.set_verification(std::string(core::ToString(m.verification)));
-  p.set_rel_error(m.rel_error);
-  p.set_error_threshold(m.error_threshold);
-  p.set_accounting(std::string(core::ToString(m.accounting)));
-  p.set_fast_accum(m.fast_accum);
-  *p.mutable_telemetry() = ToProto(m.telemetry);
-  p.set_notes(m.notes);
-  return p;
-}
-
-absl::StatusOr<core::Measurement> FromProto(const v1::Measurement& p) {
-  core::Measurement m;
-  m.time = FromProto(p.time());
-  m.quant_ms = p.quant_ms();
-  m.flops = p.flops();
-  m.bytes = p.bytes();
-  m.algorithm = p.algorithm();
-  ASSIGN_OR_RETURN(
-      m.verification,
-      ParseEnumField<core::Verification>(
-          "measurement.verification", p.verification(), core::ParseVerification,
-          "passed, incorrect, not_verified, not_supported", core::Verification::kNotVerified));
-  m.rel_error = p.rel_error();
-  m.error_threshold = p.error_threshold();
-  ASSIGN_OR_RETURN(m.accounting,
-                   ParseEnumField<core::Accounting>(
-                       "measurement.accounting", p.accounting(), core::ParseAccounting,
-                       "training-step, per-gemm", core::Accounting::kTrainingStep));
-  m.fast_accum = p.fast_accum();
-  m.telemetry = FromProto(p.telemetry());
-  m.notes = p.notes();
-  return m;
 }
 
 v1::Job ToProto(const core::JobRecord& job) {

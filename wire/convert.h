@@ -1,13 +1,16 @@
 // proto <-> domain conversion, the only place where gemmprof.v1 messages and core
 // types meet. Used by the daemon's service and by the client's transport.
 // From-proto functions validate the enum-like strings and return InvalidArgument
-// naming the field, the value and the valid names; they do not check ranges (that is
-// core/validation's job).
+// naming the field, the value and the valid names. They check ranges only where no
+// later check does: the measurement fields of interleaved rounds (finite, non-negative
+// times, counts and rates; ci_low_ms <= ci_high_ms) and the noise-aware timing options
+// (a set precision_target / item_budget_s finite and > 0, b2b_count >= 0); other ranges
+// are core/validation's job. Measurement conversion lives in measurement_convert.cc.
 #pragma once
 
-#include "gemmprof/v1/gemmprof.pb.h"
 #include "core/job.h"
 #include "core/status.h"
+#include "gemmprof/v1/gemmprof.pb.h"
 
 namespace gemmprof::wire {
 
@@ -34,6 +37,9 @@ v1::Device ToProto(const core::DeviceInfo& d);
 absl::StatusOr<core::DeviceInfo> FromProto(const v1::Device& d);
 
 v1::Measurement ToProto(const core::Measurement& m);
+// InvalidArgument naming the field (e.g. "measurement.round_ms[3]") and the value for a
+// NaN, infinite or negative time, count, byte count or rate, or an interval whose low
+// end is above its high end.
 absl::StatusOr<core::Measurement> FromProto(const v1::Measurement& m);
 
 v1::Job ToProto(const core::JobRecord& job);

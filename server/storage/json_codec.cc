@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "server/storage/absl_string_view.h"
+#include "server/storage/json_reader.h"
 
 namespace gemmprof::storage {
 namespace {
@@ -26,157 +26,6 @@ json Names(const std::vector<E>& values) {
   for (E v : values) out.push_back(std::string(core::ToString(v)));
   return out;
 }
-
-// Reads fields of one JSON object; remembers the first problem instead of throwing,
-// so decoders read straight through and report once. Missing fields keep defaults.
-class Reader {
- public:
-  Reader(const json& object, std::string path, absl::Status* status)
-      : object_(object), path_(std::move(path)), status_(status) {
-    if (!object_.is_object()) Fail(path_, "is not an object");
-  }
-
-  void Int(const char* key, int64_t* out) {
-    const json* v = Find(key);
-    if (v == nullptr) return;
-    if (v->is_number_unsigned() && v->get<uint64_t>() > uint64_t{INT64_MAX}) {
-      Fail(Name(key), "is out of range for int64");
-    } else if (v->is_number_integer()) {
-      *out = v->get<int64_t>();
-    } else {
-      Fail(Name(key), "is not an integer");
-    }
-  }
-  void Int(const char* key, int32_t* out) {
-    int64_t wide = *out;
-    Int(key, &wide);
-    if (wide < INT32_MIN || wide > INT32_MAX) return Fail(Name(key), "is out of range for int32");
-    *out = static_cast<int32_t>(wide);
-  }
-  void Uint(const char* key, uint64_t* out) {
-    const json* v = Find(key);
-    if (v == nullptr) return;
-    if (!v->is_number_unsigned()) return Fail(Name(key), "is not an unsigned integer");
-    *out = v->get<uint64_t>();
-  }
-  void Bool(const char* key, bool* out) {
-    const json* v = Find(key);
-    if (v == nullptr) return;
-    if (!v->is_boolean()) return Fail(Name(key), "is not a boolean");
-    *out = v->get<bool>();
-  }
-  void Str(const char* key, std::string* out) {
-    const json* v = Find(key);
-    if (v == nullptr) return;
-    if (!v->is_string()) return Fail(Name(key), "is not a string");
-    *out = v->get<std::string>();
-  }
-  void Double(const char* key, double* out) {
-    const json* v = Find(key);
-    if (v == nullptr) return;
-    if (v->is_number()) {
-      *out = v->get<double>();
-    } else if (v->is_string() && ParseNonFinite(v->get<std::string>(), out)) {
-      return;
-    } else {
-      Fail(Name(key), "is not a number");
-    }
-  }
-  template <typename E>
-  void Enum(const char* key, E* out, std::optional<E> (*parse)(std::string_view)) {
-    std::string text;
-    if (Find(key) == nullptr) return;
-    Str(key, &text);
-    if (!status_->ok()) return;
-    ParseEnum(Name(key), text, out, parse);
-  }
-  template <typename E>
-  void EnumList(const char* key, std::vector<E>* out, std::optional<E> (*parse)(std::string_view)) {
-    const json* v = Array(key);
-    if (v == nullptr) return;
-    out->clear();
-    for (size_t i = 0; i < v->size() && status_->ok(); ++i) {
-      const std::string name = absl::StrCat(Name(key), "[", i, "]");
-      if (!(*v)[i].is_string()) return Fail(name, "is not a string");
-      E e{};
-      ParseEnum(name, (*v)[i].get<std::string>(), &e, parse);
-      out->push_back(e);
-    }
-  }
-  void IntList(const char* key, std::vector<int64_t>* out) {
-    const json* v = Array(key);
-    if (v == nullptr) return;
-    out->clear();
-    for (size_t i = 0; i < v->size() && status_->ok(); ++i) {
-      const json& e = (*v)[i];
-      if (!e.is_number_integer() ||
-          (e.is_number_unsigned() && e.get<uint64_t>() > uint64_t{INT64_MAX})) {
-        return Fail(absl::StrCat(Name(key), "[", i, "]"), "is not an int64");
-      }
-      out->push_back(e.get<int64_t>());
-    }
-  }
-  // Calls `read(Reader&, T*)` on each element of the array at `key`.
-  template <typename T, typename F>
-  void List(const char* key, std::vector<T>* out, F read) {
-    const json* v = Array(key);
-    if (v == nullptr) return;
-    out->clear();
-    for (size_t i = 0; i < v->size() && status_->ok(); ++i) {
-      Reader element((*v)[i], absl::StrCat(Name(key), "[", i, "]"), status_);
-      T value{};
-      read(element, &value);
-      out->push_back(std::move(value));
-    }
-  }
-  // Reader over the object at `key`, or nullopt when the key is absent or null.
-  std::optional<Reader> Child(const char* key) {
-    const json* v = Find(key);
-    if (v == nullptr || v->is_null()) return std::nullopt;
-    return Reader(*v, Name(key), status_);
-  }
-
- private:
-  const json* Find(const char* key) {
-    if (!status_->ok() || !object_.is_object()) return nullptr;
-    auto it = object_.find(key);
-    return it == object_.end() ? nullptr : &*it;
-  }
-  const json* Array(const char* key) {
-    const json* v = Find(key);
-    if (v != nullptr && !v->is_array()) {
-      Fail(Name(key), "is not an array");
-      return nullptr;
-    }
-    return v;
-  }
-  template <typename E>
-  void ParseEnum(const std::string& name, const std::string& text, E* out,
-                 std::optional<E> (*parse)(std::string_view)) {
-    std::optional<E> e = parse(text);
-    if (!e.has_value()) return Fail(name, absl::StrCat("has unknown value '", text, "'"));
-    *out = *e;
-  }
-  static bool ParseNonFinite(const std::string& s, double* out) {
-    if (s == "nan")
-      *out = std::numeric_limits<double>::quiet_NaN();
-    else if (s == "inf")
-      *out = std::numeric_limits<double>::infinity();
-    else if (s == "-inf")
-      *out = -std::numeric_limits<double>::infinity();
-    else
-      return false;
-    return true;
-  }
-  std::string Name(const char* key) const { return absl::StrCat(path_, ".", key); }
-  void Fail(const std::string& name, std::string_view what) {
-    if (status_->ok()) *status_ = absl::DataLossError(absl::StrCat(name, " ", AbslSv(what)));
-  }
-
-  const json& object_;
-  std::string path_;
-  absl::Status* status_;
-};
 
 json ToJson(const core::ModelConfig& c) {
   return {{"name", c.name},
@@ -209,7 +58,7 @@ json ToJson(const core::ModelConfig& c) {
           {"v_head_dim", c.v_head_dim}};
 }
 
-void Read(Reader& r, core::ModelConfig* c) {
+void Read(JsonReader& r, core::ModelConfig* c) {
   r.Str("name", &c->name);
   r.Int("hidden_size", &c->hidden_size);
   r.Int("intermediate_size", &c->intermediate_size);
@@ -242,7 +91,7 @@ void Read(Reader& r, core::ModelConfig* c) {
 
 json ToJson(const core::GemmShape& s) { return {{"m", s.m}, {"k", s.k}, {"n", s.n}}; }
 
-void Read(Reader& r, core::GemmShape* s) {
+void Read(JsonReader& r, core::GemmShape* s) {
   r.Int("m", &s->m);
   r.Int("k", &s->k);
   r.Int("n", &s->n);
@@ -258,10 +107,13 @@ json ToJson(const core::TimingOptions& t) {
           {"fast_accum", std::string(core::ToString(t.fast_accum))},
           {"amax_history_len", t.amax_history_len},
           {"amax_algo", std::string(core::ToString(t.amax_algo))},
-          {"gpu_warmup_s", Number(t.gpu_warmup_s)}};
+          {"gpu_warmup_s", Number(t.gpu_warmup_s)},
+          {"precision_target", Number(t.precision_target)},
+          {"item_budget_s", Number(t.item_budget_s)},
+          {"b2b_count", t.b2b_count}};
 }
 
-void Read(Reader& r, core::TimingOptions* t) {
+void Read(JsonReader& r, core::TimingOptions* t) {
   r.Int("warmup_iters", &t->warmup_iters);
   r.Int("timed_iters", &t->timed_iters);
   r.Enum("l2", &t->l2, core::ParseL2Policy);
@@ -272,6 +124,9 @@ void Read(Reader& r, core::TimingOptions* t) {
   r.Int("amax_history_len", &t->amax_history_len);
   r.Enum("amax_algo", &t->amax_algo, core::ParseAmaxAlgo);
   r.Double("gpu_warmup_s", &t->gpu_warmup_s);
+  r.Double("precision_target", &t->precision_target);
+  r.Double("item_budget_s", &t->item_budget_s);
+  r.Int("b2b_count", &t->b2b_count);
 }
 
 json ToJson(const core::JobSpec& s) {
@@ -286,15 +141,15 @@ json ToJson(const core::JobSpec& s) {
           {"label", s.label}};
 }
 
-void Read(Reader& r, core::JobSpec* s) {
-  if (std::optional<Reader> model = r.Child("model")) {
+void Read(JsonReader& r, core::JobSpec* s) {
+  if (std::optional<JsonReader> model = r.Child("model")) {
     s->model.emplace();
     Read(*model, &*s->model);
   }
-  r.List("shapes", &s->shapes, [](Reader& e, core::GemmShape* v) { Read(e, v); });
+  r.List("shapes", &s->shapes, [](JsonReader& e, core::GemmShape* v) { Read(e, v); });
   r.EnumList("recipes", &s->recipes, core::ParseRecipe);
   r.EnumList("modes", &s->modes, core::ParseMode);
-  if (std::optional<Reader> timing = r.Child("timing")) Read(*timing, &s->timing);
+  if (std::optional<JsonReader> timing = r.Child("timing")) Read(*timing, &s->timing);
   r.Bool("force", &s->force);
   r.Str("label", &s->label);
 }
@@ -305,10 +160,10 @@ json ToJson(const core::GemmOp& op) {
           {"layers", op.layers},       {"per_layer", op.per_layer}};
 }
 
-void Read(Reader& r, core::GemmOp* op) {
+void Read(JsonReader& r, core::GemmOp* op) {
   r.Str("name", &op->name);
   r.Enum("pass", &op->pass, core::ParsePass);
-  if (std::optional<Reader> shape = r.Child("shape")) Read(*shape, &op->shape);
+  if (std::optional<JsonReader> shape = r.Child("shape")) Read(*shape, &op->shape);
   r.Int("groups", &op->groups);
   r.Int("layers", &op->layers);
   r.Bool("per_layer", &op->per_layer);
@@ -320,10 +175,10 @@ json ToJson(const core::Plan& p) {
   return {{"model_name", p.model_name}, {"num_layers", p.num_layers}, {"ops", ops}};
 }
 
-void Read(Reader& r, core::Plan* p) {
+void Read(JsonReader& r, core::Plan* p) {
   r.Str("model_name", &p->model_name);
   r.Int("num_layers", &p->num_layers);
-  r.List("ops", &p->ops, [](Reader& e, core::GemmOp* v) { Read(e, v); });
+  r.List("ops", &p->ops, [](JsonReader& e, core::GemmOp* v) { Read(e, v); });
 }
 
 json ToJson(const core::DeviceInfo& d) {
@@ -346,7 +201,7 @@ json ToJson(const core::DeviceInfo& d) {
           {"recipes", recipes}};
 }
 
-void Read(Reader& r, core::DeviceInfo* d) {
+void Read(JsonReader& r, core::DeviceInfo* d) {
   r.Str("backend", &d->backend);
   r.Str("name", &d->name);
   r.Str("uuid", &d->uuid);
@@ -357,7 +212,7 @@ void Read(Reader& r, core::DeviceInfo* d) {
   r.Str("cuda_version", &d->cuda_version);
   r.Str("cublaslt_version", &d->cublaslt_version);
   r.Str("gemmprof_version", &d->gemmprof_version);
-  r.List("recipes", &d->recipes, [](Reader& e, core::RecipeSupport* v) {
+  r.List("recipes", &d->recipes, [](JsonReader& e, core::RecipeSupport* v) {
     e.Enum("recipe", &v->recipe, core::ParseRecipe);
     e.Bool("supported", &v->supported);
     e.Str("reason", &v->reason);
@@ -375,7 +230,7 @@ json ToJson(const core::SampleStats& s) {
           {"stdev_ms", Number(s.stdev_ms)}};
 }
 
-void Read(Reader& r, core::SampleStats* s) {
+void Read(JsonReader& r, core::SampleStats* s) {
   r.Int("count", &s->count);
   r.Double("median_ms", &s->median_ms);
   r.Double("mean_ms", &s->mean_ms);
@@ -398,7 +253,7 @@ json ToJson(const core::Telemetry& t) {
           {"telemetry_samples", t.telemetry_samples}};
 }
 
-void Read(Reader& r, core::Telemetry* t) {
+void Read(JsonReader& r, core::Telemetry* t) {
   r.Double("sm_clock_mhz_min", &t->sm_clock_mhz_min);
   r.Double("sm_clock_mhz_max", &t->sm_clock_mhz_max);
   r.Double("mem_clock_mhz", &t->mem_clock_mhz);
@@ -408,6 +263,28 @@ void Read(Reader& r, core::Telemetry* t) {
   r.Uint("throttle_reasons", &t->throttle_reasons);
   r.Int("throttled_samples", &t->throttled_samples);
   r.Int("telemetry_samples", &t->telemetry_samples);
+}
+
+json ToJson(const core::Estimate& e) {
+  return {{"center_ms", Number(e.center_ms)},
+          {"ci_low_ms", Number(e.ci_low_ms)},
+          {"ci_high_ms", Number(e.ci_high_ms)},
+          {"rounds", e.rounds},
+          {"n_eff", Number(e.n_eff)}};
+}
+
+void Read(JsonReader& r, core::Estimate* e) {
+  r.Double("center_ms", &e->center_ms);
+  r.Double("ci_low_ms", &e->ci_low_ms);
+  r.Double("ci_high_ms", &e->ci_high_ms);
+  r.Int("rounds", &e->rounds);
+  r.Double("n_eff", &e->n_eff);
+}
+
+json Numbers(const std::vector<double>& values) {
+  json out = json::array();
+  for (double v : values) out.push_back(Number(v));
+  return out;
 }
 
 json ToJson(const core::Measurement& m) {
@@ -422,11 +299,25 @@ json ToJson(const core::Measurement& m) {
           {"accounting", std::string(core::ToString(m.accounting))},
           {"fast_accum", m.fast_accum},
           {"telemetry", ToJson(m.telemetry)},
-          {"notes", m.notes}};
+          {"notes", m.notes},
+          {"isolated", ToJson(m.isolated)},
+          {"b2b", ToJson(m.b2b)},
+          {"b2b_count", m.b2b_count},
+          {"round_ms", Numbers(m.round_ms)},
+          {"b2b_round_ms", Numbers(m.b2b_round_ms)},
+          {"quant_round_ms", Numbers(m.quant_round_ms)},
+          {"quant", ToJson(m.quant)},
+          {"group_uid", m.group_uid},
+          {"group_members", m.group_members},
+          {"work_key", m.work_key},
+          {"shared_with_seq", m.shared_with_seq},
+          {"quant_bytes", Number(m.quant_bytes)},
+          {"copy_bytes_per_s", Number(m.copy_bytes_per_s)},
+          {"stop_reason", m.stop_reason}};
 }
 
-void Read(Reader& r, core::Measurement* m) {
-  if (std::optional<Reader> time = r.Child("time")) Read(*time, &m->time);
+void Read(JsonReader& r, core::Measurement* m) {
+  if (std::optional<JsonReader> time = r.Child("time")) Read(*time, &m->time);
   r.Double("quant_ms", &m->quant_ms);
   r.Double("flops", &m->flops);
   r.Double("bytes", &m->bytes);
@@ -436,8 +327,23 @@ void Read(Reader& r, core::Measurement* m) {
   r.Double("error_threshold", &m->error_threshold);
   r.Enum("accounting", &m->accounting, core::ParseAccounting);
   r.Bool("fast_accum", &m->fast_accum);
-  if (std::optional<Reader> telemetry = r.Child("telemetry")) Read(*telemetry, &m->telemetry);
+  if (std::optional<JsonReader> telemetry = r.Child("telemetry")) Read(*telemetry, &m->telemetry);
   r.Str("notes", &m->notes);
+  // Interleaved rounds: rows stored before them lack these keys and keep the defaults.
+  if (std::optional<JsonReader> e = r.Child("isolated")) Read(*e, &m->isolated);
+  if (std::optional<JsonReader> e = r.Child("b2b")) Read(*e, &m->b2b);
+  r.Int("b2b_count", &m->b2b_count);
+  r.DoubleList("round_ms", &m->round_ms);
+  r.DoubleList("b2b_round_ms", &m->b2b_round_ms);
+  r.DoubleList("quant_round_ms", &m->quant_round_ms);
+  if (std::optional<JsonReader> e = r.Child("quant")) Read(*e, &m->quant);
+  r.Str("group_uid", &m->group_uid);
+  r.Int("group_members", &m->group_members);
+  r.Str("work_key", &m->work_key);
+  r.Int("shared_with_seq", &m->shared_with_seq);
+  r.Double("quant_bytes", &m->quant_bytes);
+  r.Double("copy_bytes_per_s", &m->copy_bytes_per_s);
+  r.Str("stop_reason", &m->stop_reason);
 }
 
 template <typename T>
@@ -448,7 +354,7 @@ absl::StatusOr<T> Decode(std::string_view text, const char* what) {
     return absl::DataLossError(absl::StrCat(what, ": stored text is not valid JSON"));
   }
   absl::Status status;
-  Reader reader(parsed, what, &status);
+  JsonReader reader(parsed, what, &status);
   T value{};
   Read(reader, &value);
   RETURN_IF_ERROR(status);

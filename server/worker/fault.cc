@@ -13,7 +13,7 @@ namespace {
 
 constexpr char kForms[] =
     "exit-at-start, hang@SEQ, crash@SEQ, kill@SEQ, exit@SEQ, illegal-address@SEQ, "
-    "context-lost@SEQ";
+    "context-lost@SEQ, refuse@SEQ";
 
 constexpr std::pair<absl::string_view, WorkerFault::Kind> kPerItem[] = {
     {"hang", WorkerFault::Kind::kHang},
@@ -22,6 +22,7 @@ constexpr std::pair<absl::string_view, WorkerFault::Kind> kPerItem[] = {
     {"exit", WorkerFault::Kind::kExit},
     {"illegal-address", WorkerFault::Kind::kIllegalAddress},
     {"context-lost", WorkerFault::Kind::kContextLost},
+    {"refuse", WorkerFault::Kind::kRefuse},
 };
 
 absl::Status Bad(absl::string_view entry, absl::string_view why) {
@@ -61,6 +62,26 @@ std::optional<WorkerFault> FaultForItem(const std::vector<WorkerFault>& faults, 
     if (f.kind != WorkerFault::Kind::kExitAtStart && f.seq == seq) return f;
   }
   return std::nullopt;
+}
+
+std::optional<WorkerFault> FaultForGroup(const std::vector<WorkerFault>& faults,
+                                         const std::vector<int32_t>& seqs) {
+  for (int32_t seq : seqs) {
+    for (const WorkerFault& f : faults) {
+      if (f.seq == seq && f.kind != WorkerFault::Kind::kExitAtStart &&
+          f.kind != WorkerFault::Kind::kRefuse) {
+        return f;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+bool Refuses(const std::vector<WorkerFault>& faults, int32_t seq) {
+  for (const WorkerFault& f : faults) {
+    if (f.kind == WorkerFault::Kind::kRefuse && f.seq == seq) return true;
+  }
+  return false;
 }
 
 bool ExitsAtStart(const std::vector<WorkerFault>& faults) {

@@ -2,6 +2,10 @@
 // worker process (the daemon's environment passes on to its workers). Always compiled
 // in, inert unless set. Not for production use.
 //
+// A fault @SEQ fires on the item with that seq, whether it comes alone (RunItem) or in
+// a measurement group (MeasureGroup). In a group every fault but refuse meets the whole
+// group, before any of it runs; refuse refuses that item alone.
+//
 //   exit-at-start        exit with status 3 before reporting ready
 //   hang@SEQ             never answer the item with that seq (the daemon times it out)
 //   crash@SEQ            abort() on it (signal 6)
@@ -11,6 +15,8 @@
 //                        a real sticky CUDA fault, after which the worker exits
 //   context-lost@SEQ     answer the item as a sticky device fault would (any backend):
 //                        the item fails "device context lost" and the worker exits
+//   refuse@SEQ           refuse the item as not supported here (FailedPrecondition)
+//                        without running it; the rest of its group is measured
 //
 // Several faults are separated by commas: "crash@2,hang@5".
 #pragma once
@@ -29,7 +35,16 @@ inline constexpr char kFaultEnvVar[] = "GEMMPROF_WORKER_FAULT";
 inline constexpr int kFaultExitStatus = 3;
 
 struct WorkerFault {
-  enum class Kind { kExitAtStart, kHang, kCrash, kKill, kExit, kIllegalAddress, kContextLost };
+  enum class Kind {
+    kExitAtStart,
+    kHang,
+    kCrash,
+    kKill,
+    kExit,
+    kIllegalAddress,
+    kContextLost,
+    kRefuse
+  };
   Kind kind = Kind::kExitAtStart;
   int32_t seq = -1;  // the item it applies to; -1 for exit-at-start
 };
@@ -39,6 +54,12 @@ absl::StatusOr<std::vector<WorkerFault>> ParseWorkerFaults(const std::string& sp
 
 // The fault for item `seq`, if any.
 std::optional<WorkerFault> FaultForItem(const std::vector<WorkerFault>& faults, int32_t seq);
+// The first fault that meets a whole group of items `seqs` (in order): that of the first
+// item with a fault other than refuse, if any. Its `seq` says which item it is.
+std::optional<WorkerFault> FaultForGroup(const std::vector<WorkerFault>& faults,
+                                         const std::vector<int32_t>& seqs);
+// Whether item `seq` is to be refused (refuse@SEQ).
+bool Refuses(const std::vector<WorkerFault>& faults, int32_t seq);
 // Whether the list holds exit-at-start.
 bool ExitsAtStart(const std::vector<WorkerFault>& faults);
 

@@ -51,6 +51,18 @@ double ItemTimeoutSeconds(const core::WorkItem& item, const core::TimingOptions&
   return std::max(kMinDerivedTimeoutS, kSafetyFactor * estimate);
 }
 
+double GroupTimeoutSeconds(const std::vector<core::WorkItem>& items,
+                           const core::TimingOptions& timing, bool host_backend,
+                           double configured_s) {
+  double total = kGroupSlackS;
+  for (const core::WorkItem& item : items) {
+    total += ItemTimeoutSeconds(item, timing, host_backend, configured_s);
+    // The budget is per distinct member; items are at least as many, so this bounds it.
+    if (timing.timed_iters == 0) total += std::max(timing.item_budget_s, 0.0);
+  }
+  return total;
+}
+
 double BeginJobTimeoutSeconds(const core::TimingOptions& timing, double configured_s) {
   return std::max(timing.gpu_warmup_s, 0.0) +
          (configured_s > 0 ? configured_s : kMinDerivedTimeoutS);

@@ -1,8 +1,9 @@
 // How long the daemon waits for a worker before it declares the work hung, kills the
-// worker and fails the item (--item-timeout; 0 derives a bound from each item).
+// worker and fails the item or group (--item-timeout; 0 derives a bound from each item).
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "core/job.h"
 #include "core/status.h"
@@ -26,6 +27,17 @@ absl::Status ValidateItemTimeout(double seconds);
 // for the host reference, which also caps its iterations).
 double ItemTimeoutSeconds(const core::WorkItem& item, const core::TimingOptions& timing,
                           bool host_backend, double configured_s);
+
+// Beyond its items' bounds a group gets this much: setting up and tearing down the
+// rounds, and a round still running when the budget runs out.
+inline constexpr double kGroupSlackS = 5;
+
+// Seconds a measurement group of `items` may take: the sum of ItemTimeoutSeconds over
+// its items, plus timing.item_budget_s per item for noise-aware timing (timed_iters 0:
+// the rounds run for their budget, not for a number of iterations), plus kGroupSlackS.
+double GroupTimeoutSeconds(const std::vector<core::WorkItem>& items,
+                           const core::TimingOptions& timing, bool host_backend,
+                           double configured_s);
 
 // Seconds a job's device warm-up may take: timing.gpu_warmup_s plus `configured_s`
 // (kMinDerivedTimeoutS when 0).

@@ -1,7 +1,9 @@
 // Conversions between the worker protocol (proto/gemmprof/v1/worker.proto) and the
-// domain: statuses with their payloads, items with their timing options.
+// domain: statuses with their payloads, items with their timing options, measurement
+// groups with their outcomes.
 #pragma once
 
+#include "core/group.h"
 #include "core/job.h"
 #include "core/status.h"
 #include "gemmprof/v1/worker.pb.h"
@@ -18,5 +20,19 @@ wp::ItemCall ToItemCall(const core::WorkItem& item, const core::TimingOptions& t
 // InvalidArgument for enum-like strings that do not parse.
 absl::Status FromItemCall(const wp::ItemCall& call, core::WorkItem* item,
                           core::TimingOptions* timing);
+
+wp::GroupCall ToGroupCall(const core::GroupRequest& request);
+// InvalidArgument for enum-like strings that do not parse, naming the item
+// ("items[2]: item.recipe: ...") or the timing field.
+absl::StatusOr<core::GroupRequest> FromGroupCall(const wp::GroupCall& call);
+
+// Outcomes keep their order; each status goes through ToProto(absl::Status), each
+// measurement is sent only with an OK status.
+wp::GroupResult ToProto(const core::GroupResult& result);
+// The worker's answer to `request`, checked against it: Internal naming what mismatched
+// when the outcome count differs from the item count, an outcome's item id is not its
+// request item's, an OK outcome lacks its measurement, or a measurement does not convert.
+absl::StatusOr<core::GroupResult> FromGroupResult(const wp::GroupResult& result,
+                                                  const core::GroupRequest& request);
 
 }  // namespace gemmprof::worker

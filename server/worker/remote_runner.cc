@@ -360,6 +360,22 @@ absl::StatusOr<core::Measurement> RemoteRunner::Run(const core::WorkItem& item,
   return wire::FromProto(response.measurement());
 }
 
+absl::StatusOr<core::GroupResult> RemoteRunner::MeasureGroup(const core::GroupRequest& request) {
+  wp::Request call;
+  call.set_id(next_request_id_++);
+  *call.mutable_measure_group() = ToGroupCall(request);
+  const double timeout_s = GroupTimeoutSeconds(request.items, request.timing,
+                                               options_.backend == "host", options_.item_timeout_s);
+  wp::Response response;
+  RETURN_IF_ERROR(Call(call, timeout_s, &response));
+  absl::Status status = FromProto(response.status());
+  if (core::IsContextLost(status)) {
+    return core::AppendToMessage(status, "; the device context is lost and the worker restarts");
+  }
+  RETURN_IF_ERROR(status);
+  return FromGroupResult(response.group(), request);
+}
+
 absl::Status RemoteRunner::Call(const wp::Request& request, double timeout_s,
                                 wp::Response* response) {
   WorkerPtr refused;

@@ -1,7 +1,7 @@
 // device::Runner for a device whose runner lives in a worker process: gemmprofd
 // re-executed in worker mode (server/worker/worker_main.h). A CUDA fault, a crash, an
-// out-of-memory kill or a hang inside the worker costs the item in flight, never the
-// daemon: the item fails with the reason, the worker is killed if needed and restarted.
+// out-of-memory kill or a hang inside the worker costs the item (or group) in flight,
+// never the daemon: it fails with the reason, the worker is killed if needed and restarted.
 // A worker that fails to start several times in a row makes the device unavailable.
 #pragma once
 
@@ -43,10 +43,10 @@ struct WorkerOptions {
   double query_timeout_s = 10;
 };
 
-// Thread-safe as device::Runner requires: BeginJob and Run from the device's one queue
-// worker; Info, Supports, CanImplement and Availability from any thread. CanImplement
-// travels on a channel of its own, answered by a second thread in the worker, so it
-// never waits behind a running item.
+// Thread-safe as device::Runner requires: BeginJob, Run and MeasureGroup from the
+// device's one queue worker; Info, Supports, CanImplement and Availability from any
+// thread. CanImplement travels on a channel of its own, answered by a second thread in
+// the worker, so it never waits behind a running item or group.
 class RemoteRunner final : public device::Runner {
  public:
   explicit RemoteRunner(WorkerOptions options);
@@ -73,6 +73,11 @@ class RemoteRunner final : public device::Runner {
   absl::Status BeginJob(const core::TimingOptions& timing) override;
   absl::StatusOr<core::Measurement> Run(const core::WorkItem& item,
                                         const core::TimingOptions& timing) override;
+  // The worker's runner measures the group (its MeasureGroup); per-item refusals and
+  // failures come back in the outcomes. The group as a whole fails as Run does, with a
+  // deadline of GroupTimeoutSeconds (item_deadline.h), and with Internal naming the
+  // mismatch when the answer's outcomes do not match the request's items.
+  absl::StatusOr<core::GroupResult> MeasureGroup(const core::GroupRequest& request) override;
   absl::Status Availability() const override;
 
   // Times a worker ended (crash, kill, timeout, context loss) and the supervisor went on

@@ -42,8 +42,8 @@ void ServeQueries(const MessageChannel& channel, const device::Runner& runner) {
   for (;;) pause();
 }
 
-// What a fault does to item `seq`; returns only for the illegal-address and context-lost
-// faults.
+// What a fault does to item `seq`; returns only for the illegal-address, context-lost
+// and refuse faults.
 absl::Status InjectFault(const WorkerFault& fault, int32_t seq, const WorkerHooks& hooks) {
   spdlog::warn("{} is set: injecting a fault at item {}", kFaultEnvVar, seq);
   spdlog::default_logger()->flush();
@@ -68,6 +68,9 @@ absl::Status InjectFault(const WorkerFault& fault, int32_t seq, const WorkerHook
     case WorkerFault::Kind::kContextLost:
       return core::MarkContextLost(
           absl::InternalError("device context lost (injected by the context-lost fault)"));
+    case WorkerFault::Kind::kRefuse:
+      return absl::FailedPreconditionError(
+          absl::StrCat("not supported here: refused by ", kFaultEnvVar, " (refuse@", seq, ")"));
     case WorkerFault::Kind::kExitAtStart:
       break;
   }
@@ -86,6 +89,62 @@ absl::StatusOr<core::Measurement> RunItem(device::Runner& runner, const wp::Item
   return runner.Run(item, timing);
 }
 
+// Measures the items of `request` that the refuse fault leaves to the runner; the
+// refused ones get their refusal, every outcome in the request's order.
+absl::StatusOr<core::GroupResult> MeasureUnrefused(device::Runner& runner,
+                                                   const core::GroupRequest& request,
+                                                   const std::vector<WorkerFault>& faults,
+                                                   const WorkerHooks& hooks) {
+  core::GroupRequest measured = request;
+  measured.items.clear();
+  for (const core::WorkItem& item : request.items) {
+    if (!Refuses(faults, item.seq)) measured.items.push_back(item);
+  }
+  if (measured.items.size() == request.items.size()) return runner.MeasureGroup(request);
+  core::GroupResult runs;
+  if (!measured.items.empty()) {
+    ASSIGN_OR_RETURN(runs, runner.MeasureGroup(measured));
+  }
+  if (runs.outcomes.size() != measured.items.size()) {
+    return absl::InternalError(absl::StrCat("the runner answered ", runs.outcomes.size(),
+                                            " outcomes for ", measured.items.size(), " items"));
+  }
+  core::GroupResult result;
+  result.rounds = runs.rounds;
+  result.stop_reason = std::move(runs.stop_reason);
+  size_t next = 0;
+  for (const core::WorkItem& item : request.items) {
+    if (!Refuses(faults, item.seq)) {
+      result.outcomes.push_back(std::move(runs.outcomes[next++]));
+      continue;
+    }
+    core::ItemOutcome& refused = result.outcomes.emplace_back();
+    refused.item_id = item.id;
+    refused.status = InjectFault(*FaultForItem(faults, item.seq), item.seq, hooks);
+  }
+  return result;
+}
+
+// A fault @SEQ but refuse meets a group holding item SEQ, before any of it runs. A lost
+// context in one item's outcome is lost for every item: it fails the group, so that the
+// worker exits after answering, as it does for run_item.
+absl::StatusOr<core::GroupResult> MeasureGroup(device::Runner& runner, const wp::GroupCall& call,
+                                               const std::vector<WorkerFault>& faults,
+                                               const WorkerHooks& hooks) {
+  ASSIGN_OR_RETURN(core::GroupRequest request, FromGroupCall(call));
+  std::vector<int32_t> seqs;
+  seqs.reserve(request.items.size());
+  for (const core::WorkItem& item : request.items) seqs.push_back(item.seq);
+  if (std::optional<WorkerFault> fault = FaultForGroup(faults, seqs)) {
+    RETURN_IF_ERROR(InjectFault(*fault, fault->seq, hooks));
+  }
+  ASSIGN_OR_RETURN(core::GroupResult result, MeasureUnrefused(runner, request, faults, hooks));
+  for (const core::ItemOutcome& outcome : result.outcomes) {
+    if (core::IsContextLost(outcome.status)) return outcome.status;
+  }
+  return result;
+}
+
 wp::Response Answer(device::Runner& runner, const wp::Request& request,
                     const std::vector<WorkerFault>& faults, const WorkerHooks& hooks) {
   wp::Response response;
@@ -98,8 +157,14 @@ wp::Response Answer(device::Runner& runner, const wp::Request& request,
     absl::StatusOr<core::Measurement> m = RunItem(runner, request.run_item(), faults, hooks);
     if (m.ok()) *response.mutable_measurement() = wire::ToProto(*m);
     status = m.status();
+  } else if (request.has_measure_group()) {
+    absl::StatusOr<core::GroupResult> g =
+        MeasureGroup(runner, request.measure_group(), faults, hooks);
+    if (g.ok()) *response.mutable_group() = ToProto(*g);
+    status = g.status();
   } else {
-    status = absl::InvalidArgumentError("the run channel takes BeginJob and RunItem only");
+    status =
+        absl::InvalidArgumentError("the run channel takes BeginJob, RunItem and MeasureGroup only");
   }
   *response.mutable_status() = ToProto(status);
   return response;

@@ -10,9 +10,12 @@
 #include <chrono>
 #include <fstream>
 #include <sstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "server/worker/fault.h"
+#include "server/worker/item_deadline.h"
 #include "server/worker/worker_process.h"
 #include "tests/support/temp_dir.h"
 
@@ -158,6 +161,90 @@ TEST(RemoteRunnerTest, FitChecksNeverWaitBehindARunningItem) {
   kill(runner->worker_pid(), SIGKILL);
   run.join();
   EXPECT_TRUE(runner->Run(Item(4), Quick()).ok());
+}
+
+core::GroupRequest Group(std::vector<int32_t> seqs) {
+  core::GroupRequest request;
+  request.group_uid = "host/j1/s" + std::to_string(seqs.front()) + "/1700000000000";
+  for (int32_t seq : seqs) request.items.push_back(Item(seq));
+  request.timing = Quick();
+  return request;
+}
+
+TEST(RemoteRunnerTest, AGroupComesBackItemByItemWithARefusalInItsPlace) {
+  auto runner = StartRunner("refuse@11");
+  ASSERT_TRUE(runner->BeginJob(Quick()).ok());
+  const core::GroupRequest request = Group({10, 11, 12});
+  absl::StatusOr<core::GroupResult> result = runner->MeasureGroup(request);
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_EQ(result->outcomes.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(result->outcomes[i].item_id, request.items[i].id);
+  for (size_t i : {0u, 2u}) {
+    const core::ItemOutcome& o = result->outcomes[i];
+    EXPECT_TRUE(o.status.ok()) << o.status;
+    ASSERT_TRUE(o.measurement.has_value());
+    EXPECT_EQ(o.measurement->verification, core::Verification::kPassed);
+    EXPECT_EQ(o.measurement->time.count, 2);
+    EXPECT_DOUBLE_EQ(o.measurement->flops, request.items[i].op.Flops());
+  }
+  const core::ItemOutcome& refused = result->outcomes[1];
+  EXPECT_EQ(refused.status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(refused.status.message(),
+            "not supported here: refused by GEMMPROF_WORKER_FAULT (refuse@11)");
+  EXPECT_FALSE(refused.measurement.has_value());
+  EXPECT_EQ(runner->restarts(), 0);
+
+  // A group with nothing to refuse goes to the runner whole.
+  result = runner->MeasureGroup(Group({13, 14}));
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_EQ(result->outcomes.size(), 2u);
+  EXPECT_EQ(result->outcomes[1].item_id, Item(14).id);
+  EXPECT_TRUE(result->outcomes[1].measurement.has_value());
+  // So does one of one item, and an item alone is refused just the same.
+  result = runner->MeasureGroup(Group({11}));
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_EQ(result->outcomes.size(), 1u);
+  EXPECT_EQ(result->outcomes[0].status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(runner->Run(Item(11), Quick()).status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(RemoteRunnerTest, AWorkerThatDiesInAGroupFailsTheWholeGroupAndANewWorkerTakesTheNext) {
+  auto runner = StartRunner("crash@21,kill@25");
+  const auto crashed = runner->MeasureGroup(Group({20, 21, 22}));
+  EXPECT_EQ(crashed.status().code(), absl::StatusCode::kAborted);
+  EXPECT_THAT(std::string(crashed.status().message()),
+              StartsWith("worker exited: signal 6 (Aborted)"));
+  EXPECT_THAT(std::string(crashed.status().message()), HasSubstr("; the worker restarts"));
+  auto next = runner->MeasureGroup(Group({23, 24}));
+  ASSERT_TRUE(next.ok()) << next.status();
+  EXPECT_EQ(next->outcomes.size(), 2u);
+  const auto killed = runner->MeasureGroup(Group({25}));
+  EXPECT_EQ(killed.status().message(), "worker exited: signal 9 (Killed); the worker restarts");
+  EXPECT_TRUE(runner->Run(Item(26), Quick()).ok());
+  EXPECT_EQ(runner->restarts(), 2);
+}
+
+TEST(RemoteRunnerTest, ALostContextInAGroupFailsItAndTheNextGoesToANewWorker) {
+  auto runner = StartRunner("context-lost@31");
+  const auto lost = runner->MeasureGroup(Group({30, 31}));
+  EXPECT_EQ(lost.status().code(), absl::StatusCode::kInternal) << lost.status();
+  EXPECT_THAT(std::string(lost.status().message()),
+              HasSubstr("; the device context is lost and the worker restarts"));
+  auto next = runner->MeasureGroup(Group({32, 33}));
+  EXPECT_TRUE(next.ok()) << next.status();
+  EXPECT_EQ(runner->restarts(), 1);
+}
+
+TEST(RemoteRunnerTest, AHungGroupTimesOutAfterItsItemsBoundsAndTheSlack) {
+  auto runner = StartRunner("hang@41", 0.5);
+  const pid_t first = runner->worker_pid();
+  const auto hung = runner->MeasureGroup(Group({40, 41}));
+  EXPECT_EQ(hung.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(hung.status().message(), "timed out after " + FormatSeconds(2 * 0.5 + kGroupSlackS) +
+                                         " s; the worker was killed and restarts");
+  EXPECT_TRUE(runner->MeasureGroup(Group({42})).ok());
+  EXPECT_NE(runner->worker_pid(), first);
+  EXPECT_EQ(runner->restarts(), 1);
 }
 
 TEST(RemoteRunnerTest, AWorkerKilledBetweenItemsIsReplacedWithoutLosingOne) {

@@ -1,11 +1,17 @@
 #include "wire/convert.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <limits>
 
 #include "core/presets.h"
 
 namespace gemmprof::wire {
 namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
 
 TEST(ConvertTest, ModelConfigRoundTripsEveryField) {
   auto preset = core::FindPreset("deepseek-v3");
@@ -44,6 +50,9 @@ TEST(ConvertTest, JobSpecAndTimingRoundTrip) {
   spec.timing.fast_accum = core::FastAccum::kOff;
   spec.timing.amax_algo = core::AmaxAlgo::kMostRecent;
   spec.timing.gpu_warmup_s = 0;
+  spec.timing.precision_target = 0.005;
+  spec.timing.item_budget_s = 7.5;
+  spec.timing.b2b_count = 32;
   spec.force = true;
   spec.label = "x";
   auto back = FromProto(ToProto(spec));
@@ -101,6 +110,55 @@ TEST(ConvertTest, UnsetTimingTakesTheDefaults) {
   ASSERT_TRUE(z.ok());
   EXPECT_EQ(z->warmup_iters, 0);
   EXPECT_EQ(z->gpu_warmup_s, 0);
+}
+
+TEST(ConvertTest, UnsetNoiseAwareOptionsTakeTheDefaults) {
+  v1::TimingOptions p;
+  p.set_timed_iters(0);
+  auto t = FromProto(p);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->timed_iters, core::TimingOptions().timed_iters) << "0 asks for the default";
+  EXPECT_EQ(t->precision_target, core::TimingOptions().precision_target);
+  EXPECT_EQ(t->item_budget_s, core::TimingOptions().item_budget_s);
+  EXPECT_EQ(t->b2b_count, 0);
+  p.set_timed_iters(12);
+  p.set_precision_target(0.02);
+  p.set_item_budget_s(0.5);
+  p.set_b2b_count(4);
+  t = FromProto(p);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->timed_iters, 12);
+  EXPECT_EQ(t->precision_target, 0.02);
+  EXPECT_EQ(t->item_budget_s, 0.5);
+  EXPECT_EQ(t->b2b_count, 4);
+}
+
+TEST(ConvertTest, BadNoiseAwareOptionsAreInvalidArgumentNamingTheField) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  for (double bad : {0.0, -0.01, nan, inf}) {
+    v1::TimingOptions p;
+    p.set_precision_target(bad);
+    const absl::Status s = FromProto(p).status();
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(std::string(s.message()), StartsWith("timing.precision_target: ")) << bad;
+    EXPECT_THAT(std::string(s.message()), HasSubstr("a finite value > 0")) << bad;
+  }
+  for (double bad : {0.0, -1.0, nan, -inf}) {
+    v1::TimingOptions p;
+    p.set_item_budget_s(bad);
+    const absl::Status s = FromProto(p).status();
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(std::string(s.message()), StartsWith("timing.item_budget_s: ")) << bad;
+  }
+  v1::TimingOptions p;
+  p.set_b2b_count(-1);
+  EXPECT_EQ(FromProto(p).status().message(),
+            "timing.b2b_count: -1 is negative (0 = chosen per group)");
+  v1::SubmitJobRequest req;
+  req.mutable_shapes()->add_shapes();
+  req.mutable_timing()->set_item_budget_s(-2);
+  EXPECT_EQ(FromProto(req).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(ConvertTest, DevicesRoundTripWithTheirAvailability) {

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace gemmprof::worker {
 namespace {
@@ -30,7 +31,9 @@ TEST(ItemDeadlineTest, DerivedBoundsAreNeverBelowAMinute) {
 }
 
 TEST(ItemDeadlineTest, DerivedBoundsGrowWithWorkAndStayGenerous) {
-  core::TimingOptions t;  // 10 warm-up + 100 timed iterations
+  core::TimingOptions t;
+  t.warmup_iters = 10;
+  t.timed_iters = 100;
   // An LM head of 28 TFLOP per call: an H100 needs ~0.05 s per iteration, ~10 s in all.
   const core::WorkItem lm_head = Item(16384, 16384, 53248);
   const double gpu = ItemTimeoutSeconds(lm_head, t, false, 0);
@@ -45,6 +48,33 @@ TEST(ItemDeadlineTest, DerivedBoundsGrowWithWorkAndStayGenerous) {
   EXPECT_GT(ItemTimeoutSeconds(Item(16384, 16384, 53248, 8), t, false, 0), gpu);
   // The host reference's largest item (2^28 multiply-adds) gets well over a minute.
   EXPECT_GT(ItemTimeoutSeconds(Item(1024, 512, 512), t, true, 0), kMinDerivedTimeoutS);
+}
+
+TEST(ItemDeadlineTest, AGroupGetsItsItemsBoundsPlusSlack) {
+  core::TimingOptions fixed;
+  fixed.timed_iters = 100;
+  const std::vector<core::WorkItem> items = {Item(16384, 16384, 53248), Item(64, 64, 64)};
+  const double sum =
+      ItemTimeoutSeconds(items[0], fixed, false, 0) + ItemTimeoutSeconds(items[1], fixed, false, 0);
+  EXPECT_DOUBLE_EQ(GroupTimeoutSeconds(items, fixed, false, 0), sum + kGroupSlackS);
+  EXPECT_DOUBLE_EQ(GroupTimeoutSeconds(items, fixed, true, 2), 2 * 2 + kGroupSlackS);
+  EXPECT_DOUBLE_EQ(GroupTimeoutSeconds({}, fixed, false, 0), kGroupSlackS);
+}
+
+TEST(ItemDeadlineTest, ANoiseAwareGroupAlsoGetsItsRoundsBudget) {
+  core::TimingOptions noise_aware;
+  noise_aware.timed_iters = 0;
+  noise_aware.item_budget_s = 30;
+  const std::vector<core::WorkItem> items(3, Item(64, 64, 64));
+  const double per_item = ItemTimeoutSeconds(items[0], noise_aware, false, 0);
+  EXPECT_DOUBLE_EQ(GroupTimeoutSeconds(items, noise_aware, false, 0),
+                   3 * (per_item + 30) + kGroupSlackS);
+  EXPECT_DOUBLE_EQ(GroupTimeoutSeconds(items, noise_aware, false, 0.5),
+                   3 * (0.5 + 30) + kGroupSlackS);
+  core::TimingOptions fixed = noise_aware;
+  fixed.timed_iters = 5;
+  EXPECT_DOUBLE_EQ(GroupTimeoutSeconds(items, fixed, false, 0.5), 3 * 0.5 + kGroupSlackS)
+      << "fixed rounds have no budget";
 }
 
 TEST(ItemDeadlineTest, TheFlagTakesSecondsInRange) {
