@@ -98,7 +98,7 @@ BarChart TflopsChart(const ReportAnalysis& a) {
     BarGroup g{std::string(core::ToString(row.op.pass)) + " " + row.op.name, {}};
     for (Recipe r : a.recipes()) {
       auto it = row.cells.find({r, mode});
-      if (!row.MedianMs({r, mode})) continue;
+      if (!row.TimeMs({r, mode})) continue;
       g.bars.push_back({"", {{TflopsOf(*it->second), RecipeColor(r), 1.0}}, ""});
       if (std::find(shown.begin(), shown.end(), r) == shown.end()) shown.push_back(r);
     }

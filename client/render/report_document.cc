@@ -92,7 +92,7 @@ Block GemmTable(const ReportAnalysis& a, core::Pass pass, Mode mode) {
         continue;
       }
       cells.push_back(Cell(*it->second, marked));
-      cells.push_back(row.MedianMs({r, mode}) ? FormatTflops(TflopsOf(*it->second)) : "");
+      cells.push_back(row.TimeMs({r, mode}) ? FormatTflops(TflopsOf(*it->second)) : "");
     }
     table.AddRow(std::move(cells));
   }
