@@ -84,17 +84,6 @@ void WinnerFindings(const ReportAnalysis& a, std::vector<RankClaim>& claims,
   }
 }
 
-// Sum over the per-layer autocast GEMMs of weight x quant_bytes, and the copy bandwidth.
-std::pair<double, double> QuantBytesPerLayer(const ReportAnalysis& a, core::Recipe r) {
-  double bytes = 0, copy = 0;
-  const Totals* ac = a.FindTotals({r, core::Mode::kAutocast});
-  for (const TotalTerm& t : ac->terms) {
-    bytes += t.layer_weight * t.m->quant_bytes;
-    copy = std::max(copy, t.m->copy_bytes_per_s);
-  }
-  return {bytes, copy};
-}
-
 void OverheadFindings(const ReportAnalysis& a, std::vector<std::string>& out) {
   for (core::Recipe r : a.recipes()) {
     if (r == core::Recipe::kBf16) continue;
@@ -211,6 +200,16 @@ void SlowGemmFindings(const ReportAnalysis& a, std::vector<RankClaim>& claims,
 }
 
 }  // namespace
+
+std::pair<double, double> QuantBytesPerLayer(const ReportAnalysis& a, core::Recipe r) {
+  double bytes = 0, copy = 0;
+  const Totals* ac = a.FindTotals({r, core::Mode::kAutocast});
+  for (const TotalTerm& t : ac->terms) {
+    bytes += t.layer_weight * t.m->quant_bytes;
+    copy = std::max(copy, t.m->copy_bytes_per_s);
+  }
+  return {bytes, copy};
+}
 
 double OverheadFloorMs(double quant_bytes, double copy_bytes_per_s) {
   return copy_bytes_per_s > 0 ? 1e3 * quant_bytes / copy_bytes_per_s : 0;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "client/render/claim.h"
@@ -23,6 +24,9 @@ struct RankClaim {
   std::string gemm;  // OpLabel for per-GEMM claims, empty for per-layer ones
 };
 
+// Per layer, the bytes recipe `r`'s autocast quantization must move (sum of weight x
+// quant_bytes) and the measured copy bandwidth (bytes/s; 0 when not measured).
+std::pair<double, double> QuantBytesPerLayer(const ReportAnalysis& a, core::Recipe r);
 // The bandwidth floor of quantization in ms: bytes it must move / measured copy rate.
 double OverheadFloorMs(double quant_bytes, double copy_bytes_per_s);
 
