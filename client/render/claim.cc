@@ -30,8 +30,10 @@ Claim ClaimOf(const core::stats::Interval& r) {
 
 std::string FormatRatioCi(const core::stats::Interval& r) {
   std::string s = FormatRatio(r.center);
-  if (r.valid) s += " [" + FormatFixed(r.low, 2) + "\u2013" + FormatFixed(r.high, 2) + "]";
-  return s;
+  if (!r.valid) return s;
+  // A third decimal when two would print a tight interval as a single point.
+  const int d = FormatFixed(r.low, 2) == FormatFixed(r.high, 2) && r.low != r.high ? 3 : 2;
+  return s + " [" + FormatFixed(r.low, d) + "\u2013" + FormatFixed(r.high, d) + "]";
 }
 
 std::string FormatMsCi(const core::stats::Interval& ms) {
