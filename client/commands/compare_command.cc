@@ -19,6 +19,9 @@ An item is faster/slower only when the medians differ by more than its noise thr
 where a and b are each job's relative half-spread (p80 - p20) / (2 x median) of the
 item's samples; otherwise "same". The p20-p80 spread ignores the few outlier samples
 (clock dips on a power-capped GPU) that inflate the stdev.
+Items measured in interleaved rounds on both sides: B/A gets an unpaired 95% interval,
+and the verdict needs it to exclude 1 and a change above 2% (drift between jobs is not
+inside either job's interval). Back-to-back times, when both measured them, too.
 Example (CI after a driver or cuBLASLt upgrade):
   gemmprof compare 41 42 --fail-on-regression)");
 }

@@ -20,7 +20,9 @@ ReportCommand::ReportCommand(CLI::App& parent) {
   gemmprof report 42 --format csv > job42.csv     one row per item, every context column
   gemmprof report 42 --format json                schema: client/render/REPORT_JSON.md
   gemmprof report 42 --format markdown >> NOTES.md
-Times are medians in ms; TFLOP/s = flops / median.)");
+Times in ms: the mean of interleaved rounds with its 95% interval (+-), or the median of
+iterations for results stored before rounds; TFLOP/s = flops / time. Only intervals that
+exclude 1 make a recipe "faster" or "slower" in findings.)");
 }
 
 absl::Status ReportCommand::Run(CommandContext& ctx) {

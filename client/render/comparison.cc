@@ -5,6 +5,7 @@
 #include <map>
 #include <tuple>
 
+#include "client/render/claim.h"
 #include "client/render/document.h"
 #include "client/render/format.h"
 #include "client/render/report_analysis.h"
@@ -27,8 +28,36 @@ UnmatchedItem Unmatched(const core::ItemRecord& r) {
   return {ItemLabel(r), r.item.recipe, r.item.mode};
 }
 
+double Headline(const core::Measurement& m) {
+  return m.isolated.present() ? m.isolated.center_ms : m.time.median_ms;
+}
+
 bool HasTime(const core::ItemRecord& r) {
-  return r.status == core::ItemStatus::kDone && r.result && r.result->time.median_ms > 0;
+  return r.status == core::ItemStatus::kDone && r.result && Headline(*r.result) > 0;
+}
+
+// Times, ratio and verdict of one matched pair; intervals when both sides have rounds.
+ItemComparison CompareItem(const core::Measurement& a, const core::Measurement& b) {
+  ItemComparison ic;
+  ic.a_ms = Headline(a);
+  ic.b_ms = Headline(b);
+  ic.ratio = ic.b_ms / ic.a_ms;
+  if (a.isolated.present() && b.isolated.present()) {
+    ic.ratio_ci = core::stats::UnpairedRatio(b.isolated, a.isolated);
+    ic.ratio_ci.center = ic.ratio;
+    ic.verdict = JudgeInterval(ic.ratio_ci);
+  } else {
+    ic.threshold = NoiseThreshold(a.time, b.time);
+    ic.verdict = Judge(ic.a_ms, ic.b_ms, ic.threshold);
+  }
+  if (a.b2b.present() && b.b2b.present() && a.b2b.center_ms > 0) {
+    ic.b2b_a_ms = a.b2b.center_ms;
+    ic.b2b_b_ms = b.b2b.center_ms;
+    ic.b2b_ratio_ci = core::stats::UnpairedRatio(b.b2b, a.b2b);
+    ic.b2b_ratio_ci.center = ic.b2b_b_ms / ic.b2b_a_ms;
+    ic.b2b_verdict = JudgeInterval(ic.b2b_ratio_ci);
+  }
+  return ic;
 }
 
 void Diff(const std::string& what, const std::string& a, const std::string& b,
@@ -88,6 +117,18 @@ Verdict Judge(double a_ms, double b_ms, double threshold) {
   return Verdict::kSame;
 }
 
+Verdict JudgeInterval(const core::stats::Interval& ratio) {
+  if (std::fabs(ratio.center - 1) <= kMinRelativeChange) return Verdict::kSame;
+  switch (ClaimOf(ratio)) {
+    case Claim::kFaster:
+      return Verdict::kFaster;
+    case Claim::kSlower:
+      return Verdict::kSlower;
+    default:
+      return Verdict::kSame;
+  }
+}
+
 std::string UnmatchedLine(const std::string& side, const std::vector<UnmatchedItem>& items) {
   constexpr size_t kMaxNamed = 5;
   std::map<RecipeMode, int> groups;
@@ -124,17 +165,10 @@ Comparison CompareReports(const core::Report& a, const core::Report& b) {
       continue;
     }
     matched[it->first] = true;
-    const core::SampleStats& sa = r.result->time;
-    const core::SampleStats& sb = it->second->result->time;
-    ItemComparison ic{r.item.op,
-                      r.item.recipe,
-                      r.item.mode,
-                      sa.median_ms,
-                      sb.median_ms,
-                      sb.median_ms / sa.median_ms,
-                      NoiseThreshold(sa, sb),
-                      Verdict::kSame};
-    ic.verdict = Judge(ic.a_ms, ic.b_ms, ic.threshold);
+    ItemComparison ic = CompareItem(*r.result, *it->second->result);
+    ic.op = r.item.op;
+    ic.recipe = r.item.recipe;
+    ic.mode = r.item.mode;
     (ic.verdict == Verdict::kFaster   ? c.faster
      : ic.verdict == Verdict::kSlower ? c.slower
                                       : c.same)++;
@@ -152,21 +186,63 @@ std::string RenderComparison(const Comparison& c, int64_t job_a, int64_t job_b) 
   doc.title = "gemmprof compare: " + a + " (A) vs " + b + " (B)";
   if (!c.context_diffs.empty())
     doc.sections.push_back({"Context differences", {Bullets(c.context_diffs)}});
-  TextTable items(
-      {"pass", "op", "MxKxN", "groups", "recipe", "mode", "A ms", "B ms", "B/A", "noise threshold",
-       "verdict"},
-      {Align::kLeft, Align::kLeft, Align::kLeft, Align::kRight, Align::kLeft, Align::kLeft,
-       Align::kRight, Align::kRight, Align::kRight, Align::kRight, Align::kLeft});
-  for (const ItemComparison& i : c.items)
-    items.AddRow({std::string(core::ToString(i.op.pass)), i.op.name, i.op.shape.ToString(),
-                  std::to_string(i.op.groups), std::string(core::ToString(i.recipe)),
-                  std::string(core::ToString(i.mode)), FormatMs(i.a_ms), FormatMs(i.b_ms),
-                  FormatRatio(i.ratio), FormatPercent(100 * i.threshold),
-                  std::string(ToString(i.verdict))});
+  bool intervals = false, b2b = false;
+  for (const ItemComparison& i : c.items) {
+    intervals |= i.ratio_ci.valid;
+    b2b |= i.b2b_a_ms > 0;
+  }
+  std::vector<std::string> headers = {"pass", "op",   "MxKxN", "groups", "recipe",
+                                      "mode", "A ms", "B ms",  "B/A"};
+  std::vector<Align> align = {Align::kLeft,  Align::kLeft,  Align::kLeft,
+                              Align::kRight, Align::kLeft,  Align::kLeft,
+                              Align::kRight, Align::kRight, Align::kRight};
+  if (intervals) headers.push_back("B/A 95% interval");
+  headers.push_back("noise threshold");
+  headers.push_back("verdict");
+  if (b2b) headers.insert(headers.end(), {"A b2b ms", "B b2b ms", "b2b B/A", "b2b verdict"});
+  align.resize(headers.size(), Align::kRight);
+  align[headers.size() - 1 - (b2b ? 4 : 0)] = Align::kLeft;
+  if (b2b) align.back() = Align::kLeft;
+  TextTable items(headers, align);
+  auto range = [](const core::stats::Interval& i) {
+    return i.valid ? "[" + FormatFixed(i.low, 3) + "\u2013" + FormatFixed(i.high, 3) + "]"
+                   : std::string("-");
+  };
+  for (const ItemComparison& i : c.items) {
+    std::vector<std::string> cells = {std::string(core::ToString(i.op.pass)),
+                                      i.op.name,
+                                      i.op.shape.ToString(),
+                                      std::to_string(i.op.groups),
+                                      std::string(core::ToString(i.recipe)),
+                                      std::string(core::ToString(i.mode)),
+                                      FormatMs(i.a_ms),
+                                      FormatMs(i.b_ms),
+                                      FormatRatio(i.ratio)};
+    if (intervals) cells.push_back(range(i.ratio_ci));
+    cells.push_back(i.ratio_ci.valid ? "interval, " + FormatPercent(100 * kMinRelativeChange)
+                                     : FormatPercent(100 * i.threshold));
+    cells.push_back(std::string(ToString(i.verdict)));
+    if (b2b) {
+      if (i.b2b_a_ms > 0)
+        cells.insert(cells.end(), {FormatMs(i.b2b_a_ms), FormatMs(i.b2b_b_ms),
+                                   FormatRatio(i.b2b_ratio_ci.center) + " " + range(i.b2b_ratio_ci),
+                                   std::string(ToString(i.b2b_verdict))});
+      else
+        cells.insert(cells.end(), {"-", "-", "-", "-"});
+    }
+    items.AddRow(std::move(cells));
+  }
   Section per_item{"Per item (median ms; B/A > 1: B is slower)", {Table(std::move(items))}};
   per_item.blocks.push_back(
       Note(std::string("A verdict needs a change above the noise threshold ") + kNoiseRule +
            "; below it the two are \"same\"."));
+  if (intervals)
+    per_item.blocks.push_back(
+        Note("Items measured in interleaved rounds on both sides: ms is the rounds' mean, and a "
+             "verdict needs the unpaired 95% interval of B/A to exclude 1 and a change above " +
+             FormatPercent(100 * kMinRelativeChange) +
+             " (drift between jobs is not inside either job's interval)." +
+             (b2b ? " b2b: back to back, several GEMMs per graph, judged the same way." : "")));
   doc.sections.push_back(std::move(per_item));
   if (!c.layers.empty()) {
     TextTable layers({"recipe", "mode", "A per-layer ms", "B per-layer ms", "B/A"});

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/job.h"
+#include "core/stats.h"
 
 namespace gemmprof::client::render {
 
@@ -24,7 +25,8 @@ inline constexpr char kNoiseRule[] =
     "max(2%, 3 x sqrt(a^2 + b^2)), where a and b are each side's relative half-spread "
     "(p80 - p20) / (2 x median)";
 
-// One matched item. Times are medians in ms; ratio = b / a (> 1: B is slower).
+// One matched item. Times are the headline times in ms (interleaved estimate, or median
+// for results stored before rounds); ratio = b / a (> 1: B is slower).
 struct ItemComparison {
   core::GemmOp op;  // from A
   core::Recipe recipe = core::Recipe::kBf16;
@@ -33,7 +35,18 @@ struct ItemComparison {
   double ratio = 1;
   double threshold = kMinRelativeChange;  // relative change needed for a verdict
   Verdict verdict = Verdict::kSame;
+  // Unpaired 95% interval of `ratio` (two jobs never share rounds); invalid unless both
+  // sides have interleaved estimates, and then the verdict is the noise threshold's.
+  core::stats::Interval ratio_ci;
+  // Back to back, when both sides measured it (0 otherwise).
+  double b2b_a_ms = 0, b2b_b_ms = 0;
+  core::stats::Interval b2b_ratio_ci;  // center = b2b_b_ms / b2b_a_ms
+  Verdict b2b_verdict = Verdict::kSame;
 };
+
+// With intervals: faster / slower only when the interval excludes 1 and the change
+// exceeds kMinRelativeChange (drift between jobs is not inside within-job intervals).
+Verdict JudgeInterval(const core::stats::Interval& ratio);
 
 // Relative half-spread of one measurement: (p80 - p20) / (2 x median), 0 without a median.
 // Robust where stdev is not: a few outlier samples (clock dips under a power cap) move

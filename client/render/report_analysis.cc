@@ -13,6 +13,22 @@ auto OpIdentity(const core::GemmOp& op) {
   return std::make_tuple(op.pass, op.name, op.shape.m, op.shape.k, op.shape.n, op.groups);
 }
 
+// Same rounds: the per-round values can be paired.
+bool Paired(const core::Measurement& x, const core::Measurement& y, Figure figure) {
+  const auto& sx = figure == Figure::kB2b ? x.b2b_round_ms : x.round_ms;
+  const auto& sy = figure == Figure::kB2b ? y.b2b_round_ms : y.round_ms;
+  return !x.group_uid.empty() && x.group_uid == y.group_uid && sx.size() == sy.size() &&
+         sx.size() >= 2;
+}
+
+const std::vector<double>& Series(const core::Measurement& m, Figure figure) {
+  return figure == Figure::kB2b ? m.b2b_round_ms : m.round_ms;
+}
+
+const core::Estimate& Est(const core::Measurement& m, Figure figure) {
+  return figure == Figure::kB2b ? m.b2b : m.isolated;
+}
+
 template <typename T>
 void InsertSorted(std::vector<T>& v, T x) {
   if (std::find(v.begin(), v.end(), x) == v.end()) {
@@ -34,12 +50,51 @@ std::optional<int64_t> SweepM(const std::string& op_name) {
   return m;
 }
 
-std::optional<double> GemmRow::MedianMs(RecipeMode key) const {
+const core::Measurement* GemmRow::Result(RecipeMode key) const {
   auto it = cells.find(key);
-  if (it == cells.end()) return std::nullopt;
+  if (it == cells.end()) return nullptr;
   const core::ItemRecord& item = *it->second;
-  if (item.status != core::ItemStatus::kDone || !item.result) return std::nullopt;
-  return item.result->time.median_ms;
+  if (item.status != core::ItemStatus::kDone || !item.result) return nullptr;
+  return &*item.result;
+}
+
+std::optional<double> GemmRow::TimeMs(RecipeMode key, Figure figure) const {
+  const core::Measurement* m = Result(key);
+  if (!m) return std::nullopt;
+  if (figure == Figure::kB2b) {
+    if (!m->b2b.present()) return std::nullopt;
+    return m->b2b.center_ms;
+  }
+  return m->isolated.present() ? m->isolated.center_ms : m->time.median_ms;
+}
+
+core::Estimate GemmRow::EstimateOf(RecipeMode key, Figure figure) const {
+  const core::Measurement* m = Result(key);
+  if (!m) return {};
+  return figure == Figure::kB2b ? m->b2b : m->isolated;
+}
+
+core::stats::Interval ItemRatio(const core::Measurement& x, const core::Measurement& y) {
+  if (!x.isolated.present() || !y.isolated.present()) {
+    const double d = y.isolated.present() ? y.isolated.center_ms : y.time.median_ms;
+    const double n = x.isolated.present() ? x.isolated.center_ms : x.time.median_ms;
+    const double c = d > 0 ? n / d : 0;
+    return {c, c, c, false};
+  }
+  if (Paired(x, y, Figure::kIsolated)) return core::stats::PairedRatio(x.round_ms, y.round_ms);
+  return core::stats::UnpairedRatio(x.isolated, y.isolated);
+}
+
+bool SharedWork(const core::ItemRecord& x, const core::ItemRecord& y) {
+  if (!x.result || !y.result) return false;
+  if (&x == &y || x.item.seq == y.item.seq) return true;
+  const core::Measurement& a = *x.result;
+  const core::Measurement& b = *y.result;
+  if (a.shared_with_seq > 0 &&
+      (a.shared_with_seq == y.item.seq || a.shared_with_seq == b.shared_with_seq))
+    return true;
+  if (b.shared_with_seq > 0 && b.shared_with_seq == x.item.seq) return true;
+  return !a.work_key.empty() && a.work_key == b.work_key;
 }
 
 ReportAnalysis::ReportAnalysis(const core::Report& report) : report_(&report) {
@@ -72,7 +127,7 @@ ReportAnalysis::ReportAnalysis(const core::Report& report) : report_(&report) {
   std::set<RecipeMode> measured;
   for (const GemmRow& row : rows_)
     for (const auto& [key, item] : row.cells)
-      if (row.MedianMs(key)) measured.insert(key);
+      if (row.TimeMs(key)) measured.insert(key);
 
   for (const GemmRow& row : rows_) {
     if (const auto m = SweepM(row.op.name);
@@ -84,30 +139,165 @@ ReportAnalysis::ReportAnalysis(const core::Report& report) : report_(&report) {
       Totals& t = totals_[key];
       t.key = key;
       ++t.expected_items;
-      std::optional<double> ms = row.MedianMs(key);
+      std::optional<double> ms = row.TimeMs(key);
       // Only the MoE router: training keeps it in high precision whatever the recipe (its
       // N = experts is often not FP8-alignable). Other GEMMs a recipe cannot take leave
       // the recipe without totals: borrowing bf16 for, say, the experts would misstate it.
       if (!ms && item->status == core::ItemStatus::kNotSupported && measured.count(key) &&
           key.recipe != core::Recipe::kBf16 && row.op.name.rfind("router", 0) == 0) {
-        ms = row.MedianMs({core::Recipe::kBf16, key.mode});
+        ms = row.TimeMs({core::Recipe::kBf16, key.mode});
         if (ms) {
           t.bf16_fallbacks.push_back(std::string(core::ToString(row.op.pass)) + " " + row.op.name);
         }
       }
       if (!ms) continue;
-      ++t.done_items;
-      const size_t p = PassIndex(row.op.pass);
-      if (row.op.per_layer) {
-        const double model = *ms * static_cast<double>(std::max<int64_t>(1, row.op.layers));
-        t.model_ms[p] += model;
-        t.layer_ms[p] += model / static_cast<double>(num_layers_);
-      } else {
-        t.model_ms[p] += *ms;
-        t.once_ms += *ms;
-      }
+      const core::Measurement* m = row.Result(key);
+      if (!m) m = row.Result({core::Recipe::kBf16, key.mode});  // the router fallback
+      AddTerm(t, static_cast<size_t>(&row - rows_.data()), *ms, *m);
     }
   }
+  for (auto& [key, t] : totals_) {
+    std::vector<double> weights;
+    std::vector<core::Estimate> iso, b2b;
+    for (const TotalTerm& term : t.terms) {
+      if (term.layer_weight <= 0) continue;
+      weights.push_back(term.layer_weight);
+      iso.push_back(term.m->isolated);
+      b2b.push_back(term.m->b2b);
+    }
+    t.layer_ci = core::stats::SumOf(weights, iso);
+    t.b2b_layer_ci = core::stats::SumOf(weights, b2b);
+  }
+}
+
+void ReportAnalysis::AddTerm(Totals& t, size_t row_index, double ms, const core::Measurement& m) {
+  const GemmRow& row = rows_[row_index];
+  ++t.done_items;
+  if (!m.isolated.present()) ++t.old_items;
+  const size_t p = PassIndex(row.op.pass);
+  const double layers = static_cast<double>(std::max<int64_t>(1, row.op.layers));
+  TotalTerm term{row_index, &m, 0, 1};
+  if (row.op.per_layer) {
+    term.model_weight = layers;
+    term.layer_weight = layers / static_cast<double>(num_layers_);
+    t.model_ms[p] += ms * layers;
+    t.layer_ms[p] += ms * layers / static_cast<double>(num_layers_);
+    if (m.b2b.present()) t.b2b_layer_ms[p] += m.b2b.center_ms * term.layer_weight;
+  } else {
+    t.model_ms[p] += ms;
+    t.once_ms += ms;
+  }
+  if (m.b2b.present()) ++t.b2b_items;
+  t.terms.push_back(term);
+}
+
+std::vector<core::stats::Term> ReportAnalysis::Terms(RecipeMode x, RecipeMode y,
+                                                     const Scope& scope) const {
+  std::vector<core::stats::Term> out;
+  const Totals* tx = FindTotals(x);
+  const Totals* ty = FindTotals(y);
+  if (!tx || !ty) return out;
+  std::map<size_t, const TotalTerm*> in_y;
+  for (const TotalTerm& term : ty->terms) in_y[term.row] = &term;
+  std::set<size_t> seen;
+  auto weight = [&](const TotalTerm& term) {
+    if (!scope.passes[PassIndex(rows_[term.row].op.pass)]) return 0.0;
+    return scope.full_model ? term.model_weight : term.layer_weight;
+  };
+  for (const TotalTerm& a : tx->terms) {
+    seen.insert(a.row);
+    const double w = weight(a);
+    if (w <= 0) continue;
+    core::stats::Term term;
+    term.weight = w;
+    term.x = Series(*a.m, scope.figure);
+    term.x_est = Est(*a.m, scope.figure);
+    if (auto it = in_y.find(a.row); it != in_y.end()) {
+      term.y = Series(*it->second->m, scope.figure);
+      term.y_est = Est(*it->second->m, scope.figure);
+      term.paired = Paired(*a.m, *it->second->m, scope.figure);
+    }
+    out.push_back(term);
+  }
+  for (const TotalTerm& b : ty->terms) {
+    const double w = weight(b);
+    if (seen.count(b.row) || w <= 0) continue;
+    core::stats::Term term;
+    term.weight = w;
+    term.y = Series(*b.m, scope.figure);
+    term.y_est = Est(*b.m, scope.figure);
+    out.push_back(term);
+  }
+  return out;
+}
+
+core::stats::Interval ReportAnalysis::TotalRatio(RecipeMode x, RecipeMode y,
+                                                 const Scope& scope) const {
+  const Totals* tx = FindTotals(x);
+  const Totals* ty = FindTotals(y);
+  if (!tx || !ty || !tx->complete() || !ty->complete()) return {};
+  if (!tx->has_rounds() || !ty->has_rounds() ||
+      (scope.figure == Figure::kB2b && (!tx->b2b_complete() || !ty->b2b_complete()))) {
+    if (scope.figure == Figure::kB2b) return {};
+    const double sx = PlainSum(*tx, scope), sy = PlainSum(*ty, scope);
+    const double c = sy > 0 ? sx / sy : 0;
+    return {c, c, c, false};
+  }
+  const std::vector<core::stats::Term> terms = Terms(x, y, scope);
+  return core::stats::RatioOfSums(terms);
+}
+
+core::stats::Interval ReportAnalysis::TotalDifference(RecipeMode x, RecipeMode y,
+                                                      const Scope& scope) const {
+  const Totals* tx = FindTotals(x);
+  const Totals* ty = FindTotals(y);
+  if (!tx || !ty || !tx->complete() || !ty->complete()) return {};
+  if (!tx->has_rounds() || !ty->has_rounds()) {
+    const double c = PlainSum(*tx, scope) - PlainSum(*ty, scope);
+    return {c, c, c, false};
+  }
+  const std::vector<core::stats::Term> terms = Terms(x, y, scope);
+  return core::stats::DifferenceOfSums(terms);
+}
+
+double ReportAnalysis::PlainSum(const Totals& t, const Scope& scope) const {
+  double sum = 0;
+  for (size_t p = 0; p < 3; ++p) {
+    if (!scope.passes[p]) continue;
+    sum += scope.full_model ? t.model_ms[p]
+                            : (scope.figure == Figure::kB2b ? t.b2b_layer_ms[p] : t.layer_ms[p]);
+  }
+  return sum;
+}
+
+core::stats::Interval ReportAnalysis::ModelSpeedupCi(core::Recipe recipe, core::Recipe baseline,
+                                                     core::Mode mode) const {
+  Scope scope;
+  scope.full_model = true;
+  return TotalRatio({baseline, mode}, {recipe, mode}, scope);
+}
+
+bool ReportAnalysis::SameWork(RecipeMode x, RecipeMode y) const {
+  const Totals* tx = FindTotals(x);
+  const Totals* ty = FindTotals(y);
+  if (!tx || !ty || !tx->complete() || !ty->complete()) return false;
+  bool any = false;
+  for (const GemmRow& row : rows_) {
+    auto ix = row.cells.find(x), iy = row.cells.find(y);
+    if (ix == row.cells.end() && iy == row.cells.end()) continue;
+    if (ix == row.cells.end() || iy == row.cells.end()) return false;
+    if (!SharedWork(*ix->second, *iy->second)) return false;
+    any = true;
+  }
+  return any;
+}
+
+int ReportAnalysis::OldItems() const {
+  int n = 0;
+  for (const auto& item : report_->items)
+    if (item.status == core::ItemStatus::kDone && item.result && !item.result->isolated.present())
+      ++n;
+  return n;
 }
 
 std::vector<const Totals*> ReportAnalysis::AllTotals() const {
@@ -123,7 +313,7 @@ std::optional<double> ReportAnalysis::SweepModelMs(int64_t m, RecipeMode key) co
   bool any = false;
   for (const GemmRow& row : rows_) {
     if (SweepM(row.op.name) != m || !row.cells.count(key)) continue;
-    const std::optional<double> ms = row.MedianMs(key);
+    const std::optional<double> ms = row.TimeMs(key);
     if (!ms) return std::nullopt;
     sum += *ms * static_cast<double>(row.op.per_layer ? std::max<int64_t>(1, row.op.layers) : 1);
     any = true;
@@ -161,6 +351,20 @@ int ReportAnalysis::PendingItems() const {
   for (const auto& item : report_->items)
     if (!core::IsFinal(item.status)) ++n;
   return n;
+}
+
+core::stats::Interval TotalSum(const ReportAnalysis& a, RecipeMode key, const Scope& scope) {
+  const Totals* t = a.FindTotals(key);
+  if (!t) return {};
+  std::vector<double> w;
+  std::vector<core::Estimate> e;
+  for (const TotalTerm& term : t->terms) {
+    const double weight = scope.full_model ? term.model_weight : term.layer_weight;
+    if (weight <= 0 || !scope.passes[PassIndex(a.rows()[term.row].op.pass)]) continue;
+    w.push_back(weight);
+    e.push_back(scope.figure == Figure::kB2b ? term.m->b2b : term.m->isolated);
+  }
+  return core::stats::SumOf(w, e);
 }
 
 }  // namespace gemmprof::client::render

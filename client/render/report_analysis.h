@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/job.h"
+#include "core/stats.h"
 
 namespace gemmprof::client::render {
 
@@ -20,13 +21,31 @@ struct RecipeMode {
   friend auto operator<=>(const RecipeMode&, const RecipeMode&) = default;
 };
 
+// Which time of an item: one GEMM per timed launch (the headline), or back to back.
+enum class Figure { kIsolated, kB2b };
+
 // One GEMM of the plan (pass, op, shape, groups) and its items per recipe and mode.
 struct GemmRow {
   core::GemmOp op;
   std::map<RecipeMode, const core::ItemRecord*> cells;
 
-  // The item's median time when it is done, otherwise nullopt.
-  std::optional<double> MedianMs(RecipeMode key) const;
+  // The measurement of a done item, otherwise nullptr.
+  const core::Measurement* Result(RecipeMode key) const;
+  // The item's time when it is done, otherwise nullopt. kIsolated: the interleaved
+  // rounds' estimate when measured so, else the median of iterations (results stored
+  // before rounds); kB2b: the back-to-back estimate, nullopt when not measured.
+  std::optional<double> TimeMs(RecipeMode key, Figure figure = Figure::kIsolated) const;
+  // The estimate behind TimeMs (absent for results stored before rounds).
+  core::Estimate EstimateOf(RecipeMode key, Figure figure = Figure::kIsolated) const;
+};
+
+// One item's share of a total: the measurement (bf16's for a router fallback) and its
+// weight in the per-layer and full-model sums.
+struct TotalTerm {
+  size_t row = 0;  // index into ReportAnalysis::rows()
+  const core::Measurement* m = nullptr;
+  double layer_weight = 0;  // layers / num_layers for per-layer ops, 0 for once ops
+  double model_weight = 0;  // layers, or 1 for once ops
 };
 
 // Times of one recipe in one mode, summed over the plan. Units: milliseconds.
@@ -45,10 +64,31 @@ struct Totals {
   // keeps the router in high precision. "pass op" labels, plan order.
   std::vector<std::string> bf16_fallbacks;
 
+  // Back to back (b2b) per layer by pass; meaningful when b2b_complete().
+  std::array<double, 3> b2b_layer_ms{};
+  int b2b_items = 0;  // done items with a back-to-back estimate
+  // Done items measured before interleaved rounds (no estimate, no interval).
+  int old_items = 0;
+  // 95% intervals of LayerMs() and of the b2b per-layer sum (invalid when any term has
+  // no interval: old results, or a single round).
+  core::stats::Interval layer_ci, b2b_layer_ci;
+  std::vector<TotalTerm> terms;  // plan order
+
   // True when every item has a measurement, so the sums are real totals.
   bool complete() const { return expected_items > 0 && done_items == expected_items; }
   double LayerMs() const { return layer_ms[0] + layer_ms[1] + layer_ms[2]; }
   double ModelMs() const { return model_ms[0] + model_ms[1] + model_ms[2]; }
+  bool b2b_complete() const { return complete() && b2b_items == done_items; }
+  double B2bLayerMs() const { return b2b_layer_ms[0] + b2b_layer_ms[1] + b2b_layer_ms[2]; }
+  // True when every term came from interleaved rounds, so intervals and rankings exist.
+  bool has_rounds() const { return complete() && old_items == 0; }
+};
+
+// What a comparison of totals sums over.
+struct Scope {
+  bool full_model = false;  // false: per layer (per-layer ops only, layers / num_layers)
+  std::array<bool, 3> passes{true, true, true};  // by PassIndex
+  Figure figure = Figure::kIsolated;
 };
 
 class ReportAnalysis {
@@ -85,12 +125,33 @@ class ReportAnalysis {
   // are complete (> 1: `recipe` is faster).
   std::optional<double> ModelSpeedup(core::Recipe recipe, core::Recipe baseline,
                                      core::Mode mode) const;
+  // Time ratio of two complete totals, x / y (> 1: x is slower), over `scope`, with its
+  // interval: per GEMM the terms are paired when both items share a non-empty group_uid
+  // and their round series have equal lengths, unpaired otherwise; invalid (center only)
+  // when a term has no rounds. Invalid with center 0 when a total is missing or 0.
+  core::stats::Interval TotalRatio(RecipeMode x, RecipeMode y, const Scope& scope = {}) const;
+  // Sum of x - y over `scope` in ms (e.g. autocast - prequant), paired as TotalRatio.
+  core::stats::Interval TotalDifference(RecipeMode x, RecipeMode y, const Scope& scope = {}) const;
+  // The interval of ModelSpeedup (baseline time / recipe time over the full model).
+  core::stats::Interval ModelSpeedupCi(core::Recipe recipe, core::Recipe baseline,
+                                       core::Mode mode) const;
+  // True when every GEMM of the two totals is the same GPU work, measured once
+  // (shared_with_seq links them, or equal non-empty work_key).
+  bool SameWork(RecipeMode x, RecipeMode y) const;
+  // Done items without interleaved rounds (results stored before them).
+  int OldItems() const;
   // Recipes whose totals are complete in `mode`, canonical order.
   std::vector<core::Recipe> CompleteRecipes(core::Mode mode) const;
   // Items that are neither done nor in another final state.
   int PendingItems() const;
 
  private:
+  void AddTerm(Totals& t, size_t row_index, double ms, const core::Measurement& m);
+  // Per-GEMM terms of x against y over `scope`, matched by row.
+  std::vector<core::stats::Term> Terms(RecipeMode x, RecipeMode y, const Scope& scope) const;
+  // The sum of a total over `scope` from its plain figures (no interval).
+  double PlainSum(const Totals& t, const Scope& scope) const;
+
   const core::Report* report_;
   std::vector<core::Recipe> recipes_;
   std::vector<core::Mode> modes_;
@@ -104,6 +165,15 @@ class ReportAnalysis {
 
 // The M of an inference-sweep op name ("qkv+mlp_up@m=16" -> 16), or nullopt.
 std::optional<int64_t> SweepM(const std::string& op_name);
+
+// Sum of a total's estimates over `scope` (independent terms) with its interval.
+core::stats::Interval TotalSum(const ReportAnalysis& a, RecipeMode key, const Scope& scope);
+
+// The ratio of two items' isolated times, x / y: paired when they share a non-empty
+// group_uid and round series of equal length, else unpaired; invalid without rounds.
+core::stats::Interval ItemRatio(const core::Measurement& x, const core::Measurement& y);
+// True when two items are the same GPU work measured once.
+bool SharedWork(const core::ItemRecord& x, const core::ItemRecord& y);
 
 // Index of a pass in Totals' arrays.
 inline size_t PassIndex(core::Pass pass) { return static_cast<size_t>(pass); }

@@ -43,6 +43,7 @@ BarChart LayerChart(const ReportAnalysis& a) {
   c.y_label = "per-layer GEMM time (ms)";
   c.x_label = "recipe (label: speedup vs bf16)";
   const std::vector<Recipe> done = a.CompleteRecipes(mode);
+  bool any_whisker = false, any_marker = false;
   for (Recipe r : done) {
     const Totals& t = *a.FindTotals({r, mode});
     Bar bar{"",
@@ -50,11 +51,21 @@ BarChart LayerChart(const ReportAnalysis& a) {
              {t.layer_ms[2], RecipeColor(r), kSecondaryOpacity}},
             FormatMs(t.LayerMs())};
     if (auto s = a.ModelSpeedup(r, Recipe::kBf16, mode)) bar.annotation = FormatRatio(*s);
+    if (t.layer_ci.valid) {
+      bar.whisker = std::make_pair(t.layer_ci.low, t.layer_ci.high);
+      any_whisker = true;
+    }
+    if (t.b2b_complete()) {
+      bar.marker = t.B2bLayerMs();
+      any_marker = true;
+    }
     c.groups.push_back({Name(r), {bar}});
   }
   AddRecipeLegend(done, c);
   c.legend.push_back({"", 1.0, "solid: Fprop+Dgrad"});
   c.legend.push_back({"", 1.0, "light: Wgrad"});
+  if (any_whisker) c.legend.push_back({"", 1.0, "whisker: 95% interval"});
+  if (any_marker) c.legend.push_back({"", 1.0, "dashed tick: back to back"});
   c.empty_message = "no recipe has a complete set of results in " + Name(mode);
   return c;
 }
@@ -98,7 +109,7 @@ BarChart TflopsChart(const ReportAnalysis& a) {
     BarGroup g{std::string(core::ToString(row.op.pass)) + " " + row.op.name, {}};
     for (Recipe r : a.recipes()) {
       auto it = row.cells.find({r, mode});
-      if (!row.MedianMs({r, mode})) continue;
+      if (!row.TimeMs({r, mode})) continue;
       g.bars.push_back({"", {{TflopsOf(*it->second), RecipeColor(r), 1.0}}, ""});
       if (std::find(shown.begin(), shown.end(), r) == shown.end()) shown.push_back(r);
     }

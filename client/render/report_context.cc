@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "client/render/claim.h"
 #include "client/render/format.h"
 #include "client/render/model_label.h"
 #include "client/render/report_notes.h"
@@ -81,6 +82,36 @@ std::string TimingMethod(const core::DeviceInfo& d) {
   return "unknown backend \"" + d.backend + "\"";
 }
 
+// The timing line: interleaved rounds (noise-aware or fixed) with the precision reached,
+// or the median of iterations for results stored before rounds.
+std::string TimingLine(const core::Report& report) {
+  const core::TimingOptions& t = report.job.spec.timing;
+  std::vector<double> widths;
+  int32_t b2b = 0;
+  for (const auto& item : report.items) {
+    if (!item.result || !item.result->isolated.present()) continue;
+    widths.push_back(item.result->isolated.RelHalfWidth());
+    if (item.result->b2b.present()) b2b = std::max(b2b, item.result->b2b_count);
+  }
+  if (widths.empty())
+    return "median of " + std::to_string(t.timed_iters) + " timed iterations per item after " +
+           std::to_string(t.warmup_iters) + " warm-up iterations; " +
+           FormatFixed(t.gpu_warmup_s, 1) + " s GPU warm-up before the job";
+  std::sort(widths.begin(), widths.end());
+  const double median = widths.size() % 2
+                            ? widths[widths.size() / 2]
+                            : (widths[widths.size() / 2 - 1] + widths[widths.size() / 2]) / 2;
+  std::string s = t.timed_iters == 0
+                      ? "interleaved rounds, stopped at " + FormatPlusMinus(t.precision_target) +
+                            " or " + FormatFixed(t.item_budget_s, 1) + " s per item"
+                      : "fixed " + std::to_string(t.timed_iters) + " interleaved rounds";
+  s += " (achieved: median " + FormatPlusMinus(median) + ", worst " +
+       FormatPlusMinus(widths.back()) + "); " + std::to_string(t.warmup_iters) +
+       " warm-up iterations; " + FormatFixed(t.gpu_warmup_s, 1) + " s GPU warm-up before the job";
+  if (b2b > 0) s += "; back to back: " + std::to_string(b2b) + " GEMMs per graph";
+  return s;
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> ContextFields(const ReportAnalysis& a) {
@@ -100,10 +131,7 @@ std::vector<std::pair<std::string, std::string>> ContextFields(const ReportAnaly
   const auto [clocks, power] = TelemetryLines(a.report());
   kv.push_back({"clocks seen", clocks});
   kv.push_back({"power seen", power});
-  kv.push_back({"timing", "median of " + std::to_string(t.timed_iters) +
-                              " timed iterations per item after " + std::to_string(t.warmup_iters) +
-                              " warm-up iterations; " + FormatFixed(t.gpu_warmup_s, 1) +
-                              " s GPU warm-up before the job"});
+  kv.push_back({"timing", TimingLine(a.report())});
   kv.push_back({"timing method", TimingMethod(d)});
   kv.push_back({"L2 policy", t.l2 == core::L2Policy::kCold
                                  ? "cold (L2 flushed outside the timed window before each sample)"

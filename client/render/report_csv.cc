@@ -19,6 +19,8 @@ std::string Num(double v) {
   return buf;
 }
 
+// A number only when `present`, else an empty cell (a figure not measured).
+std::string Opt(bool present, double v) { return present ? Num(v) : ""; }
 std::string Int(int64_t v) { return std::to_string(v); }
 std::string Bool(bool v) { return v ? "true" : "false"; }
 std::string Str(std::string_view v) { return std::string(v); }
@@ -69,38 +71,29 @@ std::vector<std::string> ItemCells(const core::ItemRecord& r) {
                                     Bool(r.cached),
                                     Int(r.measured_ms)};
   if (!r.result) {
-    cells.resize(cells.size() + 27);
+    cells.resize(cells.size() + 27 + 16);
     return cells;
   }
   const core::Measurement& m = *r.result;
   const core::Telemetry& tel = m.telemetry;
-  const std::vector<std::string> more = {Num(m.time.median_ms),
-                                         Num(m.time.mean_ms),
-                                         Num(m.time.p20_ms),
-                                         Num(m.time.p80_ms),
-                                         Num(m.time.min_ms),
-                                         Num(m.time.max_ms),
-                                         Num(m.time.stdev_ms),
-                                         Int(m.time.count),
-                                         Num(m.quant_ms),
-                                         Num(m.flops),
-                                         Num(m.bytes),
-                                         Num(TflopsOf(r)),
-                                         m.algorithm,
-                                         Str(core::ToString(m.verification)),
-                                         Num(m.rel_error),
-                                         Num(m.error_threshold),
-                                         Bool(m.fast_accum),
-                                         Num(tel.sm_clock_mhz_min),
-                                         Num(tel.sm_clock_mhz_max),
-                                         Num(tel.mem_clock_mhz),
-                                         Num(tel.power_w_avg),
-                                         Num(tel.power_w_max),
-                                         Num(tel.temp_c_max),
-                                         std::to_string(tel.throttle_reasons),
-                                         Int(tel.throttled_samples),
-                                         Int(tel.telemetry_samples),
-                                         m.notes};
+  const std::vector<std::string> more = {
+      Num(m.time.median_ms), Num(m.time.mean_ms), Num(m.time.p20_ms), Num(m.time.p80_ms),
+      Num(m.time.min_ms), Num(m.time.max_ms), Num(m.time.stdev_ms), Int(m.time.count),
+      Num(m.quant_ms), Num(m.flops), Num(m.bytes), Num(TflopsOf(r)), m.algorithm,
+      Str(core::ToString(m.verification)), Num(m.rel_error), Num(m.error_threshold),
+      Bool(m.fast_accum), Num(tel.sm_clock_mhz_min), Num(tel.sm_clock_mhz_max),
+      Num(tel.mem_clock_mhz), Num(tel.power_w_avg), Num(tel.power_w_max), Num(tel.temp_c_max),
+      std::to_string(tel.throttle_reasons), Int(tel.throttled_samples), Int(tel.telemetry_samples),
+      m.notes,
+      // interleaved rounds (empty for old results)
+      Opt(m.isolated.present(), m.isolated.center_ms),
+      Opt(m.isolated.present(), m.isolated.ci_low_ms),
+      Opt(m.isolated.present(), m.isolated.ci_high_ms),
+      Opt(m.isolated.present(), m.isolated.RelHalfWidth()), Int(m.isolated.rounds),
+      Opt(m.isolated.present(), m.isolated.n_eff), Opt(m.b2b.present(), m.b2b.center_ms),
+      Opt(m.b2b.present(), m.b2b.ci_low_ms), Opt(m.b2b.present(), m.b2b.ci_high_ms),
+      Int(m.b2b_count), m.stop_reason, m.group_uid, m.work_key, Int(m.shared_with_seq),
+      Num(m.quant_bytes), Num(m.copy_bytes_per_s)};
   cells.insert(cells.end(), more.begin(), more.end());
   return cells;
 }
@@ -121,7 +114,11 @@ const std::vector<std::string>& ReportCsvColumns() {
       "quant_ms", "flops", "bytes", "tflops", "algorithm", "verification", "rel_error",
       "error_threshold", "fast_accum", "sm_clock_mhz_min", "sm_clock_mhz_max", "mem_clock_mhz",
       "power_w_avg", "power_w_max", "temp_c_max", "throttle_reasons", "throttled_samples",
-      "telemetry_samples", "notes"};
+      "telemetry_samples", "notes",
+      // interleaved rounds (appended: the columns above keep their order)
+      "iso_ms", "iso_ci_low_ms", "iso_ci_high_ms", "iso_rel_half_width", "rounds", "n_eff",
+      "b2b_ms", "b2b_ci_low_ms", "b2b_ci_high_ms", "b2b_count", "stop_reason", "group_uid",
+      "work_key", "shared_with_seq", "quant_bytes", "copy_bytes_per_s"};
   return kColumns;
 }
 

@@ -50,13 +50,49 @@ std::vector<Recipe> ShownRecipes(const ReportAnalysis& a, Mode mode) {
   return out;
 }
 
-std::string Cell(const core::ItemRecord& item, bool& marked) {
+// Marks of a time cell, for the caption.
+struct Marks {
+  bool flagged = false;  // * or !
+  bool shared = false;   // =
+};
+
+std::string Cell(const core::ItemRecord& item, Marks& marks) {
   if (item.status != core::ItemStatus::kDone || !item.result) return StatusCell(item);
-  std::string ms = FormatMs(item.result->time.median_ms);
-  if (item.result->verification == core::Verification::kIncorrect) ms += "!";
+  const core::Measurement& m = *item.result;
+  std::string ms = FormatMs(m.isolated.present() ? m.isolated.center_ms : m.time.median_ms);
+  if (m.verification == core::Verification::kIncorrect) ms += "!";
   if (item.cached) ms += "*";
-  marked |= ms.back() == '!' || ms.back() == '*';
+  marks.flagged |= ms.back() == '!' || ms.back() == '*';
+  if (m.shared_with_seq > 0) {
+    ms += "=";
+    marks.shared = true;
+  }
+  if (m.isolated.present() && m.isolated.rounds >= 2)
+    ms += " " + FormatPlusMinus(m.isolated.RelHalfWidth());
   return ms;
+}
+
+// True when some done item of `recipe` in `mode` (and `pass`, unless nullopt) has a
+// back-to-back estimate.
+bool HasB2b(const ReportAnalysis& a, Recipe recipe, Mode mode, std::optional<core::Pass> pass) {
+  for (const GemmRow& row : a.rows())
+    if ((!pass || row.op.pass == *pass) && row.TimeMs({recipe, mode}, Figure::kB2b)) return true;
+  return false;
+}
+
+// The largest back-to-back count of the report (0: none measured).
+int32_t B2bCount(const ReportAnalysis& a) {
+  int32_t n = 0;
+  for (const auto& item : a.report().items)
+    if (item.result && item.result->b2b.present()) n = std::max(n, item.result->b2b_count);
+  return n;
+}
+
+bool AnyRounds(const ReportAnalysis& a) {
+  return a.OldItems() <
+         static_cast<int>(std::count_if(
+             a.report().items.begin(), a.report().items.end(),
+             [](const auto& i) { return i.status == core::ItemStatus::kDone && i.result; }));
 }
 
 Block GemmTable(const ReportAnalysis& a, core::Pass pass, Mode mode) {
@@ -70,35 +106,53 @@ Block GemmTable(const ReportAnalysis& a, core::Pass pass, Mode mode) {
   headers.push_back("MxKxN");
   if (grouped) headers.push_back("groups");
   const std::vector<Recipe> recipes = ShownRecipes(a, mode);
+  std::vector<bool> b2b;
   for (Recipe r : recipes) {
     headers.push_back(Name(r) + " ms");
     headers.push_back(Name(r) + " TFLOP/s");
+    b2b.push_back(HasB2b(a, r, mode, pass));
+    if (b2b.back()) headers.push_back(Name(r) + " b2b ms");
   }
   std::vector<Align> align(headers.size(), Align::kRight);
   align[0] = Align::kLeft;
   if (named) align[1] = Align::kLeft;
   TextTable table(headers, align);
-  bool marked = false;
+  Marks marks;
   for (const GemmRow& row : a.rows()) {
     if (row.op.pass != pass) continue;
     std::vector<std::string> cells;
     if (named) cells.push_back(row.op.name);
     cells.push_back(row.op.shape.ToString());
     if (grouped) cells.push_back(std::to_string(row.op.groups));
-    for (Recipe r : recipes) {
-      auto it = row.cells.find({r, mode});
+    for (size_t i = 0; i < recipes.size(); ++i) {
+      const RecipeMode key{recipes[i], mode};
+      auto it = row.cells.find(key);
       if (it == row.cells.end()) {
         cells.insert(cells.end(), {"", ""});
+        if (b2b[i]) cells.push_back("");
         continue;
       }
-      cells.push_back(Cell(*it->second, marked));
-      cells.push_back(row.MedianMs({r, mode}) ? FormatTflops(TflopsOf(*it->second)) : "");
+      cells.push_back(Cell(*it->second, marks));
+      cells.push_back(row.TimeMs(key) ? FormatTflops(TflopsOf(*it->second)) : "");
+      if (!b2b[i]) continue;
+      const auto ms = row.TimeMs(key, Figure::kB2b);
+      const core::Estimate e = row.EstimateOf(key, Figure::kB2b);
+      cells.push_back(!ms ? "-"
+                          : FormatMs(*ms) +
+                                (e.rounds >= 2 ? " " + FormatPlusMinus(e.RelHalfWidth()) : ""));
     }
     table.AddRow(std::move(cells));
   }
-  Block b = Table(std::move(table), std::string(PassTitle(pass)) + " GEMMs, " + Name(mode) +
-                                        " (median ms per call, TFLOP/s)");
-  if (marked) b.caption += "; * cached result, ! failed verification";
+  std::string what = " (median ms per call, TFLOP/s)";
+  if (AnyRounds(a)) {
+    what = " (ms: one GEMM per launch, mean of interleaved rounds \u00b1 95% interval; TFLOP/s";
+    if (const int32_t n = B2bCount(a); n > 0)
+      what += "; b2b ms: back to back, " + std::to_string(n) + " per graph";
+    what += ")";
+  }
+  Block b = Table(std::move(table), std::string(PassTitle(pass)) + " GEMMs, " + Name(mode) + what);
+  if (marks.flagged) b.caption += "; * cached result, ! failed verification";
+  if (marks.shared) b.caption += "; = same GPU work as another recipe or mode, one measurement";
   std::string hidden;
   for (Recipe r : a.recipes())
     if (std::find(recipes.begin(), recipes.end(), r) == recipes.end())
@@ -126,6 +180,10 @@ Block LayerTable(const ReportAnalysis& a, Mode mode) {
   headers.push_back("per-layer ms");
   if (a.has_once_ops()) headers.push_back("once-per-model ms");
   headers.insert(headers.end(), {"full model ms", "items done"});
+  bool b2b = false;
+  for (Recipe r : a.recipes())
+    if (const Totals* t = a.FindTotals({r, mode}); t && t->b2b_complete()) b2b = true;
+  if (b2b) headers.push_back("per-layer b2b ms");
   TextTable table(headers);
   for (Recipe r : a.recipes()) {
     const Totals* t = a.FindTotals({r, mode});
@@ -136,10 +194,20 @@ Block LayerTable(const ReportAnalysis& a, Mode mode) {
     if (dgrad) cells.push_back(MsOrDash(*t, l[1]));
     if (fprop && dgrad) cells.push_back(MsOrDash(*t, l[0] + l[1]));
     if (wgrad) cells.push_back(MsOrDash(*t, l[2]));
-    cells.push_back(MsOrDash(*t, t->LayerMs()));
+    cells.push_back(MsOrDash(*t, t->LayerMs()) +
+                    (t->complete() && t->layer_ci.valid
+                         ? " " + FormatPlusMinus(t->layer_ci.RelHalfWidth())
+                         : ""));
     if (a.has_once_ops()) cells.push_back(MsOrDash(*t, t->once_ms));
     cells.push_back(MsOrDash(*t, t->ModelMs()));
     cells.push_back(std::to_string(t->done_items) + "/" + std::to_string(t->expected_items));
+    if (b2b)
+      cells.push_back(!t->b2b_complete()
+                          ? "-"
+                          : FormatMs(t->B2bLayerMs()) +
+                                (t->b2b_layer_ci.valid
+                                     ? " " + FormatPlusMinus(t->b2b_layer_ci.RelHalfWidth())
+                                     : ""));
     table.AddRow(std::move(cells));
   }
   return Table(std::move(table), "Per layer and full model, " + Name(mode) + " (ms)");
@@ -160,14 +228,17 @@ void SpeedupBlocks(const ReportAnalysis& a, Mode mode, std::vector<Block>& out) 
   const Totals* base = a.FindTotals({Recipe::kBf16, mode});
   if (base && base->complete() && done.size() > 1) {
     TextTable t({"recipe", "Fprop+Dgrad", "Wgrad", "per layer", "full model"});
-    const auto& b = base->layer_ms;
     for (Recipe r : done) {
       if (r == Recipe::kBf16) continue;
-      const Totals& x = *a.FindTotals({r, mode});
-      const auto& l = x.layer_ms;
-      auto ratio = [](double num, double den) { return den > 0 ? FormatRatio(num / den) : "-"; };
-      t.AddRow({Name(r), ratio(b[0] + b[1], l[0] + l[1]), ratio(b[2], l[2]),
-                ratio(base->LayerMs(), x.LayerMs()), ratio(base->ModelMs(), x.ModelMs())});
+      auto ratio = [&](std::array<bool, 3> passes, bool full_model) {
+        Scope scope;
+        scope.passes = passes;
+        scope.full_model = full_model;
+        const core::stats::Interval i = a.TotalRatio({Recipe::kBf16, mode}, {r, mode}, scope);
+        return i.center > 0 ? FormatRatioCi(i) : std::string("-");
+      };
+      t.AddRow({Name(r), ratio({true, true, false}, false), ratio({false, false, true}, false),
+                ratio({true, true, true}, false), ratio({true, true, true}, true)});
     }
     out.push_back(Table(std::move(t), "Speedup vs bf16, " + Name(mode) +
                                           " (bf16 time / recipe time; > 1 is faster)"));
@@ -184,7 +255,7 @@ void SpeedupBlocks(const ReportAnalysis& a, Mode mode, std::vector<Block>& out) 
         } else {
           // No ratio when a total is 0 ms (e.g. zero medians from a broken run).
           const std::optional<double> ratio = a.ModelSpeedup(r, c, mode);
-          cells.push_back(ratio ? FormatRatio(*ratio) : "-");
+          cells.push_back(ratio ? FormatRatioCi(a.ModelSpeedupCi(r, c, mode)) : "-");
         }
       t.AddRow(std::move(cells));
     }
@@ -194,19 +265,45 @@ void SpeedupBlocks(const ReportAnalysis& a, Mode mode, std::vector<Block>& out) 
 }
 
 std::optional<Block> ModesTable(const ReportAnalysis& a) {
-  TextTable t({"recipe", "autocast per-layer ms", "prequant per-layer ms", "overhead ms",
-               "overhead % of autocast", "autocast full model ms", "prequant full model ms"});
+  bool rounds = false;
+  for (Recipe r : a.recipes()) {
+    const Totals* ac = a.FindTotals({r, Mode::kAutocast});
+    const Totals* pq = a.FindTotals({r, Mode::kPrequant});
+    rounds |= ac && pq && ac->has_rounds() && pq->has_rounds();
+  }
+  std::vector<std::string> headers = {"recipe", "autocast per-layer ms", "prequant per-layer ms",
+                                      "overhead ms"};
+  if (rounds) headers.push_back("overhead 95% interval");
+  headers.insert(headers.end(),
+                 {"overhead % of autocast", "autocast full model ms", "prequant full model ms"});
+  if (rounds) headers.push_back("bandwidth floor ms");
+  TextTable t(headers);
   for (Recipe r : a.recipes()) {
     const Totals* ac = a.FindTotals({r, Mode::kAutocast});
     const Totals* pq = a.FindTotals({r, Mode::kPrequant});
     if (!ac || !pq || !ac->complete() || !pq->complete()) continue;
-    const double over = ac->LayerMs() - pq->LayerMs();
-    t.AddRow({Name(r), FormatMs(ac->LayerMs()), FormatMs(pq->LayerMs()), FormatMs(over),
-              ac->LayerMs() > 0 ? FormatPercent(100.0 * over / ac->LayerMs()) : "-",
-              FormatMs(ac->ModelMs()), FormatMs(pq->ModelMs())});
+    const core::stats::Interval d = a.TotalDifference({r, Mode::kAutocast}, {r, Mode::kPrequant});
+    const double over = d.center;
+    std::vector<std::string> cells = {Name(r), FormatMs(ac->LayerMs()), FormatMs(pq->LayerMs()),
+                                      FormatMs(over)};
+    if (rounds)
+      cells.push_back(d.valid ? "[" + FormatMs(d.low) + "\u2013" + FormatMs(d.high) + "]" : "-");
+    cells.insert(cells.end(),
+                 {ac->LayerMs() > 0 ? FormatPercent(100.0 * over / ac->LayerMs()) : "-",
+                  FormatMs(ac->ModelMs()), FormatMs(pq->ModelMs())});
+    if (rounds) {
+      const auto [bytes, copy] = QuantBytesPerLayer(a, r);
+      cells.push_back(bytes > 0 && copy > 0 ? FormatMs(OverheadFloorMs(bytes, copy)) : "-");
+    }
+    t.AddRow(std::move(cells));
   }
   if (t.empty()) return std::nullopt;
-  return Table(std::move(t), "Autocast (quantization timed) vs prequant (GEMM only)");
+  Block b = Table(std::move(t), "Autocast (quantization timed) vs prequant (GEMM only)");
+  if (rounds)
+    b.caption +=
+        "; bandwidth floor: bytes quantization must move per layer / measured copy "
+        "bandwidth";
+  return b;
 }
 
 // Inference sweep: the model's forward time at each M per recipe, and the speedup vs

@@ -2,8 +2,10 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "client/render/claim.h"
 #include "client/render/report_analysis.h"
 
 namespace gemmprof::client::render {
@@ -11,11 +13,33 @@ namespace gemmprof::client::render {
 // Dgrad vs Fprop difference per layer above which a finding is written.
 inline constexpr double kPassAsymmetryRatio = 0.05;
 
+// One comparison behind a finding: subject time / reference time and what it supports.
+// Winner lines compare every other complete recipe (subject) to the best (reference);
+// per-GEMM lines a recipe (subject) to bf16 (reference) on `gemm`.
+struct RankClaim {
+  core::Mode mode = core::Mode::kAutocast;
+  core::Recipe reference = core::Recipe::kBf16, subject = core::Recipe::kBf16;
+  core::stats::Interval ratio;
+  Claim claim = Claim::kUnknown;
+  std::string gemm;  // OpLabel for per-GEMM claims, empty for per-layer ones
+};
+
+// Per layer, the bytes recipe `r`'s autocast quantization must move (sum of weight x
+// quant_bytes) and the measured copy bandwidth (bytes/s; 0 when not measured).
+std::pair<double, double> QuantBytesPerLayer(const ReportAnalysis& a, core::Recipe r);
+// The bandwidth floor of quantization in ms: bytes it must move / measured copy rate.
+double OverheadFloorMs(double quant_bytes, double copy_bytes_per_s);
+
 // In order: the fastest recipe per layer in each mode (with its speedup over BF16);
 // the quantization overhead per recipe when both modes ran; per-layer Dgrad vs Fprop
 // differences above 5%; and every GEMM where a low-precision recipe is not faster than
 // BF16 (autocast: "quantization overhead exceeds the GEMM gain"; prequant: the
 // low-precision GEMM itself is not faster).
-std::vector<std::string> BuildFindings(const ReportAnalysis& analysis);
+// Words of order ("fastest", "slower than") come only from Claim: the fastest recipe is
+// named only when each other complete recipe is slower with an interval above 1, else the
+// tie is stated (identical GPU work, or within noise). Results stored before interleaved
+// rounds are never ranked. `claims`, when given, receives every comparison made.
+std::vector<std::string> BuildFindings(const ReportAnalysis& analysis,
+                                       std::vector<RankClaim>* claims = nullptr);
 
 }  // namespace gemmprof::client::render

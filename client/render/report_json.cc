@@ -48,7 +48,10 @@ Json TimingJson(const core::TimingOptions& t) {
           {"fast_accum", S(core::ToString(t.fast_accum))},
           {"autotune_k", t.autotune_k},
           {"amax_history_len", t.amax_history_len},
-          {"amax_algo", S(core::ToString(t.amax_algo))}};
+          {"amax_algo", S(core::ToString(t.amax_algo))},
+          {"precision_target", t.precision_target},
+          {"item_budget_s", t.item_budget_s},
+          {"b2b_count", t.b2b_count}};
 }
 
 Json JobJson(const core::Report& report) {
@@ -71,6 +74,20 @@ Json JobJson(const core::Report& report) {
           {"total_items", j.total_items},
           {"finished_items", j.finished_items},
           {"failed_items", j.failed_items}};
+}
+
+// An estimate, or null when absent (results stored before interleaved rounds).
+Json EstimateJson(const core::Estimate& e) {
+  if (!e.present()) return nullptr;
+  return {{"center_ms", e.center_ms},   {"ci_low_ms", e.ci_low_ms},
+          {"ci_high_ms", e.ci_high_ms}, {"rounds", e.rounds},
+          {"n_eff", e.n_eff},           {"rel_half_width", e.RelHalfWidth()}};
+}
+
+// An interval, or null when it cannot be given.
+Json IntervalJson(const core::stats::Interval& i) {
+  if (!i.valid) return nullptr;
+  return {{"low", i.low}, {"high", i.high}};
 }
 
 Json MeasurementJson(const core::ItemRecord& item) {
@@ -106,7 +123,21 @@ Json MeasurementJson(const core::ItemRecord& item) {
             {"throttle_reasons", t.throttle_reasons},
             {"throttled_samples", t.throttled_samples},
             {"telemetry_samples", t.telemetry_samples}}},
-          {"notes", m.notes}};
+          {"notes", m.notes},
+          {"isolated", EstimateJson(m.isolated)},
+          {"b2b", EstimateJson(m.b2b)},
+          {"b2b_count", m.b2b_count},
+          {"quant", EstimateJson(m.quant)},
+          {"round_ms", m.round_ms},
+          {"b2b_round_ms", m.b2b_round_ms},
+          {"quant_round_ms", m.quant_round_ms},
+          {"group_uid", m.group_uid},
+          {"group_members", m.group_members},
+          {"work_key", m.work_key},
+          {"shared_with_seq", m.shared_with_seq},
+          {"quant_bytes", m.quant_bytes},
+          {"copy_bytes_per_s", m.copy_bytes_per_s},
+          {"stop_reason", m.stop_reason}};
 }
 
 Json ItemsJson(const core::Report& report) {
@@ -152,14 +183,19 @@ Json TotalsJson(const ReportAnalysis& a) {
     for (core::Recipe r : a.recipes()) {
       const Totals* t = a.FindTotals({r, mode});
       if (!t) continue;
-      out.push_back({{"recipe", S(core::ToString(r))},
-                     {"mode", S(core::ToString(mode))},
-                     {"complete", t->complete()},
-                     {"items_expected", t->expected_items},
-                     {"items_done", t->done_items},
-                     {"per_layer", t->complete() ? PassesJson(t->layer_ms) : Json(nullptr)},
-                     {"once_per_model_ms", t->complete() ? Json(t->once_ms) : Json(nullptr)},
-                     {"full_model", t->complete() ? PassesJson(t->model_ms) : Json(nullptr)}});
+      out.push_back(
+          {{"recipe", S(core::ToString(r))},
+           {"mode", S(core::ToString(mode))},
+           {"complete", t->complete()},
+           {"items_expected", t->expected_items},
+           {"items_done", t->done_items},
+           {"per_layer", t->complete() ? PassesJson(t->layer_ms) : Json(nullptr)},
+           {"once_per_model_ms", t->complete() ? Json(t->once_ms) : Json(nullptr)},
+           {"full_model", t->complete() ? PassesJson(t->model_ms) : Json(nullptr)},
+           {"per_layer_ci_ms", t->complete() ? IntervalJson(t->layer_ci) : Json(nullptr)},
+           {"per_layer_b2b_ms", t->b2b_complete() ? Json(t->B2bLayerMs()) : Json(nullptr)},
+           {"per_layer_b2b_ci_ms",
+            t->b2b_complete() ? IntervalJson(t->b2b_layer_ci) : Json(nullptr)}});
     }
   return out;
 }
@@ -174,7 +210,8 @@ Json SpeedupsJson(const ReportAnalysis& a) {
         out.push_back({{"mode", S(core::ToString(mode))},
                        {"recipe", S(core::ToString(r))},
                        {"baseline", S(core::ToString(base))},
-                       {"full_model_speedup", OptionalNumber(a.ModelSpeedup(r, base, mode))}});
+                       {"full_model_speedup", OptionalNumber(a.ModelSpeedup(r, base, mode))},
+                       {"full_model_speedup_ci", IntervalJson(a.ModelSpeedupCi(r, base, mode))}});
       }
   }
   return out;
@@ -186,7 +223,10 @@ Json OverheadJson(const ReportAnalysis& a) {
     const Totals* ac = a.FindTotals({r, core::Mode::kAutocast});
     const Totals* pq = a.FindTotals({r, core::Mode::kPrequant});
     if (!ac || !pq || !ac->complete() || !pq->complete()) continue;
-    const double over = ac->LayerMs() - pq->LayerMs();
+    const core::stats::Interval d =
+        a.TotalDifference({r, core::Mode::kAutocast}, {r, core::Mode::kPrequant});
+    const double over = d.center;
+    const auto [bytes, copy] = QuantBytesPerLayer(a, r);
     out.push_back({{"recipe", S(core::ToString(r))},
                    {"autocast_per_layer_ms", ac->LayerMs()},
                    {"prequant_per_layer_ms", pq->LayerMs()},
@@ -194,7 +234,12 @@ Json OverheadJson(const ReportAnalysis& a) {
                    {"overhead_pct_of_autocast",
                     ac->LayerMs() > 0 ? Json(100.0 * over / ac->LayerMs()) : Json(nullptr)},
                    {"autocast_full_model_ms", ac->ModelMs()},
-                   {"prequant_full_model_ms", pq->ModelMs()}});
+                   {"prequant_full_model_ms", pq->ModelMs()},
+                   {"overhead_per_layer_ci_ms", IntervalJson(d)},
+                   {"quant_bytes_per_layer", bytes},
+                   {"copy_bytes_per_s", copy},
+                   {"bandwidth_floor_ms",
+                    bytes > 0 && copy > 0 ? Json(OverheadFloorMs(bytes, copy)) : Json(nullptr)}});
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #include <map>
 #include <string_view>
 
+#include "client/render/claim.h"
 #include "client/render/clocks_event_reasons.h"
 #include "client/render/format.h"
 
@@ -215,6 +216,45 @@ void MeasurementNotices(const core::Report& report, std::vector<std::string>& ou
   NoteNotices(report, out);
 }
 
+// Interleaved rounds: results stored before them, items that hit the time budget short of
+// the precision target, and shared measurements.
+void RoundsNotices(const core::Report& report, std::vector<std::string>& out) {
+  int old_items = 0, shared = 0;
+  std::vector<std::string> budget;
+  double worst = 0;
+  std::string worst_label;
+  const double target = report.job.spec.timing.precision_target;
+  for (const auto& item : report.items) {
+    if (item.status != core::ItemStatus::kDone || !item.result) continue;
+    const core::Measurement& m = *item.result;
+    if (!m.isolated.present()) {
+      ++old_items;
+      continue;
+    }
+    if (m.shared_with_seq > 0) ++shared;
+    const double w = m.isolated.RelHalfWidth();
+    if (m.stop_reason.rfind("budget", 0) == 0 && w > target) {
+      budget.push_back(ItemLabel(item));
+      if (w > worst) {
+        worst = w;
+        worst_label = ItemLabel(item);
+      }
+    }
+  }
+  if (old_items > 0)
+    out.push_back(std::to_string(old_items) + (old_items == 1 ? " item" : " items") +
+                  " measured before paired rounds: no intervals, not ranked");
+  if (!budget.empty())
+    out.push_back("time budget spent before the " + FormatPlusMinus(target) + " target: " +
+                  std::to_string(budget.size()) + " items, worst " + FormatPlusMinus(worst) + " (" +
+                  worst_label + "); their intervals are wider, so fewer differences are called");
+  if (shared > 0)
+    out.push_back("shared measurements: " + std::to_string(shared) +
+                  (shared == 1 ? " item is" : " items are") +
+                  " the same GPU work as another item and measured once with it (\"=\" in the "
+                  "tables)");
+}
+
 }  // namespace
 
 std::vector<std::string> BuildNotices(const ReportAnalysis& analysis) {
@@ -238,6 +278,7 @@ std::vector<std::string> BuildNotices(const ReportAnalysis& analysis) {
                   NameSome(t->bf16_fallbacks));
   }
   MeasurementNotices(report, out);
+  RoundsNotices(report, out);
   return out;
 }
 

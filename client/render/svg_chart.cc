@@ -64,6 +64,8 @@ double MaxValue(const BarChart& c) {
       double sum = 0;
       for (const auto& s : b.segments) sum += std::max(0.0, s.value);
       max = std::max(max, sum);
+      if (b.whisker) max = std::max(max, b.whisker->second);
+      if (b.marker) max = std::max(max, *b.marker);
     }
   return max;
 }
@@ -102,7 +104,21 @@ std::string Bars(const BarChart& c, double plot_w, double plot_h, double max) {
         top -= h;
         out += Rect(x + 1, top, bar_w - 2, h, s.color, s.opacity);
       }
-      if (!b.annotation.empty()) out += Text(x + bar_w / 2, top - 4, b.annotation, "middle", 10);
+      const double mid = x + bar_w / 2;
+      auto y_of = [&](double v) { return kTop + plot_h - plot_h * std::max(0.0, v) / max; };
+      if (b.whisker) {
+        const double lo = y_of(b.whisker->first), hi = y_of(b.whisker->second);
+        out += Line(mid, lo, mid, hi, "#222222", " stroke-width=\"1.2\"");
+        out += Line(mid - 4, lo, mid + 4, lo, "#222222", " stroke-width=\"1.2\"");
+        out += Line(mid - 4, hi, mid + 4, hi, "#222222", " stroke-width=\"1.2\"");
+        top = std::min(top, hi);
+      }
+      if (b.marker) {
+        const double y = y_of(*b.marker);
+        out += Line(x + 1, y, x + bar_w - 1, y, "#222222",
+                    " stroke-width=\"2\" stroke-dasharray=\"3 2\"");
+      }
+      if (!b.annotation.empty()) out += Text(mid, top - 4, b.annotation, "middle", 10);
       if (!b.label.empty()) out += Text(x + bar_w / 2, kTop + plot_h + 12, b.label, "middle", 9);
       x += bar_w;
     }

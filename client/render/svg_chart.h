@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gemmprof::client::render {
@@ -19,6 +20,11 @@ struct Bar {
   std::string label;  // small text under the bar (may be empty)
   std::vector<BarSegment> segments;
   std::string annotation;  // text above the bar, e.g. "1.52x"
+  // A 95% interval of the bar's total, drawn as a whisker (low, high in the y unit).
+  std::optional<std::pair<double, double>> whisker;
+  // A second figure of the same bar, drawn as a short horizontal tick (e.g. the
+  // back-to-back time next to the one-GEMM-per-launch bar).
+  std::optional<double> marker;
 };
 
 struct BarGroup {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "client/render/claim.h"
 #include "client/render/format.h"
 
 namespace gemmprof::client::render {
@@ -30,9 +31,11 @@ std::vector<std::string> RenderTerminalChart(const ReportAnalysis& a) {
                         std::string(static_cast<size_t>(std::max(0, total - fd)), '=');
       bar.resize(kTerminalBarWidth, ' ');
       std::string line = label + " |" + bar + "| " + FormatMs(t.LayerMs()) + " ms";
+      if (t.layer_ci.valid) line += " " + FormatPlusMinus(t.layer_ci.RelHalfWidth());
+      if (t.b2b_complete()) line += ", b2b " + FormatMs(t.B2bLayerMs()) + " ms";
       if (const auto s = a.ModelSpeedup(r, core::Recipe::kBf16, mode);
           s && r != core::Recipe::kBf16)
-        line += "  " + FormatRatio(*s) + " vs bf16";
+        line += "  " + FormatRatioCi(a.ModelSpeedupCi(r, core::Recipe::kBf16, mode)) + " vs bf16";
       out.push_back(line);
     }
   }

@@ -178,5 +178,92 @@ TEST(CompareTest, OpsSharingAShapeMatchByName) {
   EXPECT_TRUE(c.only_in_b.empty());
 }
 
+// An estimate at `ms` with a relative half-width `half` from `rounds` rounds.
+core::Estimate Est(double ms, double half, int32_t rounds = 30) {
+  return {ms, ms * (1 - half), ms * (1 + half), rounds, static_cast<double>(rounds)};
+}
+
+// A done item measured in rounds (the isolated estimate; b2b when b2b_ms > 0).
+core::ItemRecord RoundsItem(const char* name, double ms, double half, double b2b_ms = 0) {
+  core::ItemRecord item = Item(name, {1024, 1024, 1024}, Recipe::kBf16, ms, 0.005, 0.005);
+  item.result->time.median_ms = 123;  // the rounds' mean is the headline, not this
+  item.result->isolated = Est(ms, half);
+  item.result->round_ms = std::vector<double>(30, ms);
+  if (b2b_ms > 0) {
+    item.result->b2b = Est(b2b_ms, half);
+    item.result->b2b_count = 8;
+  }
+  return item;
+}
+
+ItemComparison CompareOne(const core::ItemRecord& a, const core::ItemRecord& b) {
+  core::Report ra, rb;
+  ra.items.push_back(a);
+  rb.items.push_back(b);
+  const Comparison c = CompareReports(ra, rb);
+  EXPECT_EQ(c.items.size(), 1u);
+  return c.items.empty() ? ItemComparison{} : c.items.front();
+}
+
+TEST(CompareRoundsTest, VerdictNeedsTheIntervalToExcludeOneAndTheFloor) {
+  // 5% slower with +-0.3% on each side: the interval excludes 1, above the 2% floor.
+  ItemComparison c = CompareOne(RoundsItem("x", 1.0, 0.003), RoundsItem("x", 1.05, 0.003));
+  EXPECT_TRUE(c.ratio_ci.valid);
+  EXPECT_GT(c.ratio_ci.low, 1);
+  EXPECT_DOUBLE_EQ(c.a_ms, 1.0);
+  EXPECT_DOUBLE_EQ(c.b_ms, 1.05);
+  EXPECT_EQ(c.verdict, Verdict::kSlower);
+  // 1.5% faster, interval tight enough to exclude 1: below the floor, so "same".
+  c = CompareOne(RoundsItem("x", 1.0, 0.002), RoundsItem("x", 0.985, 0.002));
+  EXPECT_LT(c.ratio_ci.high, 1);
+  EXPECT_EQ(c.verdict, Verdict::kSame);
+  // 5% faster but each side +-6%: the interval holds 1, so "same".
+  c = CompareOne(RoundsItem("x", 1.0, 0.06), RoundsItem("x", 0.95, 0.06));
+  EXPECT_TRUE(c.ratio_ci.Contains(1));
+  EXPECT_EQ(c.verdict, Verdict::kSame);
+  // 10% faster, tight: faster.
+  c = CompareOne(RoundsItem("x", 1.0, 0.005), RoundsItem("x", 0.9, 0.005));
+  EXPECT_EQ(c.verdict, Verdict::kFaster);
+}
+
+TEST(CompareRoundsTest, OldResultsOnEitherSideFallBackToTheNoiseThreshold) {
+  const core::ItemRecord old_a = Item("x", {1024, 1024, 1024}, Recipe::kBf16, 1.0, 0.005, 0.005);
+  const core::ItemRecord new_b = RoundsItem("x", 1.10, 0.003);
+  const ItemComparison c = CompareOne(old_a, new_b);
+  EXPECT_FALSE(c.ratio_ci.valid);
+  EXPECT_DOUBLE_EQ(c.b_ms, 1.10);  // B's headline is its rounds' mean
+  EXPECT_DOUBLE_EQ(c.threshold, NoiseThreshold(old_a.result->time, new_b.result->time));
+  EXPECT_EQ(c.verdict, Verdict::kSlower);
+}
+
+TEST(CompareRoundsTest, BackToBackIsComparedToo) {
+  const ItemComparison c =
+      CompareOne(RoundsItem("x", 1.0, 0.003, 0.9), RoundsItem("x", 1.0, 0.003, 0.8));
+  EXPECT_DOUBLE_EQ(c.b2b_a_ms, 0.9);
+  EXPECT_DOUBLE_EQ(c.b2b_b_ms, 0.8);
+  EXPECT_NEAR(c.b2b_ratio_ci.center, 0.8 / 0.9, 1e-12);
+  EXPECT_EQ(c.b2b_verdict, Verdict::kFaster);
+  EXPECT_EQ(c.verdict, Verdict::kSame);
+  // Without b2b on one side: nothing compared.
+  const ItemComparison d =
+      CompareOne(RoundsItem("x", 1.0, 0.003, 0.9), RoundsItem("x", 1.0, 0.003));
+  EXPECT_EQ(d.b2b_a_ms, 0);
+  EXPECT_FALSE(d.b2b_ratio_ci.valid);
+}
+
+TEST(CompareRoundsTest, RenderShowsTheIntervalAndTheRule) {
+  core::Report a, b;
+  a.items.push_back(RoundsItem("x", 1.0, 0.003, 0.9));
+  b.items.push_back(RoundsItem("x", 1.05, 0.003, 0.9));
+  const std::string text = RenderComparison(CompareReports(a, b), 1, 2);
+  EXPECT_NE(text.find("B/A 95% interval"), std::string::npos) << text;
+  EXPECT_NE(text.find("b2b verdict"), std::string::npos) << text;
+  EXPECT_NE(text.find("interval of B/A to exclude 1 and a change above 2.0%"), std::string::npos)
+      << text;
+  // Old results keep the old table: no interval column.
+  const auto [oa, ob] = Jobs();
+  EXPECT_EQ(RenderComparison(CompareReports(oa, ob), 1, 2).find("95% interval"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gemmprof::client::render

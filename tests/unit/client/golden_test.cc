@@ -13,6 +13,7 @@
 #include "client/render/report_document.h"
 #include "client/render/report_json.h"
 #include "report_fixtures.h"
+#include "rounds_fixtures.h"
 
 namespace gemmprof::client {
 namespace {
@@ -101,7 +102,8 @@ TEST(JobsGoldenTest, ListingShowsWhoSubmitted) {
 INSTANTIATE_TEST_SUITE_P(Fixtures, GoldenTest,
                          ::testing::Values(Case{"hopper", testing::HopperReport},
                                            Case{"failed_item", testing::FailedItemReport},
-                                           Case{"both_modes", testing::BothModesReport}),
+                                           Case{"both_modes", testing::BothModesReport},
+                                           Case{"rounds", [] { return testing::RoundsReport(); }}),
                          [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace
