@@ -1,11 +1,11 @@
 // Measurement <-> proto, with the checks a measurement from another process or an
 // older daemon must pass before reports compute with it.
 #include <cmath>
-#include <span>
 #include <string>
-#include <string_view>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "wire/convert.h"
 #include "wire/enum_field.h"
 
