@@ -1,15 +1,32 @@
 #include "core/job.h"
 
+#include <charconv>
 #include <sstream>
 
 namespace gemmprof::core {
+
+namespace {
+
+// The shortest text that reads back as the same double: distinct values, distinct keys.
+std::string Shortest(double v) {
+  char buf[32];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+  return ec == std::errc() ? std::string(buf, end) : std::string("?");
+}
+
+}  // namespace
 
 std::string TimingOptions::CacheText() const {
   std::ostringstream os;
   os << "warmup=" << warmup_iters << ";iters=" << timed_iters << ";l2=" << ToString(l2)
      << ";autotune=" << autotune_k << ";seed=" << seed << ";acct=" << ToString(accounting)
      << ";fastacc=" << ToString(fast_accum) << ";amaxlen=" << amax_history_len
-     << ";amaxalgo=" << ToString(amax_algo);
+     << ";amaxalgo=" << ToString(amax_algo) << ";prec=" << Shortest(precision_target)
+     << ";budget=" << Shortest(item_budget_s) << ";b2b="
+     << b2b_count
+     // The measuring method: results from before interleaved rounds (no marker) never
+     // answer requests made after, whatever their other options.
+     << ";method=rounds1";
   return os.str();
 }
 

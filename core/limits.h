@@ -15,8 +15,19 @@ inline constexpr int64_t kMaxInt64 = std::numeric_limits<int64_t>::max();
 inline constexpr int64_t kMinLayers = 1;
 inline constexpr int64_t kMaxLayers = 10000;
 inline constexpr int32_t kMaxWarmupIters = 10000;
+// timed_iters: 0 = noise-aware rounds, else a fixed count in kMinTimedIters..kMaxTimedIters.
 inline constexpr int32_t kMinTimedIters = 1;
 inline constexpr int32_t kMaxTimedIters = 100000;
+// Noise-aware rounds: the relative 95% half-width to stop at (0.1%..50%) and the rounds'
+// time budget per distinct member.
+inline constexpr double kMinPrecisionTarget = 0.001;
+inline constexpr double kMaxPrecisionTarget = 0.5;
+inline constexpr double kMinItemBudgetS = 0.05;
+inline constexpr double kMaxItemBudgetS = 600.0;
+// b2b_count: 0 = chosen per group, else GEMMs back to back in one graph (one is not
+// back to back).
+inline constexpr int32_t kMinB2bCount = 2;
+inline constexpr int32_t kMaxB2bCount = 1000;
 inline constexpr int32_t kMinAutotuneK = 1;
 inline constexpr int32_t kMaxAutotuneK = 64;
 inline constexpr int32_t kMinAmaxHistoryLen = 1;

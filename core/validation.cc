@@ -21,6 +21,15 @@ absl::Status CheckRange(absl::string_view field, int64_t value, int64_t lo, int6
   return absl::OkStatus();
 }
 
+// A finite double in lo..hi.
+absl::Status CheckRealRange(absl::string_view field, double value, double lo, double hi) {
+  if (!std::isfinite(value) || value < lo || value > hi) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, ": ", value, " is outside the allowed range ", lo, "..", hi));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckDivisible(absl::string_view field, int64_t value, absl::string_view by_field,
                             int64_t by) {
   if (by > 0 && value % by != 0) {
@@ -230,13 +239,25 @@ absl::Status ValidateModelConfig(const ModelConfig& config) {
 
 absl::Status ValidateTiming(const TimingOptions& t) {
   RETURN_IF_ERROR(CheckRange("warmup_iters", t.warmup_iters, 0, kMaxWarmupIters));
-  RETURN_IF_ERROR(CheckRange("timed_iters", t.timed_iters, kMinTimedIters, kMaxTimedIters));
+  if (t.timed_iters != 0) {
+    if (t.timed_iters < kMinTimedIters || t.timed_iters > kMaxTimedIters) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("timed_iters: ", t.timed_iters, " is outside the allowed range ",
+                       kMinTimedIters, "..", kMaxTimedIters, " (or 0 for noise-aware rounds)"));
+    }
+  }
   RETURN_IF_ERROR(CheckRange("autotune_k", t.autotune_k, kMinAutotuneK, kMaxAutotuneK));
   RETURN_IF_ERROR(
       CheckRange("amax_history_len", t.amax_history_len, kMinAmaxHistoryLen, kMaxAmaxHistoryLen));
-  if (!std::isfinite(t.gpu_warmup_s) || t.gpu_warmup_s < 0.0 || t.gpu_warmup_s > kMaxGpuWarmupS) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "gpu_warmup_s: ", t.gpu_warmup_s, " is outside the allowed range 0..", kMaxGpuWarmupS));
+  RETURN_IF_ERROR(CheckRealRange("gpu_warmup_s", t.gpu_warmup_s, 0.0, kMaxGpuWarmupS));
+  RETURN_IF_ERROR(CheckRealRange("precision_target", t.precision_target, kMinPrecisionTarget,
+                                 kMaxPrecisionTarget));
+  RETURN_IF_ERROR(
+      CheckRealRange("item_budget_s", t.item_budget_s, kMinItemBudgetS, kMaxItemBudgetS));
+  if (t.b2b_count != 0 && (t.b2b_count < kMinB2bCount || t.b2b_count > kMaxB2bCount)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("b2b_count: ", t.b2b_count, " is outside the allowed range ", kMinB2bCount,
+                     "..", kMaxB2bCount, " (or 0 to choose per group)"));
   }
   return absl::OkStatus();
 }

@@ -33,9 +33,12 @@ namespace gemmprof::core {
 //  * every derived GEMM dimension in 1..kMaxDim and M*K*N within int64 (derive.h).
 absl::Status ValidateModelConfig(const ModelConfig& config);
 
-// warmup_iters 0..kMaxWarmupIters, timed_iters 1..kMaxTimedIters, autotune_k
-// 1..kMaxAutotuneK, amax_history_len 1..kMaxAmaxHistoryLen, gpu_warmup_s finite in
-// 0..kMaxGpuWarmupS; seed any value.
+// warmup_iters 0..kMaxWarmupIters, timed_iters 0 (noise-aware) or
+// kMinTimedIters..kMaxTimedIters, autotune_k 1..kMaxAutotuneK, amax_history_len
+// 1..kMaxAmaxHistoryLen, gpu_warmup_s finite in 0..kMaxGpuWarmupS, precision_target
+// finite in kMinPrecisionTarget..kMaxPrecisionTarget, item_budget_s finite in
+// kMinItemBudgetS..kMaxItemBudgetS, b2b_count 0 (auto) or kMinB2bCount..kMaxB2bCount;
+// seed any value. Precision and budget are checked in fixed mode too: they are stored.
 absl::Status ValidateTiming(const TimingOptions& timing);
 
 // Exactly one of model / shapes; shapes: 1..kMaxShapes entries, each dimension

@@ -21,15 +21,6 @@ using core::Recipe;
 constexpr size_t kWorkspaceBytes = size_t{32} << 20;
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-// Pushes an NVTX range for the lifetime of the object.
-class ScopedNvtxRange {
- public:
-  explicit ScopedNvtxRange(const std::string& name) { nvtxRangePushA(name.c_str()); }
-  ~ScopedNvtxRange() { nvtxRangePop(); }
-  ScopedNvtxRange(const ScopedNvtxRange&) = delete;
-  ScopedNvtxRange& operator=(const ScopedNvtxRange&) = delete;
-};
-
 std::string UuidString(const cudaUUID_t& u) {
   const auto* b = reinterpret_cast<const unsigned char*>(u.bytes);
   return absl::StrFormat("GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
@@ -130,6 +121,32 @@ absl::Status CudaRunner::CheckMemory(const core::WorkItem& item,
                       core::ToString(item.recipe), need / kGiB, available / kGiB));
 }
 
+bool CudaRunner::MembersFit(const core::GroupRequest& request,
+                            const std::vector<std::vector<size_t>>& members) const {
+  if (members.size() <= 1) return true;
+  size_t free_bytes = 0, total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) return false;
+  const double available = static_cast<double>(free_bytes) + pool_.HeldBytes();
+  // The BF16 sources, the output, the workspace and the flush buffer are shared: count
+  // them once, and each member's quantized copies on top.
+  const core::WorkItem& first = request.items[members.front().front()];
+  double need =
+      static_cast<double>(MeasurementBytes(first, request.timing, kWorkspaceBytes, l2_bytes_)) +
+      static_cast<double>(VerificationBytes(first.op.shape, first.op.groups));
+  const core::GemmShape& s = first.op.shape;
+  const double shared = 2.0 * (s.m * s.k + s.n * s.k + s.m * s.n) * first.op.groups +
+                        kWorkspaceBytes +
+                        (request.timing.l2 == core::L2Policy::kCold ? 2.0 * l2_bytes_ : 0.0);
+  for (size_t i = 1; i < members.size(); ++i) {
+    const core::WorkItem& item = request.items[members[i].front()];
+    need +=
+        static_cast<double>(MeasurementBytes(item, request.timing, kWorkspaceBytes, l2_bytes_)) -
+        shared;
+  }
+  // 5% headroom for the allocator's rounding (2 MiB grains) and cuBLASLt.
+  return need * 1.05 <= available;
+}
+
 absl::Status CudaRunner::CanImplement(const core::WorkItem& item,
                                       const core::TimingOptions& timing) const {
   const core::GemmShape& s = item.op.shape;
@@ -158,7 +175,33 @@ absl::Status CudaRunner::CanImplement(const core::WorkItem& item,
 }
 
 absl::Status CudaRunner::BeginJob(const core::TimingOptions& timing) {
-  return core::WhileDoing(WarmUp(timing), "warming up the GPU");
+  RETURN_IF_ERROR(core::WhileDoing(WarmUp(timing), "warming up the GPU"));
+  if (copy_bytes_per_s_ > 0) return absl::OkStatus();
+  return core::WhileDoing(MeasureCopyBandwidth(), "measuring the copy bandwidth");
+}
+
+absl::Status CudaRunner::MeasureCopyBandwidth() {
+  // The bandwidth floor of a quantization is its bytes over what a plain device-to-device
+  // copy achieves here (not the datasheet's peak). 256 MiB each way is far beyond L2.
+  constexpr size_t kBytes = size_t{256} << 20;
+  ASSIGN_OR_RETURN(DeviceBuffer src, DeviceBuffer::Create(kBytes));
+  ASSIGN_OR_RETURN(DeviceBuffer dst, DeviceBuffer::Create(kBytes));
+  CUDA_RETURN_IF_ERROR(cudaMemsetAsync(src.get(), 1, kBytes, stream_.get()));
+  TimerOptions options;
+  options.warmup_iters = 3;
+  options.timed_iters = 20;
+  ASSIGN_OR_RETURN(TimerResult r,
+                   timer_->Time(
+                       stream_.get(),
+                       [&](cudaStream_t q) -> absl::Status {
+                         CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(dst.get(), src.get(), kBytes,
+                                                              cudaMemcpyDeviceToDevice, q));
+                         return absl::OkStatus();
+                       },
+                       options));
+  const double ms = core::SampleStats::FromSamples(r.samples_ms).median_ms;
+  if (ms > 0) copy_bytes_per_s_ = 2.0 * kBytes / (ms / 1e3);
+  return absl::OkStatus();
 }
 
 absl::Status CudaRunner::WarmUp(const core::TimingOptions& timing) {
@@ -192,28 +235,14 @@ absl::Status CudaRunner::WarmUp(const core::TimingOptions& timing) {
 
 absl::StatusOr<core::Measurement> CudaRunner::Run(const core::WorkItem& item,
                                                   const core::TimingOptions& timing) {
-  CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal_));
-  const core::RecipeSupport support = Supports(item.recipe);
-  if (!support.supported) return absl::FailedPreconditionError(support.reason);
-  RETURN_IF_ERROR(CanImplement(item, timing));
-  ScopedNvtxRange range(NvtxName(item));
-  absl::StatusOr<core::Measurement> m = Measure(item, timing);
-  if (!m.ok() && absl::IsResourceExhausted(m.status()) && pool_.HeldBytes() > 0) {
-    // Earlier items' buffers may be split across other slots; start from an empty pool.
-    (void)cudaStreamSynchronize(stream_.get());
-    (void)cudaGetLastError();
-    pool_.Clear();
-    m = Measure(item, timing);
-  }
-  if (m.ok()) return m;
-  // A library call that failed after a kernel faulted may not say so itself.
-  const cudaError_t after = cudaStreamSynchronize(stream_.get());
-  if (IsStickyCudaError(after) && !core::IsContextLost(m.status())) {
-    return core::MarkContextLost(core::AppendToMessage(
-        m.status(), absl::StrCat("; the device then reported CUDA error ", static_cast<int>(after),
-                                 " (", cudaGetErrorName(after), ")")));
-  }
-  return m;
+  core::GroupRequest request;
+  request.group_uid = absl::StrCat(info_.uuid, "/item", item.id);
+  request.items = {item};
+  request.timing = timing;
+  ASSIGN_OR_RETURN(core::GroupResult r, MeasureGroup(request));
+  core::ItemOutcome& out = r.outcomes.front();
+  RETURN_IF_ERROR(out.status);
+  return *std::move(out.measurement);
 }
 
 }  // namespace gemmprof::kernels

@@ -28,16 +28,46 @@ class CudaRunner : public device::Runner {
   absl::Status CanImplement(const core::WorkItem& item,
                             const core::TimingOptions& timing) const override;
   absl::Status BeginJob(const core::TimingOptions& timing) override;
+  // A group of one (MeasureGroup); a refusal of the item is the returned status.
   absl::StatusOr<core::Measurement> Run(const core::WorkItem& item,
                                         const core::TimingOptions& timing) override;
+  // Interleaved rounds over the group's distinct pieces of GPU work (group_measurer.cc).
+  absl::StatusOr<core::GroupResult> MeasureGroup(const core::GroupRequest& request) override;
 
  private:
   CudaRunner() = default;
   absl::Status InitDeviceInfo();
   absl::Status WarmUp(const core::TimingOptions& timing);
   absl::Status CheckMemory(const core::WorkItem& item, const core::TimingOptions& timing) const;
-  absl::StatusOr<core::Measurement> Measure(const core::WorkItem& item,
-                                            const core::TimingOptions& timing);
+  absl::Status MeasureCopyBandwidth();
+  struct Member;
+  // Measures `members` (indexes into request.items grouped by work key) together under
+  // `group_uid`, filling result->outcomes of their items.
+  absl::Status MeasureMembers(const core::GroupRequest& request,
+                              const std::vector<std::vector<size_t>>& members,
+                              const std::string& group_uid, core::GroupResult* result);
+  absl::Status MeasureMembersOnce(const core::GroupRequest& request,
+                                  const std::vector<std::vector<size_t>>& members,
+                                  const std::string& group_uid, core::GroupResult* result);
+  struct Rounds {
+    int32_t rounds = 0;
+    int32_t b2b_count = 0;
+    std::string stop_reason, timer_notes;
+    core::Telemetry telemetry;
+  };
+  // One iteration of a member: its timed quantization, then (with_gemm) the GEMM.
+  absl::Status Iterate(const Member& m, cudaStream_t q, bool with_gemm) const;
+  // Warm-up, pilot, back-to-back capture and the interleaved rounds over `members`.
+  absl::StatusOr<Rounds> TimeRounds(const core::GroupRequest& request,
+                                    const std::vector<Member*>& members,
+                                    const TimerOptions& options);
+  // Verifies each member's output and fills the outcomes of its items.
+  absl::Status FinishMembers(const core::GroupRequest& request, const std::vector<Member*>& members,
+                             const Rounds& rounds, const std::string& group_uid,
+                             core::GroupResult* result);
+  // Whether the members' buffers fit on the device together.
+  bool MembersFit(const core::GroupRequest& request,
+                  const std::vector<std::vector<size_t>>& members) const;
 
   int ordinal_ = 0;
   int sm_ = 0;
@@ -49,7 +79,8 @@ class CudaRunner : public device::Runner {
   DevicePool pool_;
   std::unique_ptr<IterationTimer> timer_;
   std::unique_ptr<NvmlDevice> nvml_;
-  std::string nvml_note_;  // why telemetry is unavailable, if it is
+  std::string nvml_note_;        // why telemetry is unavailable, if it is
+  double copy_bytes_per_s_ = 0;  // device-to-device copy bandwidth, measured once
 };
 
 }  // namespace gemmprof::kernels

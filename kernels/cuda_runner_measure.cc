@@ -1,15 +1,15 @@
-// CudaRunner::Measure: one item from random inputs to a verified Measurement.
+// The per-member pieces of CudaRunner::MeasureGroup (measure_parts.h).
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/error_detail.h"
-#include "kernels/cuda_runner.h"
 #include "kernels/device_kernels.h"
 #include "kernels/gemm_verifier.h"
 #include "kernels/iteration_timer.h"
 #include "kernels/matmul_plan.h"
+#include "kernels/measure_parts.h"
 #include "kernels/operand_quantizer.h"
 #include "kernels/recipe_rules.h"
 #include "kernels/telemetry_sampler.h"
@@ -23,30 +23,31 @@ constexpr int kTelemetryPeriodMs = 5;
 // Tensor ids under the job's seed: the same seed always gives the same A and B^T.
 constexpr uint32_t kTensorA = 1, kTensorBt = 2;
 
-struct Operands {
-  __nv_bfloat16* c = nullptr;
-  float* alpha_beta = nullptr;  // NVFP4: [alpha, beta] on the device
-  OperandQuantizer a, bt;
-};
-
 int64_t Bytes(cudaDataType_t t, int64_t n) {
   if (t == CUDA_R_16BF) return 2 * n;
   if (t == CUDA_R_4F_E2M1) return (n + 1) / 2;
   return n;
 }
 
-// Bytes one iteration moves, every group counted.
-double IterationBytes(const core::WorkItem& item, const Operands& o, const TimedQuantization& t) {
+}  // namespace
+
+double GemmBytes(const core::WorkItem& item, const Operands& o) {
   const core::GemmShape& s = item.op.shape;
   const int64_t g = item.op.groups;
-  double bytes = Bytes(o.a.data_type(), g * s.m * s.k) + Bytes(o.bt.data_type(), g * s.n * s.k) +
-                 2.0 * g * s.m * s.n;
+  return Bytes(o.a.data_type(), g * s.m * s.k) + Bytes(o.bt.data_type(), g * s.n * s.k) +
+         2.0 * g * s.m * s.n;
+}
+
+double QuantBytes(const core::WorkItem& item, const Operands& o, const TimedQuantization& t) {
+  const core::GemmShape& s = item.op.shape;
+  const int64_t g = item.op.groups;
   // Each timed quantization reads its BF16 source (twice with a separate amax pass) and
   // writes its quantized copy (and the transposed one in a training step).
   const bool amax_pass = item.recipe == Recipe::kFp8Current || item.recipe == Recipe::kNvfp4;
   auto quant = [&](int64_t n, const OperandQuantizer& q) {
     return (amax_pass ? 4.0 : 2.0) * n + (t.transposes ? 2.0 : 1.0) * Bytes(q.data_type(), n);
   };
+  double bytes = 0;
   if (t.a) bytes += quant(g * s.m * s.k, o.a);
   if (t.bt) bytes += quant(g * s.n * s.k, o.bt);
   return bytes;
@@ -102,32 +103,36 @@ std::string ThrottleNote(const core::Telemetry& t) {
                          t.throttled_samples, t.telemetry_samples, t.throttle_reasons);
 }
 
-// Random-normal BF16 inputs from the job's seed (generated on the device), the output
-// buffer, and both operands quantized once: what the timed region does not quantize is
-// then ready, as after an earlier step (delayed scaling: one amax in the history).
-// Grouped items get every group's operands and output, group after group.
-absl::StatusOr<Operands> PrepareOperands(DevicePool& pool, const core::WorkItem& item,
-                                         const core::TimingOptions& timing,
-                                         const TimedQuantization& t, cudaStream_t st,
-                                         std::vector<std::string>* notes) {
+absl::StatusOr<Sources> PrepareSources(DevicePool& pool, const core::WorkItem& item,
+                                       const core::TimingOptions& timing, cudaStream_t st) {
   const core::GemmShape& s = item.op.shape;
   const int64_t a_n = item.op.groups * s.m * s.k, bt_n = item.op.groups * s.n * s.k;
-  ASSIGN_OR_RETURN(auto* a_src, pool.GetAs<__nv_bfloat16>("a.src", a_n));
-  ASSIGN_OR_RETURN(auto* bt_src, pool.GetAs<__nv_bfloat16>("bt.src", bt_n));
-  CUDA_RETURN_IF_ERROR(FillRandomNormalBf16(a_src, a_n, timing.seed, kTensorA, st));
-  CUDA_RETURN_IF_ERROR(FillRandomNormalBf16(bt_src, bt_n, timing.seed, kTensorBt, st));
+  Sources src;
+  ASSIGN_OR_RETURN(src.a, pool.GetAs<__nv_bfloat16>("a.src", a_n));
+  ASSIGN_OR_RETURN(src.bt, pool.GetAs<__nv_bfloat16>("bt.src", bt_n));
+  CUDA_RETURN_IF_ERROR(FillRandomNormalBf16(src.a, a_n, timing.seed, kTensorA, st));
+  CUDA_RETURN_IF_ERROR(FillRandomNormalBf16(src.bt, bt_n, timing.seed, kTensorBt, st));
+  return src;
+}
+
+absl::StatusOr<Operands> PrepareOperands(DevicePool& pool, const core::WorkItem& item,
+                                         const core::TimingOptions& timing,
+                                         const TimedQuantization& t, const Sources& src,
+                                         __nv_bfloat16* c, const std::string& prefix,
+                                         cudaStream_t st, std::vector<std::string>* notes) {
   Operands o;
-  ASSIGN_OR_RETURN(o.c, pool.GetAs<__nv_bfloat16>("c", item.op.groups * s.m * s.n));
-  ASSIGN_OR_RETURN(o.a,
-                   OperandQuantizer::Create(pool, OperandA(item, timing), a_src, t.transposes));
-  ASSIGN_OR_RETURN(o.bt,
-                   OperandQuantizer::Create(pool, OperandBt(item, timing), bt_src, t.transposes));
+  o.c = c;
+  OperandConfig a = OperandA(item, timing), bt = OperandBt(item, timing);
+  a.slot = prefix + a.slot;
+  bt.slot = prefix + bt.slot;
+  ASSIGN_OR_RETURN(o.a, OperandQuantizer::Create(pool, a, src.a, t.transposes));
+  ASSIGN_OR_RETURN(o.bt, OperandQuantizer::Create(pool, bt, src.bt, t.transposes));
   RETURN_IF_ERROR(o.a.SeedHistory(st));
   RETURN_IF_ERROR(o.bt.SeedHistory(st));
   RETURN_IF_ERROR(o.a.Enqueue(st, false));
   RETURN_IF_ERROR(o.bt.Enqueue(st, false));
   if (item.recipe == Recipe::kNvfp4) {
-    ASSIGN_OR_RETURN(o.alpha_beta, pool.GetAs<float>("alpha_beta", 2));
+    ASSIGN_OR_RETURN(o.alpha_beta, pool.GetAs<float>(prefix + "alpha_beta", 2));
     CUDA_RETURN_IF_ERROR(cudaMemsetAsync(o.alpha_beta, 0, 2 * sizeof(float), st));
     CUDA_RETURN_IF_ERROR(Nvfp4Alpha(o.a.tensor_scale(), o.bt.tensor_scale(), o.alpha_beta, st));
     notes->push_back("nvfp4: no RHT / stochastic rounding; transposed copies not quantized");
@@ -235,102 +240,6 @@ std::string GroupedNote(const core::WorkItem& item, const TimedQuantization& t, 
     }
   }
   return note;
-}
-
-}  // namespace
-
-absl::StatusOr<core::Measurement> CudaRunner::Measure(const core::WorkItem& item,
-                                                      const core::TimingOptions& timing) {
-  const core::GemmShape& s = item.op.shape;
-  const cudaStream_t st = stream_.get();
-  const TimedQuantization t = TimedPart(item, timing.accounting);
-  std::vector<std::string> notes;
-
-  ASSIGN_OR_RETURN(Operands o, core::WhileDoing(PrepareOperands(pool_, item, timing, t, st, &notes),
-                                                "preparing the operands"));
-  const bool nvfp4 = item.recipe == Recipe::kNvfp4;
-  std::string accum_note;
-  const std::optional<bool> fast_accum = ResolveFastAccum(item, timing.fast_accum, &accum_note);
-  if (!accum_note.empty()) notes.push_back(accum_note);
-  const MatmulSpec spec = GemmSpec(item.op, o, fast_accum, workspace_);
-  std::string per_group_reason;
-  absl::StatusOr<std::vector<MatmulPlan>> created =
-      CreatePlans(lt_.get(), spec, o, std::max(1, timing.autotune_k), &per_group_reason);
-  if (absl::IsFailedPrecondition(created.status())) {
-    // cuBLASLt refuses the configuration: the queue reports the item not_supported with
-    // this reason, so name the recipe in it.
-    return absl::FailedPreconditionError(
-        absl::StrCat(std::string(core::ToString(item.recipe)), ": ", created.status().message()));
-  }
-  ASSIGN_OR_RETURN(std::vector<MatmulPlan> plans,
-                   core::WhileDoing(std::move(created), "planning the cuBLASLt call"));
-  MatmulPlan& plan = plans.front();
-  if (item.op.groups > 1) notes.push_back(GroupedNote(item, t, o, per_group_reason));
-  TimerOptions topt;
-  topt.warmup_iters = timing.warmup_iters;
-  topt.timed_iters = timing.timed_iters;
-  if (timing.l2 == core::L2Policy::kCold) {
-    topt.flush_bytes = static_cast<size_t>(2 * l2_bytes_);
-    ASSIGN_OR_RETURN(topt.flush_buffer, core::WhileDoing(pool_.Get("l2flush", topt.flush_bytes),
-                                                         "allocating the L2 flush buffer"));
-  }
-  if (timing.autotune_k > 1) {
-    // Candidates are ranked under the item's own L2 policy. Every per-group plan has the
-    // same shape: group 0's choice is theirs too.
-    RETURN_IF_ERROR(core::WhileDoing(Autotune(plan, *timer_, st, topt), "autotuning"));
-    for (size_t g = 1; g < plans.size(); ++g) RETURN_IF_ERROR(plans[g].Choose(plan.chosen(), true));
-  }
-
-  auto quant_part = [&](cudaStream_t q) -> absl::Status {
-    if (t.a) RETURN_IF_ERROR(o.a.Enqueue(q, t.transposes));
-    if (t.bt) RETURN_IF_ERROR(o.bt.Enqueue(q, t.transposes));
-    if (nvfp4 && (t.a || t.bt)) {
-      CUDA_RETURN_IF_ERROR(Nvfp4Alpha(o.a.tensor_scale(), o.bt.tensor_scale(), o.alpha_beta, q));
-    }
-    return absl::OkStatus();
-  };
-  auto iteration = [&](cudaStream_t q) -> absl::Status {
-    RETURN_IF_ERROR(quant_part(q));
-    for (const MatmulPlan& p : plans) RETURN_IF_ERROR(p.Enqueue(q));
-    return absl::OkStatus();
-  };
-  // Telemetry covers the timed samples only: the sampler starts once the warm-up is done.
-  TelemetrySampler sampler(nvml_.get(), kTelemetryPeriodMs);
-  topt.before_samples = [&sampler] { sampler.Start(); };
-  absl::StatusOr<TimerResult> timed = timer_->Time(st, iteration, topt);
-  topt.before_samples = nullptr;
-  core::Telemetry telemetry = sampler.Stop();
-  if (!timed.ok()) return core::WhileDoing(timed.status(), "timing the item");
-  if (!timed->notes.empty()) notes.push_back(timed->notes);
-
-  core::Measurement m;
-  m.time = core::SampleStats::FromSamples(timed->samples_ms);
-  if (t.a || t.bt) {
-    // The quantization part alone, timed the same way, for the kernel/quantization split.
-    ASSIGN_OR_RETURN(TimerResult q, core::WhileDoing(timer_->Time(st, quant_part, topt),
-                                                     "timing the quantization"));
-    m.quant_ms = core::SampleStats::FromSamples(q.samples_ms).median_ms;
-  }
-  m.flops = item.op.Flops();
-  m.bytes = IterationBytes(item, o, t);
-  m.algorithm = plan.AlgorithmDescription();
-  if (plans.size() > 1) absl::StrAppend(&m.algorithm, " (each of ", plans.size(), " calls)");
-  m.accounting = timing.accounting;
-  m.fast_accum = fast_accum.value_or(false);
-  m.telemetry = telemetry;
-  m.error_threshold = ErrorThreshold(item.recipe, m.fast_accum);
-  ASSIGN_OR_RETURN(
-      VerificationResult v,
-      core::WhileDoing(VerifyGemm(lt_.get(), pool_, o.a, o.bt, o.c, s.m, s.n, s.k, item.op.groups,
-                                  m.error_threshold, workspace_.get(), workspace_.bytes(), st),
-                       "verifying the output"));
-  m.verification = v.verdict;
-  m.rel_error = v.rel_error;
-  if (!v.note.empty()) notes.push_back(v.note);
-  if (std::string n = ThrottleNote(telemetry); !n.empty()) notes.push_back(n);
-  if (!nvml_note_.empty()) notes.push_back(nvml_note_);
-  m.notes = absl::StrJoin(notes, "; ");
-  return m;
 }
 
 }  // namespace gemmprof::kernels

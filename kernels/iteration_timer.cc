@@ -13,12 +13,8 @@ namespace {
 // graph launch takes an entry per node (an H200 run of 26-node fp8-block MoE items
 // blocked the host in cudaGraphLaunch with 64 samples per batch until the blocking
 // kernel timed out), and each sample adds its events and the L2 flush.
-constexpr int kBatch = 64;
+constexpr size_t kBatch = 64;
 constexpr size_t kQueueBudget = 768;
-
-int BatchFor(const CudaGraphExec& graph) {
-  return static_cast<int>(std::clamp<size_t>(kQueueBudget / (graph.nodes() + 4), 1, kBatch));
-}
 // Long enough for the host to enqueue a batch on a busy machine; a timeout only costs
 // clean samples, never correctness.
 constexpr uint64_t kBlockTimeoutNs = 2'000'000'000;
@@ -33,10 +29,35 @@ absl::StatusOr<IterationTimer> IterationTimer::Create() {
   return t;
 }
 
-absl::Status IterationTimer::TimeBatch(cudaStream_t stream, const CudaGraphExec& graph, int count,
-                                       const TimerOptions& options, TimerResult* result) const {
+absl::StatusOr<CudaGraphExec> IterationTimer::Capture(cudaStream_t stream,
+                                                      const Iteration& iteration, int repeat) {
+  return CudaGraphExec::Capture(stream, [&](cudaStream_t q) -> absl::Status {
+    for (int i = 0; i < std::max(repeat, 1); ++i) RETURN_IF_ERROR(iteration(q));
+    return absl::OkStatus();
+  });
+}
+
+absl::Status IterationTimer::WarmUp(cudaStream_t stream, const CudaGraphExec& graph, int launches,
+                                    const TimerOptions& options) {
+  for (int i = 0; i < launches; ++i) {
+    if (options.flush_buffer != nullptr) {
+      CUDA_RETURN_IF_ERROR(cudaMemsetAsync(options.flush_buffer, 0, options.flush_bytes, stream));
+    }
+    RETURN_IF_ERROR(graph.Launch(stream));
+  }
+  CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
+  return absl::OkStatus();
+}
+
+absl::Status IterationTimer::TimeBatch(cudaStream_t stream, const std::vector<Visit>& visits,
+                                       const std::vector<Sample>& batch,
+                                       const TimerOptions& options,
+                                       std::vector<std::vector<double>>* out,
+                                       std::string* notes) const {
+  const size_t count = batch.size();
   std::vector<CudaEvent> start(count), stop(count);
-  for (int i = 0; i < count; ++i) {
+  for (size_t i = 0; i < count; ++i) {
+    if (batch[i].rewarm) continue;
     ASSIGN_OR_RETURN(start[i], CudaEvent::Create());
     ASSIGN_OR_RETURN(stop[i], CudaEvent::Create());
   }
@@ -46,10 +67,15 @@ absl::Status IterationTimer::TimeBatch(cudaStream_t stream, const CudaGraphExec&
   std::atomic_thread_fence(std::memory_order_seq_cst);
   CUDA_RETURN_IF_ERROR(BlockOnHostFlag(flag_device_, flag_device_ + 1, kBlockTimeoutNs, stream));
   absl::Status enqueued = absl::OkStatus();
-  for (int i = 0; i < count && enqueued.ok(); ++i) {
+  for (size_t i = 0; i < count && enqueued.ok(); ++i) {
+    const CudaGraphExec& graph = *visits[batch[i].visit].graph;
     if (options.flush_buffer != nullptr) {
       enqueued =
           CUDA_STATUS(cudaMemsetAsync(options.flush_buffer, i & 0xFF, options.flush_bytes, stream));
+    }
+    if (batch[i].rewarm) {
+      if (enqueued.ok()) enqueued = graph.Launch(stream);
+      continue;
     }
     if (enqueued.ok()) enqueued = start[i].Record(stream);
     if (enqueued.ok()) enqueued = graph.Launch(stream);
@@ -61,35 +87,57 @@ absl::Status IterationTimer::TimeBatch(cudaStream_t stream, const CudaGraphExec&
   host[0] = 1;
   RETURN_IF_ERROR(enqueued);
   CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
-  if (host[1] != 0 && result->notes.empty()) {
-    result->notes = "blocking kernel timed out; samples may include launch gaps";
+  if (host[1] != 0 && notes->empty()) {
+    *notes = "blocking kernel timed out; samples may include launch gaps";
   }
-  for (int i = 0; i < count; ++i) {
+  for (size_t i = 0; i < count; ++i) {
+    if (batch[i].rewarm) continue;
     ASSIGN_OR_RETURN(float ms, stop[i].ElapsedSince(start[i]));
-    result->samples_ms.push_back(ms);
+    const Visit& v = visits[batch[i].visit];
+    (*out)[batch[i].visit].push_back(static_cast<double>(ms) / std::max(v.repeat, 1));
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<TimerResult> IterationTimer::Time(
-    cudaStream_t stream, const std::function<absl::Status(cudaStream_t)>& iteration,
-    const TimerOptions& options) const {
-  ASSIGN_OR_RETURN(CudaGraphExec graph, CudaGraphExec::Capture(stream, iteration));
-  for (int i = 0; i < options.warmup_iters; ++i) {
-    if (options.flush_buffer != nullptr) {
-      CUDA_RETURN_IF_ERROR(cudaMemsetAsync(options.flush_buffer, 0, options.flush_bytes, stream));
+absl::StatusOr<std::vector<std::vector<double>>> IterationTimer::TimeVisits(
+    cudaStream_t stream, const std::vector<Visit>& visits, const TimerOptions& options,
+    std::string* notes) const {
+  std::vector<std::vector<double>> out(visits.size());
+  std::vector<Sample> batch;
+  size_t entries = 0;
+  // A batch holds whole samples up to the launch queue's budget: each sample costs its
+  // graph's nodes plus its events and flush.
+  auto add = [&](int32_t visit, bool rewarm) -> absl::Status {
+    const size_t cost = visits[visit].graph->nodes() + 4;
+    if (!batch.empty() && (entries + cost > kQueueBudget || batch.size() >= kBatch)) {
+      RETURN_IF_ERROR(TimeBatch(stream, visits, batch, options, &out, notes));
+      batch.clear();
+      entries = 0;
     }
-    RETURN_IF_ERROR(graph.Launch(stream));
+    batch.push_back({visit, rewarm});
+    entries += cost;
+    return absl::OkStatus();
+  };
+  for (size_t v = 0; v < visits.size(); ++v) {
+    out[v].reserve(visits[v].samples);
+    if (visits[v].rewarm) RETURN_IF_ERROR(add(static_cast<int32_t>(v), true));
+    for (int32_t i = 0; i < visits[v].samples; ++i) {
+      RETURN_IF_ERROR(add(static_cast<int32_t>(v), false));
+    }
   }
-  CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
+  if (!batch.empty()) RETURN_IF_ERROR(TimeBatch(stream, visits, batch, options, &out, notes));
+  return out;
+}
+
+absl::StatusOr<TimerResult> IterationTimer::Time(cudaStream_t stream, const Iteration& iteration,
+                                                 const TimerOptions& options) const {
+  ASSIGN_OR_RETURN(CudaGraphExec graph, Capture(stream, iteration));
+  RETURN_IF_ERROR(WarmUp(stream, graph, options.warmup_iters, options));
   if (options.before_samples) options.before_samples();
   TimerResult result;
-  result.samples_ms.reserve(options.timed_iters);
-  const int batch = BatchFor(graph);
-  for (int done = 0; done < options.timed_iters; done += batch) {
-    RETURN_IF_ERROR(
-        TimeBatch(stream, graph, std::min(batch, options.timed_iters - done), options, &result));
-  }
+  std::vector<Visit> visit = {{&graph, options.timed_iters, 1, false}};
+  ASSIGN_OR_RETURN(auto samples, TimeVisits(stream, visit, options, &result.notes));
+  result.samples_ms = std::move(samples[0]);
   return result;
 }
 

@@ -28,6 +28,16 @@ struct TimerOptions {
   std::function<void()> before_samples;
 };
 
+// `samples` consecutive timed launches of one captured graph (ms per launch / repeat);
+// `rewarm`: one untimed launch first, so a hot-L2 figure is not taken right after
+// another unit evicted this one's operands.
+struct Visit {
+  const CudaGraphExec* graph = nullptr;
+  int32_t samples = 1;
+  int32_t repeat = 1;  // iterations the graph holds back to back: samples are divided by it
+  bool rewarm = false;
+};
+
 struct TimerResult {
   std::vector<double> samples_ms;
   std::string notes;  // e.g. the blocking kernel timed out (samples may include launch gaps)
@@ -38,14 +48,36 @@ class IterationTimer {
   // Pinned host flag for the blocking kernel. Internal on failure.
   static absl::StatusOr<IterationTimer> Create();
 
-  // Captures `iteration` into a graph, runs the warm-up, then the timed samples.
-  absl::StatusOr<TimerResult> Time(cudaStream_t stream,
-                                   const std::function<absl::Status(cudaStream_t)>& iteration,
+  using Iteration = std::function<absl::Status(cudaStream_t)>;
+
+  // Captures `iteration` into a graph, runs the warm-up, then the timed samples:
+  // Capture + WarmUp + TimeVisits with one visit.
+  absl::StatusOr<TimerResult> Time(cudaStream_t stream, const Iteration& iteration,
                                    const TimerOptions& options) const;
 
+  // `repeat` iterations back to back in one graph (repeat >= 1).
+  static absl::StatusOr<CudaGraphExec> Capture(cudaStream_t stream, const Iteration& iteration,
+                                               int repeat = 1);
+  // `launches` untimed launches (with the L2 flush before each when cold), then waits.
+  static absl::Status WarmUp(cudaStream_t stream, const CudaGraphExec& graph, int launches,
+                             const TimerOptions& options);
+  // Times the visits in order, behind the blocking kernel, in as few batches as the launch
+  // queue allows: result[v] holds visit v's samples (ms per launch / repeat). A blocking
+  // kernel timeout is said in `notes` (first one only). options.before_samples is not
+  // called here.
+  absl::StatusOr<std::vector<std::vector<double>>> TimeVisits(cudaStream_t stream,
+                                                              const std::vector<Visit>& visits,
+                                                              const TimerOptions& options,
+                                                              std::string* notes) const;
+
  private:
-  absl::Status TimeBatch(cudaStream_t stream, const CudaGraphExec& graph, int count,
-                         const TimerOptions& options, TimerResult* result) const;
+  struct Sample {
+    int32_t visit = 0;
+    bool rewarm = false;  // untimed launch
+  };
+  absl::Status TimeBatch(cudaStream_t stream, const std::vector<Visit>& visits,
+                         const std::vector<Sample>& batch, const TimerOptions& options,
+                         std::vector<std::vector<double>>* out, std::string* notes) const;
   PinnedHostBuffer flag_;  // [0] release flag, [1] timed-out marker
   int32_t* flag_device_ = nullptr;
 };

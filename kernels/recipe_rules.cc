@@ -19,7 +19,54 @@ OperandConfig Base(const core::WorkItem& item, const core::TimingOptions& timing
   return c;
 }
 
+// The operand's type and scale mode as the GEMM sees them. The per-tensor FP8 recipes
+// differ only in how the scale is chosen, not in what the GEMM reads.
+std::string GemmOperandText(const OperandConfig& c) {
+  switch (c.recipe) {
+    case Recipe::kBf16:
+      return "bf16";
+    case Recipe::kFp8Current:
+    case Recipe::kFp8Delayed:
+      return absl::StrCat("fp8-", c.format == Fp8Format::kE4M3 ? "e4m3" : "e5m2", "-tensor");
+    case Recipe::kFp8Block:
+      return absl::StrCat("fp8-", c.format == Fp8Format::kE4M3 ? "e4m3" : "e5m2",
+                          c.weight ? "-block128x128" : "-block1x128");
+    default:
+      return std::string(core::ToString(c.recipe));
+  }
+}
+
+// Everything a timed quantization of the operand depends on.
+std::string QuantText(const OperandConfig& c, bool transposes) {
+  std::string text = absl::StrCat(std::string(core::ToString(c.recipe)), " ",
+                                  c.format == Fp8Format::kE4M3 ? "e4m3" : "e5m2",
+                                  c.weight ? " weight" : "", transposes ? " +T" : "");
+  if (c.recipe == Recipe::kFp8Delayed) {
+    absl::StrAppend(&text, " hist=", c.amax_history_len, " ",
+                    std::string(core::ToString(c.amax_algo)));
+  }
+  return text;
+}
+
 }  // namespace
+
+std::string WorkKey(const core::WorkItem& item, const core::TimingOptions& timing) {
+  const OperandConfig a = OperandA(item, timing), bt = OperandBt(item, timing);
+  std::string ignored;
+  const std::optional<bool> fast = ResolveFastAccum(item, timing.fast_accum, &ignored);
+  const TimedQuantization t = TimedPart(item, timing.accounting);
+  std::string key =
+      absl::StrCat("gemm ", item.op.shape.m, "x", item.op.shape.k, "x", item.op.shape.n, " g",
+                   item.op.groups, " a=", GemmOperandText(a), " bt=", GemmOperandText(bt),
+                   " c=bf16", " accum=", fast.has_value() ? (*fast ? "fast" : "split") : "n/a",
+                   item.recipe == Recipe::kNvfp4 ? " device-alpha" : "");
+  absl::StrAppend(&key, "; timed:", t.a ? " a=" + QuantText(a, t.transposes) : "",
+                  t.bt ? " bt=" + QuantText(bt, t.transposes) : "",
+                  !t.a && !t.bt ? " gemm only" : "");
+  absl::StrAppend(&key, "; l2=", std::string(core::ToString(timing.l2)),
+                  " autotune=", timing.autotune_k, " seed=", timing.seed);
+  return key;
+}
 
 OperandConfig OperandA(const core::WorkItem& item, const core::TimingOptions& timing) {
   OperandConfig c = Base(item, timing);

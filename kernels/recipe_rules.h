@@ -48,6 +48,16 @@ int64_t MeasurementBytes(const core::WorkItem& item, const core::TimingOptions& 
 // The fp32 reference's buffers for `groups` GEMMs of `shape`.
 int64_t VerificationBytes(const core::GemmShape& shape, int64_t groups = 1);
 
+// What decides the GPU work an item times, as text: two items with equal keys run the
+// same kernels on operands of the same types and sizes (bf16 autocast and prequant;
+// fp8-current and fp8-delayed prequant, whose GEMMs take the same E4M3/E5M2 operands and
+// fp32 tensor scales; in a training step's wgrad every per-tensor FP8 item, which
+// quantizes nothing new). Built from exactly what builds the timed graph: the GEMM
+// (shape, groups, operand types and scale modes, fast accumulation, device-side alpha),
+// every timed quantization's full operand config, and the job-wide options that change
+// the timing (L2 policy, autotune, seed). A new input to the graph must be added here.
+std::string WorkKey(const core::WorkItem& item, const core::TimingOptions& timing);
+
 // "gemmprof item 17 fprop qkv 15872x4096x12288 fp8-current autocast" (" x8 groups"
 // after the shape when grouped).
 std::string NvtxName(const core::WorkItem& item);

@@ -25,7 +25,8 @@ struct BenchOptions {
   int32_t warmup_iters = 10;
   int32_t timed_iters = 100;
   double gpu_warmup_s = 3.0;
-  bool quick = false;  // one config, shapes divided by 4 (a smoke run)
+  bool quick = false;     // one config, shapes divided by 4 (a smoke run)
+  bool identity = false;  // run RunIdentityCheck instead of the comparison configs
 };
 
 // The 12 GEMMs of one layer of the seed's 5B model, in report order.
@@ -34,6 +35,10 @@ std::vector<core::GemmOp> SeedLayerOps(int64_t hidden, int64_t intermediate, int
 // The configurations of the comparison table (the last repeats the first FP8 one to
 // check run-to-run spread).
 std::vector<BenchConfig> ComparisonConfigs(const BenchOptions& options);
+
+// Measures identical work unshared in interleaved groups and checks the paired ratios
+// (identity_bench.cc); false when a pair differs by more than 2%.
+absl::StatusOr<bool> RunIdentityCheck(const BenchOptions& options);
 
 // Runs everything on device 0 and prints per-item lines and per-layer sums.
 absl::Status RunBenchmark(const BenchOptions& options);

@@ -1,4 +1,5 @@
 // gemmprof_gpu_bench [--csv PATH] [--warmup N] [--iters N] [--gpu-warmup-s S] [--quick]
+//                    [--identity]
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -21,13 +22,23 @@ int main(int argc, char** argv) {
       options.gpu_warmup_s = std::atof(argv[++i]);
     } else if (arg == "--quick") {
       options.quick = true;
+    } else if (arg == "--identity") {
+      options.identity = true;
     } else {
       std::fprintf(stderr,
                    "usage: %s [--csv PATH] [--warmup N] [--iters N] [--gpu-warmup-s S] "
-                   "[--quick]\n",
+                   "[--quick] [--identity]\n",
                    argv[0]);
       return 2;
     }
+  }
+  if (options.identity) {
+    const absl::StatusOr<bool> ok = gemmprof::bench::RunIdentityCheck(options);
+    if (!ok.ok()) {
+      std::fprintf(stderr, "gemmprof_gpu_bench: %s\n", ok.status().ToString().c_str());
+      return 1;
+    }
+    return *ok ? 0 : 1;
   }
   const absl::Status st = gemmprof::bench::RunBenchmark(options);
   if (!st.ok()) {

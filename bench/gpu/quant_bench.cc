@@ -21,9 +21,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "kernels/quant/quantize.h"
 #include "core/quant/quant.h"
 #include "core/status.h"
+#include "kernels/quant/quantize.h"
 
 // Turns a failed CUDA runtime call into an Internal status naming file, line and call.
 #define RETURN_IF_CUDA_ERROR(call)                                                        \
@@ -137,8 +137,8 @@ absl::Status Setup(const Options& o, Buffers* b) {
   RETURN_IF_ERROR(b->Alloc(reinterpret_cast<void**>(&b->scale), 4));
   RETURN_IF_ERROR(b->Alloc(reinterpret_cast<void**>(&b->tensor_scale), 4));
   RETURN_IF_ERROR(b->Alloc(reinterpret_cast<void**>(&b->current), 64));
-  RETURN_IF_ERROR(b->Alloc(reinterpret_cast<void**>(&b->workspace),
-                           4 * k::kCurrentScalingWorkspaceFloats));
+  RETURN_IF_ERROR(
+      b->Alloc(reinterpret_cast<void**>(&b->workspace), 4 * k::kCurrentScalingWorkspaceFloats));
   RETURN_IF_CUDA_ERROR(cudaMemcpy(b->x, host.data(), n * 2, cudaMemcpyHostToDevice));
   // Scales the timed kernels read: the tensor's own current-scaling scale and amax.
   RETURN_IF_CUDA_ERROR(k::Amax(b->x, static_cast<int64_t>(n), b->amax, nullptr));
@@ -218,17 +218,15 @@ std::vector<Case> MakeCases(const Options& o, const Buffers& b, cudaStream_t s) 
        [=, &b] { return CurrentSeparate(b, r, c, /*transpose=*/false, s); }},
       {"Current E4M3 fused", 5 * n + 8, 0,
        [=, &b] {
-         return k::CurrentScalingQuantize(b.x, r, c, q::Fp8Format::kE4M3, b.out, nullptr,
-                                          b.current, b.current + 1, b.current + 2, b.workspace,
-                                          s);
+         return k::CurrentScalingQuantize(b.x, r, c, q::Fp8Format::kE4M3, b.out, nullptr, b.current,
+                                          b.current + 1, b.current + 2, b.workspace, s);
        }},
       {"Current E4M3 +T separate", 6 * n + 8, 0,
        [=, &b] { return CurrentSeparate(b, r, c, /*transpose=*/true, s); }},
       {"Current E4M3 +T fused", 6 * n + 8, 0,
        [=, &b] {
-         return k::CurrentScalingQuantize(b.x, r, c, q::Fp8Format::kE4M3, b.out, b.out_t,
-                                          b.current, b.current + 1, b.current + 2, b.workspace,
-                                          s);
+         return k::CurrentScalingQuantize(b.x, r, c, q::Fp8Format::kE4M3, b.out, b.out_t, b.current,
+                                          b.current + 1, b.current + 2, b.workspace, s);
        }},
       {"BlockQuantize 1x128 +T", 4 * n + 4 * scales_1x128, 80,
        [=, &b] {

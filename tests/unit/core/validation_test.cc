@@ -261,7 +261,8 @@ TEST(ValidationTest, TimingLimits) {
       {[](auto& t) { t.warmup_iters = -1; },
        "warmup_iters: -1 is outside the allowed range 0..10000"},
       {[](auto& t) { t.warmup_iters = 10001; }, "warmup_iters: 10001 is outside"},
-      {[](auto& t) { t.timed_iters = 0; }, "timed_iters: 0 is outside the allowed range 1..100000"},
+      {[](auto& t) { t.timed_iters = -1; },
+       "timed_iters: -1 is outside the allowed range 1..100000 (or 0 for noise-aware rounds)"},
       {[](auto& t) { t.timed_iters = 100001; }, "timed_iters: 100001 is outside"},
       {[](auto& t) { t.autotune_k = 0; }, "autotune_k: 0 is outside the allowed range 1..64"},
       {[](auto& t) { t.autotune_k = 65; }, "autotune_k: 65 is outside"},
@@ -273,6 +274,22 @@ TEST(ValidationTest, TimingLimits) {
       {[](auto& t) { t.gpu_warmup_s = 601; }, "gpu_warmup_s: 601 is outside"},
       {[](auto& t) { t.gpu_warmup_s = std::numeric_limits<double>::infinity(); },
        "gpu_warmup_s: inf is outside"},
+      {[](auto& t) { t.precision_target = 0; },
+       "precision_target: 0 is outside the allowed range 0.001..0.5"},
+      {[](auto& t) { t.precision_target = 0.0009; }, "precision_target: 0.0009 is outside"},
+      {[](auto& t) { t.precision_target = 0.51; }, "precision_target: 0.51 is outside"},
+      {[](auto& t) { t.precision_target = -0.01; }, "precision_target: -0.01 is outside"},
+      {[](auto& t) { t.precision_target = std::nan(""); }, "precision_target: nan is outside"},
+      {[](auto& t) { t.item_budget_s = 0; },
+       "item_budget_s: 0 is outside the allowed range 0.05..600"},
+      {[](auto& t) { t.item_budget_s = 0.04; }, "item_budget_s: 0.04 is outside"},
+      {[](auto& t) { t.item_budget_s = 600.5; }, "item_budget_s: 600.5 is outside"},
+      {[](auto& t) { t.item_budget_s = std::numeric_limits<double>::infinity(); },
+       "item_budget_s: inf is outside"},
+      {[](auto& t) { t.b2b_count = 1; },
+       "b2b_count: 1 is outside the allowed range 2..1000 (or 0 to choose per group)"},
+      {[](auto& t) { t.b2b_count = -2; }, "b2b_count: -2 is outside"},
+      {[](auto& t) { t.b2b_count = 1001; }, "b2b_count: 1001 is outside"},
   };
   for (const Case& c : cases) {
     TimingOptions t;
@@ -289,7 +306,23 @@ TEST(ValidationTest, TimingLimits) {
   edges.amax_history_len = 1;
   edges.gpu_warmup_s = 600;
   edges.seed = ~uint64_t{0};
+  edges.precision_target = 0.5;
+  edges.item_budget_s = 600;
+  edges.b2b_count = 1000;
   EXPECT_TRUE(ValidateTiming(edges).ok()) << ValidateTiming(edges);
+  TimingOptions low_edges;
+  low_edges.timed_iters = 1;
+  low_edges.precision_target = 0.001;
+  low_edges.item_budget_s = 0.05;
+  low_edges.b2b_count = 2;
+  EXPECT_TRUE(ValidateTiming(low_edges).ok()) << ValidateTiming(low_edges);
+}
+
+TEST(ValidationTest, NoiseAwareAndAutomaticBackToBackAreValid) {
+  TimingOptions t;
+  t.timed_iters = 0;  // noise-aware rounds
+  t.b2b_count = 0;    // chosen per group
+  EXPECT_TRUE(ValidateTiming(t).ok()) << ValidateTiming(t);
 }
 
 TEST(ValidationTest, JobSpecRules) {
@@ -310,8 +343,11 @@ TEST(ValidationTest, JobSpecRules) {
   EXPECT_THAT(std::string(ValidateJobSpec(spec).message()),
               HasSubstr("modes[1]: 'prequant' duplicates modes[0]"));
   spec.modes = {};
-  spec.timing.timed_iters = 0;
-  EXPECT_THAT(std::string(ValidateJobSpec(spec).message()), HasSubstr("timed_iters: 0"));
+  spec.timing.timed_iters = -3;
+  EXPECT_THAT(std::string(ValidateJobSpec(spec).message()), HasSubstr("timed_iters: -3"));
+  spec.timing = {};
+  spec.timing.b2b_count = 1;
+  EXPECT_THAT(std::string(ValidateJobSpec(spec).message()), HasSubstr("b2b_count: 1"));
   spec.timing = {};
 
   spec.shapes = {{16, 16, 16}, {16, 0, 16}};

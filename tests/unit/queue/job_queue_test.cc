@@ -127,7 +127,7 @@ TEST_F(JobQueueTest, BadSubmissionsAreRejectedAndNothingIsStored) {
   auto bad_shape = queue_->Submit(ShapesSpec({{0, 5, 5}}, {}));
   EXPECT_EQ(bad_shape.status().code(), absl::StatusCode::kInvalidArgument);
   auto bad_iters = ShapesSpec({{8, 8, 8}}, {});
-  bad_iters.timing.timed_iters = 0;
+  bad_iters.timing.timed_iters = -1;
   EXPECT_EQ(queue_->Submit(bad_iters).status().code(), absl::StatusCode::kInvalidArgument);
   auto too_big = queue_->Submit(ShapesSpec({{1 << 20, 1 << 20, 1 << 20}}, {core::Recipe::kBf16}));
   EXPECT_EQ(too_big.status().code(), absl::StatusCode::kResourceExhausted);

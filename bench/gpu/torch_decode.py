@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""PyTorch baseline for gemmprof's back-to-back figure at decode sizes: M = 16, 64, 128
+tokens against (K, N) = (4096, 14336), (14336, 4096), (8192, 8192), in BF16
+(torch.matmul) and FP8 tensor-scaled prequant (torch._scaled_mm, E4M3, fast
+accumulation as gemmprof's fprop). Ten calls are captured back to back in one CUDA
+graph; a sample is one replay between two CUDA events, divided by 10, queued behind the
+same blocking kernel torch_baseline.py uses. Median of --iters samples.
+"""
+import argparse
+import csv
+import statistics
+import sys
+
+import torch
+
+import torch_baseline as tb
+
+MS = (16, 64, 128)
+KNS = ((4096, 14336), (14336, 4096), (8192, 8192))
+REPEAT = 10
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--csv", required=True)
+    ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument("--iters", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=1234)
+    args = ap.parse_args()
+    if not torch.cuda.is_available():
+        print("torch_decode: no CUDA device", file=sys.stderr)
+        return 1
+    tb.HOLD = tb.StreamHold()
+    print(f"stream hold: {tb.HOLD.mode}; torch {torch.__version__} on "
+          f"{torch.cuda.get_device_name()}")
+    gen = torch.Generator(device="cuda").manual_seed(args.seed)
+    w = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16, generator=gen)
+    for _ in range(200):
+        w @ w
+    torch.cuda.synchronize()
+    rows = []
+    for m in MS:
+        for k, n in KNS:
+            a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=gen)
+            bt = torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=gen)
+            qa, sa = tb.to_fp8(a, torch.float8_e4m3fn)
+            qb, sb = tb.to_fp8(bt, torch.float8_e4m3fn)
+            impls = {
+                "bf16": lambda: torch.matmul(a, bt.t()),
+                "fp8-current": lambda: torch._scaled_mm(qa, qb.t(), scale_a=sa, scale_b=sb,
+                                                        out_dtype=torch.bfloat16,
+                                                        use_fast_accum=True),
+            }
+            for recipe, fn in impls.items():
+                def ten(fn=fn):
+                    for _ in range(REPEAT):
+                        fn()
+                samples = [s / REPEAT for s in tb.time_graph(ten, args.warmup, args.iters)]
+                med = statistics.median(samples)
+                print(f"  {recipe:12s} {m}x{k}x{n:<6d} {med * 1000:9.2f} us per GEMM "
+                      f"({REPEAT} back to back in one graph)")
+                rows.append({"recipe": recipe, "m": m, "k": k, "n": n,
+                             "b2b_ms": f"{med:.6f}", "count": len(samples)})
+            del a, bt, qa, qb
+    if tb.HOLD.timeouts:
+        print(f"warning: the stream hold timed out {tb.HOLD.timeouts} time(s)")
+    with open(args.csv, "w", newline="") as f:
+        wr = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        wr.writeheader()
+        wr.writerows(rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

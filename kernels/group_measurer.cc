@@ -1,0 +1,470 @@
+// CudaRunner::MeasureGroup: the items a report compares, measured together.
+//
+// Items are deduplicated by WorkKey into members (distinct pieces of GPU work). Every
+// member keeps its own quantized operands (pool slots "m<i>.*") over one pair of BF16
+// sources and one output. Each member is captured three ways: isolated (one iteration
+// per launch), back to back (N iterations in one graph) and, for an autocast member that
+// quantizes, its quantization alone. Rounds then visit every one of these units once, in
+// the order of a balanced design that changes from round to round, so clock and power
+// drift falls on all members alike; a unit's round value is the median of its visit's
+// samples. Rounds stop at a fixed count, or when every member's figures and every pair's
+// paired ratio are within the precision target, or at the time budget (core/stats.h).
+#include <nvtx3/nvToolsExt.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "core/error_detail.h"
+#include "core/stats.h"
+#include "kernels/cuda_runner.h"
+#include "kernels/device_kernels.h"
+#include "kernels/gemm_verifier.h"
+#include "kernels/measure_parts.h"
+#include "kernels/telemetry_sampler.h"
+
+namespace gemmprof::kernels {
+namespace {
+
+using core::Recipe;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kTelemetryPeriodMs = 5;
+// A visit lasts about this long (samples of one unit back to back), so a round value is
+// a median of several launches for small GEMMs and one launch for large ones.
+constexpr double kVisitMs = 1.0;
+constexpr int32_t kMaxSamplesPerVisit = 64;
+// Back to back: enough GEMMs per graph that a launch lasts ~2 ms, 2..10 of them.
+constexpr double kB2bGraphMs = 2.0;
+constexpr int32_t kMinAutoB2b = 2, kMaxAutoB2b = 10;
+constexpr int32_t kPilotSamples = 3;
+constexpr size_t kRoundBatchEntries = 768;
+
+class ScopedNvtxRange {
+ public:
+  explicit ScopedNvtxRange(const std::string& name) { nvtxRangePushA(name.c_str()); }
+  ~ScopedNvtxRange() { nvtxRangePop(); }
+  ScopedNvtxRange(const ScopedNvtxRange&) = delete;
+  ScopedNvtxRange& operator=(const ScopedNvtxRange&) = delete;
+};
+
+int32_t SamplesFor(double ms_per_sample, bool fixed) {
+  if (fixed || ms_per_sample <= 0) return 1;
+  return static_cast<int32_t>(
+      std::clamp<double>(std::round(kVisitMs / ms_per_sample), 1, kMaxSamplesPerVisit));
+}
+
+double Median(std::vector<double> v) {
+  return core::SampleStats::FromSamples(std::move(v)).median_ms;
+}
+
+// A refusal that means "this recipe cannot run this here" (the queue's not_supported).
+bool IsRefusal(const absl::Status& s) {
+  return absl::IsFailedPrecondition(s) || absl::IsUnimplemented(s);
+}
+
+}  // namespace
+
+struct CudaRunner::Member {
+  std::vector<size_t> items;  // request indexes measured by this member; [0] is its own
+  core::WorkItem item;
+  std::string work_key;
+  TimedQuantization t;
+  Operands o;
+  std::vector<MatmulPlan> plans;
+  bool fast_accum = false;
+  std::vector<std::string> notes;
+  CudaGraphExec iso, b2b, quant;
+  bool has_quant = false;
+  double gemm_bytes = 0, quant_bytes = 0;
+  std::vector<double> iso_samples, iso_rounds, b2b_rounds, quant_rounds;
+  absl::Status refused;  // set at preparation: the member's items get it
+};
+
+absl::StatusOr<core::GroupResult> CudaRunner::MeasureGroup(const core::GroupRequest& request) {
+  CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal_));
+  core::GroupResult result;
+  result.outcomes.resize(request.items.size());
+  std::vector<size_t> live;
+  for (size_t i = 0; i < request.items.size(); ++i) {
+    const core::WorkItem& item = request.items[i];
+    result.outcomes[i].item_id = item.id;
+    const core::RecipeSupport support = Supports(item.recipe);
+    absl::Status fits = support.supported ? CanImplement(item, request.timing)
+                                          : absl::FailedPreconditionError(support.reason);
+    if (!fits.ok()) {
+      result.outcomes[i].status = fits;
+    } else {
+      live.push_back(i);
+    }
+  }
+  // Members: items with equal work keys, in item order.
+  std::vector<std::vector<size_t>> members;
+  std::vector<std::string> keys;
+  for (size_t i : live) {
+    std::string key = WorkKey(request.items[i], request.timing);
+    auto it = std::find(keys.begin(), keys.end(), key);
+    if (request.share_identical_work && it != keys.end()) {
+      members[it - keys.begin()].push_back(i);
+    } else {
+      keys.push_back(std::move(key));
+      members.push_back({i});
+    }
+  }
+  if (members.empty()) return result;
+  absl::Status measured;
+  if (MembersFit(request, members)) {
+    measured = MeasureMembers(request, members, request.group_uid, &result);
+  } else {
+    // Not all members fit on the device together: each is measured on its own, so its
+    // comparisons with the others are unpaired (different group uids).
+    for (size_t m = 0; m < members.size() && measured.ok(); ++m) {
+      measured =
+          MeasureMembers(request, {members[m]}, absl::StrCat(request.group_uid, "/m", m), &result);
+      for (size_t i : members[m]) {
+        auto& out = result.outcomes[i];
+        if (out.measurement.has_value()) {
+          absl::StrAppend(&out.measurement->notes, out.measurement->notes.empty() ? "" : "; ",
+                          "measured apart from the rest of its group: the group's operands do "
+                          "not fit in device memory together (comparisons unpaired)");
+        }
+      }
+    }
+  }
+  if (measured.ok()) {
+    for (const auto& out : result.outcomes) {
+      if (out.measurement.has_value()) {
+        result.rounds = std::max(result.rounds, out.measurement->isolated.rounds);
+        result.stop_reason = out.measurement->stop_reason;
+      }
+    }
+    return result;
+  }
+  // A library call that failed after a kernel faulted may not say so itself.
+  const cudaError_t after = cudaStreamSynchronize(stream_.get());
+  if (IsStickyCudaError(after) && !core::IsContextLost(measured)) {
+    return core::MarkContextLost(core::AppendToMessage(
+        measured, absl::StrCat("; the device then reported CUDA error ", static_cast<int>(after),
+                               " (", cudaGetErrorName(after), ")")));
+  }
+  return measured;
+}
+
+absl::Status CudaRunner::MeasureMembers(const core::GroupRequest& request,
+                                        const std::vector<std::vector<size_t>>& members,
+                                        const std::string& group_uid, core::GroupResult* result) {
+  absl::Status s = MeasureMembersOnce(request, members, group_uid, result);
+  if (absl::IsResourceExhausted(s) && pool_.HeldBytes() > 0) {
+    // Earlier groups' buffers may sit in other slots; start from an empty pool.
+    (void)cudaStreamSynchronize(stream_.get());
+    (void)cudaGetLastError();
+    pool_.Clear();
+    s = MeasureMembersOnce(request, members, group_uid, result);
+  }
+  return s;
+}
+
+absl::Status CudaRunner::MeasureMembersOnce(const core::GroupRequest& request,
+                                            const std::vector<std::vector<size_t>>& member_items,
+                                            const std::string& group_uid,
+                                            core::GroupResult* result) {
+  const core::TimingOptions& timing = request.timing;
+  const cudaStream_t st = stream_.get();
+  const core::WorkItem& first = request.items[member_items.front().front()];
+  ScopedNvtxRange range(absl::StrCat("gemmprof group ", NvtxName(first)));
+
+  ASSIGN_OR_RETURN(Sources src, core::WhileDoing(PrepareSources(pool_, first, timing, st),
+                                                 "preparing the operands"));
+  const core::GemmShape& shape = first.op.shape;
+  ASSIGN_OR_RETURN(auto* c, core::WhileDoing(pool_.GetAs<__nv_bfloat16>(
+                                                 "c", first.op.groups * shape.m * shape.n),
+                                             "preparing the output"));
+  TimerOptions topt;
+  topt.warmup_iters = timing.warmup_iters;
+  if (timing.l2 == core::L2Policy::kCold) {
+    topt.flush_bytes = static_cast<size_t>(2 * l2_bytes_);
+    ASSIGN_OR_RETURN(topt.flush_buffer, core::WhileDoing(pool_.Get("l2flush", topt.flush_bytes),
+                                                         "allocating the L2 flush buffer"));
+  }
+
+  // Prepare every member: operands, plans, autotuning, the isolated and quantization graphs.
+  std::vector<std::unique_ptr<Member>> members;
+  for (size_t mi = 0; mi < member_items.size(); ++mi) {
+    auto m = std::make_unique<Member>();
+    m->items = member_items[mi];
+    m->item = request.items[m->items.front()];
+    m->work_key = WorkKey(m->item, timing);
+    m->t = TimedPart(m->item, timing.accounting);
+    const core::WorkItem& item = m->item;
+    ASSIGN_OR_RETURN(m->o,
+                     core::WhileDoing(PrepareOperands(pool_, item, timing, m->t, src, c,
+                                                      absl::StrCat("m", mi, "."), st, &m->notes),
+                                      "preparing the operands"));
+    std::string accum_note;
+    const std::optional<bool> fast_accum = ResolveFastAccum(item, timing.fast_accum, &accum_note);
+    if (!accum_note.empty()) m->notes.push_back(accum_note);
+    m->fast_accum = fast_accum.value_or(false);
+    const MatmulSpec spec = GemmSpec(item.op, m->o, fast_accum, workspace_);
+    std::string per_group_reason;
+    absl::StatusOr<std::vector<MatmulPlan>> created =
+        CreatePlans(lt_.get(), spec, m->o, std::max(1, timing.autotune_k), &per_group_reason);
+    if (absl::IsFailedPrecondition(created.status())) {
+      // cuBLASLt refuses the configuration: the queue reports the items not_supported.
+      m->refused = absl::FailedPreconditionError(
+          absl::StrCat(std::string(core::ToString(item.recipe)), ": ", created.status().message()));
+      members.push_back(std::move(m));
+      continue;
+    }
+    ASSIGN_OR_RETURN(m->plans, core::WhileDoing(std::move(created), "planning the cuBLASLt call"));
+    if (item.op.groups > 1) m->notes.push_back(GroupedNote(item, m->t, m->o, per_group_reason));
+    if (timing.autotune_k > 1) {
+      MatmulPlan& plan = m->plans.front();
+      RETURN_IF_ERROR(core::WhileDoing(Autotune(plan, *timer_, st, topt), "autotuning"));
+      for (size_t g = 1; g < m->plans.size(); ++g) {
+        RETURN_IF_ERROR(m->plans[g].Choose(plan.chosen(), true));
+      }
+    }
+    Member* mp = m.get();
+    m->has_quant = m->t.a || m->t.bt;
+    m->gemm_bytes = GemmBytes(item, m->o);
+    m->quant_bytes = QuantBytes(item, m->o, m->t);
+    ASSIGN_OR_RETURN(
+        m->iso,
+        core::WhileDoing(IterationTimer::Capture(
+                             st, [this, mp](cudaStream_t q) { return Iterate(*mp, q, true); }),
+                         "capturing the item"));
+    if (m->has_quant) {
+      ASSIGN_OR_RETURN(
+          m->quant,
+          core::WhileDoing(IterationTimer::Capture(
+                               st, [this, mp](cudaStream_t q) { return Iterate(*mp, q, false); }),
+                           "capturing the quantization"));
+    }
+    members.push_back(std::move(m));
+  }
+  std::vector<Member*> timed;
+  for (auto& m : members) {
+    if (m->refused.ok()) timed.push_back(m.get());
+  }
+  for (auto& m : members) {
+    if (!m->refused.ok()) {
+      for (size_t i : m->items) result->outcomes[i].status = m->refused;
+    }
+  }
+  if (timed.empty()) return absl::OkStatus();
+  ASSIGN_OR_RETURN(Rounds rounds,
+                   core::WhileDoing(TimeRounds(request, timed, topt), "timing the group"));
+  return core::WhileDoing(FinishMembers(request, timed, rounds, group_uid, result),
+                          "verifying the output");
+}
+
+absl::Status CudaRunner::Iterate(const Member& m, cudaStream_t q, bool with_gemm) const {
+  if (m.t.a) RETURN_IF_ERROR(m.o.a.Enqueue(q, m.t.transposes));
+  if (m.t.bt) RETURN_IF_ERROR(m.o.bt.Enqueue(q, m.t.transposes));
+  if (m.item.recipe == Recipe::kNvfp4 && (m.t.a || m.t.bt)) {
+    CUDA_RETURN_IF_ERROR(
+        Nvfp4Alpha(m.o.a.tensor_scale(), m.o.bt.tensor_scale(), m.o.alpha_beta, q));
+  }
+  if (with_gemm) {
+    for (const MatmulPlan& p : m.plans) RETURN_IF_ERROR(p.Enqueue(q));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<CudaRunner::Rounds> CudaRunner::TimeRounds(const core::GroupRequest& request,
+                                                          const std::vector<Member*>& members,
+                                                          const TimerOptions& options) {
+  const core::TimingOptions& timing = request.timing;
+  const cudaStream_t st = stream_.get();
+  const bool fixed = timing.timed_iters > 0;
+  Rounds out;
+  for (Member* m : members) {
+    RETURN_IF_ERROR(IterationTimer::WarmUp(st, m->iso, timing.warmup_iters, options));
+    if (m->has_quant) RETURN_IF_ERROR(IterationTimer::WarmUp(st, m->quant, 2, options));
+  }
+  // Pilot (discarded): ms per launch of every isolated and quantization unit, to size
+  // the visits and the back-to-back graph.
+  std::vector<Visit> pilot;
+  for (Member* m : members) {
+    pilot.push_back({&m->iso, kPilotSamples, 1, false});
+    if (m->has_quant) pilot.push_back({&m->quant, kPilotSamples, 1, false});
+  }
+  ASSIGN_OR_RETURN(auto pilot_ms, timer_->TimeVisits(st, pilot, options, &out.timer_notes));
+  std::vector<double> t_iso(members.size()), t_quant(members.size(), 0);
+  double t_min = 0;
+  for (size_t i = 0, v = 0; i < members.size(); ++i) {
+    t_iso[i] = Median(pilot_ms[v++]);
+    if (members[i]->has_quant) t_quant[i] = Median(pilot_ms[v++]);
+    t_min = i == 0 ? t_iso[i] : std::min(t_min, t_iso[i]);
+  }
+  const int32_t n =
+      timing.b2b_count > 0
+          ? timing.b2b_count
+          : static_cast<int32_t>(std::clamp<double>(std::round(kB2bGraphMs / std::max(t_min, 1e-6)),
+                                                    kMinAutoB2b, kMaxAutoB2b));
+  out.b2b_count = n;
+  for (Member* m : members) {
+    ASSIGN_OR_RETURN(m->b2b,
+                     IterationTimer::Capture(
+                         st, [this, m](cudaStream_t q) { return Iterate(*m, q, true); }, n));
+    RETURN_IF_ERROR(IterationTimer::WarmUp(st, m->b2b, 1, options));
+  }
+
+  // The units a round visits. With a hot L2, a unit whose data could stay resident gets
+  // one untimed launch before its samples: the unit before it evicted its operands.
+  struct Unit {
+    Visit visit;
+    std::vector<double>* series = nullptr;
+    std::vector<double>* samples = nullptr;  // every isolated sample, for `time`
+  };
+  const bool hot = timing.l2 == core::L2Policy::kHot;
+  std::vector<Unit> units;
+  std::vector<std::vector<double>*> iso_series, b2b_series;
+  for (size_t i = 0; i < members.size(); ++i) {
+    Member* m = members[i];
+    const bool rewarm = hot && m->gemm_bytes + m->quant_bytes < 2.0 * l2_bytes_;
+    units.push_back(
+        {{&m->iso, SamplesFor(t_iso[i], fixed), 1, rewarm}, &m->iso_rounds, &m->iso_samples});
+    units.push_back({{&m->b2b, SamplesFor(n * t_iso[i], fixed), n, rewarm}, &m->b2b_rounds});
+    if (m->has_quant) {
+      units.push_back({{&m->quant, SamplesFor(t_quant[i], fixed), 1, rewarm}, &m->quant_rounds});
+    }
+    iso_series.push_back(&m->iso_rounds);
+    b2b_series.push_back(&m->b2b_rounds);
+  }
+  size_t round_entries = 0;
+  for (const Unit& u : units) {
+    round_entries += (u.visit.samples + (u.visit.rewarm ? 1 : 0)) * (u.visit.graph->nodes() + 4);
+  }
+  const int32_t per_call = static_cast<int32_t>(
+      std::max<size_t>(1, kRoundBatchEntries / std::max<size_t>(round_entries, 1)));
+
+  core::stats::StopOptions stop;
+  stop.fixed_rounds = fixed ? timing.timed_iters : 0;
+  stop.precision_target = timing.precision_target;
+  stop.budget_s = timing.item_budget_s * static_cast<double>(members.size());
+  auto series_of = [](const std::vector<std::vector<double>*>& v) {
+    std::vector<std::vector<double>> out;
+    for (const auto* s : v) out.push_back(*s);
+    return out;
+  };
+  TelemetrySampler sampler(nvml_.get(), kTelemetryPeriodMs);
+  sampler.Start();
+  const Clock::time_point start = Clock::now();
+  core::stats::StopDecision decision;
+  while (!decision.stop) {
+    int32_t k = per_call;
+    if (fixed) k = std::min(k, timing.timed_iters - out.rounds);
+    std::vector<Visit> visits;
+    std::vector<size_t> unit_of;
+    for (int32_t j = 0; j < k; ++j) {
+      for (int u : core::stats::RoundOrder(static_cast<int>(units.size()), out.rounds + j)) {
+        visits.push_back(units[u].visit);
+        unit_of.push_back(static_cast<size_t>(u));
+      }
+    }
+    absl::StatusOr<std::vector<std::vector<double>>> timed =
+        timer_->TimeVisits(st, visits, options, &out.timer_notes);
+    if (!timed.ok()) {
+      (void)sampler.Stop();
+      return timed.status();
+    }
+    for (size_t v = 0; v < visits.size(); ++v) {
+      Unit& u = units[unit_of[v]];
+      u.series->push_back(Median((*timed)[v]));
+      if (u.samples != nullptr) {
+        u.samples->insert(u.samples->end(), (*timed)[v].begin(), (*timed)[v].end());
+      }
+    }
+    out.rounds += k;
+    const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+    const double precision = fixed ? 0
+                                   : std::max(core::stats::GroupPrecision(series_of(iso_series)),
+                                              core::stats::GroupPrecision(series_of(b2b_series)));
+    const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+    if (request.deadline_unix_ms > 0 && now_ms >= request.deadline_unix_ms) {
+      decision = {true, absl::StrCat("deadline (", core::stats::PlusMinusPercent(precision), ")")};
+    } else {
+      decision = core::stats::ShouldStop(stop, out.rounds, elapsed, precision);
+    }
+  }
+  out.telemetry = sampler.Stop();
+  out.stop_reason = decision.reason;
+  return out;
+}
+
+absl::Status CudaRunner::FinishMembers(const core::GroupRequest& request,
+                                       const std::vector<Member*>& members, const Rounds& rounds,
+                                       const std::string& group_uid, core::GroupResult* result) {
+  const core::TimingOptions& timing = request.timing;
+  const cudaStream_t st = stream_.get();
+  for (Member* m : members) {
+    const core::WorkItem& item = m->item;
+    const core::GemmShape& s = item.op.shape;
+    // The output is shared: refresh it with this member's GEMM before checking it.
+    RETURN_IF_ERROR(m->iso.Launch(st));
+    core::Measurement out;
+    out.time = core::SampleStats::FromSamples(m->iso_samples);
+    out.isolated = core::stats::EstimateOf(m->iso_rounds);
+    out.b2b = core::stats::EstimateOf(m->b2b_rounds);
+    out.b2b_count = rounds.b2b_count;
+    out.round_ms = m->iso_rounds;
+    out.b2b_round_ms = m->b2b_rounds;
+    if (m->has_quant) {
+      out.quant_round_ms = m->quant_rounds;
+      out.quant = core::stats::EstimateOf(m->quant_rounds);
+      out.quant_ms = out.quant.center_ms;
+    }
+    out.flops = item.op.Flops();
+    out.bytes = m->gemm_bytes + m->quant_bytes;
+    out.algorithm = m->plans.front().AlgorithmDescription();
+    if (m->plans.size() > 1)
+      absl::StrAppend(&out.algorithm, " (each of ", m->plans.size(), " calls)");
+    out.accounting = timing.accounting;
+    out.fast_accum = m->fast_accum;
+    out.telemetry = rounds.telemetry;
+    out.error_threshold = ErrorThreshold(item.recipe, out.fast_accum);
+    ASSIGN_OR_RETURN(
+        VerificationResult v,
+        VerifyGemm(lt_.get(), pool_, m->o.a, m->o.bt, m->o.c, s.m, s.n, s.k, item.op.groups,
+                   out.error_threshold, workspace_.get(), workspace_.bytes(), st));
+    out.verification = v.verdict;
+    out.rel_error = v.rel_error;
+    out.group_uid = group_uid;
+    out.group_members = static_cast<int32_t>(members.size());
+    out.work_key = m->work_key;
+    out.quant_bytes = m->quant_bytes;
+    out.copy_bytes_per_s = copy_bytes_per_s_;
+    out.stop_reason = rounds.stop_reason;
+    std::vector<std::string> notes = m->notes;
+    if (!rounds.timer_notes.empty()) notes.push_back(rounds.timer_notes);
+    if (!v.note.empty()) notes.push_back(v.note);
+    if (std::string n = ThrottleNote(out.telemetry); !n.empty()) notes.push_back(n);
+    if (!nvml_note_.empty()) notes.push_back(nvml_note_);
+    if (timing.l2 == core::L2Policy::kCold) {
+      notes.push_back(absl::StrCat("back to back: one L2 flush per launch of ", rounds.b2b_count,
+                                   " GEMMs, so only the first of them starts cold"));
+    }
+    out.notes = absl::StrJoin(notes, "; ");
+    const core::WorkItem& own = request.items[m->items.front()];
+    for (size_t j = 1; j < m->items.size(); ++j) {
+      core::Measurement shared = out;
+      shared.shared_with_seq = own.seq;
+      const std::string note = absl::StrCat(
+          "same GPU work as ", std::string(core::ToString(own.recipe)), " ",
+          std::string(core::ToString(own.mode)), " (item ", own.seq, "): one measurement");
+      shared.notes = shared.notes.empty() ? note : absl::StrCat(note, "; ", shared.notes);
+      result->outcomes[m->items[j]].measurement = std::move(shared);
+    }
+    result->outcomes[m->items.front()].measurement = std::move(out);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace gemmprof::kernels

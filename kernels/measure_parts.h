@@ -1,0 +1,70 @@
+// The pieces of a measurement that CudaRunner::MeasureGroup puts together per member
+// (one distinct piece of GPU work): operands, plans, autotuning, byte counts, notes.
+// Internal to kernels/.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/job.h"
+#include "core/result.h"
+#include "kernels/cublaslt_handles.h"
+#include "kernels/device_pool.h"
+#include "kernels/iteration_timer.h"
+#include "kernels/matmul_plan.h"
+#include "kernels/operand_quantizer.h"
+#include "kernels/recipe_rules.h"
+
+namespace gemmprof::kernels {
+
+// The BF16 inputs every member of a group reads (same shape, same seed).
+struct Sources {
+  __nv_bfloat16* a = nullptr;
+  __nv_bfloat16* bt = nullptr;
+};
+
+struct Operands {
+  __nv_bfloat16* c = nullptr;
+  float* alpha_beta = nullptr;  // NVFP4: [alpha, beta] on the device
+  OperandQuantizer a, bt;
+};
+
+// Random-normal BF16 A and B^T from the job's seed, generated on the device.
+absl::StatusOr<Sources> PrepareSources(DevicePool& pool, const core::WorkItem& item,
+                                       const core::TimingOptions& timing, cudaStream_t st);
+
+// Both operands of `item` quantized once from `src` into the pool slots under `prefix`
+// (so members of one group keep their own copies): what the timed region does not
+// quantize is then ready, as after an earlier step (delayed scaling: one amax in the
+// history). `c` is the output every member writes.
+absl::StatusOr<Operands> PrepareOperands(DevicePool& pool, const core::WorkItem& item,
+                                         const core::TimingOptions& timing,
+                                         const TimedQuantization& t, const Sources& src,
+                                         __nv_bfloat16* c, const std::string& prefix,
+                                         cudaStream_t st, std::vector<std::string>* notes);
+
+MatmulSpec GemmSpec(const core::GemmOp& op, const Operands& o, std::optional<bool> fast_accum,
+                    const DeviceBuffer& workspace);
+
+// One plan, or one per group where cuBLASLt has no batched algorithm for block scales
+// (`per_group_reason` then says why).
+absl::StatusOr<std::vector<MatmulPlan>> CreatePlans(cublasLtHandle_t lt, const MatmulSpec& spec,
+                                                    const Operands& o, int candidates,
+                                                    std::string* per_group_reason);
+
+// Times every heuristic candidate in interleaved rounds and keeps the fastest (cuBLASLt's
+// first choice unless another is more than 1% faster).
+absl::Status Autotune(MatmulPlan& plan, const IterationTimer& timer, cudaStream_t stream,
+                      const TimerOptions& item_options);
+
+// Bytes the GEMM moves per iteration (operands of every group and the output), and the
+// minimum bytes the timed quantization moves (reads of the BF16 sources, quantized writes).
+double GemmBytes(const core::WorkItem& item, const Operands& o);
+double QuantBytes(const core::WorkItem& item, const Operands& o, const TimedQuantization& t);
+
+std::string GroupedNote(const core::WorkItem& item, const TimedQuantization& t, const Operands& o,
+                        const std::string& per_group_reason);
+std::string ThrottleNote(const core::Telemetry& t);
+
+}  // namespace gemmprof::kernels
