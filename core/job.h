@@ -19,7 +19,7 @@ struct TimingOptions {
   // 0: noise-aware (rounds until the 95% interval of every figure compared is within
   // +-precision_target, or item_budget_s per distinct member is spent); N: exactly N
   // interleaved rounds, one sample per member each (specs stored before hold 100).
-  int32_t timed_iters = 100;
+  int32_t timed_iters = 0;
   L2Policy l2 = L2Policy::kHot;
   int32_t autotune_k = 1;  // heuristic candidates timed; 1 = take cuBLASLt's first
   uint64_t seed = 1234;    // random-normal input seed

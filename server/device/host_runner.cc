@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <fstream>
+#include <map>
 #include <span>
 #include <sstream>
 #include <string>
@@ -17,6 +19,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "core/stats.h"
 
 namespace gemmprof::device {
 namespace {
@@ -71,52 +74,187 @@ OperandPair QuantizeGroup(const core::WorkItem& item, const HostOperands& ops, i
                                      part(ops.b_amax_history, g * hist, hist), amax_algo)};
 }
 
-struct IterationTimes {
-  std::vector<double> total_ms;  // per timed iteration
-  std::vector<double> quant_ms;  // quantization share per timed iteration (autocast)
-  double operand_bytes = 0;      // quantized A and B of every group, one iteration
+// Whether the timed region quantizes: autocast of a low-precision recipe. BF16 needs no
+// quantization, so its autocast step is its prequant step.
+bool TimesQuantization(const core::WorkItem& item) {
+  return item.mode == core::Mode::kAutocast && item.recipe != core::Recipe::kBf16;
+}
+
+// The operand's stored format and where its scale comes from, as QuantizedOperand does it.
+std::string OperandFormat(const core::WorkItem& item, OperandRole role,
+                          const core::TimingOptions& timing) {
+  const char* fp8 = role == OperandRole::kGradient ? "e5m2" : "e4m3";
+  switch (item.recipe) {
+    case core::Recipe::kBf16:
+      return "bf16";
+    case core::Recipe::kFp8Current:
+      return absl::StrCat(fp8, "/tensor/own-amax");
+    case core::Recipe::kFp8Delayed:
+      return absl::StrCat(fp8, "/tensor/history-", HistoryLen(item, timing), "-",
+                          std::string(core::ToString(timing.amax_algo)));
+    case core::Recipe::kFp8Block:
+      return role == OperandRole::kWeight ? "e4m3/block128x128" : "e4m3/block1x128";
+    case core::Recipe::kMxfp8:
+      return "e4m3/mx1x32";
+    case core::Recipe::kNvfp4:
+      return "e2m1/nv1x16";
+  }
+  return "unknown";
+}
+
+// One distinct piece of host work of a group and its per-round values.
+struct Member {
+  std::vector<size_t> items;              // indexes into the request's items; the first is measured
+  bool quantizes = false;                 // TimesQuantization of its items
+  std::vector<OperandPair> prequantized;  // per GEMM group, when the timed region does not quantize
+  double operand_bytes = 0;               // quantized A and B of every group, one iteration
+  double rel_error = 0;
+  std::vector<double> iso_ms, b2b_ms, quant_ms;  // per round
 };
 
-// Warm-up and timed iterations, capped at kMaxHostWarmupIters / kMaxHostTimedIters.
-// autocast: quantize + GEMM per iteration; prequant: quantized once up front, GEMM only.
-// The host GEMM of a low-precision operand is dequantize + fp32 GEMM, both timed.
-IterationTimes TimeIterations(const core::WorkItem& item, const HostOperands& ops,
-                              const core::TimingOptions& timing, int threads) {
-  const bool autocast = item.mode == core::Mode::kAutocast;
-  std::vector<OperandPair> prequantized;
-  if (!autocast) {
+// What a round visits (design "Unit"): a member's isolated iteration, its back-to-back
+// iterations, or its quantization alone.
+struct Unit {
+  enum class Kind { kIsolated, kBackToBack, kQuant };
+  size_t member;
+  Kind kind;
+};
+
+// Measures one group's members in fixed rounds; the members' operands are shared (every
+// item of a group has the same shape, groups and seed).
+class GroupRounds {
+ public:
+  GroupRounds(const core::GroupRequest& request, int threads)
+      : request_(request), threads_(threads) {}
+
+  // Verification and operand preparation of `member`, whose first item decides it.
+  absl::Status Prepare(Member& member, const HostOperands& ops) const {
+    const core::WorkItem& item = request_.items[member.items.front()];
+    ASSIGN_OR_RETURN(
+        const HostGemmResult verified,
+        HostReferenceGemm(item.recipe, item.op.pass, ops, request_.timing.amax_algo, threads_));
+    member.rel_error = verified.rel_error;
+    member.quantizes = TimesQuantization(item);
     for (int64_t g = 0; g < ops.groups; ++g) {
-      prequantized.push_back(QuantizeGroup(item, ops, g, timing.amax_algo));
+      OperandPair q = QuantizeGroup(item, ops, g, request_.timing.amax_algo);
+      member.operand_bytes += q.first.Bytes() + q.second.Bytes();
+      if (!member.quantizes) member.prequantized.push_back(std::move(q));
+    }
+    return absl::OkStatus();
+  }
+
+  // Warm-up, then `rounds` rounds (fewer when the request's deadline passes; at least
+  // one). Returns the rounds done.
+  int32_t Run(std::vector<Member>& members, const HostOperands& ops, int32_t rounds) {
+    c_.assign(ops.m * ops.n, 0.0f);
+    const int32_t warmup = std::min(request_.timing.warmup_iters, kMaxHostWarmupIters);
+    for (const Member& m : members) {
+      for (int32_t i = 0; i < warmup; ++i) Iterate(m, ops);
+    }
+    std::vector<Unit> units;
+    for (size_t i = 0; i < members.size(); ++i) {
+      units.push_back({i, Unit::Kind::kIsolated});
+      units.push_back({i, Unit::Kind::kBackToBack});
+      if (members[i].quantizes) units.push_back({i, Unit::Kind::kQuant});
+    }
+    const int32_t b2b = HostB2bCount(request_.timing);
+    int32_t done = 0;
+    for (; done < rounds; ++done) {
+      if (done > 0 && DeadlinePassed()) break;
+      for (int u : core::stats::RoundOrder(static_cast<int>(units.size()), done)) {
+        Member& m = members[units[u].member];
+        const Clock::time_point t0 = Clock::now();
+        switch (units[u].kind) {
+          case Unit::Kind::kIsolated:
+            Iterate(m, ops);
+            m.iso_ms.push_back(MsSince(t0));
+            break;
+          case Unit::Kind::kBackToBack:
+            for (int32_t i = 0; i < b2b; ++i) Iterate(m, ops);
+            m.b2b_ms.push_back(MsSince(t0) / b2b);
+            break;
+          case Unit::Kind::kQuant:
+            for (int64_t g = 0; g < ops.groups; ++g) {
+              QuantizeGroup(request_.items[m.items.front()], ops, g, request_.timing.amax_algo);
+            }
+            m.quant_ms.push_back(MsSince(t0));
+            break;
+        }
+      }
+    }
+    return done;
+  }
+
+ private:
+  bool DeadlinePassed() const {
+    if (request_.deadline_unix_ms <= 0) return false;
+    const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+    return now_ms >= request_.deadline_unix_ms;
+  }
+
+  // One iteration of the timed region: quantize (when it does) + the GEMM of every group.
+  // The host GEMM of a low-precision operand is dequantize + fp32 GEMM, both timed.
+  void Iterate(const Member& m, const HostOperands& ops) {
+    for (int64_t g = 0; g < ops.groups; ++g) {
+      if (m.quantizes) {
+        Gemm(QuantizeGroup(request_.items[m.items.front()], ops, g, request_.timing.amax_algo),
+             ops);
+      } else {
+        Gemm(m.prequantized[g], ops);
+      }
     }
   }
-  IterationTimes times;
-  std::vector<float> c(ops.m * ops.n);
-  const auto iteration = [&](double* quant_ms) {
-    *quant_ms = 0;
-    times.operand_bytes = 0;
-    for (int64_t g = 0; g < ops.groups; ++g) {
-      const Clock::time_point q0 = Clock::now();
-      const OperandPair q =
-          autocast ? QuantizeGroup(item, ops, g, timing.amax_algo) : prequantized[g];
-      if (autocast) *quant_ms += MsSince(q0);
-      times.operand_bytes += q.first.Bytes() + q.second.Bytes();
-      GemmFp32(q.first.Dequantize(), q.second.Dequantize(), ops.m, ops.k, ops.n, c, threads);
-    }
-  };
-  double quant_ms = 0;
-  for (int32_t i = 0; i < std::min(timing.warmup_iters, kMaxHostWarmupIters); ++i) {
-    iteration(&quant_ms);
+
+  void Gemm(const OperandPair& q, const HostOperands& ops) {
+    GemmFp32(q.first.Dequantize(), q.second.Dequantize(), ops.m, ops.k, ops.n, c_, threads_);
   }
-  for (int32_t i = 0; i < std::min(timing.timed_iters, kMaxHostTimedIters); ++i) {
-    const Clock::time_point t0 = Clock::now();
-    iteration(&quant_ms);
-    times.total_ms.push_back(MsSince(t0));
-    times.quant_ms.push_back(quant_ms);
-  }
-  return times;
+
+  const core::GroupRequest& request_;
+  int threads_;
+  std::vector<float> c_;
+};
+
+// Bytes the timed quantization must move per iteration: one read of each BF16 source,
+// each quantized write, the scales (operand_bytes holds the last two).
+double QuantBytes(const core::WorkItem& item, const Member& m) {
+  if (!m.quantizes) return 0;
+  const core::GemmShape& s = item.op.shape;
+  return item.op.groups * 2.0 * (s.m * s.k + s.n * s.k) + m.operand_bytes;
 }
 
 }  // namespace
+
+int32_t HostRounds(const core::TimingOptions& timing) {
+  const int32_t asked = timing.timed_iters > 0 ? timing.timed_iters : kHostDefaultRounds;
+  return std::clamp(asked, 1, kMaxHostTimedIters);
+}
+
+int32_t HostB2bCount(const core::TimingOptions& timing) {
+  return timing.b2b_count > 0 ? std::clamp(timing.b2b_count, 2, kMaxHostB2bCount) : 2;
+}
+
+int32_t HostTimedIterations(const core::TimingOptions& timing) {
+  return HostRounds(timing) * (1 + HostB2bCount(timing) + 1);
+}
+
+// The host's own rule, over its own code (kernels/ has the GPU's). Not in the key, on
+// purpose: the recipe's name (only formats and scale sources decide the values), fast
+// accumulation, L2 policy and autotune_k (the host ignores them), accounting (the host
+// times every pass alike).
+// fp8-current and fp8-delayed are NOT the same host work in prequant, unlike on a GPU:
+// the host's delayed history holds the amaxes of other random tensors (MakeHostOperands,
+// streams 2 and up), not this tensor's, so the delayed scale, the quantized values and
+// the error differ; their formats name the scale source and keep them apart.
+std::string HostWorkKey(const core::WorkItem& item, const core::TimingOptions& timing) {
+  const core::GemmShape& s = item.op.shape;
+  return absl::StrCat("host m=", s.m, " k=", s.k, " n=", s.n, " groups=", item.op.groups,
+                      " a=", OperandFormat(item, RoleOfA(item.op.pass), timing),
+                      " b=", OperandFormat(item, RoleOfB(item.op.pass), timing),
+                      " timed=", TimesQuantization(item) ? "quantize+gemm" : "gemm",
+                      " seed=", timing.seed);
+}
 
 std::string CpuModelFromCpuinfo(std::string_view cpuinfo) {
   for (absl::string_view line :
@@ -175,9 +313,9 @@ absl::Status HostRunner::CanImplement(const core::WorkItem& item,
           s.ToString(), item.op.groups, name, elements, kMaxHostElements));
     }
   }
-  if (timing.timed_iters < 1) {
+  if (timing.timed_iters < 0) {
     return absl::InvalidArgumentError(
-        absl::StrCat("timed_iters: ", timing.timed_iters, " must be >= 1"));
+        absl::StrCat("timed_iters: ", timing.timed_iters, " must be >= 0 (0 = noise-aware)"));
   }
   if (timing.warmup_iters < 0) {
     return absl::InvalidArgumentError(
@@ -190,39 +328,159 @@ absl::Status HostRunner::CanImplement(const core::WorkItem& item,
   return absl::OkStatus();
 }
 
-absl::Status HostRunner::BeginJob(const core::TimingOptions&) { return absl::OkStatus(); }
+absl::Status HostRunner::BeginJob(const core::TimingOptions&) {
+  // 64 MiB is far above the host's caches, so the copies measure memory bandwidth.
+  constexpr size_t kCopyBytes = size_t{64} << 20;
+  std::vector<char> from(kCopyBytes, 1), to(kCopyBytes, 0);
+  double best = 0;
+  for (int i = 0; i < 3; ++i) {
+    const Clock::time_point t0 = Clock::now();
+    std::memcpy(to.data(), from.data(), kCopyBytes);
+    const double seconds = MsSince(t0) / 1e3;
+    // A copy reads and writes every byte.
+    if (seconds > 0) best = std::max(best, 2.0 * kCopyBytes / seconds);
+  }
+  copy_bytes_per_s_ = best;
+  return absl::OkStatus();
+}
 
 absl::StatusOr<core::Measurement> HostRunner::Run(const core::WorkItem& item,
                                                   const core::TimingOptions& timing) {
-  RETURN_IF_ERROR(CanImplement(item, timing));
-  const HostOperands ops =
-      MakeHostOperands(item.op.shape, item.op.groups, timing.seed, HistoryLen(item, timing));
-  ASSIGN_OR_RETURN(const HostGemmResult verified,
-                   HostReferenceGemm(item.recipe, item.op.pass, ops, timing.amax_algo, threads_));
-  IterationTimes times = TimeIterations(item, ops, timing, threads_);
+  core::GroupRequest request;
+  request.items = {item};
+  request.timing = timing;
+  ASSIGN_OR_RETURN(core::GroupResult result, MeasureGroup(request));
+  core::ItemOutcome& outcome = result.outcomes.front();
+  RETURN_IF_ERROR(outcome.status);
+  return *std::move(outcome.measurement);
+}
 
+namespace {
+
+// The refusal of an item that does not belong to the group of the request's first item.
+absl::Status CheckOneGroup(const core::GroupRequest& request) {
+  if (request.items.empty()) {
+    return absl::InvalidArgumentError("items: a measurement group needs at least one item");
+  }
+  const std::string key = core::GroupKey(request.items.front().op);
+  for (const core::WorkItem& item : request.items) {
+    if (core::GroupKey(item.op) != key) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "items: item ", item.seq, " (", core::GroupKey(item.op), ") is not of the group ", key));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+namespace {
+
+// The measurement of `member` into the outcome of its first item; its other items get a
+// copy that says whose it is.
+void FillOutcomes(const core::GroupRequest& request, const Member& member,
+                  const std::vector<std::string>& keys, int32_t distinct, double copy_bytes_per_s,
+                  core::GroupResult& result) {
+  const core::TimingOptions& timing = request.timing;
+  const core::WorkItem& item = request.items[member.items.front()];
   core::Measurement m;
-  m.time = core::SampleStats::FromSamples(std::move(times.total_ms));
-  m.quant_ms = item.mode == core::Mode::kAutocast
-                   ? core::SampleStats::FromSamples(std::move(times.quant_ms)).median_ms
-                   : 0.0;
+  m.round_ms = member.iso_ms;
+  m.b2b_round_ms = member.b2b_ms;
+  m.quant_round_ms = member.quant_ms;
+  m.time = core::SampleStats::FromSamples(member.iso_ms);
+  m.isolated = core::stats::EstimateOf(m.round_ms);
+  m.b2b = core::stats::EstimateOf(m.b2b_round_ms);
+  m.b2b_count = HostB2bCount(timing);
+  m.quant = core::stats::EstimateOf(m.quant_round_ms);
+  m.quant_ms = m.quant.present() ? m.quant.center_ms : 0.0;
   m.flops = item.op.Flops();
-  m.bytes = times.operand_bytes + item.op.groups * OutputBytes(item.op.shape);
+  m.bytes = member.operand_bytes + item.op.groups * OutputBytes(item.op.shape);
+  m.quant_bytes = QuantBytes(item, member);
+  m.copy_bytes_per_s = copy_bytes_per_s;
   m.algorithm = "host-reference fp32";
-  m.rel_error = verified.rel_error;
+  m.rel_error = member.rel_error;
   m.error_threshold = ErrorThreshold(item.recipe);
   // A NaN error fails the comparison and so reads as incorrect.
-  m.verification = verified.rel_error <= m.error_threshold ? core::Verification::kPassed
-                                                           : core::Verification::kIncorrect;
+  m.verification = member.rel_error <= m.error_threshold ? core::Verification::kPassed
+                                                         : core::Verification::kIncorrect;
   m.accounting = timing.accounting;
   m.fast_accum = false;
-  m.notes =
-      absl::StrCat("host reference: ", m.time.count, " of ", timing.timed_iters, " iterations");
+  m.group_uid = request.group_uid;
+  m.group_members = distinct;
+  m.work_key = keys[member.items.front()];
+  m.stop_reason = result.stop_reason;
+  m.notes = timing.timed_iters > 0 ? absl::StrCat("host reference: ", result.rounds, " of ",
+                                                  timing.timed_iters, " rounds")
+                                   : absl::StrCat("host reference: ", result.rounds,
+                                                  " rounds (noise-aware stopping is for GPUs)");
   if (item.recipe == core::Recipe::kFp8Delayed) {
     absl::StrAppend(&m.notes, "; amax history of ", HistoryLen(item, timing), " of ",
                     timing.amax_history_len, " tensors");
   }
-  return m;
+  result.outcomes[member.items.front()].measurement = m;
+  for (size_t k = 1; k < member.items.size(); ++k) {
+    core::Measurement shared = m;
+    shared.shared_with_seq = item.seq;
+    absl::StrAppend(&shared.notes, "; same work as ", std::string(core::ToString(item.recipe)), " ",
+                    std::string(core::ToString(item.mode)), " (item ", item.seq,
+                    "), one measurement");
+    result.outcomes[member.items[k]].measurement = std::move(shared);
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<core::GroupResult> HostRunner::MeasureGroup(const core::GroupRequest& request) {
+  RETURN_IF_ERROR(CheckOneGroup(request));
+  const core::TimingOptions& timing = request.timing;
+  core::GroupResult result;
+  std::vector<std::string> keys(request.items.size());
+  std::vector<Member> members;
+  std::map<std::string, size_t> member_of_key;
+  int32_t history_len = 0;
+  for (size_t i = 0; i < request.items.size(); ++i) {
+    const core::WorkItem& item = request.items[i];
+    core::ItemOutcome& outcome = result.outcomes.emplace_back();
+    outcome.item_id = item.id;
+    outcome.status = CanImplement(item, timing);
+    if (!outcome.status.ok()) continue;
+    keys[i] = HostWorkKey(item, timing);
+    history_len = std::max(history_len, HistoryLen(item, timing));
+    const auto [it, inserted] = member_of_key.try_emplace(keys[i], members.size());
+    if (inserted || !request.share_identical_work) {
+      it->second = members.size();
+      members.emplace_back();
+    }
+    members[it->second].items.push_back(i);
+  }
+  if (members.empty()) {
+    result.stop_reason = "host reference: no item to measure";
+    return result;
+  }
+  const core::WorkItem& first = request.items[members.front().items.front()];
+  // Every item of the group reads the same A and B (the streams do not depend on the
+  // history length); fp8-delayed adds its amax history.
+  const HostOperands ops =
+      MakeHostOperands(first.op.shape, first.op.groups, timing.seed, history_len);
+  GroupRounds rounds(request, threads_);
+  std::vector<Member> ready;
+  for (Member& m : members) {
+    if (absl::Status s = rounds.Prepare(m, ops); !s.ok()) {
+      for (size_t i : m.items) result.outcomes[i].status = s;
+    } else {
+      ready.push_back(std::move(m));
+    }
+  }
+  const int32_t wanted = HostRounds(timing);
+  result.rounds = ready.empty() ? 0 : rounds.Run(ready, ops, wanted);
+  result.stop_reason =
+      result.rounds == wanted
+          ? absl::StrCat("host reference: fixed ", wanted, " rounds")
+          : absl::StrCat("deadline (host reference: ", result.rounds, " of ", wanted, " rounds)");
+  for (const Member& m : ready) {
+    FillOutcomes(request, m, keys, static_cast<int32_t>(ready.size()), copy_bytes_per_s_, result);
+  }
+  return result;
 }
 
 }  // namespace gemmprof::device

@@ -2,20 +2,38 @@
 
 #include <spdlog/spdlog.h>
 
+#include <chrono>
+
 #include "absl/strings/str_cat.h"
 #include "core/cache_key.h"
 #include "core/error_detail.h"
+#include "core/group.h"
 #include "server/queue/job_queue.h"
 
 namespace gemmprof::queue {
 namespace {
 
-// True when no item after `i` is still to run.
-bool IsLastPending(const std::vector<core::ItemRecord>& items, size_t i) {
-  for (size_t j = i + 1; j < items.size(); ++j) {
-    if (!core::IsFinal(items[j].status)) return false;
+int64_t UnixMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The runner's outcomes must answer the request item for item.
+absl::Status CheckOutcomes(const core::GroupRequest& request, const core::GroupResult& result) {
+  if (result.outcomes.size() != request.items.size()) {
+    return absl::InternalError(absl::StrCat("the device returned ", result.outcomes.size(),
+                                            " outcomes for a group of ", request.items.size(),
+                                            " items"));
   }
-  return true;
+  for (size_t i = 0; i < result.outcomes.size(); ++i) {
+    if (result.outcomes[i].item_id != request.items[i].id) {
+      return absl::InternalError(absl::StrCat("the device answered item ",
+                                              result.outcomes[i].item_id, " where item ",
+                                              request.items[i].id, " was asked"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -56,12 +74,18 @@ RunEnd JobExecutor::Run(int64_t job_id) {
            absl::StrCat("cannot load items: ", items.status().message()));
     return RunEnd::kEnded;
   }
+  finished_ids_.clear();
+  std::vector<core::WorkItem> pending;
+  std::vector<size_t> index;  // pending[i] is (*items)[index[i]]
   for (size_t i = 0; i < items->size(); ++i) {
-    const core::ItemRecord& item = (*items)[i];
-    if (core::IsFinal(item.status)) continue;
+    if (core::IsFinal((*items)[i].status)) continue;
+    pending.push_back((*items)[i].item);
+    index.push_back(i);
+  }
+  for (const std::vector<size_t>& members : core::GroupItems(pending)) {
     switch (interrupt_(job_id)) {
       case Interrupt::kStop:
-        spdlog::info("job {}: stopping at item boundary; it resumes on restart", job_id);
+        spdlog::info("job {}: stopping at a group boundary; it resumes on restart", job_id);
         return RunEnd::kStopped;
       case Interrupt::kCancel:
         if (auto s = store_.CancelPendingItems(job_id); !s.ok())
@@ -71,7 +95,9 @@ RunEnd JobExecutor::Run(int64_t job_id) {
       case Interrupt::kNone:
         break;
     }
-    auto end = RunItem(*job, item, IsLastPending(*items, i));
+    std::vector<size_t> group;
+    for (size_t m : members) group.push_back(index[m]);
+    auto end = RunGroup(*job, *items, group);
     if (!end.ok()) {
       EndJob(job_id, core::JobState::kFailed,
              absl::StrCat("store failure: ", end.status().message()));
@@ -107,50 +133,128 @@ void JobExecutor::EndRanToTheEnd(int64_t job_id) {
   }
 }
 
-absl::StatusOr<JobExecutor::ItemEnd> JobExecutor::RunItem(const core::JobRecord& job,
-                                                          const core::ItemRecord& record,
-                                                          bool last) {
-  const core::WorkItem& item = record.item;
+bool JobExecutor::IsLastPending(const std::vector<core::ItemRecord>& items, size_t i) const {
+  for (size_t j = i + 1; j < items.size(); ++j) {
+    if (!core::IsFinal(items[j].status) && !finished_ids_.contains(items[j].item.id)) return false;
+  }
+  return true;
+}
+
+absl::StatusOr<JobExecutor::ItemEnd> JobExecutor::RunGroup(
+    const core::JobRecord& job, const std::vector<core::ItemRecord>& items,
+    const std::vector<size_t>& group) {
   const core::TimingOptions& timing = job.spec.timing;
-  const core::RecipeSupport support = runner_.Supports(item.recipe);
-  if (!support.supported) {
-    RETURN_IF_ERROR(Finish(job, record, core::ItemStatus::kNotSupported, support.reason,
-                           std::nullopt, std::nullopt, ""));
-    return ItemEnd::kRecorded;
-  }
-  const std::string key = core::CacheKey(runner_.Info(), item, timing);
-  if (!job.spec.force) {
-    ASSIGN_OR_RETURN(auto hit, store_.LookupCache(key));
-    if (hit.has_value()) {
-      RETURN_IF_ERROR(
-          Finish(job, record, core::ItemStatus::kDone, "", hit->measurement, hit->result_id, key));
-      return ItemEnd::kRecorded;
+  std::vector<size_t> remaining;
+  std::vector<std::string> keys;
+  for (size_t i : group) {
+    const core::RecipeSupport support = runner_.Supports(items[i].item.recipe);
+    if (!support.supported) {
+      RETURN_IF_ERROR(Finish(job, items[i], core::ItemStatus::kNotSupported, support.reason,
+                             std::nullopt, std::nullopt, ""));
+      continue;
     }
+    remaining.push_back(i);
+    keys.push_back(core::CacheKey(runner_.Info(), items[i].item, timing));
   }
-  absl::Status fits = runner_.CanImplement(item, timing);
-  // Unavailable: the device went away, or its worker is restarting (then Run waits for
-  // the new one, which checks the item again).
-  if (absl::IsUnavailable(fits) && !runner_.Availability().ok()) return ItemEnd::kDeviceLost;
-  if (!fits.ok() && !absl::IsUnavailable(fits)) {
-    RETURN_IF_ERROR(FinishFailed(job, record, fits, last, key));
-    return ItemEnd::kRecorded;
+  if (remaining.empty()) return ItemEnd::kRecorded;
+  if (!job.spec.force) {
+    ASSIGN_OR_RETURN(const bool served, ServeFromCache(job, items, remaining, keys));
+    if (served) return ItemEnd::kRecorded;
   }
-  RETURN_IF_ERROR(store_.MarkItemRunning(item.id));
-  core::ItemRecord running = record;
-  running.status = core::ItemStatus::kRunning;
-  PublishItem(JobEvent::Kind::kItemStarted, job.id, running);
-  auto measured = runner_.Run(item, timing);
-  if (!measured.ok()) {
-    RETURN_IF_ERROR(FinishFailed(job, record, measured.status(), last, key));
-    return ItemEnd::kRecorded;
+  std::vector<size_t> fit;
+  std::vector<std::string> fit_keys;
+  for (size_t r = 0; r < remaining.size(); ++r) {
+    const core::ItemRecord& record = items[remaining[r]];
+    absl::Status fits = runner_.CanImplement(record.item, timing);
+    // Unavailable: the device went away, or its worker is restarting (then MeasureGroup
+    // waits for the new one, which checks the items again).
+    if (absl::IsUnavailable(fits) && !runner_.Availability().ok()) return ItemEnd::kDeviceLost;
+    if (!fits.ok() && !absl::IsUnavailable(fits)) {
+      const storage::ItemFinish f =
+          Failure(job, record, fits, IsLastPending(items, remaining[r]), keys[r]);
+      RETURN_IF_ERROR(Finish(job, record, f.status, f.error, std::nullopt, std::nullopt, keys[r]));
+      continue;
+    }
+    fit.push_back(remaining[r]);
+    fit_keys.push_back(keys[r]);
   }
-  RETURN_IF_ERROR(Finish(job, record, core::ItemStatus::kDone, "", *measured, std::nullopt, key));
+  if (fit.empty()) return ItemEnd::kRecorded;
+  // Without the refused items the rest may be one cached group (e.g. bf16 of a shape FP8
+  // cannot take).
+  if (!job.spec.force && fit.size() < remaining.size()) {
+    ASSIGN_OR_RETURN(const bool served, ServeFromCache(job, items, fit, fit_keys));
+    if (served) return ItemEnd::kRecorded;
+  }
+  RETURN_IF_ERROR(MeasureGroup(job, items, fit, fit_keys));
   return ItemEnd::kRecorded;
 }
 
-absl::Status JobExecutor::FinishFailed(const core::JobRecord& job, const core::ItemRecord& record,
-                                       const absl::Status& why, bool last,
-                                       const std::string& cache_key) {
+absl::StatusOr<bool> JobExecutor::ServeFromCache(const core::JobRecord& job,
+                                                 const std::vector<core::ItemRecord>& items,
+                                                 const std::vector<size_t>& group,
+                                                 const std::vector<std::string>& keys) {
+  std::vector<storage::ItemFinish> finishes;
+  for (size_t g = 0; g < group.size(); ++g) {
+    ASSIGN_OR_RETURN(std::optional<storage::CachedResult> hit, store_.LookupCache(keys[g]));
+    // Comparisons pair members of the same rounds: a partial hit, or hits from different
+    // measurement groups, measure the whole group again.
+    if (!hit.has_value() || (!finishes.empty() && hit->measurement.group_uid !=
+                                                      finishes.front().measurement->group_uid)) {
+      return false;
+    }
+    finishes.push_back({items[group[g]].item.id, core::ItemStatus::kDone, "",
+                        std::move(hit->measurement), keys[g], hit->result_id});
+  }
+  RETURN_IF_ERROR(FinishAll(job, items, group, finishes));
+  return true;
+}
+
+absl::Status JobExecutor::MeasureGroup(const core::JobRecord& job,
+                                       const std::vector<core::ItemRecord>& items,
+                                       const std::vector<size_t>& group,
+                                       const std::vector<std::string>& keys) {
+  core::GroupRequest request;
+  request.timing = job.spec.timing;
+  request.share_identical_work = true;
+  request.group_uid = absl::StrCat(runner_.Info().uuid, "/j", job.id, "/s",
+                                   items[group.front()].item.seq, "/", UnixMs());
+  for (size_t i : group) {
+    RETURN_IF_ERROR(store_.MarkItemRunning(items[i].item.id));
+    core::ItemRecord running = items[i];
+    running.status = core::ItemStatus::kRunning;
+    PublishItem(JobEvent::Kind::kItemStarted, job.id, running);
+    request.items.push_back(items[i].item);
+  }
+  absl::StatusOr<core::GroupResult> result = runner_.MeasureGroup(request);
+  if (result.ok()) {
+    if (absl::Status s = CheckOutcomes(request, *result); !s.ok()) result = s;
+  }
+  std::vector<storage::ItemFinish> finishes;
+  for (size_t g = 0; g < group.size(); ++g) {
+    const core::ItemRecord& record = items[group[g]];
+    const bool last = IsLastPending(items, group[g]);
+    // A failure of the group (device error, lost worker) fails every member alike.
+    if (!result.ok()) {
+      finishes.push_back(Failure(job, record, result.status(), last, keys[g]));
+      continue;
+    }
+    const core::ItemOutcome& outcome = result->outcomes[g];
+    if (outcome.status.ok() && outcome.measurement.has_value()) {
+      finishes.push_back(
+          {record.item.id, core::ItemStatus::kDone, "", outcome.measurement, keys[g], {}});
+    } else {
+      const absl::Status why = outcome.status.ok()
+                                   ? absl::InternalError("the device returned no measurement")
+                                   : outcome.status;
+      finishes.push_back(Failure(job, record, why, last, keys[g]));
+    }
+  }
+  return FinishAll(job, items, group, finishes);
+}
+
+storage::ItemFinish JobExecutor::Failure(const core::JobRecord& job, const core::ItemRecord& record,
+                                         const absl::Status& why, bool last,
+                                         const std::string& cache_key) {
   const std::string source = core::SourceOf(why);
   spdlog::warn("job {} item {} ({}): {}{}", job.id, record.item.seq,
                core::DescribeItem(record.item), std::string(why.message()),
@@ -158,15 +262,41 @@ absl::Status JobExecutor::FinishFailed(const core::JobRecord& job, const core::I
   // The device or the library refusing a configuration (FP8 alignment, cuBLASLt
   // NOT_SUPPORTED) is "this recipe cannot run this here", not a broken measurement.
   if (IsNotSupportedRefusal(why)) {
-    return Finish(job, record, core::ItemStatus::kNotSupported, std::string(why.message()),
-                  std::nullopt, std::nullopt, cache_key);
+    return {record.item.id,
+            core::ItemStatus::kNotSupported,
+            std::string(why.message()),
+            std::nullopt,
+            cache_key,
+            std::nullopt};
   }
-  const std::string error =
-      absl::StrCat(core::DescribeItem(record.item), ": ", why.message(),
-                   last ? "; the item failed (it was the job's last item)"
-                        : "; the item failed and the job goes on with its next item");
-  return Finish(job, record, core::ItemStatus::kFailed, error, std::nullopt, std::nullopt,
-                cache_key);
+  return {record.item.id,
+          core::ItemStatus::kFailed,
+          absl::StrCat(core::DescribeItem(record.item), ": ", why.message(),
+                       last ? "; the item failed (it was the job's last item)"
+                            : "; the item failed and the job goes on with its next item"),
+          std::nullopt,
+          cache_key,
+          std::nullopt};
+}
+
+absl::Status JobExecutor::FinishAll(const core::JobRecord& job,
+                                    const std::vector<core::ItemRecord>& items,
+                                    const std::vector<size_t>& group,
+                                    const std::vector<storage::ItemFinish>& finishes) {
+  RETURN_IF_ERROR(store_.FinishItems(finishes, runner_.Info(), job.spec.timing));
+  for (size_t g = 0; g < group.size(); ++g) {
+    const storage::ItemFinish& f = finishes[g];
+    finished_ids_.insert(f.item_id);
+    core::ItemRecord done = items[group[g]];
+    done.status = f.status;
+    done.error = f.error;
+    done.result = f.measurement;
+    done.cached = f.cached_result_id.has_value();
+    PublishItem(f.status == core::ItemStatus::kFailed ? JobEvent::Kind::kItemFailed
+                                                      : JobEvent::Kind::kItemFinished,
+                job.id, done);
+  }
+  return absl::OkStatus();
 }
 
 absl::Status JobExecutor::Finish(const core::JobRecord& job, const core::ItemRecord& record,
@@ -176,6 +306,7 @@ absl::Status JobExecutor::Finish(const core::JobRecord& job, const core::ItemRec
                                  const std::string& cache_key) {
   RETURN_IF_ERROR(store_.FinishItem(record.item.id, status, error, m, runner_.Info(),
                                     job.spec.timing, cache_key, cached_result_id));
+  finished_ids_.insert(record.item.id);
   core::ItemRecord done = record;
   done.status = status;
   done.error = error;

@@ -1,9 +1,13 @@
-// Runs one job's items, in order, on one device: result cache, not-supported items,
-// measurement, persistence of every outcome, progress events.
+// Runs one job's items on one device, measurement group by measurement group
+// (core/group.h): result cache, not-supported items, interleaved measurement of a group
+// in one runner call, persistence of every outcome, progress events.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "server/device/runner.h"
 #include "server/queue/job_events.h"
@@ -11,7 +15,7 @@
 
 namespace gemmprof::queue {
 
-// What the executor should do at the next item boundary.
+// What the executor should do at the next group boundary.
 enum class Interrupt { kNone, kCancel, kStop };
 
 // How JobExecutor::Run left a job.
@@ -24,12 +28,14 @@ enum class RunEnd {
 // Not thread-safe; one executor per worker thread.
 class JobExecutor {
  public:
-  // `interrupt` is polled between items: kCancel ends the job cancelled, kStop leaves it
+  // `interrupt` is polled between groups: kCancel ends the job cancelled, kStop leaves it
   // unfinished in the store (it resumes after a restart).
   JobExecutor(storage::ResultStore& store, JobEventBus& bus, device::Runner& runner,
               std::function<Interrupt(int64_t job_id)> interrupt);
 
-  // Runs every item of the job that is not final yet. A job that runs to its end is
+  // Runs every item of the job that is not final yet, in groups (core::GroupItems, in
+  // first-seq order); a group's items are measured together, or answered from the cache
+  // together when every one of them hits one measurement group. A job that runs to its end is
   // succeeded, or partial when any item failed ("3 of 96 items failed"; not_supported
   // items do not count). A failed item's error names the item, what failed and what
   // happens next; the source location of the error goes to the log only. Store failures
@@ -40,16 +46,34 @@ class JobExecutor {
   enum class ItemEnd { kRecorded, kDeviceLost };
 
   absl::Status WarmUp(const core::JobRecord& job);
-  // Runs one item and records its outcome; `last`: no item of the job comes after it.
-  absl::StatusOr<ItemEnd> RunItem(const core::JobRecord& job, const core::ItemRecord& item,
-                                  bool last);
-  absl::Status FinishFailed(const core::JobRecord& job, const core::ItemRecord& item,
-                            const absl::Status& why, bool last, const std::string& cache_key);
+  // Settles and measures the items `group` (indexes into `items`, one GroupKey).
+  absl::StatusOr<ItemEnd> RunGroup(const core::JobRecord& job,
+                                   const std::vector<core::ItemRecord>& items,
+                                   const std::vector<size_t>& group);
+  // Finishes every item of `group` as cached when each one hits and all hits come from
+  // one measurement group; false (nothing recorded) otherwise.
+  absl::StatusOr<bool> ServeFromCache(const core::JobRecord& job,
+                                      const std::vector<core::ItemRecord>& items,
+                                      const std::vector<size_t>& group,
+                                      const std::vector<std::string>& keys);
+  // ITEM_STARTED per item, one MeasureGroup call, the outcomes in one transaction.
+  absl::Status MeasureGroup(const core::JobRecord& job, const std::vector<core::ItemRecord>& items,
+                            const std::vector<size_t>& group, const std::vector<std::string>& keys);
+  // Whether no item after items[i] is still to run.
+  bool IsLastPending(const std::vector<core::ItemRecord>& items, size_t i) const;
+  // The final status and error text of an item that `why` stopped (logged here).
+  storage::ItemFinish Failure(const core::JobRecord& job, const core::ItemRecord& item,
+                              const absl::Status& why, bool last, const std::string& cache_key);
   void EndRanToTheEnd(int64_t job_id);
   absl::Status Finish(const core::JobRecord& job, const core::ItemRecord& item,
                       core::ItemStatus status, const std::string& error,
                       const std::optional<core::Measurement>& m,
                       std::optional<int64_t> cached_result_id, const std::string& cache_key);
+  // Records `finishes` (of items[group[i]], same order) in one transaction, then
+  // publishes an event per item.
+  absl::Status FinishAll(const core::JobRecord& job, const std::vector<core::ItemRecord>& items,
+                         const std::vector<size_t>& group,
+                         const std::vector<storage::ItemFinish>& finishes);
   void PublishItem(JobEvent::Kind kind, int64_t job_id, const core::ItemRecord& item);
   void EndJob(int64_t job_id, core::JobState state, const std::string& error);
 
@@ -57,6 +81,7 @@ class JobExecutor {
   JobEventBus& bus_;
   device::Runner& runner_;
   std::function<Interrupt(int64_t)> interrupt_;
+  std::set<int64_t> finished_ids_;  // items this Run finished (its item list is not reloaded)
 };
 
 }  // namespace gemmprof::queue

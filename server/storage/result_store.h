@@ -58,6 +58,16 @@ struct CachedResult {
   core::Measurement measurement;
 };
 
+// One item's final outcome, for ResultStore::FinishItems (arguments as FinishItem's).
+struct ItemFinish {
+  int64_t item_id = 0;
+  core::ItemStatus status = core::ItemStatus::kDone;
+  std::string error;
+  std::optional<core::Measurement> measurement;
+  std::string cache_key;
+  std::optional<int64_t> cached_result_id;
+};
+
 // Thread-safe: the API threads and the workers call it concurrently.
 // Errors: NotFound for unknown ids, InvalidArgument for bad filters/tokens,
 // Internal / Unavailable for database failures.
@@ -90,6 +100,11 @@ class ResultStore {
                                   const core::DeviceInfo& device, const core::TimingOptions& timing,
                                   const std::string& cache_key,
                                   std::optional<int64_t> cached_result_id) = 0;
+  // FinishItem for several items (one measurement group) in one transaction: all of them
+  // are recorded or, on any error, none.
+  virtual absl::Status FinishItems(const std::vector<ItemFinish>& items,
+                                   const core::DeviceInfo& device,
+                                   const core::TimingOptions& timing) = 0;
   // Marks every still-queued item of the job cancelled (used by CancelJob).
   virtual absl::Status CancelPendingItems(int64_t job_id) = 0;
 

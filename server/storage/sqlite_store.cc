@@ -324,46 +324,60 @@ absl::Status SqliteStore::FinishItem(int64_t item_id, core::ItemStatus status,
                                      const core::TimingOptions& timing,
                                      const std::string& cache_key,
                                      std::optional<int64_t> cached_result_id) {
-  RETURN_IF_ERROR(
-      CheckFinishArguments(item_id, status, measurement.has_value(), cached_result_id.has_value()));
+  return FinishItems({ItemFinish{item_id, status, error, measurement, cache_key, cached_result_id}},
+                     device, timing);
+}
+
+absl::Status SqliteStore::FinishItems(const std::vector<ItemFinish>& items,
+                                      const core::DeviceInfo& device,
+                                      const core::TimingOptions& timing) {
+  for (const ItemFinish& f : items) {
+    RETURN_IF_ERROR(CheckFinishArguments(f.item_id, f.status, f.measurement.has_value(),
+                                         f.cached_result_id.has_value()));
+  }
   std::lock_guard<std::mutex> lock(mutex_);
   ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(conn_));
-  ASSIGN_OR_RETURN(core::ItemStatus current, ItemStatusOf(conn_, item_id));
+  for (const ItemFinish& f : items) RETURN_IF_ERROR(FinishItemLocked(f, device, timing));
+  return txn.Commit();
+}
+
+absl::Status SqliteStore::FinishItemLocked(const ItemFinish& f, const core::DeviceInfo& device,
+                                           const core::TimingOptions& timing) {
+  ASSIGN_OR_RETURN(core::ItemStatus current, ItemStatusOf(conn_, f.item_id));
   if (core::IsFinal(current)) {
     return absl::FailedPreconditionError(
-        absl::StrCat("item ", item_id, " is already ", AbslSv(core::ToString(current))));
+        absl::StrCat("item ", f.item_id, " is already ", AbslSv(core::ToString(current))));
   }
   std::optional<int64_t> result_id;
   int64_t measured_ms = 0;
-  if (cached_result_id.has_value()) {
+  if (f.cached_result_id.has_value()) {
     ASSIGN_OR_RETURN(Statement find,
                      Statement::Prepare(conn_, "SELECT measured_ms FROM results WHERE id = ?"));
-    find.Bind(1, *cached_result_id);
+    find.Bind(1, *f.cached_result_id);
     ASSIGN_OR_RETURN(bool row, find.Step());
     if (!row) {
       return absl::NotFoundError(
-          absl::StrCat("cached_result_id: result ", *cached_result_id, " not found"));
+          absl::StrCat("cached_result_id: result ", *f.cached_result_id, " not found"));
     }
     measured_ms = find.ColumnInt64(0);
-  } else if (measurement.has_value()) {
+  } else if (f.measurement.has_value()) {
     measured_ms = NowMs();
-    ASSIGN_OR_RETURN(result_id, InsertResultLocked(item_id, *measurement, device, timing, cache_key,
-                                                   measured_ms));
+    ASSIGN_OR_RETURN(result_id, InsertResultLocked(f.item_id, *f.measurement, device, timing,
+                                                   f.cache_key, measured_ms));
   }
   ASSIGN_OR_RETURN(Statement stmt,
                    Statement::Prepare(conn_,
                                       "UPDATE items SET status = ?, error = ?, cached = ?, "
                                       "result_id = ?, cached_result_id = ?, measured_ms = ? "
                                       "WHERE id = ?"));
-  stmt.Bind(1, core::ToString(status))
-      .Bind(2, error)
-      .Bind(3, cached_result_id.has_value())
+  stmt.Bind(1, core::ToString(f.status))
+      .Bind(2, f.error)
+      .Bind(3, f.cached_result_id.has_value())
       .Bind(4, result_id)
-      .Bind(5, cached_result_id)
+      .Bind(5, f.cached_result_id)
       .Bind(6, measured_ms)
-      .Bind(7, item_id);
-  RETURN_IF_ERROR(stmt.Run());
-  return txn.Commit();
+      .Bind(7, f.item_id);
+  return stmt.Run();
 }
 
 absl::StatusOr<int64_t> SqliteStore::InsertResultLocked(

@@ -59,6 +59,7 @@ class SqliteStore : public ResultStore {
   //   (InvalidArgument); a measurement is only accepted with kDone or kFailed. With
   //   cached_result_id the item points at that result (NotFound when it does not
   //   exist) and no row is written. measured_ms of a new result is now.
+  // - FinishItems: FinishItem's rules for every item; the first error rolls back all.
   // - LookupCache only considers results whose own item finished kDone.
   // - QueryResults lists result rows (cached items are not rows of their own), newest
   //   first by insertion order; page_token is opaque.
@@ -75,6 +76,8 @@ class SqliteStore : public ResultStore {
                           const core::DeviceInfo& device, const core::TimingOptions& timing,
                           const std::string& cache_key,
                           std::optional<int64_t> cached_result_id) override;
+  absl::Status FinishItems(const std::vector<ItemFinish>& items, const core::DeviceInfo& device,
+                           const core::TimingOptions& timing) override;
   absl::Status CancelPendingItems(int64_t job_id) override;
   absl::StatusOr<std::optional<CachedResult>> LookupCache(const std::string& cache_key) override;
   absl::StatusOr<std::vector<int64_t>> RecoverUnfinished() override;
@@ -90,6 +93,9 @@ class SqliteStore : public ResultStore {
                                              const core::DeviceInfo& device,
                                              const core::TimingOptions& timing,
                                              const std::string& cache_key, int64_t measured_ms);
+  // FinishItem's work inside the caller's transaction.
+  absl::Status FinishItemLocked(const ItemFinish& finish, const core::DeviceInfo& device,
+                                const core::TimingOptions& timing);
   int64_t NowMs() const;
 
   std::mutex mutex_;

@@ -39,10 +39,15 @@ double ItemTimeoutSeconds(const core::WorkItem& item, const core::TimingOptions&
   double iterations = 0;
   if (host_backend) {
     iterations = std::min(timing.warmup_iters, device::kMaxHostWarmupIters) +
-                 std::min(timing.timed_iters, device::kMaxHostTimedIters) + 2;
+                 device::HostTimedIterations(timing) + 2;
   } else {
     // The quantization-only pass repeats warm-up and timed iterations.
-    iterations = 2.0 * (std::max(timing.warmup_iters, 0) + timing.timed_iters) +
+    // timed_iters 0 (noise-aware): the rounds run for up to item_budget_s.
+    iterations = 2.0 * (std::max(timing.warmup_iters, 0) +
+                        (timing.timed_iters > 0
+                             ? timing.timed_iters
+                             : timing.item_budget_s / (item.op.Flops() / kGpuFlopsPerS +
+                                                       kPerIterationS))) +
                  kVerificationIters +
                  (timing.autotune_k > 1 ? kAutotuneItersPerCandidate * timing.autotune_k : 0);
   }

@@ -1,5 +1,6 @@
 // A deterministic Runner for queue and API tests: no GPU, no real arithmetic, with
-// hooks to hold an item in flight (cancellation, shutdown) and to count runs (cache).
+// hooks to hold a group in flight (cancellation, shutdown), to fail a whole group or one
+// item, and to count runs (cache).
 #pragma once
 
 #include <atomic>
@@ -7,6 +8,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "server/device/runner.h"
 
@@ -24,39 +26,55 @@ class FakeRunner : public device::Runner {
   absl::Status CanImplement(const core::WorkItem& item,
                             const core::TimingOptions& timing) const override;
   absl::Status BeginJob(const core::TimingOptions&) override { return absl::OkStatus(); }
-  // median_ms = flops / 1e9 ms, unless FailRunsWith set an error.
+  // A group of one (MeasureGroup); the item's failure is the returned status.
   absl::StatusOr<core::Measurement> Run(const core::WorkItem& item,
                                         const core::TimingOptions& timing) override;
+  // Deterministic rounds: timed_iters rounds (capped at kMaxFakeRounds; 0 gives
+  // kFakeNoiseAwareRounds), isolated round values flops / 1e9 ms x (1 + a fixed wobble
+  // per recipe and mode) x (1 +- 1% by round), autocast of a non-bf16 recipe 10% more
+  // (its quantization, also a series of its own), b2b 0.9 x isolated. bf16 autocast and
+  // prequant are one member when request.share_identical_work. No CanImplement inside.
+  absl::StatusOr<core::GroupResult> MeasureGroup(const core::GroupRequest& request) override;
 
-  // Makes every later Run return `status` (OK to measure again).
+  static constexpr int32_t kMaxFakeRounds = 20;
+  static constexpr int32_t kFakeNoiseAwareRounds = 12;
+
+  // Makes every later MeasureGroup (and Run) fail as a whole with `status` (OK to
+  // measure again).
   void FailRunsWith(absl::Status status);
-  // Makes the Run of the item with this seq return `status`.
+  // Makes the outcome of the item with this seq `status` (its group goes on).
   void FailItem(int32_t seq, absl::Status status);
+  // Every group request seen, in order.
+  std::vector<core::GroupRequest> requests() const;
 
   // Unavailable with `reason` from now on (Availability and CanImplement), as a device
   // whose worker cannot start.
   void MakeUnavailable(const std::string& reason);
   absl::Status Availability() const override;
 
-  // While held, Run blocks after signalling that an item is in flight.
+  // While held, MeasureGroup blocks after signalling that its items are in flight.
   void Hold();
   void Release();
-  // Waits until `n` runs have started (true) or 10 s passed (false).
+  // Waits until `n` runs (items of groups) have started (true) or 10 s passed (false).
   bool WaitForRunsStarted(int n);
+  // Items of groups started / finished; groups started.
   int runs_started() const { return runs_started_.load(); }
   int runs_finished() const { return runs_finished_.load(); }
+  int groups_started() const { return groups_started_.load(); }
 
  private:
   core::DeviceInfo info_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
   bool held_ = false;
   absl::Status run_status_;
   std::map<int32_t, absl::Status> item_status_;
+  std::vector<core::GroupRequest> requests_;
   std::string unavailable_reason_;  // empty: available
   mutable std::mutex availability_mu_;
   std::atomic<int> runs_started_{0};
   std::atomic<int> runs_finished_{0};
+  std::atomic<int> groups_started_{0};
 };
 
 }  // namespace gemmprof::testing

@@ -108,8 +108,11 @@ TEST(HostRunner, CanImplementRefusesBadTimingOptions) {
   const HostRunner runner;
   const core::WorkItem item = Item({8, 8, 8}, Recipe::kFp8Delayed);
   core::TimingOptions t = FewIters();
+  t.timed_iters = -1;
+  EXPECT_EQ(runner.CanImplement(item, t).message(),
+            "timed_iters: -1 must be >= 0 (0 = noise-aware)");
   t.timed_iters = 0;
-  EXPECT_EQ(runner.CanImplement(item, t).message(), "timed_iters: 0 must be >= 1");
+  EXPECT_TRUE(runner.CanImplement(item, t).ok()) << "noise-aware: the host runs fixed rounds";
   t = FewIters();
   t.warmup_iters = -1;
   EXPECT_EQ(runner.CanImplement(item, t).message(), "warmup_iters: -1 must be >= 0");
@@ -143,10 +146,11 @@ TEST_P(EveryRecipe, PassesVerificationOnAnOddShape) {
   EXPECT_GT(m->time.median_ms, 0.0);
   EXPECT_LE(m->time.min_ms, m->time.median_ms);
   EXPECT_EQ(m->algorithm, "host-reference fp32");
-  EXPECT_THAT(m->notes, StartsWith("host reference: 3 of 3 iterations"));
+  EXPECT_THAT(m->notes, StartsWith("host reference: 3 of 3 rounds"));
   EXPECT_GT(m->bytes, 2.0 * 37 * 45);
   if (mode == Mode::kPrequant) EXPECT_EQ(m->quant_ms, 0.0);
   if (mode == Mode::kAutocast && recipe != Recipe::kBf16) EXPECT_GT(m->quant_ms, 0.0);
+  if (recipe == Recipe::kBf16) EXPECT_EQ(m->quant_ms, 0.0) << "bf16 quantizes nothing";
 }
 
 INSTANTIATE_TEST_SUITE_P(HostRunner, EveryRecipe,
@@ -204,7 +208,7 @@ TEST(HostRunner, IterationCapsAreReported) {
   const auto m = runner.Run(Item({8, 40, 8}, Recipe::kFp8Delayed), t);
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_EQ(m->time.count, kMaxHostTimedIters);
-  EXPECT_EQ(m->notes, "host reference: 5 of 100 iterations; amax history of 8 of 1024 tensors");
+  EXPECT_EQ(m->notes, "host reference: 5 of 100 rounds; amax history of 8 of 1024 tensors");
   EXPECT_EQ(m->accounting, t.accounting);
 }
 

@@ -54,6 +54,56 @@ TEST_F(StoreTest, CachedItemPointsAtOriginalResult) {
   EXPECT_EQ((*hit)->measured_ms, measured_at);
 }
 
+TEST_F(StoreTest, FinishItemsWritesARowPerItemEvenForOneSharedMeasurement) {
+  core::JobRecord job = MustCreate(3);
+  std::vector<core::ItemRecord> items = MustItems(job.id);
+  for (const auto& rec : items) ASSERT_TRUE(store_->MarkItemRunning(rec.item.id).ok());
+  const core::Measurement shared = SampleMeasurement(2.5);
+  ASSERT_TRUE(store_
+                  ->FinishItems({{items[0].item.id, core::ItemStatus::kDone, "", shared,
+                                  KeyOf(items[0]), std::nullopt},
+                                 {items[1].item.id, core::ItemStatus::kDone, "", shared,
+                                  KeyOf(items[1]), std::nullopt},
+                                 {items[2].item.id, core::ItemStatus::kNotSupported,
+                                  "fp8 needs N % 16", std::nullopt, "", std::nullopt}},
+                                H100(), {})
+                  .ok());
+  items = MustItems(job.id);
+  EXPECT_EQ(items[0].status, core::ItemStatus::kDone);
+  EXPECT_EQ(items[1].status, core::ItemStatus::kDone);
+  EXPECT_FALSE(items[1].cached) << "a shared measurement is not a cache hit";
+  EXPECT_EQ(items[2].status, core::ItemStatus::kNotSupported);
+  EXPECT_EQ(items[2].error, "fp8 needs N % 16");
+  absl::StatusOr<Page<ResultRow>> rows = store_->QueryResults({});
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->items.size(), 2u) << "its own row per item";
+  EXPECT_NE(rows->items[0].result_id, rows->items[1].result_id);
+  EXPECT_EQ(store_->GetJob(job.id)->finished_items, 3);
+}
+
+TEST_F(StoreTest, FinishItemsRecordsAllOrNothing) {
+  core::JobRecord job = MustCreate(2);
+  std::vector<core::ItemRecord> items = MustItems(job.id);
+  ASSERT_TRUE(Measure(items[1], 1.0).ok());
+  const absl::Status again =
+      store_->FinishItems({{items[0].item.id, core::ItemStatus::kDone, "", SampleMeasurement(2.0),
+                            KeyOf(items[0]), std::nullopt},
+                           {items[1].item.id, core::ItemStatus::kDone, "", SampleMeasurement(2.0),
+                            KeyOf(items[1]), std::nullopt}},
+                          H100(), {});
+  EXPECT_EQ(again.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(again.message(), HasSubstr("is already done"));
+  EXPECT_FALSE(core::IsFinal(MustItems(job.id)[0].status)) << "rolled back";
+  EXPECT_EQ(store_->QueryResults({})->items.size(), 1u);
+
+  const absl::Status bad = store_->FinishItems(
+      {{items[0].item.id, core::ItemStatus::kDone, "", std::nullopt, "", std::nullopt}}, H100(),
+      {});
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad.message(), HasSubstr("measurement: item"));
+  EXPECT_TRUE(store_->FinishItems({}, H100(), {}).ok()) << "nothing to record";
+}
+
 TEST_F(StoreTest, LookupCacheReturnsNewestResultOfSuccessfulItems) {
   absl::StatusOr<std::optional<CachedResult>> miss = store_->LookupCache("nothing");
   ASSERT_TRUE(miss.ok());
