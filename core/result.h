@@ -69,7 +69,7 @@ struct Measurement {
   std::string group_uid;        // the measurement group; equal uid = same rounds (paired)
   int32_t group_members = 0;    // distinct pieces of GPU work in the group
   std::string work_key;         // what makes two items the same GPU work (auditable)
-  int32_t shared_with_seq = 0;  // > 0: identical GPU work as item <seq>, one measurement
+  int64_t shared_with_item = 0;  // > 0: identical GPU work as the item with this id, one measurement
   double quant_bytes = 0;       // minimum bytes the timed quantization moves per iteration
   double copy_bytes_per_s = 0;  // the device's measured copy bandwidth (job start)
   std::string stop_reason;      // "precision +-0.8% reached", "budget 2.0 s spent (+-1.4%)",

@@ -455,7 +455,7 @@ absl::Status CudaRunner::FinishMembers(const core::GroupRequest& request,
     const core::WorkItem& own = request.items[m->items.front()];
     for (size_t j = 1; j < m->items.size(); ++j) {
       core::Measurement shared = out;
-      shared.shared_with_seq = own.seq;
+      shared.shared_with_item = own.id;
       const std::string note = absl::StrCat(
           "same GPU work as ", std::string(core::ToString(own.recipe)), " ",
           std::string(core::ToString(own.mode)), " (item ", own.seq, "): one measurement");

@@ -79,6 +79,11 @@ absl::StatusOr<int32_t> NonNegative(absl::string_view field, int32_t value) {
   return absl::InvalidArgumentError(absl::StrCat(field, ": ", value, " is negative"));
 }
 
+absl::StatusOr<int64_t> NonNegative(absl::string_view field, int64_t value) {
+  if (value >= 0) return value;
+  return absl::InvalidArgumentError(absl::StrCat(field, ": ", value, " is negative"));
+}
+
 absl::Status ReadSeries(absl::string_view field, const google::protobuf::RepeatedField<double>& p,
                         std::vector<double>* out) {
   out->clear();
@@ -103,7 +108,13 @@ v1::Estimate ToProto(const core::Estimate& e) {
 absl::StatusOr<core::Estimate> FromProto(absl::string_view field, const v1::Estimate& p) {
   core::Estimate e;
   ASSIGN_OR_RETURN(e.center_ms, NonNegative(absl::StrCat(field, ".center_ms"), p.center_ms()));
-  ASSIGN_OR_RETURN(e.ci_low_ms, NonNegative(absl::StrCat(field, ".ci_low_ms"), p.ci_low_ms()));
+  // A t-interval over few, spread rounds (the host runner's 5) may reach below zero: the
+  // interval says how little the rounds pin the mean down, so it is kept as computed.
+  if (!std::isfinite(p.ci_low_ms())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, ".ci_low_ms: ", p.ci_low_ms(), " is not a finite number"));
+  }
+  e.ci_low_ms = p.ci_low_ms();
   ASSIGN_OR_RETURN(e.ci_high_ms, NonNegative(absl::StrCat(field, ".ci_high_ms"), p.ci_high_ms()));
   ASSIGN_OR_RETURN(e.rounds, NonNegative(absl::StrCat(field, ".rounds"), p.rounds()));
   ASSIGN_OR_RETURN(e.n_eff, NonNegative(absl::StrCat(field, ".n_eff"), p.n_eff()));
@@ -131,8 +142,8 @@ absl::Status ReadRoundFields(const v1::Measurement& p, core::Measurement* m) {
   m->group_uid = p.group_uid();
   ASSIGN_OR_RETURN(m->group_members, NonNegative("measurement.group_members", p.group_members()));
   m->work_key = p.work_key();
-  ASSIGN_OR_RETURN(m->shared_with_seq,
-                   NonNegative("measurement.shared_with_seq", p.shared_with_seq()));
+  ASSIGN_OR_RETURN(m->shared_with_item,
+                   NonNegative("measurement.shared_with_item", p.shared_with_item()));
   ASSIGN_OR_RETURN(m->quant_bytes, NonNegative("measurement.quant_bytes", p.quant_bytes()));
   ASSIGN_OR_RETURN(m->copy_bytes_per_s,
                    NonNegative("measurement.copy_bytes_per_s", p.copy_bytes_per_s()));
@@ -166,7 +177,7 @@ v1::Measurement ToProto(const core::Measurement& m) {
   p.set_group_uid(m.group_uid);
   p.set_group_members(m.group_members);
   p.set_work_key(m.work_key);
-  p.set_shared_with_seq(m.shared_with_seq);
+  p.set_shared_with_item(m.shared_with_item);
   p.set_quant_bytes(m.quant_bytes);
   p.set_copy_bytes_per_s(m.copy_bytes_per_s);
   p.set_stop_reason(m.stop_reason);

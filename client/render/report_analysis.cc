@@ -90,10 +90,10 @@ bool SharedWork(const core::ItemRecord& x, const core::ItemRecord& y) {
   if (&x == &y || x.item.seq == y.item.seq) return true;
   const core::Measurement& a = *x.result;
   const core::Measurement& b = *y.result;
-  if (a.shared_with_seq > 0 &&
-      (a.shared_with_seq == y.item.seq || a.shared_with_seq == b.shared_with_seq))
+  if (a.shared_with_item > 0 &&
+      (a.shared_with_item == y.item.id || a.shared_with_item == b.shared_with_item))
     return true;
-  if (b.shared_with_seq > 0 && b.shared_with_seq == x.item.seq) return true;
+  if (b.shared_with_item > 0 && b.shared_with_item == x.item.id) return true;
   return !a.work_key.empty() && a.work_key == b.work_key;
 }
 

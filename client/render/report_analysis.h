@@ -136,7 +136,7 @@ class ReportAnalysis {
   core::stats::Interval ModelSpeedupCi(core::Recipe recipe, core::Recipe baseline,
                                        core::Mode mode) const;
   // True when every GEMM of the two totals is the same GPU work, measured once
-  // (shared_with_seq links them, or equal non-empty work_key).
+  // (shared_with_item links them, or equal non-empty work_key).
   bool SameWork(RecipeMode x, RecipeMode y) const;
   // Done items without interleaved rounds (results stored before them).
   int OldItems() const;

@@ -92,7 +92,7 @@ std::vector<std::string> ItemCells(const core::ItemRecord& r) {
       Opt(m.isolated.present(), m.isolated.RelHalfWidth()), Int(m.isolated.rounds),
       Opt(m.isolated.present(), m.isolated.n_eff), Opt(m.b2b.present(), m.b2b.center_ms),
       Opt(m.b2b.present(), m.b2b.ci_low_ms), Opt(m.b2b.present(), m.b2b.ci_high_ms),
-      Int(m.b2b_count), m.stop_reason, m.group_uid, m.work_key, Int(m.shared_with_seq),
+      Int(m.b2b_count), m.stop_reason, m.group_uid, m.work_key, Int(m.shared_with_item),
       Num(m.quant_bytes), Num(m.copy_bytes_per_s)};
   cells.insert(cells.end(), more.begin(), more.end());
   return cells;
@@ -118,7 +118,7 @@ const std::vector<std::string>& ReportCsvColumns() {
       // interleaved rounds (appended: the columns above keep their order)
       "iso_ms", "iso_ci_low_ms", "iso_ci_high_ms", "iso_rel_half_width", "rounds", "n_eff",
       "b2b_ms", "b2b_ci_low_ms", "b2b_ci_high_ms", "b2b_count", "stop_reason", "group_uid",
-      "work_key", "shared_with_seq", "quant_bytes", "copy_bytes_per_s"};
+      "work_key", "shared_with_item", "quant_bytes", "copy_bytes_per_s"};
   return kColumns;
 }
 

@@ -63,7 +63,7 @@ std::string Cell(const core::ItemRecord& item, Marks& marks) {
   if (m.verification == core::Verification::kIncorrect) ms += "!";
   if (item.cached) ms += "*";
   marks.flagged |= ms.back() == '!' || ms.back() == '*';
-  if (m.shared_with_seq > 0) {
+  if (m.shared_with_item > 0) {
     ms += "=";
     marks.shared = true;
   }

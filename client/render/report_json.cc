@@ -134,7 +134,7 @@ Json MeasurementJson(const core::ItemRecord& item) {
           {"group_uid", m.group_uid},
           {"group_members", m.group_members},
           {"work_key", m.work_key},
-          {"shared_with_seq", m.shared_with_seq},
+          {"shared_with_item", m.shared_with_item},
           {"quant_bytes", m.quant_bytes},
           {"copy_bytes_per_s", m.copy_bytes_per_s},
           {"stop_reason", m.stop_reason}};

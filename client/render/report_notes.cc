@@ -231,7 +231,7 @@ void RoundsNotices(const core::Report& report, std::vector<std::string>& out) {
       ++old_items;
       continue;
     }
-    if (m.shared_with_seq > 0) ++shared;
+    if (m.shared_with_item > 0) ++shared;
     const double w = m.isolated.RelHalfWidth();
     if (m.stop_reason.rfind("budget", 0) == 0 && w > target) {
       budget.push_back(ItemLabel(item));

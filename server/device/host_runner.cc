@@ -420,7 +420,7 @@ void FillOutcomes(const core::GroupRequest& request, const Member& member,
   result.outcomes[member.items.front()].measurement = m;
   for (size_t k = 1; k < member.items.size(); ++k) {
     core::Measurement shared = m;
-    shared.shared_with_seq = item.seq;
+    shared.shared_with_item = item.id;
     absl::StrAppend(&shared.notes, "; same work as ", std::string(core::ToString(item.recipe)), " ",
                     std::string(core::ToString(item.mode)), " (item ", item.seq,
                     "), one measurement");

@@ -310,7 +310,7 @@ json ToJson(const core::Measurement& m) {
           {"group_uid", m.group_uid},
           {"group_members", m.group_members},
           {"work_key", m.work_key},
-          {"shared_with_seq", m.shared_with_seq},
+          {"shared_with_item", m.shared_with_item},
           {"quant_bytes", Number(m.quant_bytes)},
           {"copy_bytes_per_s", Number(m.copy_bytes_per_s)},
           {"stop_reason", m.stop_reason}};
@@ -340,7 +340,7 @@ void Read(JsonReader& r, core::Measurement* m) {
   r.Str("group_uid", &m->group_uid);
   r.Int("group_members", &m->group_members);
   r.Str("work_key", &m->work_key);
-  r.Int("shared_with_seq", &m->shared_with_seq);
+  r.Int("shared_with_item", &m->shared_with_item);
   r.Double("quant_bytes", &m->quant_bytes);
   r.Double("copy_bytes_per_s", &m->copy_bytes_per_s);
   r.Str("stop_reason", &m->stop_reason);

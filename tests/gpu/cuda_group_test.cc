@@ -81,10 +81,10 @@ TEST_F(CudaGroupTest, IdenticalWorkIsMeasuredOnce) {
     EXPECT_EQ(m.stop_reason, "fixed 12 rounds");
     EXPECT_GT(m.copy_bytes_per_s, 0) << "BeginJob ran in SetUp? copy bandwidth missing";
   }
-  EXPECT_EQ(r->outcomes[0].measurement->shared_with_seq, 0);
-  EXPECT_EQ(r->outcomes[1].measurement->shared_with_seq, 1);
+  EXPECT_EQ(r->outcomes[0].measurement->shared_with_item, 0);
+  EXPECT_EQ(r->outcomes[1].measurement->shared_with_item, 1);
   EXPECT_THAT(r->outcomes[1].measurement->notes, HasSubstr("same GPU work as bf16 autocast"));
-  EXPECT_EQ(r->outcomes[3].measurement->shared_with_seq, 3);
+  EXPECT_EQ(r->outcomes[3].measurement->shared_with_item, 3);
   EXPECT_EQ(r->outcomes[1].measurement->round_ms, r->outcomes[0].measurement->round_ms);
   const core::Measurement& ac = *r->outcomes[4].measurement;
   EXPECT_EQ(ac.quant_round_ms.size(), 12u);
@@ -102,7 +102,7 @@ TEST_F(CudaGroupTest, SharingCanBeTurnedOff) {
   for (const auto& o : r->outcomes) {
     ASSERT_TRUE(o.measurement.has_value());
     EXPECT_EQ(o.measurement->group_members, 5);
-    EXPECT_EQ(o.measurement->shared_with_seq, 0);
+    EXPECT_EQ(o.measurement->shared_with_item, 0);
   }
 }
 

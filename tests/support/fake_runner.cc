@@ -146,7 +146,7 @@ absl::StatusOr<core::GroupResult> FakeRunner::MeasureGroup(const core::GroupRequ
     const core::WorkItem& first = request.items[first_of[i]];
     out.measurement = FakeMeasurement(first, request, rounds, members, stop);
     if (first_of[i] != i) {
-      out.measurement->shared_with_seq = first.seq;
+      out.measurement->shared_with_item = first.id;
       out.measurement->notes = "same GPU work as " + std::string(core::ToString(first.recipe)) +
                                " " + std::string(core::ToString(first.mode)) + " (item " +
                                std::to_string(first.seq) + "), one measurement";

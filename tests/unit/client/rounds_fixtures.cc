@@ -76,7 +76,7 @@ core::Report RoundsReport(const RoundsOptions& o) {
     const core::GemmOp& op = job.plan.ops[g];
     std::vector<double> drift(static_cast<size_t>(o.rounds));
     for (double& d : drift) d = 1 + o.drift * normal(rng);
-    int32_t current_prequant_seq = 0;
+    int64_t current_prequant_id = 0;
     size_t current_prequant = 0;  // index in report.items (+1; 0 = none yet)
     for (Mode mode : {Mode::kAutocast, Mode::kPrequant})
       for (Recipe r : recipes) {
@@ -92,7 +92,7 @@ core::Report RoundsReport(const RoundsOptions& o) {
                             r == Recipe::kFp8Delayed && current_prequant > 0;
         if (shared) {
           m = *report.items[current_prequant - 1].result;
-          m.shared_with_seq = current_prequant_seq;
+          m.shared_with_item = current_prequant_id;
         } else {
           for (int32_t k = 0; k < o.rounds; ++k) {
             const double d = drift[static_cast<size_t>(k)];
@@ -128,7 +128,7 @@ core::Report RoundsReport(const RoundsOptions& o) {
         report.items.push_back(item);
         if (mode == Mode::kPrequant && r == Recipe::kFp8Current) {
           current_prequant = report.items.size();
-          current_prequant_seq = item.item.seq;
+          current_prequant_id = item.item.id;
         }
       }
   }

@@ -85,13 +85,13 @@ TEST(HostRunnerGroup, Bf16AutocastAndPrequantShareOneMeasurement) {
   const core::Measurement& ac = *result->outcomes[0].measurement;
   const core::Measurement& pq = *result->outcomes[1].measurement;
   const core::Measurement& fp8 = *result->outcomes[2].measurement;
-  EXPECT_EQ(ac.shared_with_seq, 0);
-  EXPECT_EQ(pq.shared_with_seq, 1);
+  EXPECT_EQ(ac.shared_with_item, 0);
+  EXPECT_EQ(pq.shared_with_item, 101) << "the id of the item measured";
   EXPECT_THAT(pq.notes, EndsWith("; same work as bf16 autocast (item 1), one measurement"));
   EXPECT_EQ(pq.round_ms, ac.round_ms);
   EXPECT_EQ(pq.b2b_round_ms, ac.b2b_round_ms);
   EXPECT_EQ(pq.work_key, ac.work_key);
-  EXPECT_EQ(fp8.shared_with_seq, 0);
+  EXPECT_EQ(fp8.shared_with_item, 0);
   EXPECT_NE(fp8.work_key, ac.work_key);
   for (const core::Measurement* m : {&ac, &pq, &fp8}) {
     EXPECT_EQ(m->group_members, 2);
@@ -110,7 +110,7 @@ TEST(HostRunnerGroup, WithoutSharingIdenticalWorkIsMeasuredTwice) {
   ASSERT_EQ(result->outcomes.size(), 2u);
   for (const core::ItemOutcome& o : result->outcomes) {
     ASSERT_TRUE(o.measurement.has_value());
-    EXPECT_EQ(o.measurement->shared_with_seq, 0);
+    EXPECT_EQ(o.measurement->shared_with_item, 0);
     EXPECT_EQ(o.measurement->group_members, 2);
     EXPECT_THAT(o.measurement->notes, ::testing::Not(HasSubstr("same work")));
     EXPECT_EQ(o.measurement->round_ms.size(), 3u);

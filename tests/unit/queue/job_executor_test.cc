@@ -119,7 +119,7 @@ TEST_F(JobExecutorTest, SharedMeasurementsAreRowsOfTheirOwnNotCacheHits) {
   RunJob(job);
   ASSERT_EQ(finished.size(), 3u);
   ASSERT_TRUE(finished[2].result.has_value());
-  EXPECT_EQ(finished[2].result->shared_with_seq, 1);
+  EXPECT_EQ(finished[2].result->shared_with_item, finished[1].item.id);
   EXPECT_EQ(finished[2].result->round_ms, finished[1].result->round_ms);
   const auto items = Items(job);
   EXPECT_EQ(items[2].status, ItemStatus::kDone);

@@ -41,7 +41,7 @@ core::Measurement Interleaved() {
   m.group_uid = "GPU-1234/j3/s0/1700000000000";
   m.group_members = 5;
   m.work_key = "fp8-current/autocast/4096x4096x4096";
-  m.shared_with_seq = 2;
+  m.shared_with_item = 2;
   m.quant_bytes = 3.5e7;
   m.copy_bytes_per_s = 2.9e12;
   m.stop_reason = "budget 2.0 s spent (+-1.4%)";
@@ -62,7 +62,7 @@ TEST(JsonCodecRoundsTest, EveryRoundFieldRoundTrips) {
   EXPECT_EQ(back->group_uid, m.group_uid);
   EXPECT_EQ(back->group_members, 5);
   EXPECT_EQ(back->work_key, m.work_key);
-  EXPECT_EQ(back->shared_with_seq, 2);
+  EXPECT_EQ(back->shared_with_item, 2);
   EXPECT_EQ(back->quant_bytes, m.quant_bytes);
   EXPECT_EQ(back->copy_bytes_per_s, m.copy_bytes_per_s);
   EXPECT_EQ(back->stop_reason, m.stop_reason);
@@ -103,7 +103,7 @@ TEST(JsonCodecRoundsTest, AnOldMeasurementRowLoadsWithEmptyRoundFields) {
   EXPECT_EQ(m->group_uid, "");
   EXPECT_EQ(m->group_members, 0);
   EXPECT_EQ(m->work_key, "");
-  EXPECT_EQ(m->shared_with_seq, 0);
+  EXPECT_EQ(m->shared_with_item, 0);
   EXPECT_EQ(m->quant_bytes, 0);
   EXPECT_EQ(m->copy_bytes_per_s, 0);
   EXPECT_EQ(m->stop_reason, "");
@@ -149,8 +149,7 @@ TEST(JsonCodecRoundsTest, WrongTypesAreDataLossNamingTheField) {
       {R"({"group_uid": 7})", "measurement.group_uid is not a string"},
       {R"({"group_members": 1e3})", "measurement.group_members is not an integer"},
       {R"({"work_key": false})", "measurement.work_key is not a string"},
-      {R"({"shared_with_seq": 3000000000})",
-       "measurement.shared_with_seq is out of range for int32"},
+      {R"({"shared_with_item": "seven"})", "measurement.shared_with_item is not an integer"},
       {R"({"quant_bytes": "many"})", "measurement.quant_bytes is not a number"},
       {R"({"copy_bytes_per_s": {}})", "measurement.copy_bytes_per_s is not a number"},
       {R"({"stop_reason": ["deadline"]})", "measurement.stop_reason is not a string"},

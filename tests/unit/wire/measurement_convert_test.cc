@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <string>
@@ -35,7 +36,7 @@ core::Measurement Interleaved() {
   m.group_uid = "GPU-1/j3/s0/1700000000000";
   m.group_members = 5;
   m.work_key = "fp8-current/autocast/4096x4096x4096";
-  m.shared_with_seq = 2;
+  m.shared_with_item = 2;
   m.quant_bytes = 3.5e7;
   m.copy_bytes_per_s = 2.9e12;
   m.stop_reason = "precision +-0.8% reached";
@@ -53,7 +54,7 @@ void ExpectRoundFieldsEqual(const core::Measurement& a, const core::Measurement&
   EXPECT_EQ(a.group_uid, b.group_uid);
   EXPECT_EQ(a.group_members, b.group_members);
   EXPECT_EQ(a.work_key, b.work_key);
-  EXPECT_EQ(a.shared_with_seq, b.shared_with_seq);
+  EXPECT_EQ(a.shared_with_item, b.shared_with_item);
   EXPECT_EQ(a.quant_bytes, b.quant_bytes);
   EXPECT_EQ(a.copy_bytes_per_s, b.copy_bytes_per_s);
   EXPECT_EQ(a.stop_reason, b.stop_reason);
@@ -91,8 +92,8 @@ TEST(MeasurementConvertTest, EachBadValueIsInvalidArgumentNamingItsField) {
   const std::vector<BadCase> cases = {
       {"measurement.isolated.center_ms: nan",
        [](auto& p) { p.mutable_isolated()->set_center_ms(kNan); }},
-      {"measurement.isolated.ci_low_ms: -1",
-       [](auto& p) { p.mutable_isolated()->set_ci_low_ms(-1); }},
+      {"measurement.isolated.ci_low_ms: nan is not a finite number",
+       [](auto& p) { p.mutable_isolated()->set_ci_low_ms(std::nan("")); }},
       {"measurement.isolated.ci_high_ms: inf",
        [](auto& p) { p.mutable_isolated()->set_ci_high_ms(kInf); }},
       {"measurement.isolated.rounds: -2 is negative",
@@ -114,7 +115,7 @@ TEST(MeasurementConvertTest, EachBadValueIsInvalidArgumentNamingItsField) {
       {"measurement.b2b_round_ms[0]: inf", [](auto& p) { p.set_b2b_round_ms(0, kInf); }},
       {"measurement.quant_round_ms[2]: -1", [](auto& p) { p.set_quant_round_ms(2, -1); }},
       {"measurement.group_members: -3 is negative", [](auto& p) { p.set_group_members(-3); }},
-      {"measurement.shared_with_seq: -1 is negative", [](auto& p) { p.set_shared_with_seq(-1); }},
+      {"measurement.shared_with_item: -1 is negative", [](auto& p) { p.set_shared_with_item(-1); }},
       {"measurement.quant_bytes: nan", [](auto& p) { p.set_quant_bytes(kNan); }},
       {"measurement.copy_bytes_per_s: -1", [](auto& p) { p.set_copy_bytes_per_s(-1); }},
   };
