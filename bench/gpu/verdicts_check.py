@@ -47,12 +47,12 @@ def identical(run):
         first = group[0]
         names = ", ".join(f"{r['recipe']} {r['mode']}" for r in group)
         for r in group[1:]:
-            shared = int(f(r.get("shared_with_item"))) == int(f(first["seq"]))
+            shared = int(f(r.get("shared_with_item"))) == int(f(first["item_id"]))
             ratio = headline_ms(r) / headline_ms(first)
             good = shared or abs(ratio - 1) <= 0.02
             ok &= good
         how = "one measurement" if all(
-            int(f(r.get("shared_with_item"))) == int(f(first["seq"])) for r in group[1:]) else \
+            int(f(r.get("shared_with_item"))) == int(f(first["item_id"])) for r in group[1:]) else \
             f"max diff {max(abs(headline_ms(r) / headline_ms(first) - 1) for r in group[1:]):.2%}"
         print(f"{pass_:5s} {op:9s} {names[:58]:58s} {how:>22s}")
     return ok

@@ -72,6 +72,7 @@ std::vector<std::string> ItemCells(const core::ItemRecord& r) {
                                     Int(r.measured_ms)};
   if (!r.result) {
     cells.resize(cells.size() + 27 + 16);
+    cells.push_back(Int(r.item.id));
     return cells;
   }
   const core::Measurement& m = *r.result;
@@ -95,6 +96,8 @@ std::vector<std::string> ItemCells(const core::ItemRecord& r) {
       Int(m.b2b_count), m.stop_reason, m.group_uid, m.work_key, Int(m.shared_with_item),
       Num(m.quant_bytes), Num(m.copy_bytes_per_s)};
   cells.insert(cells.end(), more.begin(), more.end());
+  // Last, so older readers' columns stay where they were; shared_with_item names an item_id.
+  cells.push_back(Int(r.item.id));
   return cells;
 }
 
@@ -118,7 +121,7 @@ const std::vector<std::string>& ReportCsvColumns() {
       // interleaved rounds (appended: the columns above keep their order)
       "iso_ms", "iso_ci_low_ms", "iso_ci_high_ms", "iso_rel_half_width", "rounds", "n_eff",
       "b2b_ms", "b2b_ci_low_ms", "b2b_ci_high_ms", "b2b_count", "stop_reason", "group_uid",
-      "work_key", "shared_with_item", "quant_bytes", "copy_bytes_per_s"};
+      "work_key", "shared_with_item", "quant_bytes", "copy_bytes_per_s", "item_id"};
   return kColumns;
 }
 

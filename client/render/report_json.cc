@@ -150,6 +150,7 @@ Json ItemsJson(const core::Report& report) {
     for (const core::ItemRecord* item : sorted) {
       const core::GemmOp& op = item->item.op;
       items.push_back({{"seq", item->item.seq},
+                       {"id", item->item.id},
                        {"op", op.name},
                        {"pass", S(core::ToString(op.pass))},
                        {"m", op.shape.m},

@@ -329,9 +329,10 @@ TEST(Charts, LayerChartShowsIntervalsAndTheBackToBackTick) {
 
 TEST(Csv, NewColumnsAreAppendedAndFilled) {
   const std::vector<std::string>& cols = ReportCsvColumns();
-  ASSERT_GE(cols.size(), 16u);
-  EXPECT_EQ(cols[cols.size() - 16], "iso_ms");
-  EXPECT_EQ(cols.back(), "copy_bytes_per_s");
+  ASSERT_GE(cols.size(), 17u);
+  EXPECT_EQ(cols[cols.size() - 17], "iso_ms");
+  EXPECT_EQ(cols[cols.size() - 2], "copy_bytes_per_s");
+  EXPECT_EQ(cols.back(), "item_id");
   const std::string csv = RenderReportCsv(testing::RoundsReport());
   const std::string first_row =
       csv.substr(csv.find('\n') + 1, csv.find('\n', csv.find('\n') + 1) - csv.find('\n') - 1);
