@@ -52,6 +52,7 @@ class CudaRunner : public device::Runner {
   struct Rounds {
     int32_t rounds = 0;
     int32_t b2b_count = 0;
+    int32_t b2b_every = 1;  // back to back visited every this many rounds
     std::string stop_reason, timer_notes;
     core::Telemetry telemetry;
   };

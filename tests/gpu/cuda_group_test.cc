@@ -82,9 +82,9 @@ TEST_F(CudaGroupTest, IdenticalWorkIsMeasuredOnce) {
     EXPECT_GT(m.copy_bytes_per_s, 0) << "BeginJob ran in SetUp? copy bandwidth missing";
   }
   EXPECT_EQ(r->outcomes[0].measurement->shared_with_item, 0);
-  EXPECT_EQ(r->outcomes[1].measurement->shared_with_item, 1);
+  EXPECT_EQ(r->outcomes[1].measurement->shared_with_item, 101) << "item ids are 100 + seq";
   EXPECT_THAT(r->outcomes[1].measurement->notes, HasSubstr("same GPU work as bf16 autocast"));
-  EXPECT_EQ(r->outcomes[3].measurement->shared_with_item, 3);
+  EXPECT_EQ(r->outcomes[3].measurement->shared_with_item, 103);
   EXPECT_EQ(r->outcomes[1].measurement->round_ms, r->outcomes[0].measurement->round_ms);
   const core::Measurement& ac = *r->outcomes[4].measurement;
   EXPECT_EQ(ac.quant_round_ms.size(), 12u);
