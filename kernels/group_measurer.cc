@@ -201,10 +201,16 @@ absl::Status CudaRunner::MeasureMembersOnce(const core::GroupRequest& request,
     m->work_key = WorkKey(m->item, timing);
     m->t = TimedPart(m->item, timing.accounting);
     const core::WorkItem& item = m->item;
-    ASSIGN_OR_RETURN(m->o,
-                     core::WhileDoing(PrepareOperands(pool_, item, timing, m->t, src, c,
-                                                      absl::StrCat("m", mi, "."), st, &m->notes),
-                                      "preparing the operands"));
+    absl::StatusOr<Operands> prepared = PrepareOperands(pool_, item, timing, m->t, src, c,
+                                                        absl::StrCat("m", mi, "."), st, &m->notes);
+    if (IsRefusal(prepared.status())) {
+      // This recipe cannot take this operand here (e.g. a grouped layout it lacks): the
+      // member's items are not supported; the rest of the group is measured.
+      m->refused = prepared.status();
+      members.push_back(std::move(m));
+      continue;
+    }
+    ASSIGN_OR_RETURN(m->o, core::WhileDoing(std::move(prepared), "preparing the operands"));
     std::string accum_note;
     const std::optional<bool> fast_accum = ResolveFastAccum(item, timing.fast_accum, &accum_note);
     if (!accum_note.empty()) m->notes.push_back(accum_note);
