@@ -235,14 +235,7 @@ absl::Status CudaRunner::WarmUp(const core::TimingOptions& timing) {
 
 absl::StatusOr<core::Measurement> CudaRunner::Run(const core::WorkItem& item,
                                                   const core::TimingOptions& timing) {
-  core::GroupRequest request;
-  request.group_uid = absl::StrCat(info_.uuid, "/item", item.id);
-  request.items = {item};
-  request.timing = timing;
-  ASSIGN_OR_RETURN(core::GroupResult r, MeasureGroup(request));
-  core::ItemOutcome& out = r.outcomes.front();
-  RETURN_IF_ERROR(out.status);
-  return *std::move(out.measurement);
+  return MeasureAlone(item, timing);
 }
 
 }  // namespace gemmprof::kernels

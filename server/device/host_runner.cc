@@ -346,13 +346,7 @@ absl::Status HostRunner::BeginJob(const core::TimingOptions&) {
 
 absl::StatusOr<core::Measurement> HostRunner::Run(const core::WorkItem& item,
                                                   const core::TimingOptions& timing) {
-  core::GroupRequest request;
-  request.items = {item};
-  request.timing = timing;
-  ASSIGN_OR_RETURN(core::GroupResult result, MeasureGroup(request));
-  core::ItemOutcome& outcome = result.outcomes.front();
-  RETURN_IF_ERROR(outcome.status);
-  return *std::move(outcome.measurement);
+  return MeasureAlone(item, timing);
 }
 
 namespace {

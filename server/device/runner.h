@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "core/group.h"
 #include "core/job.h"
@@ -68,6 +69,25 @@ class Runner {
   // (e.g. its worker process failed to start several times in a row); the queue then
   // gives its jobs to other devices. In-process runners are always available.
   virtual absl::Status Availability() const { return absl::OkStatus(); }
+
+ protected:
+  // Run as a group of one, for runners whose MeasureGroup is their one measuring path:
+  // the item's refusal or failure is the returned status.
+  absl::StatusOr<core::Measurement> MeasureAlone(const core::WorkItem& item,
+                                                 const core::TimingOptions& timing) {
+    core::GroupRequest request;
+    request.group_uid = Info().uuid + "/item" + std::to_string(item.id);
+    request.items = {item};
+    request.timing = timing;
+    ASSIGN_OR_RETURN(core::GroupResult result, MeasureGroup(request));
+    if (result.outcomes.size() != 1) {
+      return absl::InternalError("a group of one item came back with " +
+                                 std::to_string(result.outcomes.size()) + " outcomes");
+    }
+    core::ItemOutcome& outcome = result.outcomes.front();
+    RETURN_IF_ERROR(outcome.status);
+    return *std::move(outcome.measurement);
+  }
 };
 
 }  // namespace gemmprof::device
