@@ -43,7 +43,6 @@ constexpr double kB2bGraphMs = 2.0;
 constexpr int32_t kMinAutoB2b = 2, kMaxAutoB2b = 10;
 constexpr int32_t kPilotSamples = 3;
 constexpr double kThinB2bFromMs = 1.0;
-constexpr size_t kRoundBatchEntries = 768;
 
 class ScopedNvtxRange {
  public:
@@ -357,7 +356,7 @@ absl::StatusOr<CudaRunner::Rounds> CudaRunner::TimeRounds(const core::GroupReque
     round_entries += (u.visit.samples + (u.visit.rewarm ? 1 : 0)) * (u.visit.graph->nodes() + 4);
   }
   const int32_t per_call = static_cast<int32_t>(
-      std::max<size_t>(1, kRoundBatchEntries / std::max<size_t>(round_entries, 1)));
+      std::max<size_t>(1, IterationTimer::kQueueBudget / std::max<size_t>(round_entries, 1)));
 
   core::stats::StopOptions stop;
   stop.fixed_rounds = fixed ? timing.timed_iters : 0;

@@ -14,7 +14,6 @@ namespace {
 // blocked the host in cudaGraphLaunch with 64 samples per batch until the blocking
 // kernel timed out), and each sample adds its events and the L2 flush.
 constexpr size_t kBatch = 64;
-constexpr size_t kQueueBudget = 768;
 // Long enough for the host to enqueue a batch on a busy machine; a timeout only costs
 // clean samples, never correctness.
 constexpr uint64_t kBlockTimeoutNs = 2'000'000'000;
@@ -109,7 +108,8 @@ absl::StatusOr<std::vector<std::vector<double>>> IterationTimer::TimeVisits(
   // graph's nodes plus its events and flush.
   auto add = [&](int32_t visit, bool rewarm) -> absl::Status {
     const size_t cost = visits[visit].graph->nodes() + 4;
-    if (!batch.empty() && (entries + cost > kQueueBudget || batch.size() >= kBatch)) {
+    if (!batch.empty() &&
+        (entries + cost > IterationTimer::kQueueBudget || batch.size() >= kBatch)) {
       RETURN_IF_ERROR(TimeBatch(stream, visits, batch, options, &out, notes));
       batch.clear();
       entries = 0;

@@ -45,6 +45,11 @@ struct TimerResult {
 
 class IterationTimer {
  public:
+  // Launch-queue entries one batch behind the blocking kernel may take: a sample costs
+  // its graph's nodes plus 4 (events and flush). Callers sizing their own batches of
+  // visits use this too.
+  static constexpr size_t kQueueBudget = 768;
+
   // Pinned host flag for the blocking kernel. Internal on failure.
   static absl::StatusOr<IterationTimer> Create();
 

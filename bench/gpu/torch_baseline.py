@@ -122,6 +122,26 @@ def time_graph(fn, warmup, iters):
     return samples
 
 
+def warm_up(gen):
+    """Raises clocks and temperature to their working level, like the runner's BeginJob."""
+    w = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16, generator=gen)
+    for _ in range(200):
+        w @ w
+    torch.cuda.synchronize()
+
+
+def finish(rows, csv_path):
+    """Warns about stream-hold timeouts and writes the rows as CSV (when a path is given)."""
+    if HOLD.timeouts:
+        print(f"warning: the stream hold timed out {HOLD.timeouts} time(s); those samples may "
+              "include launch gaps")
+    if csv_path:
+        with open(csv_path, "w", newline="") as f:
+            wr = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+            wr.writeheader()
+            wr.writerows(rows)
+
+
 def to_fp8(x, dtype):
     amax = x.abs().max().float()
     fmax = torch.finfo(dtype).max
@@ -150,11 +170,7 @@ def main():
     print(f"torch {torch.__version__} on {torch.cuda.get_device_name()}, "
           f"cuBLAS {torch.backends.cuda.preferred_blas_library()}")
     rows = []
-    # Warm the GPU up (clocks, temperature) like the runner's BeginJob.
-    w = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16, generator=gen)
-    for _ in range(200):
-        w @ w
-    torch.cuda.synchronize()
+    warm_up(gen)
     for impl in ("torch.matmul bf16", "torch._scaled_mm fp8-current prequant"):
         total = 0.0
         print(f"\n== {impl} ==")
@@ -182,14 +198,7 @@ def main():
                          "count": len(samples)})
             del a, bt
         print(f"  per-layer: {total:.4f} ms")
-    if HOLD.timeouts:
-        print(f"warning: the stream hold timed out {HOLD.timeouts} time(s); those samples may "
-              "include launch gaps")
-    if args.csv:
-        with open(args.csv, "w", newline="") as f:
-            wr = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-            wr.writeheader()
-            wr.writerows(rows)
+    finish(rows, args.csv)
     return 0
 
 

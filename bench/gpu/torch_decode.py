@@ -7,7 +7,6 @@ graph; a sample is one replay between two CUDA events, divided by 10, queued beh
 same blocking kernel torch_baseline.py uses. Median of --iters samples.
 """
 import argparse
-import csv
 import statistics
 import sys
 
@@ -34,10 +33,7 @@ def main():
     print(f"stream hold: {tb.HOLD.mode}; torch {torch.__version__} on "
           f"{torch.cuda.get_device_name()}")
     gen = torch.Generator(device="cuda").manual_seed(args.seed)
-    w = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16, generator=gen)
-    for _ in range(200):
-        w @ w
-    torch.cuda.synchronize()
+    tb.warm_up(gen)
     rows = []
     for m in MS:
         for k, n in KNS:
@@ -62,12 +58,7 @@ def main():
                 rows.append({"recipe": recipe, "m": m, "k": k, "n": n,
                              "b2b_ms": f"{med:.6f}", "count": len(samples)})
             del a, bt, qa, qb
-    if tb.HOLD.timeouts:
-        print(f"warning: the stream hold timed out {tb.HOLD.timeouts} time(s)")
-    with open(args.csv, "w", newline="") as f:
-        wr = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-        wr.writeheader()
-        wr.writerows(rows)
+    tb.finish(rows, args.csv)
     return 0
 
 

@@ -46,14 +46,10 @@ def identical(run):
             continue
         first = group[0]
         names = ", ".join(f"{r['recipe']} {r['mode']}" for r in group)
-        for r in group[1:]:
-            shared = int(f(r.get("shared_with_item"))) == int(f(first["item_id"]))
-            ratio = headline_ms(r) / headline_ms(first)
-            good = shared or abs(ratio - 1) <= 0.02
-            ok &= good
-        how = "one measurement" if all(
-            int(f(r.get("shared_with_item"))) == int(f(first["item_id"])) for r in group[1:]) else \
-            f"max diff {max(abs(headline_ms(r) / headline_ms(first) - 1) for r in group[1:]):.2%}"
+        shared = [int(f(r.get("shared_with_item"))) == int(f(first["item_id"])) for r in group[1:]]
+        diffs = [abs(headline_ms(r) / headline_ms(first) - 1) for r in group[1:]]
+        ok &= all(s or d <= 0.02 for s, d in zip(shared, diffs))
+        how = "one measurement" if all(shared) else f"max diff {max(diffs):.2%}"
         print(f"{pass_:5s} {op:9s} {names[:58]:58s} {how:>22s}")
     return ok
 
