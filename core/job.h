@@ -46,6 +46,9 @@ struct JobSpec {
   TimingOptions timing;
   bool force = false;  // bypass the result cache
   std::string label;   // free text for humans
+  // Indexes of this node's GPUs the job may spread over (`submit --devices 0,1`); empty
+  // means every available GPU of the job's device model.
+  std::vector<int32_t> devices;
 };
 
 // The recipes and modes a spec stands for: empty recipes mean all, empty modes autocast.
@@ -82,6 +85,9 @@ struct JobRecord {
   // Name of the token that submitted the job (gemmprofd --tokens); empty when the daemon
   // ran without tokens or the job predates them.
   std::string submitted_by;
+  // The daemon (gemmprofd --node, default the host name) that accepted the job and runs
+  // it on its own GPUs. Empty for jobs stored before nodes were recorded.
+  std::string node;
 };
 
 struct ItemRecord {
@@ -91,6 +97,10 @@ struct ItemRecord {
   bool cached = false;                // answered from the result cache
   int64_t measured_ms = 0;            // when the measurement was made (cache: its original time)
   std::optional<Measurement> result;  // set for kDone
+  // Where the measurement was made (cache: the original's node and GPU); empty until
+  // measured, and for results stored before nodes were recorded.
+  std::string measured_node;
+  std::string device_uuid;
 };
 
 // A job with everything needed to render it.

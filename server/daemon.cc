@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -24,7 +25,7 @@
 #include "server/queue/job_queue.h"
 #include "server/security/daemon_security.h"
 #include "server/security/watch_limiter.h"
-#include "server/storage/sqlite_store.h"
+#include "server/storage/open_store.h"
 #include "server/worker/fault.h"
 #include "server/worker/item_deadline.h"
 #include "server/worker/remote_runner.h"
@@ -159,7 +160,8 @@ class DatabaseLock {
  public:
   static absl::StatusOr<DatabaseLock> Acquire(const std::string& db) {
     DatabaseLock lock;
-    if (db == ":memory:") return lock;
+    // A shared PostgreSQL store is meant for many daemons: each owns its node's jobs.
+    if (db == ":memory:" || storage::IsPostgresUri(db)) return lock;
     const std::string path = db + ".lock";
     lock.fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (lock.fd_ < 0) {
@@ -194,6 +196,29 @@ sigset_t BlockDaemonSignals() {
   return set;
 }
 
+// --node: 1..64 of [A-Za-z0-9._-], default the host name (its first label).
+absl::Status ResolveNode(std::string* node) {
+  if (node->empty()) {
+    char buf[256] = {};
+    if (gethostname(buf, sizeof(buf) - 1) != 0 || buf[0] == '\0') {
+      return absl::FailedPreconditionError("--node: the host name cannot be read; give --node");
+    }
+    *node = std::string(buf).substr(0, std::string(buf).find('.'));
+  }
+  constexpr size_t kMaxNode = 64;
+  if (node->size() > kMaxNode) {
+    return absl::InvalidArgumentError("--node: '" + *node + "' is longer than " +
+                                      std::to_string(kMaxNode) + " characters");
+  }
+  for (char c : *node) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') {
+      return absl::InvalidArgumentError("--node: '" + *node +
+                                        "' may hold only letters, digits, '.', '_' and '-'");
+    }
+  }
+  return absl::OkStatus();
+}
+
 security::SecurityOptions SecurityOptionsOf(const Options& o) {
   return {o.listen, {o.tls_cert, o.tls_key, o.tls_client_ca}, o.insecure, o.tokens};
 }
@@ -201,7 +226,9 @@ security::SecurityOptions SecurityOptionsOf(const Options& o) {
 absl::Status Serve(const Options& o, const security::DaemonSecurity& sec) {
   const sigset_t signals = BlockDaemonSignals();
   ASSIGN_OR_RETURN(DatabaseLock db_lock, DatabaseLock::Acquire(o.db));
-  ASSIGN_OR_RETURN(auto store, storage::SqliteStore::Open(o.db));
+  storage::StoreOptions store_options;
+  store_options.node = o.node;
+  ASSIGN_OR_RETURN(auto store, storage::OpenResultStore(o.db, store_options));
   ASSIGN_OR_RETURN(auto runners, MakeRunners(o));
   std::vector<device::Runner*> raw;
   for (auto& r : runners) {
@@ -275,7 +302,14 @@ int ParseFlags(int argc, char** argv, Options* o) {
   app.footer(kFooter);
   app.add_option("--listen", o->listen, "host:port to serve gRPC on (port 0: pick a free one)")
       ->capture_default_str();
-  app.add_option("--db", o->db, "SQLite database file (created if missing)")->capture_default_str();
+  app.add_option("--db", o->db,
+                 "SQLite database file (created if missing), or a PostgreSQL URI "
+                 "postgresql://USER@HOST:PORT/DB shared by several daemons (password from "
+                 "PGPASSFILE or PGPASSWORD)")
+      ->capture_default_str();
+  app.add_option("--node", o->node,
+                 "this daemon's name, recorded with every job and result (default: the host "
+                 "name)");
   app.add_option("--backend", o->backend, "auto | cuda | host")
       ->check(CLI::IsMember({"auto", "cuda", "host"}))
       ->capture_default_str();
@@ -304,6 +338,10 @@ int ParseFlags(int argc, char** argv, Options* o) {
     return 2;
   }
   if (absl::Status s = worker::ValidateItemTimeout(o->item_timeout_s); !s.ok()) {
+    std::cerr << "gemmprofd: " << s.message() << "\n";
+    return 2;
+  }
+  if (absl::Status s = ResolveNode(&o->node); !s.ok()) {
     std::cerr << "gemmprofd: " << s.message() << "\n";
     return 2;
   }

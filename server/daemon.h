@@ -11,7 +11,8 @@ namespace gemmprof::daemon {
 
 struct Options {
   std::string listen = "127.0.0.1:50051";
-  std::string db = "gemmprof.db";
+  std::string db = "gemmprof.db";  // SQLite path or postgresql:// URI
+  std::string node;  // empty: the host name
   std::string backend = "auto";  // auto | cuda | host
   std::string log_level = "info";
   std::string log_file;   // empty: stderr

@@ -171,6 +171,7 @@ v1::SubmitJobRequest ToProto(const core::JobSpec& spec) {
   *p.mutable_timing() = ToProto(spec.timing);
   p.set_force(spec.force);
   p.set_label(spec.label);
+  for (int32_t d : spec.devices) p.add_devices(d);
   return p;
 }
 
@@ -198,6 +199,7 @@ absl::StatusOr<core::JobSpec> FromProto(const v1::SubmitJobRequest& p) {
   ASSIGN_OR_RETURN(spec.timing, FromProto(p.timing()));
   spec.force = p.force();
   spec.label = p.label();
+  spec.devices.assign(p.devices().begin(), p.devices().end());
   return spec;
 }
 
@@ -310,6 +312,7 @@ v1::Job ToProto(const core::JobRecord& job) {
                               core::EffectiveModes(job.spec), job.total_items);
   *p.mutable_device() = ToProto(job.device);
   p.set_submitted_by(job.submitted_by);
+  p.set_node(job.node);
   return p;
 }
 
@@ -330,6 +333,7 @@ absl::StatusOr<core::JobRecord> FromProto(const v1::Job& p) {
   ASSIGN_OR_RETURN(job.plan, FromProto(p.plan()));
   ASSIGN_OR_RETURN(job.device, FromProto(p.device()));
   job.submitted_by = p.submitted_by();
+  job.node = p.node();
   return job;
 }
 
@@ -346,6 +350,8 @@ v1::Item ToProto(const core::ItemRecord& r) {
   p.set_cached(r.cached);
   p.set_measured_ms(r.measured_ms);
   if (r.result.has_value()) *p.mutable_result() = ToProto(*r.result);
+  p.set_measured_node(r.measured_node);
+  p.set_device_uuid(r.device_uuid);
   return p;
 }
 
@@ -367,6 +373,8 @@ absl::StatusOr<core::ItemRecord> FromProto(const v1::Item& p) {
     ASSIGN_OR_RETURN(auto m, FromProto(p.result()));
     r.result = std::move(m);
   }
+  r.measured_node = p.measured_node();
+  r.device_uuid = p.device_uuid();
   return r;
 }
 

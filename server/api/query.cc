@@ -47,6 +47,7 @@ absl::StatusOr<storage::ResultFilter> FilterFromProto(const v1::QueryResultsRequ
   RETURN_IF_ERROR(SetPositive("since_ms", req.since_ms(), &f.since_ms));
   RETURN_IF_ERROR(SetPositive("until_ms", req.until_ms(), &f.until_ms));
   RETURN_IF_ERROR(SetPositive("job_id", req.job_id(), &f.job_id));
+  if (!req.node().empty()) f.node = req.node();
   if (req.page_size() < 0) {
     return absl::InvalidArgumentError("page_size: " + std::to_string(req.page_size()) +
                                       " is negative (0 means the default, 100)");
@@ -69,8 +70,11 @@ v1::Result ToProto(const storage::ResultRow& row) {
   item.cached = row.cached;
   item.measured_ms = row.measured_ms;
   item.result = row.measurement;
+  item.measured_node = row.node;
+  item.device_uuid = row.device.uuid;
   *p.mutable_item() = ToProto(item);
   *p.mutable_timing() = ToProto(row.timing);
+  p.set_node(row.node);
   return p;
 }
 

@@ -150,6 +150,7 @@ grpc::ServerUnaryReactor* GemmProfService::ListJobs(grpc::CallbackServerContext*
     if (!state.ok()) return Reply(ctx, state.status());
     filter.state = *state;
   }
+  if (!req->node().empty()) filter.node = req->node();
   if (req->page_size() != 0) filter.page_size = req->page_size();
   filter.page_token = req->page_token();
   auto page = queue_.store().ListJobs(filter);

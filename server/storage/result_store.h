@@ -21,6 +21,7 @@ struct Page {
 
 struct JobFilter {
   std::optional<core::JobState> state;
+  std::optional<std::string> node;  // the daemon that accepted the job; unset = every node
   int32_t page_size = 50;  // 1..1000
   std::string page_token;  // from a previous Page
 };
@@ -34,6 +35,7 @@ struct ResultFilter {
   std::optional<int64_t> m, k, n;
   std::optional<int64_t> since_ms, until_ms;  // measured_ms range, inclusive
   std::optional<int64_t> job_id;
+  std::optional<std::string> node;  // where it was measured; unset = every node
   int32_t page_size = 100;  // 1..10000
   std::string page_token;
 };
@@ -44,6 +46,7 @@ struct ResultRow {
   int64_t job_id = 0;
   int64_t item_id = 0;
   int64_t measured_ms = 0;
+  std::string node;  // where it was measured (device.uuid says which GPU)
   core::DeviceInfo device;
   core::WorkItem item;
   core::TimingOptions timing;
@@ -55,6 +58,8 @@ struct ResultRow {
 struct CachedResult {
   int64_t result_id = 0;
   int64_t measured_ms = 0;
+  std::string node;         // where it was measured
+  std::string device_uuid;  // on which GPU
   core::Measurement measurement;
 };
 
@@ -68,7 +73,10 @@ struct ItemFinish {
   std::optional<int64_t> cached_result_id;
 };
 
-// Thread-safe: the API threads and the workers call it concurrently.
+// Thread-safe: the API threads and the workers call it concurrently. Several daemons
+// (nodes) may share one store (PostgreSQL): each store object knows its own node name
+// (StoreOptions::node in open_store.h); jobs are owned by the node that created them,
+// while reads (GetJob, ListJobs, GetItems, QueryResults) and LookupCache see every node.
 // Errors: NotFound for unknown ids, InvalidArgument for bad filters/tokens,
 // Internal / Unavailable for database failures.
 class ResultStore {
@@ -76,7 +84,8 @@ class ResultStore {
   virtual ~ResultStore() = default;
 
   // Persists the job (state queued) and all its items in one transaction, assigning
-  // ids (job.id, item.id, item.job_id, item.seq in order). Returns the stored job.
+  // ids (job.id, item.id, item.job_id, item.seq in order) and job.node = this store's
+  // node. Returns the stored job.
   virtual absl::StatusOr<core::JobRecord> CreateJob(core::JobRecord job,
                                                     std::vector<core::WorkItem> items) = 0;
   virtual absl::StatusOr<core::JobRecord> GetJob(int64_t job_id) = 0;
@@ -108,11 +117,12 @@ class ResultStore {
   // Marks every still-queued item of the job cancelled (used by CancelJob).
   virtual absl::Status CancelPendingItems(int64_t job_id) = 0;
 
-  // Newest non-cached result with this key, if any.
+  // Newest non-cached result with this key, measured on any node, if any.
   virtual absl::StatusOr<std::optional<CachedResult>> LookupCache(const std::string& cache_key) = 0;
 
-  // After a restart: items left running go back to queued; returns the ids of jobs not
-  // in a terminal state, oldest first.
+  // After a restart: this node's items left running go back to queued; returns the ids
+  // of this node's jobs not in a terminal state, oldest first. Other nodes' jobs are
+  // theirs to resume.
   virtual absl::StatusOr<std::vector<int64_t>> RecoverUnfinished() = 0;
 
   virtual absl::StatusOr<Page<ResultRow>> QueryResults(const ResultFilter& filter) = 0;

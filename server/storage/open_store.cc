@@ -1,0 +1,23 @@
+#include "server/storage/open_store.h"
+
+#include "server/storage/sqlite_store.h"
+
+namespace gemmprof::storage {
+
+bool IsPostgresUri(std::string_view db) {
+  return db.starts_with("postgresql://") || db.starts_with("postgres://");
+}
+
+absl::StatusOr<std::unique_ptr<ResultStore>> OpenResultStore(const std::string& db,
+                                                             const StoreOptions& options) {
+  if (IsPostgresUri(db)) {
+    return absl::UnimplementedError("--db: PostgreSQL stores are not built yet");
+  }
+  SqliteStore::Options sqlite;
+  sqlite.now_ms = options.now_ms;
+  sqlite.fsync_each_commit = options.fsync_each_commit;
+  ASSIGN_OR_RETURN(auto store, SqliteStore::Open(db, std::move(sqlite)));
+  return std::unique_ptr<ResultStore>(std::move(store));
+}
+
+}  // namespace gemmprof::storage
