@@ -33,6 +33,7 @@ struct HistoryQuery {
   std::optional<core::Mode> mode;
   int64_t m = 0, k = 0, n = 0;
   int64_t since_ms = 0;  // unix epoch ms
+  std::string node;      // where measured; empty: any
   int32_t limit = 50;    // rows wanted
 };
 

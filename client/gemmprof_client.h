@@ -28,9 +28,11 @@ class GemmProfClient {
   virtual absl::Status WatchJob(int64_t job_id,
                                 const std::function<absl::Status(const JobEvent&)>& on_event) = 0;
   virtual absl::StatusOr<core::JobRecord> GetJob(int64_t job_id) = 0;
-  // Newest first, at most `limit` jobs, optionally only those in `state`.
+  // Newest first, at most `limit` jobs, optionally only those in `state`, and only those
+  // that daemon `node` accepted (empty: every node sharing the store).
   virtual absl::StatusOr<std::vector<core::JobRecord>> ListJobs(std::optional<core::JobState> state,
-                                                                int32_t limit) = 0;
+                                                                int32_t limit,
+                                                                const std::string& node) = 0;
   virtual absl::StatusOr<core::JobRecord> CancelJob(int64_t job_id) = 0;
   virtual absl::StatusOr<core::Report> GetReport(int64_t job_id) = 0;
   // At most query.limit rows, newest first.

@@ -207,9 +207,10 @@ absl::StatusOr<core::JobRecord> Transport::GetJob(int64_t job_id) {
 }
 
 absl::StatusOr<std::vector<core::JobRecord>> Transport::ListJobs(
-    std::optional<core::JobState> state, int32_t limit) {
+    std::optional<core::JobState> state, int32_t limit, const std::string& node) {
   v1::ListJobsRequest req;
   if (state) req.set_state(std::string(core::ToString(*state)));
+  req.set_node(node);
   req.set_page_size(limit);
   ASSIGN_OR_RETURN(
       const v1::ListJobsResponse resp,
@@ -249,6 +250,7 @@ absl::StatusOr<std::vector<HistoryRow>> Transport::QueryResults(const HistoryQue
   req.set_k(q.k);
   req.set_n(q.n);
   req.set_since_ms(q.since_ms);
+  req.set_node(q.node);
   std::vector<HistoryRow> rows;
   // Pages until the limit is met or the server has no more.
   do {

@@ -35,6 +35,7 @@ HistoryCommand::HistoryCommand(CLI::App& parent) {
   app_->add_option("--recipe", recipe_, "One recipe: " + core::RecipeList());
   app_->add_option("--mode", mode_, "autocast or prequant");
   app_->add_option("--device", device_, "Device name, e.g. \"NVIDIA H100 80GB HBM3\"");
+  app_->add_option("--node", node_, "Only results measured on this node (gemmprofd --node)");
   app_->add_option("--since", since_, "A date (2026-11-01, UTC) or an age (7d, 12h, 30m)");
   app_->add_option("--limit", limit_, "At most this many rows (1..10000, default 50)")
       ->check(CLI::Range(1, 10000));
@@ -66,6 +67,7 @@ absl::Status HistoryCommand::Run(CommandContext& ctx) {
       ParseFilter("--recipe", recipe_, &core::ParseRecipe, core::RecipeList(), q.recipe));
   RETURN_IF_ERROR(ParseFilter("--mode", mode_, &core::ParseMode, "autocast, prequant", q.mode));
   if (device_) q.device_name = *device_;
+  if (node_) q.node = *node_;
   if (since_) {
     ASSIGN_OR_RETURN(q.since_ms, ParseSince(*since_, ctx.now_ms));
   }

@@ -13,7 +13,12 @@ JobsCommand::JobsCommand(CLI::App& parent) {
                    "failed, cancelled");
   app_->add_option("--limit", limit_, "At most this many jobs (1..1000, default 20)")
       ->check(CLI::Range(1, 1000));
-  app_->footer("Examples:\n  gemmprof jobs\n  gemmprof jobs --state running --limit 5");
+  app_->add_option("--node", node_,
+                   "Only jobs this daemon (gemmprofd --node) accepted; default: every node "
+                   "sharing the daemon's store");
+  app_->footer(
+      "Examples:\n  gemmprof jobs\n  gemmprof jobs --state running --limit 5\n"
+      "  gemmprof jobs --node gpu-node-7");
 }
 
 absl::Status JobsCommand::Run(CommandContext& ctx) {
@@ -26,7 +31,7 @@ absl::Status JobsCommand::Run(CommandContext& ctx) {
           "\"; valid: queued, running, succeeded, partial, failed, cancelled");
   }
   ASSIGN_OR_RETURN(GemmProfClient * client, ctx.client());
-  ASSIGN_OR_RETURN(const auto jobs, client->ListJobs(state, limit_));
+  ASSIGN_OR_RETURN(const auto jobs, client->ListJobs(state, limit_, node_));
   ctx.out << render::RenderJobs(jobs);
   return absl::OkStatus();
 }

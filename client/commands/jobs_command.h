@@ -18,6 +18,7 @@ class JobsCommand : public Command {
   CLI::App* app_;
   std::string state_;
   int32_t limit_ = 20;
+  std::string node_;
 };
 
 }  // namespace gemmprof::client

@@ -9,6 +9,10 @@
 #include <sstream>
 #include <variant>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "client/commands/follow_job.h"
 #include "core/hf_config.h"
 #include "core/limits.h"
@@ -227,6 +231,10 @@ void WorkloadFlags::RegisterMore(CLI::App& app) {
       ->group(kTiming);
   app.add_flag("--force", force_, "Bypass the result cache")->group(kTiming);
   app.add_option("--label", label_, "Free text shown in reports")->group(kTiming);
+  app.add_option("--devices", devices_,
+                 "GPUs of the node to run on, e.g. 0,1 (default: every idle GPU of the job's "
+                 "model; see `gemmprof devices`)")
+      ->group(kMore);
 }
 
 absl::StatusOr<core::ModelConfig> WorkloadFlags::LoadModelFile(const std::string& path,
@@ -408,8 +416,29 @@ absl::StatusOr<core::JobSpec> WorkloadFlags::BuildSpec(std::ostream& warnings) c
   RETURN_IF_ERROR(ApplyTiming(spec));
   spec.force = force_;
   spec.label = label_;
+  if (devices_) {
+    ASSIGN_OR_RETURN(spec.devices, ParseDevices(*devices_));
+  }
   RETURN_IF_ERROR(core::ValidateJobSpec(spec));
   return spec;
+}
+
+absl::StatusOr<std::vector<int32_t>> ParseDevices(const std::string& text) {
+  constexpr int32_t kMaxDevice = 1023;
+  std::vector<int32_t> out;
+  for (absl::string_view entry : absl::StrSplit(text, ',')) {
+    const absl::string_view e = absl::StripAsciiWhitespace(entry);
+    int32_t d = 0;
+    if (!absl::SimpleAtoi(e, &d) || d < 0 || d > kMaxDevice) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--devices: '", e, "' is not a device index (0..", kMaxDevice, "; e.g. --devices 0,1)"));
+    }
+    if (std::find(out.begin(), out.end(), d) != out.end()) {
+      return absl::InvalidArgumentError(absl::StrCat("--devices: device ", d, " is listed twice"));
+    }
+    out.push_back(d);
+  }
+  return out;
 }
 
 }  // namespace gemmprof::client

@@ -65,9 +65,13 @@ class WorkloadFlags {
   std::optional<double> moe_skew_;
   bool sp_ = false, split_gate_up_ = false;
   std::optional<std::string> sweep_m_;
+  std::optional<std::string> devices_;
 };
 
 // Splits "a,b,,c" into trimmed non-empty parts.
 std::vector<std::string> SplitList(const std::string& text);
+
+// `--devices 0,1`: distinct device indexes 0..1023; errors name the flag and the entry.
+absl::StatusOr<std::vector<int32_t>> ParseDevices(const std::string& text);
 
 }  // namespace gemmprof::client

@@ -29,14 +29,15 @@ std::string RenderPlan(const core::Plan& plan, const core::JobSpec& spec) {
 
 std::string RenderJobs(const std::vector<core::JobRecord>& jobs) {
   if (jobs.empty()) return "no jobs\n";
-  TextTable t({"id", "state", "items done", "failed", "model", "label", "device", "by", "created"},
-              {Align::kRight, Align::kLeft, Align::kRight, Align::kRight, Align::kLeft,
-               Align::kLeft, Align::kLeft, Align::kLeft, Align::kLeft});
+  TextTable t(
+      {"id", "state", "items done", "failed", "model", "label", "node", "device", "by", "created"},
+      {Align::kRight, Align::kLeft, Align::kRight, Align::kRight, Align::kLeft, Align::kLeft,
+       Align::kLeft, Align::kLeft, Align::kLeft, Align::kLeft});
   for (const core::JobRecord& j : jobs)
     t.AddRow({std::to_string(j.id), std::string(core::ToString(j.state)),
               std::to_string(j.finished_items) + "/" + std::to_string(j.total_items),
               std::to_string(j.failed_items), j.plan.model_name, j.spec.label,
-              j.device.name.empty() ? "-" : j.device.name,
+              j.node.empty() ? "-" : j.node, j.device.name.empty() ? "-" : j.device.name,
               j.submitted_by.empty() ? "-" : j.submitted_by, FormatUtc(j.created_ms)});
   return t.RenderText(0);
 }

@@ -73,7 +73,9 @@ Json JobJson(const core::Report& report) {
           {"finished_unix_ms", j.finished_ms},
           {"total_items", j.total_items},
           {"finished_items", j.finished_items},
-          {"failed_items", j.failed_items}};
+          {"failed_items", j.failed_items},
+          {"node", j.node},
+          {"devices", j.spec.devices}};
 }
 
 // An estimate, or null when absent (results stored before interleaved rounds).
@@ -165,6 +167,8 @@ Json ItemsJson(const core::Report& report) {
                        {"error", item->error},
                        {"cached", item->cached},
                        {"measured_unix_ms", item->measured_ms},
+                       {"measured_node", item->measured_node},
+                       {"device_uuid", item->device_uuid},
                        {"result", MeasurementJson(*item)}});
     }
   }

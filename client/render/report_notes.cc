@@ -166,24 +166,48 @@ void SpreadNotice(const core::Report& report, int measured, std::vector<std::str
   out.push_back(line + "; worst: " + NameSome(worst));
 }
 
+// "node-a (12), node-b (4)": how many of the counted items each key has.
+std::string CountsText(const std::map<std::string, int>& counts) {
+  std::string text;
+  for (const auto& [key, n] : counts) {
+    text += (text.empty() ? "" : ", ") + key + " (" + std::to_string(n) + ")";
+  }
+  return text;
+}
+
 void CachedNotice(const core::Report& report, int measured, std::vector<std::string>& out) {
   int cached = 0;
   int64_t oldest_ms = 0;
+  std::map<std::string, int> nodes;  // where the cached results were measured
   for (const auto& item : report.items) {
     if (!item.result || !item.cached) continue;
     ++cached;
+    if (!item.measured_node.empty()) ++nodes[item.measured_node];
     if (item.measured_ms > 0 && (oldest_ms == 0 || item.measured_ms < oldest_ms))
       oldest_ms = item.measured_ms;
   }
   if (cached == 0) return;
   std::string line = "cached: " + std::to_string(cached) + " of " + std::to_string(measured) +
                      " results come from the result cache";
+  if (!nodes.empty()) line += ", measured on " + CountsText(nodes);
   if (oldest_ms > 0) {
     line += ", the oldest measured " + FormatUtc(oldest_ms);
     if (report.job.created_ms > oldest_ms)
       line += " (" + FormatDuration(report.job.created_ms - oldest_ms) + " before this job)";
   }
   out.push_back(line + "; re-run with --force to measure again");
+}
+
+// A job spread over several GPUs of its model says which measured what.
+void DevicesNotice(const core::Report& report, std::vector<std::string>& out) {
+  std::map<std::string, int> gpus;
+  for (const auto& item : report.items) {
+    if (item.result && !item.cached && !item.device_uuid.empty()) ++gpus[item.device_uuid];
+  }
+  if (gpus.size() < 2) return;
+  out.push_back("devices: measured on " + std::to_string(gpus.size()) + " GPUs of " +
+                (report.job.device.name.empty() ? "one model" : report.job.device.name) +
+                ", a measurement group on one GPU each: " + CountsText(gpus));
 }
 
 // Measurement notes, identical ones (the runner writes the same one on every item) once.
@@ -213,6 +237,7 @@ void MeasurementNotices(const core::Report& report, std::vector<std::string>& ou
   ThrottleNotices(report, measured, out);
   SpreadNotice(report, measured, out);
   CachedNotice(report, measured, out);
+  DevicesNotice(report, out);
   NoteNotices(report, out);
 }
 

@@ -39,8 +39,12 @@ absl::Status CheckOutcomes(const core::GroupRequest& request, const core::GroupR
 }  // namespace
 
 JobExecutor::JobExecutor(storage::ResultStore& store, JobEventBus& bus, device::Runner& runner,
-                         std::function<Interrupt(int64_t)> interrupt)
-    : store_(store), bus_(bus), runner_(runner), interrupt_(std::move(interrupt)) {}
+                         std::function<Interrupt(int64_t)> interrupt, ShareHooks hooks)
+    : store_(store),
+      bus_(bus),
+      runner_(runner),
+      interrupt_(std::move(interrupt)),
+      hooks_(std::move(hooks)) {}
 
 RunEnd JobExecutor::Run(int64_t job_id) {
   auto job = store_.GetJob(job_id);
@@ -74,7 +78,6 @@ RunEnd JobExecutor::Run(int64_t job_id) {
            absl::StrCat("cannot load items: ", items.status().message()));
     return RunEnd::kEnded;
   }
-  finished_ids_.clear();
   std::vector<core::WorkItem> pending;
   std::vector<size_t> index;  // pending[i] is (*items)[index[i]]
   for (size_t i = 0; i < items->size(); ++i) {
@@ -82,31 +85,85 @@ RunEnd JobExecutor::Run(int64_t job_id) {
     pending.push_back((*items)[i].item);
     index.push_back(i);
   }
+  std::vector<std::vector<size_t>> groups;
   for (const std::vector<size_t>& members : core::GroupItems(pending)) {
+    std::vector<size_t>& group = groups.emplace_back();
+    for (size_t m : members) group.push_back(index[m]);
+  }
+  auto share = std::make_shared<JobShare>(*job, *std::move(items), std::move(groups),
+                                          DeviceScope{ModelOf(runner_.Info()), job->spec.devices});
+  if (hooks_.publish) hooks_.publish(share);
+  LoopEnd end = RunGroups(*share);
+  // A helper whose device went away hands its group back: the lead runs it.
+  while (end == LoopEnd::kDone) {
+    share->WaitIdle();
+    if (!share->HasWork()) break;
+    end = RunGroups(*share);
+  }
+  // Helpers finish the groups they hold before the job ends (or goes elsewhere).
+  share->Close();
+  share->WaitIdle();
+  if (hooks_.withdraw) hooks_.withdraw(job_id);
+  switch (end) {
+    case LoopEnd::kStop:
+      spdlog::info("job {}: stopping at a group boundary; it resumes on restart", job_id);
+      return RunEnd::kStopped;
+    case LoopEnd::kCancel:
+      if (auto s = store_.CancelPendingItems(job_id); !s.ok())
+        spdlog::error("job {}: cancel items: {}", job_id, s.ToString());
+      EndJob(job_id, core::JobState::kCancelled, "cancelled by request");
+      return RunEnd::kEnded;
+    case LoopEnd::kDeviceLost:
+      return RunEnd::kDeviceLost;
+    case LoopEnd::kDone:
+      break;
+  }
+  if (const std::string failure = share->failure(); !failure.empty()) {
+    EndJob(job_id, core::JobState::kFailed, failure);
+  } else {
+    EndRanToTheEnd(job_id);
+  }
+  return RunEnd::kEnded;
+}
+
+void JobExecutor::Help(JobShare& share) {
+  const int64_t job_id = share.job().id;
+  if (!runner_.Availability().ok()) return;
+  if (auto s = WarmUp(share.job()); !s.ok()) {
+    spdlog::warn("job {}: {} does not help: its warm-up failed: {}", job_id, runner_.Info().uuid,
+                 std::string(s.message()));
+    return;
+  }
+  spdlog::info("job {}: {} ({}) helps with its groups", job_id, runner_.Info().name,
+               runner_.Info().uuid);
+  RunGroups(share);
+}
+
+JobExecutor::LoopEnd JobExecutor::RunGroups(JobShare& share) {
+  const int64_t job_id = share.job().id;
+  while (true) {
     switch (interrupt_(job_id)) {
       case Interrupt::kStop:
-        spdlog::info("job {}: stopping at a group boundary; it resumes on restart", job_id);
-        return RunEnd::kStopped;
+        return LoopEnd::kStop;
       case Interrupt::kCancel:
-        if (auto s = store_.CancelPendingItems(job_id); !s.ok())
-          spdlog::error("job {}: cancel items: {}", job_id, s.ToString());
-        EndJob(job_id, core::JobState::kCancelled, "cancelled by request");
-        return RunEnd::kEnded;
+        return LoopEnd::kCancel;
       case Interrupt::kNone:
         break;
     }
-    std::vector<size_t> group;
-    for (size_t m : members) group.push_back(index[m]);
-    auto end = RunGroup(*job, *items, group);
+    const std::optional<size_t> g = share.Take();
+    if (!g.has_value()) return LoopEnd::kDone;
+    auto end = RunGroup(share, share.group(*g));
     if (!end.ok()) {
-      EndJob(job_id, core::JobState::kFailed,
-             absl::StrCat("store failure: ", end.status().message()));
-      return RunEnd::kEnded;
+      share.Done();
+      share.Close(absl::StrCat("store failure: ", end.status().message()));
+      return LoopEnd::kDone;
     }
-    if (*end == ItemEnd::kDeviceLost) return RunEnd::kDeviceLost;
+    if (*end == ItemEnd::kDeviceLost) {
+      share.Return(*g);
+      return LoopEnd::kDeviceLost;
+    }
+    share.Done();
   }
-  EndRanToTheEnd(job_id);
-  return RunEnd::kEnded;
 }
 
 absl::Status JobExecutor::WarmUp(const core::JobRecord& job) {
@@ -133,24 +190,17 @@ void JobExecutor::EndRanToTheEnd(int64_t job_id) {
   }
 }
 
-bool JobExecutor::IsLastPending(const std::vector<core::ItemRecord>& items, size_t i) const {
-  for (size_t j = i + 1; j < items.size(); ++j) {
-    if (!core::IsFinal(items[j].status) && !finished_ids_.contains(items[j].item.id)) return false;
-  }
-  return true;
-}
-
-absl::StatusOr<JobExecutor::ItemEnd> JobExecutor::RunGroup(
-    const core::JobRecord& job, const std::vector<core::ItemRecord>& items,
-    const std::vector<size_t>& group) {
+absl::StatusOr<JobExecutor::ItemEnd> JobExecutor::RunGroup(JobShare& share,
+                                                           const std::vector<size_t>& group) {
+  const core::JobRecord& job = share.job();
+  const std::vector<core::ItemRecord>& items = share.items();
   const core::TimingOptions& timing = job.spec.timing;
   std::vector<size_t> remaining;
   std::vector<std::string> keys;
   for (size_t i : group) {
     const core::RecipeSupport support = runner_.Supports(items[i].item.recipe);
     if (!support.supported) {
-      RETURN_IF_ERROR(Finish(job, items[i], core::ItemStatus::kNotSupported, support.reason,
-                             std::nullopt, std::nullopt, ""));
+      RETURN_IF_ERROR(Finish(share, items[i], core::ItemStatus::kNotSupported, support.reason, ""));
       continue;
     }
     remaining.push_back(i);
@@ -158,7 +208,7 @@ absl::StatusOr<JobExecutor::ItemEnd> JobExecutor::RunGroup(
   }
   if (remaining.empty()) return ItemEnd::kRecorded;
   if (!job.spec.force) {
-    ASSIGN_OR_RETURN(const bool served, ServeFromCache(job, items, remaining, keys));
+    ASSIGN_OR_RETURN(const bool served, ServeFromCache(share, remaining, keys));
     if (served) return ItemEnd::kRecorded;
   }
   std::vector<size_t> fit;
@@ -171,8 +221,8 @@ absl::StatusOr<JobExecutor::ItemEnd> JobExecutor::RunGroup(
     if (absl::IsUnavailable(fits) && !runner_.Availability().ok()) return ItemEnd::kDeviceLost;
     if (!fits.ok() && !absl::IsUnavailable(fits)) {
       const storage::ItemFinish f =
-          Failure(job, record, fits, IsLastPending(items, remaining[r]), keys[r]);
-      RETURN_IF_ERROR(Finish(job, record, f.status, f.error, std::nullopt, std::nullopt, keys[r]));
+          Failure(job, record, fits, share.IsLastPending(remaining[r]), keys[r]);
+      RETURN_IF_ERROR(Finish(share, record, f.status, f.error, keys[r]));
       continue;
     }
     fit.push_back(remaining[r]);
@@ -182,17 +232,16 @@ absl::StatusOr<JobExecutor::ItemEnd> JobExecutor::RunGroup(
   // Without the refused items the rest may be one cached group (e.g. bf16 of a shape FP8
   // cannot take).
   if (!job.spec.force && fit.size() < remaining.size()) {
-    ASSIGN_OR_RETURN(const bool served, ServeFromCache(job, items, fit, fit_keys));
+    ASSIGN_OR_RETURN(const bool served, ServeFromCache(share, fit, fit_keys));
     if (served) return ItemEnd::kRecorded;
   }
-  RETURN_IF_ERROR(MeasureGroup(job, items, fit, fit_keys));
+  RETURN_IF_ERROR(MeasureGroup(share, fit, fit_keys));
   return ItemEnd::kRecorded;
 }
 
-absl::StatusOr<bool> JobExecutor::ServeFromCache(const core::JobRecord& job,
-                                                 const std::vector<core::ItemRecord>& items,
-                                                 const std::vector<size_t>& group,
+absl::StatusOr<bool> JobExecutor::ServeFromCache(JobShare& share, const std::vector<size_t>& group,
                                                  const std::vector<std::string>& keys) {
+  const std::vector<core::ItemRecord>& items = share.items();
   std::vector<storage::ItemFinish> finishes;
   for (size_t g = 0; g < group.size(); ++g) {
     ASSIGN_OR_RETURN(std::optional<storage::CachedResult> hit, store_.LookupCache(keys[g]));
@@ -205,14 +254,14 @@ absl::StatusOr<bool> JobExecutor::ServeFromCache(const core::JobRecord& job,
     finishes.push_back({items[group[g]].item.id, core::ItemStatus::kDone, "",
                         std::move(hit->measurement), keys[g], hit->result_id});
   }
-  RETURN_IF_ERROR(FinishAll(job, items, group, finishes));
+  RETURN_IF_ERROR(FinishAll(share, group, finishes));
   return true;
 }
 
-absl::Status JobExecutor::MeasureGroup(const core::JobRecord& job,
-                                       const std::vector<core::ItemRecord>& items,
-                                       const std::vector<size_t>& group,
+absl::Status JobExecutor::MeasureGroup(JobShare& share, const std::vector<size_t>& group,
                                        const std::vector<std::string>& keys) {
+  const core::JobRecord& job = share.job();
+  const std::vector<core::ItemRecord>& items = share.items();
   core::GroupRequest request;
   request.timing = job.spec.timing;
   request.share_identical_work = true;
@@ -232,7 +281,7 @@ absl::Status JobExecutor::MeasureGroup(const core::JobRecord& job,
   std::vector<storage::ItemFinish> finishes;
   for (size_t g = 0; g < group.size(); ++g) {
     const core::ItemRecord& record = items[group[g]];
-    const bool last = IsLastPending(items, group[g]);
+    const bool last = share.IsLastPending(group[g]);
     // A failure of the group (device error, lost worker) fails every member alike.
     if (!result.ok()) {
       finishes.push_back(Failure(job, record, result.status(), last, keys[g]));
@@ -249,7 +298,7 @@ absl::Status JobExecutor::MeasureGroup(const core::JobRecord& job,
       finishes.push_back(Failure(job, record, why, last, keys[g]));
     }
   }
-  return FinishAll(job, items, group, finishes);
+  return FinishAll(share, group, finishes);
 }
 
 storage::ItemFinish JobExecutor::Failure(const core::JobRecord& job, const core::ItemRecord& record,
@@ -279,15 +328,14 @@ storage::ItemFinish JobExecutor::Failure(const core::JobRecord& job, const core:
           std::nullopt};
 }
 
-absl::Status JobExecutor::FinishAll(const core::JobRecord& job,
-                                    const std::vector<core::ItemRecord>& items,
-                                    const std::vector<size_t>& group,
+absl::Status JobExecutor::FinishAll(JobShare& share, const std::vector<size_t>& group,
                                     const std::vector<storage::ItemFinish>& finishes) {
+  const core::JobRecord& job = share.job();
   RETURN_IF_ERROR(store_.FinishItems(finishes, runner_.Info(), job.spec.timing));
   for (size_t g = 0; g < group.size(); ++g) {
     const storage::ItemFinish& f = finishes[g];
-    finished_ids_.insert(f.item_id);
-    core::ItemRecord done = items[group[g]];
+    share.MarkFinished(f.item_id);
+    core::ItemRecord done = share.items()[group[g]];
     done.status = f.status;
     done.error = f.error;
     done.result = f.measurement;
@@ -299,19 +347,16 @@ absl::Status JobExecutor::FinishAll(const core::JobRecord& job,
   return absl::OkStatus();
 }
 
-absl::Status JobExecutor::Finish(const core::JobRecord& job, const core::ItemRecord& record,
+absl::Status JobExecutor::Finish(JobShare& share, const core::ItemRecord& record,
                                  core::ItemStatus status, const std::string& error,
-                                 const std::optional<core::Measurement>& m,
-                                 std::optional<int64_t> cached_result_id,
                                  const std::string& cache_key) {
-  RETURN_IF_ERROR(store_.FinishItem(record.item.id, status, error, m, runner_.Info(),
-                                    job.spec.timing, cache_key, cached_result_id));
-  finished_ids_.insert(record.item.id);
+  const core::JobRecord& job = share.job();
+  RETURN_IF_ERROR(store_.FinishItem(record.item.id, status, error, std::nullopt, runner_.Info(),
+                                    job.spec.timing, cache_key, std::nullopt));
+  share.MarkFinished(record.item.id);
   core::ItemRecord done = record;
   done.status = status;
   done.error = error;
-  done.result = m;
-  done.cached = cached_result_id.has_value();
   PublishItem(status == core::ItemStatus::kFailed ? JobEvent::Kind::kItemFailed
                                                   : JobEvent::Kind::kItemFinished,
               job.id, done);

@@ -1,16 +1,19 @@
-// Runs one job's items on one device, measurement group by measurement group
-// (core/group.h): result cache, not-supported items, interleaved measurement of a group
-// in one runner call, persistence of every outcome, progress events.
+// Runs one job's items, measurement group by measurement group (core/group.h): result
+// cache, not-supported items, interleaved measurement of a group in one runner call,
+// persistence of every outcome, progress events. The executor of the job's own device
+// (the lead) shares the job's groups (JobShare) with idle devices of the same model,
+// whose executors Help.
 #pragma once
 
 #include <cstdint>
 #include <functional>
-#include <set>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "server/device/runner.h"
 #include "server/queue/job_events.h"
+#include "server/queue/job_share.h"
 #include "server/storage/result_store.h"
 
 namespace gemmprof::queue {
@@ -25,13 +28,20 @@ enum class RunEnd {
   kDeviceLost,  // the device became unavailable before the job's end: queue it elsewhere
 };
 
+// How a lead offers its job to other devices: `publish` when the groups are ready,
+// `withdraw` once no group of it is in flight any more. Either may be empty.
+struct ShareHooks {
+  std::function<void(std::shared_ptr<JobShare>)> publish;
+  std::function<void(int64_t job_id)> withdraw;
+};
+
 // Not thread-safe; one executor per worker thread.
 class JobExecutor {
  public:
   // `interrupt` is polled between groups: kCancel ends the job cancelled, kStop leaves it
   // unfinished in the store (it resumes after a restart).
   JobExecutor(storage::ResultStore& store, JobEventBus& bus, device::Runner& runner,
-              std::function<Interrupt(int64_t job_id)> interrupt);
+              std::function<Interrupt(int64_t job_id)> interrupt, ShareHooks hooks = {});
 
   // Runs every item of the job that is not final yet, in groups (core::GroupItems, in
   // first-seq order); a group's items are measured together, or answered from the cache
@@ -41,38 +51,37 @@ class JobExecutor {
   // happens next; the source location of the error goes to the log only. Store failures
   // end the job as failed when possible; nothing is thrown.
   RunEnd Run(int64_t job_id);
+  // Measures groups of a job another device leads, until none is left to take, the job
+  // is interrupted, or this device goes away (its group in flight goes back to the
+  // share). The lead ends the job; a helper whose warm-up fails just does not help.
+  void Help(JobShare& share);
 
  private:
   enum class ItemEnd { kRecorded, kDeviceLost };
+  enum class LoopEnd { kDone, kStop, kCancel, kDeviceLost };
 
   absl::Status WarmUp(const core::JobRecord& job);
-  // Settles and measures the items `group` (indexes into `items`, one GroupKey).
-  absl::StatusOr<ItemEnd> RunGroup(const core::JobRecord& job,
-                                   const std::vector<core::ItemRecord>& items,
-                                   const std::vector<size_t>& group);
+  // Takes groups from `share` and runs them until one of LoopEnd happens. A store
+  // failure closes the share with its reason.
+  LoopEnd RunGroups(JobShare& share);
+  // Settles and measures the items `group` (indexes into share.items(), one GroupKey).
+  absl::StatusOr<ItemEnd> RunGroup(JobShare& share, const std::vector<size_t>& group);
   // Finishes every item of `group` as cached when each one hits and all hits come from
   // one measurement group; false (nothing recorded) otherwise.
-  absl::StatusOr<bool> ServeFromCache(const core::JobRecord& job,
-                                      const std::vector<core::ItemRecord>& items,
-                                      const std::vector<size_t>& group,
+  absl::StatusOr<bool> ServeFromCache(JobShare& share, const std::vector<size_t>& group,
                                       const std::vector<std::string>& keys);
   // ITEM_STARTED per item, one MeasureGroup call, the outcomes in one transaction.
-  absl::Status MeasureGroup(const core::JobRecord& job, const std::vector<core::ItemRecord>& items,
-                            const std::vector<size_t>& group, const std::vector<std::string>& keys);
-  // Whether no item after items[i] is still to run.
-  bool IsLastPending(const std::vector<core::ItemRecord>& items, size_t i) const;
+  absl::Status MeasureGroup(JobShare& share, const std::vector<size_t>& group,
+                            const std::vector<std::string>& keys);
   // The final status and error text of an item that `why` stopped (logged here).
   storage::ItemFinish Failure(const core::JobRecord& job, const core::ItemRecord& item,
                               const absl::Status& why, bool last, const std::string& cache_key);
   void EndRanToTheEnd(int64_t job_id);
-  absl::Status Finish(const core::JobRecord& job, const core::ItemRecord& item,
-                      core::ItemStatus status, const std::string& error,
-                      const std::optional<core::Measurement>& m,
-                      std::optional<int64_t> cached_result_id, const std::string& cache_key);
-  // Records `finishes` (of items[group[i]], same order) in one transaction, then
+  absl::Status Finish(JobShare& share, const core::ItemRecord& item, core::ItemStatus status,
+                      const std::string& error, const std::string& cache_key);
+  // Records `finishes` (of share.items()[group[i]], same order) in one transaction, then
   // publishes an event per item.
-  absl::Status FinishAll(const core::JobRecord& job, const std::vector<core::ItemRecord>& items,
-                         const std::vector<size_t>& group,
+  absl::Status FinishAll(JobShare& share, const std::vector<size_t>& group,
                          const std::vector<storage::ItemFinish>& finishes);
   void PublishItem(JobEvent::Kind kind, int64_t job_id, const core::ItemRecord& item);
   void EndJob(int64_t job_id, core::JobState state, const std::string& error);
@@ -81,7 +90,7 @@ class JobExecutor {
   JobEventBus& bus_;
   device::Runner& runner_;
   std::function<Interrupt(int64_t)> interrupt_;
-  std::set<int64_t> finished_ids_;  // items this Run finished (its item list is not reloaded)
+  ShareHooks hooks_;
 };
 
 }  // namespace gemmprof::queue

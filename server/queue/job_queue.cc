@@ -36,15 +36,21 @@ JobQueue::~JobQueue() { Stop(); }
 absl::Status JobQueue::Start() {
   if (runners_.empty()) return absl::FailedPreconditionError("no device runner configured");
   ASSIGN_OR_RETURN(auto unfinished, store_.RecoverUnfinished());
+  std::map<int64_t, std::vector<int32_t>> pinned;
+  for (int64_t id : unfinished) {
+    ASSIGN_OR_RETURN(core::JobRecord job, store_.GetJob(id));
+    if (!job.spec.devices.empty()) pinned[id] = job.spec.devices;
+  }
   {
     std::lock_guard lock(mu_);
     if (started_) return absl::FailedPreconditionError("job queue already started");
     started_ = true;
     for (int64_t id : unfinished) pending_.push_back(id);
+    pinned_ = std::move(pinned);
   }
   if (!unfinished.empty()) spdlog::info("resuming {} unfinished job(s)", unfinished.size());
-  for (device::Runner* runner : runners_) {
-    workers_.emplace_back([this, runner] { WorkerLoop(runner); });
+  for (size_t i = 0; i < runners_.size(); ++i) {
+    workers_.emplace_back([this, i] { WorkerLoop(i); });
   }
   return absl::OkStatus();
 }
@@ -78,14 +84,40 @@ absl::StatusOr<PlannedJob> JobQueue::Plan(const core::JobSpec& spec) const {
         std::to_string(limits_.max_items_per_job) +
         " per job (gemmprofd --max-items-per-job); submit fewer shapes, recipes or modes");
   }
-  ASSIGN_OR_RETURN(planned.device, CheckFits(planned.items, spec.timing));
+  RETURN_IF_ERROR(CheckDevices(spec.devices));
+  ASSIGN_OR_RETURN(planned.device, CheckFits(planned.items, spec));
   return planned;
 }
 
+absl::Status JobQueue::CheckDevices(const std::vector<int32_t>& devices) const {
+  const int32_t count = static_cast<int32_t>(runners_.size());
+  for (size_t i = 0; i < devices.size(); ++i) {
+    const std::string field = absl::StrCat("devices[", i, "]");
+    if (devices[i] < 0 || devices[i] >= count) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ": ", devices[i], " is not a device of this node (it has ", count,
+                       count == 1 ? " device: 0)" : absl::StrCat(" devices: 0..", count - 1, ")")));
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (devices[j] == devices[i]) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(field, ": device ", devices[i], " is listed twice"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<core::DeviceInfo> JobQueue::CheckFits(const std::vector<core::WorkItem>& items,
-                                                     const core::TimingOptions& timing) const {
+                                                     const core::JobSpec& spec) const {
+  const core::TimingOptions& timing = spec.timing;
   std::vector<std::string> unavailable;
-  for (const device::Runner* runner : runners_) {
+  for (size_t d = 0; d < runners_.size(); ++d) {
+    const device::Runner* runner = runners_[d];
+    if (!spec.devices.empty() && std::find(spec.devices.begin(), spec.devices.end(),
+                                           static_cast<int32_t>(d)) == spec.devices.end()) {
+      continue;
+    }
     absl::Status fits = runner->Availability();
     // Unsupported recipes and shapes a recipe cannot take become not_supported items;
     // everything else must fit here.
@@ -139,7 +171,7 @@ absl::StatusOr<core::JobRecord> JobQueue::Submit(const core::JobSpec& spec,
   spdlog::info("job {}: queued, {} items ({}){}", stored.id, stored.total_items,
                stored.plan.model_name,
                stored.submitted_by.empty() ? "" : ", by " + stored.submitted_by);
-  Enqueue(stored.id);
+  Enqueue(stored.id, stored.spec.devices);
   return stored;
 }
 
@@ -158,6 +190,7 @@ absl::StatusOr<core::JobRecord> JobQueue::Cancel(int64_t job_id) {
     not_running = !running_.count(job_id);
     if (not_running) {
       pending_.erase(std::remove(pending_.begin(), pending_.end(), job_id), pending_.end());
+      pinned_.erase(job_id);
     } else {
       cancel_requested_.insert(job_id);
     }
@@ -189,22 +222,45 @@ std::vector<core::DeviceInfo> JobQueue::Devices() const {
   return out;
 }
 
-void JobQueue::Enqueue(int64_t job_id) {
+void JobQueue::Enqueue(int64_t job_id, std::vector<int32_t> devices) {
   {
     std::lock_guard lock(mu_);
     pending_.push_back(job_id);
+    if (!devices.empty()) pinned_[job_id] = std::move(devices);
   }
-  cv_.notify_one();
+  cv_.notify_all();
 }
 
-bool JobQueue::PopJob(int64_t* job_id) {
+bool JobQueue::FindWorkLocked(size_t index, const std::set<int64_t>& declined, Work* work) {
+  const device::Runner& runner = *runners_[index];
+  // Running jobs first, oldest first: a submitted job finishes sooner on more devices.
+  for (const auto& [id, share] : shares_) {
+    if (declined.contains(id)) continue;
+    if (share->HasWork() && share->scope().Admits(static_cast<int>(index), runner.Info())) {
+      work->help = share;
+      return true;
+    }
+  }
+  for (auto it = pending_.begin(); it != pending_.end(); ++it) {
+    auto pin = pinned_.find(*it);
+    if (pin != pinned_.end() && std::find(pin->second.begin(), pin->second.end(),
+                                          static_cast<int32_t>(index)) == pin->second.end()) {
+      continue;
+    }
+    work->lead = *it;
+    pending_.erase(it);
+    running_.insert(work->lead);
+    return true;
+  }
+  return false;
+}
+
+bool JobQueue::NextWork(size_t index, std::set<int64_t>& declined, Work* work) {
   std::unique_lock lock(mu_);
-  cv_.wait(lock, [this] { return stopping_ || !pending_.empty(); });
-  if (stopping_) return false;
-  *job_id = pending_.front();
-  pending_.pop_front();
-  running_.insert(*job_id);
-  return true;
+  // A job that is no longer shared may be shared again later (after it moved devices).
+  std::erase_if(declined, [this](int64_t id) { return !shares_.contains(id); });
+  cv_.wait(lock, [&] { return stopping_ || FindWorkLocked(index, declined, work); });
+  return !stopping_;
 }
 
 Interrupt JobQueue::Poll(int64_t job_id) {
@@ -215,11 +271,35 @@ Interrupt JobQueue::Poll(int64_t job_id) {
   return Interrupt::kNone;
 }
 
-void JobQueue::WorkerLoop(device::Runner* runner) {
-  JobExecutor executor(store_, events_, *runner, [this](int64_t id) { return Poll(id); });
-  int64_t job_id = 0;
-  // A device that became unavailable takes no more jobs; the others take its share.
-  while (runner->Availability().ok() && PopJob(&job_id)) {
+void JobQueue::WorkerLoop(size_t index) {
+  device::Runner* runner = runners_[index];
+  ShareHooks hooks;
+  hooks.publish = [this](std::shared_ptr<JobShare> share) {
+    {
+      std::lock_guard lock(mu_);
+      shares_[share->job().id] = std::move(share);
+    }
+    cv_.notify_all();
+  };
+  hooks.withdraw = [this](int64_t job_id) {
+    std::lock_guard lock(mu_);
+    shares_.erase(job_id);
+  };
+  JobExecutor executor(
+      store_, events_, *runner, [this](int64_t id) { return Poll(id); }, std::move(hooks));
+  // Jobs this device helped with: it helps each job once (it leaves when no group is left
+  // to take, or when its warm-up fails, and must not come back to spin).
+  std::set<int64_t> helped;
+  // A device that became unavailable takes no more work; the others take its share.
+  while (runner->Availability().ok()) {
+    Work work;
+    if (!NextWork(index, helped, &work)) break;
+    if (work.help != nullptr) {
+      helped.insert(work.help->job().id);
+      executor.Help(*work.help);
+      continue;
+    }
+    const int64_t job_id = work.lead;
     if (executor.Run(job_id) == RunEnd::kDeviceLost) {
       GiveBack(job_id);
       continue;
@@ -227,6 +307,7 @@ void JobQueue::WorkerLoop(device::Runner* runner) {
     std::lock_guard lock(mu_);
     running_.erase(job_id);
     cancel_requested_.erase(job_id);
+    pinned_.erase(job_id);
   }
 }
 
@@ -236,6 +317,7 @@ void JobQueue::GiveBack(int64_t job_id) {
     std::lock_guard lock(mu_);
     running_.erase(job_id);
     cancelled = cancel_requested_.erase(job_id) > 0;
+    if (cancelled) pinned_.erase(job_id);
     // First in line: it was running already.
     if (!cancelled && !stopping_) pending_.push_front(job_id);
   }

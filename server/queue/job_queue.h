@@ -1,11 +1,12 @@
 // The persistent job queue: validates and persists submissions, schedules jobs onto
-// one worker per device, cancels at item boundaries, resumes unfinished jobs after a
-// restart.
+// one worker per device, spreads a running job's groups over the idle devices of its
+// model, cancels at group boundaries, resumes unfinished jobs after a restart.
 #pragma once
 
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -61,8 +62,9 @@ class JobQueue {
   // RequestStop, then waits for each worker to finish its current item. Idempotent.
   void Stop();
 
-  // Validates (InvalidArgument naming the field), derives the GEMMs, checks that every
-  // item of a supported recipe fits the first available device, persists job and items,
+  // Validates (InvalidArgument naming the field; spec.devices must be distinct indexes
+  // of this node's devices), derives the GEMMs, checks that every item of a supported
+  // recipe fits the first available device the job may use, persists job and items,
   // and queues it. `submitted_by` (a token name, may be empty) is stored with the job.
   // Returns the stored job. Unavailable while stopping, and when no device is available
   // (the message names each device's reason); ResourceExhausted when max_queued_jobs
@@ -81,14 +83,26 @@ class JobQueue {
   storage::ResultStore& store() { return store_; }
 
  private:
+  // What a worker does next: nothing (stop), lead a queued job, or help a running one.
+  struct Work {
+    int64_t lead = 0;
+    std::shared_ptr<JobShare> help;
+  };
+
+  absl::Status CheckDevices(const std::vector<int32_t>& devices) const;
   absl::StatusOr<core::DeviceInfo> CheckFits(const std::vector<core::WorkItem>& items,
-                                             const core::TimingOptions& timing) const;
+                                             const core::JobSpec& spec) const;
   absl::StatusOr<core::JobRecord> EndUnstarted(int64_t job_id);
   void GiveBack(int64_t job_id);
-  bool PopJob(int64_t* job_id);
-  void Enqueue(int64_t job_id);
+  // Blocks until there is work for device `index` or the queue stops (false).
+  // `declined`: jobs this device helped with already; ended shares leave it.
+  bool NextWork(size_t index, std::set<int64_t>& declined, Work* work);
+  // With mu_ held: the oldest running job device `index` may help with (not one of
+  // `declined`), or the first queued job it may lead.
+  bool FindWorkLocked(size_t index, const std::set<int64_t>& declined, Work* work);
+  void Enqueue(int64_t job_id, std::vector<int32_t> devices);
   Interrupt Poll(int64_t job_id);
-  void WorkerLoop(device::Runner* runner);
+  void WorkerLoop(size_t index);
 
   storage::ResultStore& store_;
   std::vector<device::Runner*> runners_;
@@ -98,6 +112,8 @@ class JobQueue {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<int64_t> pending_;
+  std::map<int64_t, std::vector<int32_t>> pinned_;       // queued jobs' spec.devices, when set
+  std::map<int64_t, std::shared_ptr<JobShare>> shares_;  // running jobs others may help with
   std::set<int64_t> running_;
   std::set<int64_t> cancel_requested_;
   int64_t submitting_ = 0;  // Submit calls past the queue-length check, not yet enqueued

@@ -138,7 +138,8 @@ json ToJson(const core::JobSpec& s) {
           {"modes", Names(s.modes)},
           {"timing", ToJson(s.timing)},
           {"force", s.force},
-          {"label", s.label}};
+          {"label", s.label},
+          {"devices", s.devices}};
 }
 
 void Read(JsonReader& r, core::JobSpec* s) {
@@ -152,6 +153,9 @@ void Read(JsonReader& r, core::JobSpec* s) {
   if (std::optional<JsonReader> timing = r.Child("timing")) Read(*timing, &s->timing);
   r.Bool("force", &s->force);
   r.Str("label", &s->label);
+  std::vector<int64_t> devices;
+  r.IntList("devices", &devices);
+  s->devices.assign(devices.begin(), devices.end());
 }
 
 json ToJson(const core::GemmOp& op) {

@@ -18,6 +18,12 @@ class FakeRunner : public device::Runner {
  public:
   // Hopper-like: mxfp8 and nvfp4 are not supported, with the real reason text.
   FakeRunner();
+  // Another model or another GPU of the same model ("Fake GPU", uuid empty by default).
+  // Call before the runner is used.
+  void SetIdentity(const std::string& name, const std::string& uuid) {
+    info_.name = name;
+    info_.uuid = uuid;
+  }
 
   const core::DeviceInfo& Info() const override { return info_; }
   core::RecipeSupport Supports(core::Recipe recipe) const override;

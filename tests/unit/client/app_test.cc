@@ -91,6 +91,12 @@ TEST_F(AppTest, BadWorkloadFlags) {
       {{"submit", "--shapes", "64", "--sp"}, "need a model"},
       {{"submit", "--shapes", "64", "--sweep-m", "1"}, "mutually exclusive"},
       {{"submit", "--model", "BAD_JSON"}, "--model"},
+      {Seed({"--devices", "x"}), "--devices: 'x' is not a device index (0..1023"},
+      {Seed({"--devices", "-1"}), "--devices: '-1'"},
+      {Seed({"--devices", "1024"}), "--devices: '1024'"},
+      {Seed({"--devices", "0,,1"}), "--devices: ''"},
+      {Seed({"--devices", ""}), "--devices: ''"},
+      {Seed({"--devices", "0,1,0"}), "--devices: device 0 is listed twice"},
   };
   const std::string bad_json = ::testing::TempDir() + "/gemmprof_bad.json";
   std::ofstream(bad_json) << R"({"hidden_size": 1024, "intermediate_size": )";

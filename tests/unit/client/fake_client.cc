@@ -39,10 +39,11 @@ absl::StatusOr<core::JobRecord> FakeClient::GetJob(int64_t job_id) {
 }
 
 absl::StatusOr<std::vector<core::JobRecord>> FakeClient::ListJobs(
-    std::optional<core::JobState> state, int32_t limit) {
+    std::optional<core::JobState> state, int32_t limit, const std::string& node) {
   std::vector<core::JobRecord> out;
   for (auto it = reports.rbegin(); it != reports.rend() && int32_t(out.size()) < limit; ++it)
-    if (!state || it->second.job.state == *state) out.push_back(it->second.job);
+    if ((!state || it->second.job.state == *state) && (node.empty() || it->second.job.node == node))
+      out.push_back(it->second.job);
   return out;
 }
 

@@ -21,7 +21,8 @@ class FakeClient : public GemmProfClient {
                         const std::function<absl::Status(const JobEvent&)>& on_event) override;
   absl::StatusOr<core::JobRecord> GetJob(int64_t job_id) override;
   absl::StatusOr<std::vector<core::JobRecord>> ListJobs(std::optional<core::JobState> state,
-                                                        int32_t limit) override;
+                                                        int32_t limit,
+                                                        const std::string& node) override;
   absl::StatusOr<core::JobRecord> CancelJob(int64_t job_id) override;
   absl::StatusOr<core::Report> GetReport(int64_t job_id) override;
   absl::StatusOr<std::vector<HistoryRow>> QueryResults(const HistoryQuery& query) override;

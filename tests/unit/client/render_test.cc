@@ -103,6 +103,28 @@ TEST(ReportNotesTest, HopperNoticesNameEveryTrustIssue) {
   EXPECT_FALSE(AnyContains(n, kHostReferenceBanner));
 }
 
+TEST(ReportNotesTest, CachedResultsNameTheirNodeAndSpreadJobsTheirGpus) {
+  core::Report report = testing::HopperReport();
+  int cached = 0, measured = 0;
+  for (core::ItemRecord& item : report.items) {
+    if (!item.result) continue;
+    if (item.cached) {
+      item.measured_node = cached++ == 0 ? "node-b" : "node-a";
+    } else {
+      item.device_uuid = measured++ % 2 == 0 ? "GPU-aaaa" : "GPU-bbbb";
+    }
+  }
+  ASSERT_EQ(cached, 3);
+  const std::vector<std::string> n = BuildNotices(ReportAnalysis(report));
+  EXPECT_TRUE(AnyContains(
+      n, "3 of 60 results come from the result cache, measured on node-a (2), node-b (1)"));
+  EXPECT_TRUE(AnyContains(n, "devices: measured on 2 GPUs of NVIDIA H100 80GB HBM3"));
+  EXPECT_TRUE(AnyContains(n, "GPU-aaaa (29), GPU-bbbb (28)"));
+  // One GPU: nothing to say.
+  for (core::ItemRecord& item : report.items) item.device_uuid.clear();
+  EXPECT_FALSE(AnyContains(BuildNotices(ReportAnalysis(report)), "devices: measured on"));
+}
+
 TEST(ReportNotesTest, FailedPendingWrongAndHostReference) {
   const std::vector<std::string> n = BuildNotices(ReportAnalysis(testing::FailedItemReport()));
   EXPECT_TRUE(AnyContains(n, "job is running: 2 of 6 items still pending"));

@@ -1,0 +1,88 @@
+#include "server/queue/job_share.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace gemmprof::queue {
+
+bool DeviceScope::Admits(int index, const core::DeviceInfo& info) const {
+  if (ModelOf(info) != model) return false;
+  return allowed.empty() || std::find(allowed.begin(), allowed.end(), index) != allowed.end();
+}
+
+std::string ModelOf(const core::DeviceInfo& info) {
+  return absl::StrCat(info.backend, " ", info.name, " sm", info.sm);
+}
+
+JobShare::JobShare(core::JobRecord job, std::vector<core::ItemRecord> items,
+                   std::vector<std::vector<size_t>> groups, DeviceScope scope)
+    : job_(std::move(job)),
+      items_(std::move(items)),
+      groups_(std::move(groups)),
+      scope_(std::move(scope)) {}
+
+std::optional<size_t> JobShare::Take() {
+  std::lock_guard lock(mu_);
+  if (closed_) return std::nullopt;
+  std::optional<size_t> g;
+  if (!returned_.empty()) {
+    g = returned_.back();
+    returned_.pop_back();
+  } else if (next_ < groups_.size()) {
+    g = next_++;
+  }
+  if (g.has_value()) ++in_flight_;
+  return g;
+}
+
+void JobShare::Done() {
+  std::lock_guard lock(mu_);
+  --in_flight_;
+  idle_.notify_all();
+}
+
+void JobShare::Return(size_t g) {
+  std::lock_guard lock(mu_);
+  returned_.push_back(g);
+  --in_flight_;
+  idle_.notify_all();
+}
+
+void JobShare::Close(const std::string& why) {
+  std::lock_guard lock(mu_);
+  closed_ = true;
+  if (failure_.empty()) failure_ = why;
+}
+
+void JobShare::WaitIdle() {
+  std::unique_lock lock(mu_);
+  idle_.wait(lock, [this] { return in_flight_ == 0; });
+}
+
+bool JobShare::HasWork() const {
+  std::lock_guard lock(mu_);
+  return !closed_ && (!returned_.empty() || next_ < groups_.size());
+}
+
+std::string JobShare::failure() const {
+  std::lock_guard lock(mu_);
+  return failure_;
+}
+
+void JobShare::MarkFinished(int64_t item_id) {
+  std::lock_guard lock(mu_);
+  finished_ids_.insert(item_id);
+}
+
+bool JobShare::IsLastPending(size_t i) const {
+  std::lock_guard lock(mu_);
+  for (size_t j = i + 1; j < items_.size(); ++j) {
+    if (!core::IsFinal(items_[j].status) && !finished_ids_.contains(items_[j].item.id)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace gemmprof::queue

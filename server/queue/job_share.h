@@ -1,0 +1,83 @@
+// One running job's measurement groups, handed out to the executors of every GPU that
+// works on it: the job's own device (the lead) and idle devices of the same model that
+// join (JobQueue). Thread-safe.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/job.h"
+
+namespace gemmprof::queue {
+
+// The devices of a node that may work on a job: its model and the indexes the job
+// allows (`submit --devices`; empty: all).
+struct DeviceScope {
+  std::string model;  // DeviceInfo backend + name + sm, see ModelOf
+  std::vector<int32_t> allowed;
+
+  // Whether device `index`, of `info`'s model, may work on the job.
+  bool Admits(int index, const core::DeviceInfo& info) const;
+};
+
+// "cuda NVIDIA H200 sm90": the devices whose measurements are interchangeable (the cache
+// key's device part without driver and library versions, which one node shares).
+std::string ModelOf(const core::DeviceInfo& info);
+
+class JobShare {
+ public:
+  JobShare(core::JobRecord job, std::vector<core::ItemRecord> items,
+           std::vector<std::vector<size_t>> groups, DeviceScope scope);
+  JobShare(const JobShare&) = delete;
+  JobShare& operator=(const JobShare&) = delete;
+
+  const core::JobRecord& job() const { return job_; }
+  // Loaded once when the job started; items finished since are in IsFinished.
+  const std::vector<core::ItemRecord>& items() const { return items_; }
+  const std::vector<size_t>& group(size_t g) const { return groups_[g]; }
+  const DeviceScope& scope() const { return scope_; }
+
+  // The next group to measure (an index for group()), or nullopt when every group is
+  // handed out or the share is closed. The caller calls Done or Return for it.
+  std::optional<size_t> Take();
+  // A taken group was recorded.
+  void Done();
+  // A taken group was not run (its device went away): another device takes it.
+  void Return(size_t g);
+  // No group is handed out any more (cancel, stop, a store failure); `why` non-empty
+  // marks a failure the lead ends the job with. Idempotent; the first reason stays.
+  void Close(const std::string& why = "");
+  // Blocks until no taken group is in flight.
+  void WaitIdle();
+  // Whether groups are left to hand out (a device may join).
+  bool HasWork() const;
+  std::string failure() const;
+
+  // Items recorded by any device since the share began.
+  void MarkFinished(int64_t item_id);
+  // Whether no item after items()[i] is still to run (for the wording of failures).
+  bool IsLastPending(size_t i) const;
+
+ private:
+  const core::JobRecord job_;
+  const std::vector<core::ItemRecord> items_;
+  const std::vector<std::vector<size_t>> groups_;
+  const DeviceScope scope_;
+
+  mutable std::mutex mu_;
+  std::condition_variable idle_;
+  std::vector<size_t> returned_;  // handed back, run first
+  size_t next_ = 0;
+  int in_flight_ = 0;
+  bool closed_ = false;
+  std::string failure_;
+  std::set<int64_t> finished_ids_;
+};
+
+}  // namespace gemmprof::queue

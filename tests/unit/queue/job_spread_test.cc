@@ -1,0 +1,190 @@
+// A job's groups spread over the idle devices of its model (JobShare), `devices` pins.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <set>
+#include <thread>
+
+#include "server/queue/job_queue.h"
+#include "server/storage/sqlite_store.h"
+#include "tests/support/fake_runner.h"
+#include "tests/support/temp_dir.h"
+
+namespace gemmprof::queue {
+namespace {
+
+using core::ItemStatus;
+using core::JobState;
+
+core::JobSpec Spec(int shapes) {
+  core::JobSpec spec;
+  for (int i = 0; i < shapes; ++i) spec.shapes.push_back({64 + 16 * i, 64, 64});
+  spec.recipes = {core::Recipe::kBf16, core::Recipe::kFp8Current};
+  spec.modes = {core::Mode::kAutocast, core::Mode::kPrequant};
+  spec.timing.warmup_iters = 1;
+  spec.timing.timed_iters = 3;
+  return spec;
+}
+
+class JobSpreadTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto store = storage::SqliteStore::Open(dir_.File("q.db"));
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = *std::move(store);
+    first_.SetIdentity("Fake GPU", "GPU-aaaa");
+    second_.SetIdentity("Fake GPU", "GPU-bbbb");
+  }
+  void TearDown() override { queue_.reset(); }
+
+  void Start() {
+    queue_ = std::make_unique<JobQueue>(*store_, std::vector<device::Runner*>{&first_, &second_});
+    ASSERT_TRUE(queue_->Start().ok());
+  }
+
+  core::JobRecord WaitForEnd(int64_t job_id) {
+    for (int i = 0; i < 1000; ++i) {
+      auto job = store_->GetJob(job_id);
+      if (job.ok() && core::IsTerminal(job->state)) return *job;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ADD_FAILURE() << "job " << job_id << " did not end";
+    return {};
+  }
+
+  // The GPU uuid of every result of the job.
+  std::multiset<std::string> ResultDevices(int64_t job_id) {
+    storage::ResultFilter filter;
+    filter.job_id = job_id;
+    filter.page_size = 1000;
+    auto page = store_->QueryResults(filter);
+    EXPECT_TRUE(page.ok()) << page.status();
+    std::multiset<std::string> out;
+    if (page.ok()) {
+      for (const auto& row : page->items) out.insert(row.device.uuid);
+    }
+    return out;
+  }
+
+  testing::TempDir dir_;
+  testing::FakeRunner first_;
+  testing::FakeRunner second_;
+  std::unique_ptr<storage::SqliteStore> store_;
+  std::unique_ptr<JobQueue> queue_;
+};
+
+TEST_F(JobSpreadTest, BothDevicesOfTheModelMeasureGroupsOfOneJob) {
+  first_.Hold();
+  second_.Hold();
+  Start();
+  auto job = queue_->Submit(Spec(4));  // 4 groups of 4 items
+  ASSERT_TRUE(job.ok()) << job.status();
+  // Each device holds one group in flight at once: the job is spread.
+  ASSERT_TRUE(first_.WaitForRunsStarted(1));
+  ASSERT_TRUE(second_.WaitForRunsStarted(1));
+  first_.Release();
+  second_.Release();
+  const auto ended = WaitForEnd(job->id);
+  EXPECT_EQ(ended.state, JobState::kSucceeded);
+  EXPECT_EQ(ended.finished_items, 16);
+  EXPECT_EQ(first_.groups_started() + second_.groups_started(), 4) << "each group once";
+  const auto devices = ResultDevices(job->id);
+  EXPECT_GT(devices.count("GPU-aaaa"), 0u);
+  EXPECT_GT(devices.count("GPU-bbbb"), 0u);
+}
+
+TEST_F(JobSpreadTest, DevicesPinsTheJob) {
+  Start();
+  core::JobSpec spec = Spec(3);
+  spec.devices = {1};
+  auto job = queue_->Submit(spec);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(WaitForEnd(job->id).state, JobState::kSucceeded);
+  EXPECT_EQ(first_.groups_started(), 0);
+  EXPECT_EQ(second_.groups_started(), 3);
+  const auto devices = ResultDevices(job->id);
+  EXPECT_EQ(devices.size(), 12u);
+  EXPECT_EQ(devices.count("GPU-bbbb"), devices.size());
+}
+
+TEST_F(JobSpreadTest, BadDeviceListsAreRejectedNamingTheEntry) {
+  Start();
+  core::JobSpec spec = Spec(1);
+  spec.devices = {0, 2};
+  EXPECT_EQ(queue_->Submit(spec).status().message(),
+            "devices[1]: 2 is not a device of this node (it has 2 devices: 0..1)");
+  spec.devices = {-1};
+  EXPECT_EQ(queue_->Submit(spec).status().message(),
+            "devices[0]: -1 is not a device of this node (it has 2 devices: 0..1)");
+  spec.devices = {1, 1};
+  EXPECT_EQ(queue_->Submit(spec).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(queue_->Submit(spec).status().message(), "devices[1]: device 1 is listed twice");
+  auto jobs = store_->ListJobs({});
+  ASSERT_TRUE(jobs.ok());
+  EXPECT_TRUE(jobs->items.empty()) << "nothing stored";
+}
+
+TEST_F(JobSpreadTest, AnotherModelDoesNotHelp) {
+  second_.SetIdentity("Other GPU", "GPU-cccc");
+  first_.Hold();
+  second_.Hold();
+  Start();
+  auto job = queue_->Submit(Spec(3));
+  ASSERT_TRUE(job.ok()) << job.status();
+  for (int i = 0; i < 1000 && first_.runs_started() + second_.runs_started() == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  // The idle device of the other model had time to join, and must not have.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_TRUE(first_.runs_started() == 0 || second_.runs_started() == 0)
+      << first_.runs_started() << " and " << second_.runs_started();
+  first_.Release();
+  second_.Release();
+  EXPECT_EQ(WaitForEnd(job->id).state, JobState::kSucceeded);
+  EXPECT_TRUE(first_.groups_started() == 0 || second_.groups_started() == 0);
+  EXPECT_EQ(first_.groups_started() + second_.groups_started(), 3);
+}
+
+TEST_F(JobSpreadTest, CancelStopsEveryDeviceAtItsGroupBoundary) {
+  first_.Hold();
+  second_.Hold();
+  Start();
+  auto job = queue_->Submit(Spec(5));
+  ASSERT_TRUE(job.ok()) << job.status();
+  ASSERT_TRUE(first_.WaitForRunsStarted(1));
+  ASSERT_TRUE(second_.WaitForRunsStarted(1));
+  ASSERT_TRUE(queue_->Cancel(job->id).ok());
+  first_.Release();
+  second_.Release();
+  EXPECT_EQ(WaitForEnd(job->id).state, JobState::kCancelled);
+  auto items = store_->GetItems(job->id);
+  ASSERT_TRUE(items.ok());
+  int done = 0, cancelled = 0;
+  for (const auto& item : *items) {
+    if (item.status == ItemStatus::kDone) ++done;
+    if (item.status == ItemStatus::kCancelled) ++cancelled;
+  }
+  EXPECT_EQ(done, 8) << "the two groups in flight finish";
+  EXPECT_EQ(cancelled, 12);
+}
+
+TEST_F(JobSpreadTest, AHelperThatGoesAwayLeavesItsGroupsToTheLead) {
+  first_.Hold();
+  second_.Hold();
+  Start();
+  auto job = queue_->Submit(Spec(4));
+  ASSERT_TRUE(job.ok()) << job.status();
+  ASSERT_TRUE(first_.WaitForRunsStarted(1));
+  ASSERT_TRUE(second_.WaitForRunsStarted(1));
+  second_.MakeUnavailable("its worker failed to start 3 times in a row");
+  second_.Release();
+  first_.Release();
+  const auto ended = WaitForEnd(job->id);
+  EXPECT_EQ(ended.state, JobState::kSucceeded);
+  EXPECT_EQ(ended.finished_items, 16);
+  EXPECT_EQ(second_.groups_started(), 1) << "the group in flight finishes where it started";
+  EXPECT_EQ(first_.groups_started(), 3);
+}
+
+}  // namespace
+}  // namespace gemmprof::queue
