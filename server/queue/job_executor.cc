@@ -2,7 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "core/cache_key.h"
@@ -36,7 +38,32 @@ absl::Status CheckOutcomes(const core::GroupRequest& request, const core::GroupR
   return absl::OkStatus();
 }
 
+const absl::Status& StatusOf(const absl::Status& s) { return s; }
+template <typename T>
+const absl::Status& StatusOf(const absl::StatusOr<T>& s) {
+  return s.status();
+}
+
 }  // namespace
+
+template <typename Call>
+auto JobExecutor::WithStoreRetry(int64_t job_id, const Call& call) -> decltype(call()) {
+  auto result = call();
+  if (!absl::IsUnavailable(StatusOf(result))) return result;
+  spdlog::warn("job {}: the result store is unavailable ({}); retrying for up to {} s", job_id,
+               std::string(StatusOf(result).message()), kStoreRetrySeconds);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(kStoreRetrySeconds);
+  auto delay = std::chrono::milliseconds(200);
+  while (absl::IsUnavailable(StatusOf(result)) && std::chrono::steady_clock::now() < deadline &&
+         interrupt_(job_id) != Interrupt::kStop) {
+    std::this_thread::sleep_for(delay);
+    delay = std::min(delay * 2, std::chrono::milliseconds(5000));
+    result = call();
+  }
+  if (StatusOf(result).ok()) spdlog::info("job {}: the result store is back", job_id);
+  return result;
+}
 
 JobExecutor::JobExecutor(storage::ResultStore& store, JobEventBus& bus, device::Runner& runner,
                          std::function<Interrupt(int64_t)> interrupt, ShareHooks hooks)
@@ -109,7 +136,8 @@ RunEnd JobExecutor::Run(int64_t job_id) {
       spdlog::info("job {}: stopping at a group boundary; it resumes on restart", job_id);
       return RunEnd::kStopped;
     case LoopEnd::kCancel:
-      if (auto s = store_.CancelPendingItems(job_id); !s.ok())
+      if (auto s = WithStoreRetry(job_id, [&] { return store_.CancelPendingItems(job_id); });
+          !s.ok())
         spdlog::error("job {}: cancel items: {}", job_id, s.ToString());
       EndJob(job_id, core::JobState::kCancelled, "cancelled by request");
       return RunEnd::kEnded;
@@ -244,7 +272,8 @@ absl::StatusOr<bool> JobExecutor::ServeFromCache(JobShare& share, const std::vec
   const std::vector<core::ItemRecord>& items = share.items();
   std::vector<storage::ItemFinish> finishes;
   for (size_t g = 0; g < group.size(); ++g) {
-    ASSIGN_OR_RETURN(std::optional<storage::CachedResult> hit, store_.LookupCache(keys[g]));
+    ASSIGN_OR_RETURN(std::optional<storage::CachedResult> hit,
+                     WithStoreRetry(share.job().id, [&] { return store_.LookupCache(keys[g]); }));
     // Comparisons pair members of the same rounds: a partial hit, or hits from different
     // measurement groups, measure the whole group again.
     if (!hit.has_value() || (!finishes.empty() && hit->measurement.group_uid !=
@@ -268,7 +297,8 @@ absl::Status JobExecutor::MeasureGroup(JobShare& share, const std::vector<size_t
   request.group_uid = absl::StrCat(runner_.Info().uuid, "/j", job.id, "/s",
                                    items[group.front()].item.seq, "/", UnixMs());
   for (size_t i : group) {
-    RETURN_IF_ERROR(store_.MarkItemRunning(items[i].item.id));
+    RETURN_IF_ERROR(
+        WithStoreRetry(job.id, [&] { return store_.MarkItemRunning(items[i].item.id); }));
     core::ItemRecord running = items[i];
     running.status = core::ItemStatus::kRunning;
     PublishItem(JobEvent::Kind::kItemStarted, job.id, running);
@@ -331,7 +361,8 @@ storage::ItemFinish JobExecutor::Failure(const core::JobRecord& job, const core:
 absl::Status JobExecutor::FinishAll(JobShare& share, const std::vector<size_t>& group,
                                     const std::vector<storage::ItemFinish>& finishes) {
   const core::JobRecord& job = share.job();
-  RETURN_IF_ERROR(store_.FinishItems(finishes, runner_.Info(), job.spec.timing));
+  RETURN_IF_ERROR(WithStoreRetry(
+      job.id, [&] { return store_.FinishItems(finishes, runner_.Info(), job.spec.timing); }));
   for (size_t g = 0; g < group.size(); ++g) {
     const storage::ItemFinish& f = finishes[g];
     share.MarkFinished(f.item_id);
@@ -351,8 +382,10 @@ absl::Status JobExecutor::Finish(JobShare& share, const core::ItemRecord& record
                                  core::ItemStatus status, const std::string& error,
                                  const std::string& cache_key) {
   const core::JobRecord& job = share.job();
-  RETURN_IF_ERROR(store_.FinishItem(record.item.id, status, error, std::nullopt, runner_.Info(),
-                                    job.spec.timing, cache_key, std::nullopt));
+  RETURN_IF_ERROR(WithStoreRetry(job.id, [&] {
+    return store_.FinishItem(record.item.id, status, error, std::nullopt, runner_.Info(),
+                             job.spec.timing, cache_key, std::nullopt);
+  }));
   share.MarkFinished(record.item.id);
   core::ItemRecord done = record;
   done.status = status;
@@ -372,7 +405,8 @@ void JobExecutor::PublishItem(JobEvent::Kind kind, int64_t job_id, const core::I
 }
 
 void JobExecutor::EndJob(int64_t job_id, core::JobState state, const std::string& error) {
-  if (auto s = store_.SetJobState(job_id, state, error); !s.ok()) {
+  if (auto s = WithStoreRetry(job_id, [&] { return store_.SetJobState(job_id, state, error); });
+      !s.ok()) {
     spdlog::error("job {}: cannot set state {}: {}", job_id, core::ToString(state), s.ToString());
   }
   spdlog::info("job {}: {}{}{}", job_id, core::ToString(state), error.empty() ? "" : ": ", error);

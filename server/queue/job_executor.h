@@ -22,6 +22,9 @@ namespace gemmprof::queue {
 enum class Interrupt { kNone, kCancel, kStop };
 
 // How JobExecutor::Run left a job.
+// How long a job waits for an unavailable store before its items fail.
+inline constexpr double kStoreRetrySeconds = 600;
+
 enum class RunEnd {
   kEnded,       // in a terminal state (or it already was, or it could not be loaded)
   kStopped,     // unfinished after a stop request; it resumes after a restart
@@ -85,6 +88,11 @@ class JobExecutor {
                          const std::vector<storage::ItemFinish>& finishes);
   void PublishItem(JobEvent::Kind kind, int64_t job_id, const core::ItemRecord& item);
   void EndJob(int64_t job_id, core::JobState state, const std::string& error);
+  // Calls `call` (a store call) again while it fails with Unavailable — a shared
+  // PostgreSQL server that went away — for up to kStoreRetrySeconds, or until a stop is
+  // requested: the measurements in hand are not lost to an outage.
+  template <typename Call>
+  auto WithStoreRetry(int64_t job_id, const Call& call) -> decltype(call());
 
   storage::ResultStore& store_;
   JobEventBus& bus_;
