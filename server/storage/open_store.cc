@@ -16,6 +16,7 @@ absl::StatusOr<std::unique_ptr<ResultStore>> OpenResultStore(const std::string& 
   SqliteStore::Options sqlite;
   sqlite.now_ms = options.now_ms;
   sqlite.fsync_each_commit = options.fsync_each_commit;
+  sqlite.node = options.node;
   ASSIGN_OR_RETURN(auto store, SqliteStore::Open(db, std::move(sqlite)));
   return std::unique_ptr<ResultStore>(std::move(store));
 }

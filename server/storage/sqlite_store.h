@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "server/storage/result_store.h"
@@ -34,6 +35,8 @@ class SqliteStore : public ResultStore {
     // false selects synchronous=NORMAL: a commit then survives a kill -9 but not a
     // power loss. Only for throwaway databases (benchmarks filling 100k rows).
     bool fsync_each_commit = true;
+    // This daemon's node name (StoreOptions::node), stamped on its jobs and results.
+    std::string node;
   };
 
   // Opens or creates the database at `path` (":memory:" for a private in-memory one)
@@ -96,6 +99,8 @@ class SqliteStore : public ResultStore {
   // FinishItem's work inside the caller's transaction.
   absl::Status FinishItemLocked(const ItemFinish& finish, const core::DeviceInfo& device,
                                 const core::TimingOptions& timing);
+  // The id of the `contexts` row holding this JSON, inserted when new.
+  absl::StatusOr<int64_t> ContextIdLocked(std::string_view kind, const std::string& json);
   int64_t NowMs() const;
 
   std::mutex mutex_;
