@@ -14,6 +14,7 @@
 #include "server/storage/sqlite_statement.h"
 #include "server/storage/sqlite_transaction.h"
 #include "server/storage/store_rows.h"
+#include "server/storage/store_rules.h"
 
 namespace gemmprof::storage {
 namespace {
@@ -40,14 +41,6 @@ int64_t SystemNowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-absl::Status JobNotFound(int64_t job_id) {
-  return absl::NotFoundError(absl::StrCat("job ", job_id, " not found"));
-}
-
-absl::Status ItemNotFound(int64_t item_id) {
-  return absl::NotFoundError(absl::StrCat("item ", item_id, " not found"));
 }
 
 absl::StatusOr<Statement> PrepareItemInsert(Connection& conn) {
@@ -87,27 +80,6 @@ absl::StatusOr<core::ItemStatus> ItemStatusOf(Connection& conn, int64_t item_id)
         absl::StrCat("items.status: unknown value '", stmt.ColumnText(0), "' in row ", item_id));
   }
   return *status;
-}
-
-// FinishItem's argument rules that need no database (see sqlite_store.h).
-absl::Status CheckFinishArguments(int64_t item_id, core::ItemStatus status, bool has_measurement,
-                                  bool has_cached_result) {
-  if (!core::IsFinal(status)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("status: ", AbslSv(core::ToString(status)),
-                     " is not final (done, failed, not_supported, cancelled)"));
-  }
-  const bool has_result = has_measurement || has_cached_result;
-  if (status == core::ItemStatus::kDone && !has_result) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "measurement: item ", item_id, " finished done needs a measurement or cached_result_id"));
-  }
-  if (has_result && status != core::ItemStatus::kDone && status != core::ItemStatus::kFailed) {
-    return absl::InvalidArgumentError(absl::StrCat("measurement: item ", item_id, " finished ",
-                                                   AbslSv(core::ToString(status)),
-                                                   " cannot carry a measurement"));
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace
