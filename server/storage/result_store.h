@@ -1,5 +1,5 @@
-// Where jobs, items and measurements live. SQLite is the embedded implementation;
-// the interface is shaped so a PostgreSQL store can serve a cluster later.
+// Where jobs, items and measurements live: SqliteStore (embedded, one daemon) or
+// PgStore (PostgreSQL, shared by the daemons of a cluster); open_store.h picks one.
 #pragma once
 
 #include <cstdint>

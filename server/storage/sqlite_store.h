@@ -64,6 +64,8 @@ class SqliteStore : public ResultStore {
   //   exist) and no row is written. measured_ms of a new result is now.
   // - FinishItems: FinishItem's rules for every item; the first error rolls back all.
   // - LookupCache only considers results whose own item finished kDone.
+  // - RecoverUnfinished also takes the jobs stored before nodes were recorded (node ''):
+  //   only a single daemon's file can hold them.
   // - QueryResults lists result rows (cached items are not rows of their own), newest
   //   first by insertion order; page_token is opaque.
   absl::StatusOr<core::JobRecord> CreateJob(core::JobRecord job,
