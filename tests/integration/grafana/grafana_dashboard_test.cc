@@ -360,15 +360,23 @@ TEST_F(GrafanaDashboardTest, PanelsReadTheStoredFigures) {
   EXPECT_EQ(latest.values.front()[5], "13.0");
 }
 
-// The README's read-only role is enough for every query, and only reads.
+// The README's read-only role (its SQL, as written there) is enough for every query,
+// and can only read.
 TEST_F(GrafanaDashboardTest, QueriesRunAsAReadOnlyRole) {
   Conn owner = Connect(uri_);
   ASSERT_EQ(PQstatus(owner.get()), CONNECTION_OK);
-  for (const char* sql :
-       {"DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'gemmprof_grafana') "
-        "THEN CREATE ROLE gemmprof_grafana LOGIN; END IF; END $$",
-        "GRANT USAGE ON SCHEMA public TO gemmprof_grafana",
-        "GRANT SELECT ON ALL TABLES IN SCHEMA public TO gemmprof_grafana"}) {
+  const std::string database = uri_.substr(uri_.rfind('/') + 1);
+  for (const std::string& sql :
+       {std::string("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = "
+                    "'gemmprof_grafana') THEN CREATE ROLE gemmprof_grafana LOGIN; END IF; "
+                    "END $$"),
+        "GRANT CONNECT ON DATABASE " + database + " TO gemmprof_grafana",
+        std::string("GRANT USAGE ON SCHEMA public TO gemmprof_grafana"),
+        std::string("GRANT SELECT ON ALL TABLES IN SCHEMA public TO gemmprof_grafana"),
+        std::string("ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO "
+                    "gemmprof_grafana"),
+        std::string("ALTER ROLE gemmprof_grafana SET default_transaction_read_only = on"),
+        std::string("ALTER ROLE gemmprof_grafana SET statement_timeout = '30s'")}) {
     ASSERT_EQ(RunSql(owner.get(), sql).error, "") << sql;
   }
   const size_t at = uri_.find('@');
@@ -383,6 +391,10 @@ TEST_F(GrafanaDashboardTest, QueriesRunAsAReadOnlyRole) {
     EXPECT_EQ(RunSql(reader.get(), *sql).error, "") << q.key;
   }
   EXPECT_NE(RunSql(reader.get(), "DELETE FROM results").error, "");
+  EXPECT_NE(
+      RunSql(reader.get(), "SET default_transaction_read_only = off; DELETE FROM results").error,
+      "")
+      << "SELECT is all the role was granted";
 }
 
 // One value of every variable (a narrow selection) still gives valid SQL.
