@@ -212,7 +212,7 @@ core::Measurement Measured(double median_ms, int seq) {
 }
 
 // A database with two nodes' jobs written through the real PgStore: node-a measures on
-// an H100, node-b on a B200 with another driver, 10 minutes apart over two days.
+// an H100, node-b on a B200 with another driver, one result every two hours for two days.
 class GrafanaDashboardTest : public ::testing::Test {
  protected:
   void SetUp() override {
