@@ -94,11 +94,43 @@ constexpr std::string_view kV4 = R"sql(
 ALTER TABLE jobs ADD COLUMN submitted_by TEXT NOT NULL DEFAULT '';
 )sql";
 
-constexpr std::array<Migration, 4> kMigrations{{
+// Version 5: the cluster schema. Jobs and results record the node (gemmprofd --node)
+// that accepted / measured them, results the GPU's uuid. Device and timing context move
+// out of every result row into `contexts`, one row per distinct JSON text: a result then
+// costs only its own measurement. Rows from before read as node '' with their old
+// context; their device_uuid is taken from the device JSON they kept.
+constexpr std::string_view kV5 = R"sql(
+ALTER TABLE jobs ADD COLUMN node TEXT NOT NULL DEFAULT '';
+CREATE INDEX jobs_by_node ON jobs(node, id);
+CREATE TABLE contexts (
+  id    INTEGER PRIMARY KEY AUTOINCREMENT,
+  kind  TEXT NOT NULL,
+  json  TEXT NOT NULL,
+  UNIQUE (kind, json)
+);
+INSERT INTO contexts (kind, json) SELECT DISTINCT 'device', device_json FROM results;
+INSERT INTO contexts (kind, json) SELECT DISTINCT 'timing', timing_json FROM results;
+ALTER TABLE results ADD COLUMN node TEXT NOT NULL DEFAULT '';
+ALTER TABLE results ADD COLUMN device_uuid TEXT NOT NULL DEFAULT '';
+ALTER TABLE results ADD COLUMN device_context_id INTEGER REFERENCES contexts(id);
+ALTER TABLE results ADD COLUMN timing_context_id INTEGER REFERENCES contexts(id);
+UPDATE results SET
+  device_uuid = coalesce(json_extract(device_json, '$.uuid'), ''),
+  device_context_id =
+    (SELECT c.id FROM contexts c WHERE c.kind = 'device' AND c.json = results.device_json),
+  timing_context_id =
+    (SELECT c.id FROM contexts c WHERE c.kind = 'timing' AND c.json = results.timing_json);
+ALTER TABLE results DROP COLUMN device_json;
+ALTER TABLE results DROP COLUMN timing_json;
+CREATE INDEX results_by_node ON results(node);
+)sql";
+
+constexpr std::array<Migration, 5> kMigrations{{
     {1, "jobs, items and results", kV1},
     {2, "history indexes and results.median_ms", kV2},
     {3, "items by job and status", kV3},
     {4, "jobs.submitted_by", kV4},
+    {5, "nodes, device uuids, shared device and timing contexts", kV5},
 }};
 
 }  // namespace

@@ -34,6 +34,9 @@ absl::Status Validate(const ResultFilter& f) {
   if (f.device_name.has_value() && f.device_name->empty()) {
     return absl::InvalidArgumentError("device_name: '' is empty; leave it unset to match all");
   }
+  if (f.node.has_value() && f.node->empty()) {
+    return absl::InvalidArgumentError("node: '' is empty; leave it unset to match all");
+  }
   return absl::OkStatus();
 }
 
@@ -59,6 +62,7 @@ absl::StatusOr<ResultQuery> BuildResultQuery(const ResultFilter& f) {
   if (f.since_ms) add("measured_ms >= ?", *f.since_ms);
   if (f.until_ms) add("measured_ms <= ?", *f.until_ms);
   if (f.job_id) add("job_id = ?", *f.job_id);
+  if (f.node) add("node = ?", *f.node);
   if (before_id) add("id < ?", *before_id);
 
   // The page's ids are chosen first, from the indexes alone; only those rows are then
@@ -67,9 +71,8 @@ absl::StatusOr<ResultQuery> BuildResultQuery(const ResultFilter& f) {
   std::string ids = "SELECT id FROM results";
   if (!where.empty()) absl::StrAppend(&ids, " WHERE ", absl::StrJoin(where, " AND "));
   absl::StrAppend(&ids, " ORDER BY id DESC LIMIT ", int64_t{f.page_size} + 1);
-  q.sql = absl::StrCat("SELECT ", AbslSv(kResultColumns),
-                       " FROM results r JOIN items i ON i.id = r.item_id WHERE r.id IN (", ids,
-                       ") ORDER BY r.id DESC");
+  q.sql = absl::StrCat("SELECT ", AbslSv(kResultColumns), " FROM ", AbslSv(kResultFrom),
+                       " WHERE r.id IN (", ids, ") ORDER BY r.id DESC");
   return q;
 }
 

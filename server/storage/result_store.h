@@ -1,5 +1,5 @@
-// Where jobs, items and measurements live. SQLite is the embedded implementation;
-// the interface is shaped so a PostgreSQL store can serve a cluster later.
+// Where jobs, items and measurements live: SqliteStore (embedded, one daemon) or
+// PgStore (PostgreSQL, shared by the daemons of a cluster); open_store.h picks one.
 #pragma once
 
 #include <cstdint>
@@ -22,8 +22,8 @@ struct Page {
 struct JobFilter {
   std::optional<core::JobState> state;
   std::optional<std::string> node;  // the daemon that accepted the job; unset = every node
-  int32_t page_size = 50;  // 1..1000
-  std::string page_token;  // from a previous Page
+  int32_t page_size = 50;           // 1..1000
+  std::string page_token;           // from a previous Page
 };
 
 // Filters for QueryResults (history for dashboards). Unset fields match everything.
@@ -36,7 +36,7 @@ struct ResultFilter {
   std::optional<int64_t> since_ms, until_ms;  // measured_ms range, inclusive
   std::optional<int64_t> job_id;
   std::optional<std::string> node;  // where it was measured; unset = every node
-  int32_t page_size = 100;  // 1..10000
+  int32_t page_size = 100;          // 1..10000
   std::string page_token;
 };
 

@@ -14,11 +14,21 @@
 #include "server/storage/sqlite_statement.h"
 #include "server/storage/sqlite_transaction.h"
 #include "server/storage/store_rows.h"
+#include "server/storage/store_rules.h"
 
 namespace gemmprof::storage {
 namespace {
 
 constexpr int32_t kMaxJobPageSize = 1000;
+
+// RecoverUnfinished's scope: this node's jobs. Jobs from before nodes were recorded
+// (node '') count as this node's: only a single-node SQLite file can hold them.
+constexpr std::string_view kRequeueOwnItemsSql =
+    "UPDATE items SET status = 'queued' WHERE status = 'running' AND job_id IN "
+    "(SELECT id FROM jobs WHERE node = ?1 OR node = '')";
+constexpr std::string_view kOwnUnfinishedJobsSql =
+    "SELECT id FROM jobs WHERE state IN ('queued', 'running') AND (node = ?1 OR node = '') "
+    "ORDER BY id";
 
 // WAL lets readers of other processes (the sqlite3 shell, a backup) run beside the
 // daemon's writes. synchronous=FULL rather than NORMAL: in WAL mode NORMAL is already
@@ -31,14 +41,6 @@ int64_t SystemNowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-absl::Status JobNotFound(int64_t job_id) {
-  return absl::NotFoundError(absl::StrCat("job ", job_id, " not found"));
-}
-
-absl::Status ItemNotFound(int64_t item_id) {
-  return absl::NotFoundError(absl::StrCat("item ", item_id, " not found"));
 }
 
 absl::StatusOr<Statement> PrepareItemInsert(Connection& conn) {
@@ -80,27 +82,6 @@ absl::StatusOr<core::ItemStatus> ItemStatusOf(Connection& conn, int64_t item_id)
   return *status;
 }
 
-// FinishItem's argument rules that need no database (see sqlite_store.h).
-absl::Status CheckFinishArguments(int64_t item_id, core::ItemStatus status, bool has_measurement,
-                                  bool has_cached_result) {
-  if (!core::IsFinal(status)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("status: ", AbslSv(core::ToString(status)),
-                     " is not final (done, failed, not_supported, cancelled)"));
-  }
-  const bool has_result = has_measurement || has_cached_result;
-  if (status == core::ItemStatus::kDone && !has_result) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "measurement: item ", item_id, " finished done needs a measurement or cached_result_id"));
-  }
-  if (has_result && status != core::ItemStatus::kDone && status != core::ItemStatus::kFailed) {
-    return absl::InvalidArgumentError(absl::StrCat("measurement: item ", item_id, " finished ",
-                                                   AbslSv(core::ToString(status)),
-                                                   " cannot carry a measurement"));
-  }
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path) {
@@ -140,13 +121,14 @@ absl::StatusOr<core::JobRecord> SqliteStore::CreateJob(core::JobRecord job,
         Statement stmt,
         Statement::Prepare(conn_,
                            "INSERT INTO jobs (state, created_ms, spec_json, plan_json, "
-                           "device_json, submitted_by) VALUES ('queued', ?, ?, ?, ?, "
-                           "?)"));
+                           "device_json, submitted_by, node) VALUES ('queued', ?, ?, ?, ?, "
+                           "?, ?)"));
     stmt.Bind(1, job.created_ms != 0 ? job.created_ms : NowMs())
         .Bind(2, EncodeJobSpec(job.spec))
         .Bind(3, EncodePlan(job.plan))
         .Bind(4, EncodeDeviceInfo(job.device))
-        .Bind(5, job.submitted_by);
+        .Bind(5, job.submitted_by)
+        .Bind(6, options_.node);
     RETURN_IF_ERROR(stmt.Run());
   }
   const int64_t job_id = conn_.LastInsertRowId();
@@ -173,7 +155,7 @@ absl::StatusOr<core::JobRecord> SqliteStore::GetJobLocked(int64_t job_id) {
   stmt.Bind(1, job_id);
   ASSIGN_OR_RETURN(bool row, stmt.Step());
   if (!row) return JobNotFound(job_id);
-  return ReadJobRow(stmt);
+  return ReadJobRow(SqliteRow(stmt));
 }
 
 absl::Status SqliteStore::RequireJobLocked(int64_t job_id) {
@@ -188,6 +170,7 @@ absl::StatusOr<Page<core::JobRecord>> SqliteStore::ListJobs(const JobFilter& fil
   ASSIGN_OR_RETURN(std::optional<int64_t> before_id, ParsePageToken(filter.page_token));
   std::string sql = absl::StrCat("SELECT ", AbslSv(kJobColumns), " FROM jobs j WHERE j.id < ?");
   if (filter.state.has_value()) absl::StrAppend(&sql, " AND j.state = ?");
+  if (filter.node.has_value()) absl::StrAppend(&sql, " AND j.node = ?");
   absl::StrAppend(&sql, " ORDER BY j.id DESC LIMIT ?");
 
   std::lock_guard<std::mutex> lock(mutex_);
@@ -195,6 +178,7 @@ absl::StatusOr<Page<core::JobRecord>> SqliteStore::ListJobs(const JobFilter& fil
   int index = 1;
   stmt.Bind(index++, before_id.value_or(INT64_MAX));
   if (filter.state.has_value()) stmt.Bind(index++, core::ToString(*filter.state));
+  if (filter.node.has_value()) stmt.Bind(index++, *filter.node);
   // One row more than asked tells whether a next page exists.
   stmt.Bind(index++, int64_t{filter.page_size} + 1);
   Page<core::JobRecord> page;
@@ -205,7 +189,7 @@ absl::StatusOr<Page<core::JobRecord>> SqliteStore::ListJobs(const JobFilter& fil
       page.next_page_token = MakePageToken(page.items.back().id);
       break;
     }
-    ASSIGN_OR_RETURN(core::JobRecord job, ReadJobRow(stmt));
+    ASSIGN_OR_RETURN(core::JobRecord job, ReadJobRow(SqliteRow(stmt)));
     page.items.push_back(std::move(job));
   }
   return page;
@@ -225,7 +209,7 @@ absl::StatusOr<std::vector<core::ItemRecord>> SqliteStore::GetItems(int64_t job_
   for (;;) {
     ASSIGN_OR_RETURN(bool row, stmt.Step());
     if (!row) break;
-    ASSIGN_OR_RETURN(core::ItemRecord item, ReadItemRow(stmt));
+    ASSIGN_OR_RETURN(core::ItemRecord item, ReadItemRow(SqliteRow(stmt)));
     items.push_back(std::move(item));
   }
   return items;
@@ -302,11 +286,13 @@ absl::Status SqliteStore::CancelPendingItems(int64_t job_id) {
 absl::StatusOr<std::vector<int64_t>> SqliteStore::RecoverUnfinished() {
   std::lock_guard<std::mutex> lock(mutex_);
   ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(conn_));
-  RETURN_IF_ERROR(conn_.Exec("UPDATE items SET status = 'queued' WHERE status = 'running'"));
-  ASSIGN_OR_RETURN(Statement stmt,
-                   Statement::Prepare(conn_,
-                                      "SELECT id FROM jobs WHERE state IN ('queued', 'running') "
-                                      "ORDER BY id"));
+  {
+    ASSIGN_OR_RETURN(Statement requeue, Statement::Prepare(conn_, kRequeueOwnItemsSql));
+    requeue.Bind(1, options_.node);
+    RETURN_IF_ERROR(requeue.Run());
+  }
+  ASSIGN_OR_RETURN(Statement stmt, Statement::Prepare(conn_, kOwnUnfinishedJobsSql));
+  stmt.Bind(1, options_.node);
   std::vector<int64_t> ids;
   for (;;) {
     ASSIGN_OR_RETURN(bool row, stmt.Step());
@@ -383,30 +369,50 @@ absl::Status SqliteStore::FinishItemLocked(const ItemFinish& f, const core::Devi
 absl::StatusOr<int64_t> SqliteStore::InsertResultLocked(
     int64_t item_id, const core::Measurement& measurement, const core::DeviceInfo& device,
     const core::TimingOptions& timing, const std::string& cache_key, int64_t measured_ms) {
+  ASSIGN_OR_RETURN(int64_t device_context, ContextIdLocked("device", EncodeDeviceInfo(device)));
+  ASSIGN_OR_RETURN(int64_t timing_context, ContextIdLocked("timing", EncodeTimingOptions(timing)));
   // The shape columns are copied from the item so history queries need no join.
   ASSIGN_OR_RETURN(
       Statement stmt,
       Statement::Prepare(
           conn_,
           "INSERT INTO results (job_id, item_id, measured_ms, device_name, device_sm, "
-          "driver_version, cublaslt_version, device_json, m, k, n, pass, recipe, mode, groups, "
-          "timing_json, measurement_json, cache_key, median_ms) "
+          "driver_version, cublaslt_version, device_context_id, m, k, n, pass, recipe, mode, "
+          "groups, timing_context_id, measurement_json, cache_key, median_ms, node, "
+          "device_uuid) "
           "SELECT i.job_id, i.id, ?, ?, ?, ?, ?, ?, i.m, i.k, i.n, i.pass, i.recipe, i.mode, "
-          "i.groups, ?, ?, ?, ? FROM items i WHERE i.id = ?"));
+          "i.groups, ?, ?, ?, ?, ?, ? FROM items i WHERE i.id = ?"));
   stmt.Bind(1, measured_ms)
       .Bind(2, device.name)
       .Bind(3, device.sm)
       .Bind(4, device.driver_version)
       .Bind(5, device.cublaslt_version)
-      .Bind(6, EncodeDeviceInfo(device))
-      .Bind(7, EncodeTimingOptions(timing))
+      .Bind(6, device_context)
+      .Bind(7, timing_context)
       .Bind(8, EncodeMeasurement(measurement))
       .Bind(9, cache_key)
       // SQLite stores NaN as NULL, which the NOT NULL column refuses; the JSON keeps it.
       .Bind(10, std::isfinite(measurement.time.median_ms) ? measurement.time.median_ms : 0.0)
-      .Bind(11, item_id);
+      .Bind(11, options_.node)
+      .Bind(12, device.uuid)
+      .Bind(13, item_id);
   RETURN_IF_ERROR(stmt.Run());
   if (conn_.Changes() != 1) return ItemNotFound(item_id);
+  return conn_.LastInsertRowId();
+}
+
+absl::StatusOr<int64_t> SqliteStore::ContextIdLocked(std::string_view kind,
+                                                     const std::string& json) {
+  ASSIGN_OR_RETURN(
+      Statement find,
+      Statement::Prepare(conn_, "SELECT id FROM contexts WHERE kind = ? AND json = ?"));
+  find.Bind(1, kind).Bind(2, json);
+  ASSIGN_OR_RETURN(bool row, find.Step());
+  if (row) return find.ColumnInt64(0);
+  ASSIGN_OR_RETURN(Statement insert,
+                   Statement::Prepare(conn_, "INSERT INTO contexts (kind, json) VALUES (?, ?)"));
+  insert.Bind(1, kind).Bind(2, json);
+  RETURN_IF_ERROR(insert.Run());
   return conn_.LastInsertRowId();
 }
 
@@ -414,7 +420,8 @@ absl::StatusOr<std::optional<CachedResult>> SqliteStore::LookupCache(const std::
   std::lock_guard<std::mutex> lock(mutex_);
   ASSIGN_OR_RETURN(Statement stmt,
                    Statement::Prepare(conn_,
-                                      "SELECT r.id, r.measured_ms, r.measurement_json "
+                                      "SELECT r.id, r.measured_ms, r.measurement_json, "
+                                      "r.node, r.device_uuid "
                                       "FROM results r JOIN items i ON i.id = r.item_id "
                                       "WHERE r.cache_key = ? AND i.status = 'done' "
                                       "ORDER BY r.id DESC LIMIT 1"));
@@ -425,6 +432,8 @@ absl::StatusOr<std::optional<CachedResult>> SqliteStore::LookupCache(const std::
   hit.result_id = stmt.ColumnInt64(0);
   hit.measured_ms = stmt.ColumnInt64(1);
   ASSIGN_OR_RETURN(hit.measurement, DecodeMeasurement(stmt.ColumnText(2)));
+  hit.node = stmt.ColumnText(3);
+  hit.device_uuid = stmt.ColumnText(4);
   return std::optional<CachedResult>(std::move(hit));
 }
 
@@ -445,7 +454,7 @@ absl::StatusOr<Page<ResultRow>> SqliteStore::QueryResults(const ResultFilter& fi
       page.next_page_token = MakePageToken(page.items.back().result_id);
       break;
     }
-    ASSIGN_OR_RETURN(ResultRow result, ReadResultRow(stmt, &last_device));
+    ASSIGN_OR_RETURN(ResultRow result, ReadResultRow(SqliteRow(stmt), &last_device));
     page.items.push_back(std::move(result));
   }
   return page;

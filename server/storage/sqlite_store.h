@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "server/storage/result_store.h"
@@ -34,6 +35,8 @@ class SqliteStore : public ResultStore {
     // false selects synchronous=NORMAL: a commit then survives a kill -9 but not a
     // power loss. Only for throwaway databases (benchmarks filling 100k rows).
     bool fsync_each_commit = true;
+    // This daemon's node name (StoreOptions::node), stamped on its jobs and results.
+    std::string node;
   };
 
   // Opens or creates the database at `path` (":memory:" for a private in-memory one)
@@ -61,6 +64,8 @@ class SqliteStore : public ResultStore {
   //   exist) and no row is written. measured_ms of a new result is now.
   // - FinishItems: FinishItem's rules for every item; the first error rolls back all.
   // - LookupCache only considers results whose own item finished kDone.
+  // - RecoverUnfinished also takes the jobs stored before nodes were recorded (node ''):
+  //   only a single daemon's file can hold them.
   // - QueryResults lists result rows (cached items are not rows of their own), newest
   //   first by insertion order; page_token is opaque.
   absl::StatusOr<core::JobRecord> CreateJob(core::JobRecord job,
@@ -96,6 +101,8 @@ class SqliteStore : public ResultStore {
   // FinishItem's work inside the caller's transaction.
   absl::Status FinishItemLocked(const ItemFinish& finish, const core::DeviceInfo& device,
                                 const core::TimingOptions& timing);
+  // The id of the `contexts` row holding this JSON, inserted when new.
+  absl::StatusOr<int64_t> ContextIdLocked(std::string_view kind, const std::string& json);
   int64_t NowMs() const;
 
   std::mutex mutex_;

@@ -15,25 +15,32 @@ const std::string_view kJobColumns =
     "(SELECT count(*) FROM items c WHERE c.job_id = j.id), "
     "(SELECT count(*) FROM items c WHERE c.job_id = j.id AND c.status IN "
     "('done', 'failed', 'not_supported', 'cancelled')), "
-    "(SELECT count(*) FROM items c WHERE c.job_id = j.id AND c.status = 'failed'), j.submitted_by";
+    "(SELECT count(*) FROM items c WHERE c.job_id = j.id AND c.status = 'failed'), "
+    "j.submitted_by, j.node";
 
 const std::string_view kItemColumns =
     "i.id, i.job_id, i.seq, i.op_name, i.pass, i.m, i.k, i.n, i.groups, i.layers, i.per_layer, "
-    "i.recipe, i.mode, i.status, i.error, i.cached, i.measured_ms, r.measurement_json";
+    "i.recipe, i.mode, i.status, i.error, i.cached, i.measured_ms, r.measurement_json, r.node, "
+    "r.device_uuid";
 
 const std::string_view kResultColumns =
-    "r.id, r.job_id, r.item_id, r.measured_ms, r.device_json, i.seq, i.op_name, r.pass, r.m, "
-    "r.k, r.n, r.groups, i.layers, i.per_layer, r.recipe, r.mode, r.timing_json, "
-    "r.measurement_json";
+    "r.id, r.job_id, r.item_id, r.measured_ms, dc.json, i.seq, i.op_name, r.pass, r.m, "
+    "r.k, r.n, r.groups, i.layers, i.per_layer, r.recipe, r.mode, tc.json, "
+    "r.measurement_json, r.node";
+
+const std::string_view kResultFrom =
+    "results r JOIN items i ON i.id = r.item_id "
+    "JOIN contexts dc ON dc.id = r.device_context_id "
+    "JOIN contexts tc ON tc.id = r.timing_context_id";
 
 std::string_view FinalStatusesSql() { return "('done', 'failed', 'not_supported', 'cancelled')"; }
 
 namespace {
 
 template <typename E>
-absl::Status ReadEnum(const Statement& stmt, int column, std::string_view what, int64_t row_id,
+absl::Status ReadEnum(const RowView& row, int column, std::string_view what, int64_t row_id,
                       std::optional<E> (*parse)(std::string_view), E* out) {
-  const std::string text = stmt.ColumnText(column);
+  const std::string text = row.Text(column);
   std::optional<E> value = parse(text);
   if (!value.has_value()) {
     return absl::DataLossError(
@@ -49,66 +56,69 @@ struct WorkItemColumns {
   int seq, name, pass, m, k, n, groups, layers, per_layer, recipe, mode;
 };
 
-absl::Status ReadWorkItem(const Statement& stmt, const WorkItemColumns& c, int64_t row_id,
+absl::Status ReadWorkItem(const RowView& row, const WorkItemColumns& c, int64_t row_id,
                           std::string_view table, core::WorkItem* item) {
-  item->seq = static_cast<int32_t>(stmt.ColumnInt64(c.seq));
-  item->op.name = stmt.ColumnText(c.name);
-  RETURN_IF_ERROR(ReadEnum(stmt, c.pass, absl::StrCat(AbslSv(table), ".pass"), row_id,
+  item->seq = static_cast<int32_t>(row.Int64(c.seq));
+  item->op.name = row.Text(c.name);
+  RETURN_IF_ERROR(ReadEnum(row, c.pass, absl::StrCat(AbslSv(table), ".pass"), row_id,
                            core::ParsePass, &item->op.pass));
-  item->op.shape = {stmt.ColumnInt64(c.m), stmt.ColumnInt64(c.k), stmt.ColumnInt64(c.n)};
-  item->op.groups = stmt.ColumnInt64(c.groups);
-  item->op.layers = stmt.ColumnInt64(c.layers);
-  item->op.per_layer = stmt.ColumnInt64(c.per_layer) != 0;
-  RETURN_IF_ERROR(ReadEnum(stmt, c.recipe, absl::StrCat(AbslSv(table), ".recipe"), row_id,
+  item->op.shape = {row.Int64(c.m), row.Int64(c.k), row.Int64(c.n)};
+  item->op.groups = row.Int64(c.groups);
+  item->op.layers = row.Int64(c.layers);
+  item->op.per_layer = row.Int64(c.per_layer) != 0;
+  RETURN_IF_ERROR(ReadEnum(row, c.recipe, absl::StrCat(AbslSv(table), ".recipe"), row_id,
                            core::ParseRecipe, &item->recipe));
-  return ReadEnum(stmt, c.mode, absl::StrCat(AbslSv(table), ".mode"), row_id, core::ParseMode,
+  return ReadEnum(row, c.mode, absl::StrCat(AbslSv(table), ".mode"), row_id, core::ParseMode,
                   &item->mode);
 }
 
 }  // namespace
 
-absl::StatusOr<core::JobRecord> ReadJobRow(const Statement& stmt) {
+absl::StatusOr<core::JobRecord> ReadJobRow(const RowView& row) {
   core::JobRecord job;
-  job.id = stmt.ColumnInt64(0);
-  RETURN_IF_ERROR(ReadEnum(stmt, 1, "jobs.state", job.id, core::ParseJobState, &job.state));
-  job.error = stmt.ColumnText(2);
-  job.created_ms = stmt.ColumnInt64(3);
-  job.started_ms = stmt.ColumnInt64(4);
-  job.finished_ms = stmt.ColumnInt64(5);
-  ASSIGN_OR_RETURN(job.spec, DecodeJobSpec(stmt.ColumnText(6)));
-  ASSIGN_OR_RETURN(job.plan, DecodePlan(stmt.ColumnText(7)));
-  ASSIGN_OR_RETURN(job.device, DecodeDeviceInfo(stmt.ColumnText(8)));
-  job.total_items = static_cast<int32_t>(stmt.ColumnInt64(9));
-  job.finished_items = static_cast<int32_t>(stmt.ColumnInt64(10));
-  job.failed_items = static_cast<int32_t>(stmt.ColumnInt64(11));
-  job.submitted_by = stmt.ColumnText(12);
+  job.id = row.Int64(0);
+  RETURN_IF_ERROR(ReadEnum(row, 1, "jobs.state", job.id, core::ParseJobState, &job.state));
+  job.error = row.Text(2);
+  job.created_ms = row.Int64(3);
+  job.started_ms = row.Int64(4);
+  job.finished_ms = row.Int64(5);
+  ASSIGN_OR_RETURN(job.spec, DecodeJobSpec(row.Text(6)));
+  ASSIGN_OR_RETURN(job.plan, DecodePlan(row.Text(7)));
+  ASSIGN_OR_RETURN(job.device, DecodeDeviceInfo(row.Text(8)));
+  job.total_items = static_cast<int32_t>(row.Int64(9));
+  job.finished_items = static_cast<int32_t>(row.Int64(10));
+  job.failed_items = static_cast<int32_t>(row.Int64(11));
+  job.submitted_by = row.Text(12);
+  job.node = row.Text(13);
   return job;
 }
 
-absl::StatusOr<core::ItemRecord> ReadItemRow(const Statement& stmt) {
+absl::StatusOr<core::ItemRecord> ReadItemRow(const RowView& row) {
   core::ItemRecord rec;
-  rec.item.id = stmt.ColumnInt64(0);
-  rec.item.job_id = stmt.ColumnInt64(1);
+  rec.item.id = row.Int64(0);
+  rec.item.job_id = row.Int64(1);
   RETURN_IF_ERROR(
-      ReadWorkItem(stmt, {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, rec.item.id, "items", &rec.item));
+      ReadWorkItem(row, {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, rec.item.id, "items", &rec.item));
   RETURN_IF_ERROR(
-      ReadEnum(stmt, 13, "items.status", rec.item.id, core::ParseItemStatus, &rec.status));
-  rec.error = stmt.ColumnText(14);
-  rec.cached = stmt.ColumnInt64(15) != 0;
-  rec.measured_ms = stmt.ColumnInt64(16);
-  if (!stmt.ColumnIsNull(17)) {
-    ASSIGN_OR_RETURN(rec.result, DecodeMeasurement(stmt.ColumnText(17)));
+      ReadEnum(row, 13, "items.status", rec.item.id, core::ParseItemStatus, &rec.status));
+  rec.error = row.Text(14);
+  rec.cached = row.Int64(15) != 0;
+  rec.measured_ms = row.Int64(16);
+  if (!row.IsNull(17)) {
+    ASSIGN_OR_RETURN(rec.result, DecodeMeasurement(row.Text(17)));
+    rec.measured_node = row.Text(18);
+    rec.device_uuid = row.Text(19);
   }
   return rec;
 }
 
-absl::StatusOr<ResultRow> ReadResultRow(const Statement& stmt, DecodedDevice* last_device) {
+absl::StatusOr<ResultRow> ReadResultRow(const RowView& src, DecodedDevice* last_device) {
   ResultRow row;
-  row.result_id = stmt.ColumnInt64(0);
-  row.job_id = stmt.ColumnInt64(1);
-  row.item_id = stmt.ColumnInt64(2);
-  row.measured_ms = stmt.ColumnInt64(3);
-  std::string device_json = stmt.ColumnText(4);
+  row.result_id = src.Int64(0);
+  row.job_id = src.Int64(1);
+  row.item_id = src.Int64(2);
+  row.measured_ms = src.Int64(3);
+  std::string device_json = src.Text(4);
   if (last_device != nullptr && last_device->json == device_json) {
     row.device = last_device->device;
   } else {
@@ -117,10 +127,11 @@ absl::StatusOr<ResultRow> ReadResultRow(const Statement& stmt, DecodedDevice* la
   }
   row.item.id = row.item_id;
   row.item.job_id = row.job_id;
-  RETURN_IF_ERROR(ReadWorkItem(stmt, {5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, row.result_id,
+  RETURN_IF_ERROR(ReadWorkItem(src, {5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, row.result_id,
                                "results", &row.item));
-  ASSIGN_OR_RETURN(row.timing, DecodeTimingOptions(stmt.ColumnText(16)));
-  ASSIGN_OR_RETURN(row.measurement, DecodeMeasurement(stmt.ColumnText(17)));
+  ASSIGN_OR_RETURN(row.timing, DecodeTimingOptions(src.Text(16)));
+  ASSIGN_OR_RETURN(row.measurement, DecodeMeasurement(src.Text(17)));
+  row.node = src.Text(18);
   return row;
 }
 

@@ -1,5 +1,5 @@
 // The SELECT column lists of the store and the code that turns their rows back into
-// core structs. Internal to SqliteStore.
+// core structs. Shared by SqliteStore and PgStore (one logical schema).
 #pragma once
 
 #include <string>
@@ -8,7 +8,7 @@
 #include "core/job.h"
 #include "core/status.h"
 #include "server/storage/result_store.h"
-#include "server/storage/sqlite_statement.h"
+#include "server/storage/row_view.h"
 
 namespace gemmprof::storage {
 
@@ -17,20 +17,22 @@ extern const std::string_view kJobColumns;
 // SELECT <kItemColumns> FROM items i LEFT JOIN results r ON r.id = coalesce(i.result_id,
 // i.cached_result_id) ...
 extern const std::string_view kItemColumns;
-// SELECT <kResultColumns> FROM results r JOIN items i ON i.id = r.item_id ...
+// SELECT <kResultColumns> FROM <kResultFrom> ... (results with their item and their
+// device and timing contexts).
 extern const std::string_view kResultColumns;
+extern const std::string_view kResultFrom;
 
 // Read the current row of a statement selecting the columns above.
 // Errors: DataLoss for an unknown enum name or undecodable JSON.
-absl::StatusOr<core::JobRecord> ReadJobRow(const Statement& stmt);
-absl::StatusOr<core::ItemRecord> ReadItemRow(const Statement& stmt);
+absl::StatusOr<core::JobRecord> ReadJobRow(const RowView& row);
+absl::StatusOr<core::ItemRecord> ReadItemRow(const RowView& row);
 // Rows of one query mostly share a device; `last_device` (may be null) remembers the
 // last decoded device JSON so repeats skip the decode.
 struct DecodedDevice {
   std::string json;
   core::DeviceInfo device;
 };
-absl::StatusOr<ResultRow> ReadResultRow(const Statement& stmt, DecodedDevice* last_device);
+absl::StatusOr<ResultRow> ReadResultRow(const RowView& row, DecodedDevice* last_device);
 
 // Final item statuses as an SQL list: ('done','failed',...).
 std::string_view FinalStatusesSql();

@@ -151,6 +151,56 @@ TEST(MigrationsTest, JobsFromBeforeVersionFourHaveNoSubmitter) {
   EXPECT_GE(LatestSchemaVersion(), 4);
 }
 
+TEST(MigrationsTest, VersionFourDatabaseMovesContextsOutOfResultsAndReadsBackTheSame) {
+  TempDir dir;
+  const std::string path = dir.File("v4.db");
+  WriteVersion1(path);
+  {
+    absl::StatusOr<Connection> conn = OpenRaw(path);
+    ASSERT_TRUE(conn.ok());
+    ASSERT_TRUE(Migrate(*conn, 4).ok());
+    // A second result on the same device: the migration stores that device once.
+    ASSERT_TRUE(conn->Exec("INSERT INTO items (id, job_id, seq, op_name, pass, m, k, n, groups, "
+                           "layers, per_layer, recipe, mode, status) VALUES (3, 1, 2, 'qkv', "
+                           "'dgrad', 15872, 4096, 12288, 1, 24, 1, 'bf16', 'autocast', 'done')")
+                    .ok());
+    ASSERT_TRUE(conn->Exec("INSERT INTO results (id, job_id, item_id, measured_ms, device_name, "
+                           "device_sm, driver_version, cublaslt_version, device_json, m, k, n, "
+                           "pass, recipe, mode, groups, timing_json, measurement_json, cache_key) "
+                           "SELECT 2, 1, 3, 1600, device_name, device_sm, driver_version, "
+                           "cublaslt_version, device_json, m, k, n, 'dgrad', recipe, mode, groups, "
+                           "timing_json, measurement_json, 'key-2' FROM results WHERE id = 1; "
+                           "UPDATE items SET result_id = 2, measured_ms = 1600 WHERE id = 3")
+                    .ok());
+  }
+  absl::StatusOr<std::unique_ptr<SqliteStore>> store = SqliteStore::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status();
+  absl::StatusOr<Page<ResultRow>> rows = (*store)->QueryResults({});
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_EQ(rows->items.size(), 2u);
+  for (const ResultRow& row : rows->items) {
+    EXPECT_EQ(EncodeDeviceInfo(row.device), EncodeDeviceInfo(H100()));
+    EXPECT_EQ(EncodeTimingOptions(row.timing), EncodeTimingOptions({}));
+    EXPECT_EQ(EncodeMeasurement(row.measurement), EncodeMeasurement(SampleMeasurement(4.5)));
+    EXPECT_EQ(row.node, "");
+  }
+  absl::StatusOr<std::vector<core::ItemRecord>> items = (*store)->GetItems(1);
+  ASSERT_TRUE(items.ok()) << items.status();
+  ASSERT_EQ(items->size(), 3u);
+  EXPECT_EQ((*items)[1].device_uuid, "GPU-1234");  // the cached item: the original's GPU
+  EXPECT_TRUE((*items)[1].cached);
+  absl::StatusOr<std::optional<CachedResult>> hit = (*store)->LookupCache("key-1");
+  ASSERT_TRUE(hit.ok() && hit->has_value());
+  EXPECT_EQ((*hit)->device_uuid, "GPU-1234");
+  EXPECT_EQ((*hit)->measured_ms, 1500);
+  absl::StatusOr<Connection> raw = OpenRaw(path);
+  ASSERT_TRUE(raw.ok());
+  absl::StatusOr<Statement> count =
+      Statement::Prepare(*raw, "SELECT count(*) FROM contexts WHERE kind = 'device'");
+  ASSERT_TRUE(count.ok() && *count->Step());
+  EXPECT_EQ(count->ColumnInt64(0), 1);
+}
+
 TEST(MigrationsTest, DatabaseFromNewerGemmprofIsRefused) {
   TempDir dir;
   const std::string path = dir.File("future.db");

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "gtest/gtest.h"
 #include "core/job.h"
 #include "core/result.h"
+#include "gtest/gtest.h"
 
 namespace gemmprof::storage::testing {
 

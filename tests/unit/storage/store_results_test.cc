@@ -1,4 +1,4 @@
-// SqliteStore: results, the result cache and history queries.
+// ResultStore (every backend): results, the result cache and history queries.
 #include <cmath>
 #include <limits>
 #include <set>
@@ -15,7 +15,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-TEST_F(StoreTest, CachedItemPointsAtOriginalResult) {
+TEST_P(StoreTest, CachedItemPointsAtOriginalResult) {
   core::JobRecord first = MustCreate(1);
   core::ItemRecord original = MustItems(first.id)[0];
   ASSERT_TRUE(Measure(original, 3.25).ok());
@@ -54,7 +54,7 @@ TEST_F(StoreTest, CachedItemPointsAtOriginalResult) {
   EXPECT_EQ((*hit)->measured_ms, measured_at);
 }
 
-TEST_F(StoreTest, FinishItemsWritesARowPerItemEvenForOneSharedMeasurement) {
+TEST_P(StoreTest, FinishItemsWritesARowPerItemEvenForOneSharedMeasurement) {
   core::JobRecord job = MustCreate(3);
   std::vector<core::ItemRecord> items = MustItems(job.id);
   for (const auto& rec : items) ASSERT_TRUE(store_->MarkItemRunning(rec.item.id).ok());
@@ -81,7 +81,7 @@ TEST_F(StoreTest, FinishItemsWritesARowPerItemEvenForOneSharedMeasurement) {
   EXPECT_EQ(store_->GetJob(job.id)->finished_items, 3);
 }
 
-TEST_F(StoreTest, FinishItemsRecordsAllOrNothing) {
+TEST_P(StoreTest, FinishItemsRecordsAllOrNothing) {
   core::JobRecord job = MustCreate(2);
   std::vector<core::ItemRecord> items = MustItems(job.id);
   ASSERT_TRUE(Measure(items[1], 1.0).ok());
@@ -104,7 +104,7 @@ TEST_F(StoreTest, FinishItemsRecordsAllOrNothing) {
   EXPECT_TRUE(store_->FinishItems({}, H100(), {}).ok()) << "nothing to record";
 }
 
-TEST_F(StoreTest, LookupCacheReturnsNewestResultOfSuccessfulItems) {
+TEST_P(StoreTest, LookupCacheReturnsNewestResultOfSuccessfulItems) {
   absl::StatusOr<std::optional<CachedResult>> miss = store_->LookupCache("nothing");
   ASSERT_TRUE(miss.ok());
   EXPECT_FALSE(miss->has_value());
@@ -138,7 +138,7 @@ TEST_F(StoreTest, LookupCacheReturnsNewestResultOfSuccessfulItems) {
   EXPECT_EQ(items[2].result->verification, core::Verification::kIncorrect);
 }
 
-TEST_F(StoreTest, NonFiniteNumbersAreStoredAndReadBack) {
+TEST_P(StoreTest, NonFiniteNumbersAreStoredAndReadBack) {
   core::JobRecord job = MustCreate(1);
   core::ItemRecord rec = MustItems(job.id)[0];
   core::Measurement m = SampleMeasurement(1.0);
@@ -154,43 +154,7 @@ TEST_F(StoreTest, NonFiniteNumbersAreStoredAndReadBack) {
   EXPECT_TRUE(std::isinf(items[0].result->rel_error));
 }
 
-// Two jobs on two devices with known shapes, recipes and times, for the query tests.
-class QueryTest : public StoreTest {
- protected:
-  void SetUp() override {
-    StoreTest::SetUp();
-    core::DeviceInfo b200 = H100();
-    b200.name = "NVIDIA B200";
-    b200.sm = 100;
-    for (int j = 0; j < 2; ++j) {
-      core::JobRecord job = MustCreate(12);
-      for (const auto& rec : MustItems(job.id)) {
-        now_ms_ += 100;
-        ASSERT_TRUE(store_->MarkItemRunning(rec.item.id).ok());
-        ASSERT_TRUE(store_
-                        ->FinishItem(rec.item.id, core::ItemStatus::kDone, "",
-                                     SampleMeasurement(1.0 + rec.item.seq), j == 0 ? H100() : b200,
-                                     {}, KeyOf(rec), std::nullopt)
-                        .ok());
-      }
-    }
-  }
-
-  std::vector<ResultRow> QueryAll(ResultFilter filter) {
-    std::vector<ResultRow> rows;
-    for (int pages = 0; pages < 100; ++pages) {
-      absl::StatusOr<Page<ResultRow>> page = store_->QueryResults(filter);
-      EXPECT_TRUE(page.ok()) << page.status();
-      if (!page.ok()) break;
-      rows.insert(rows.end(), page->items.begin(), page->items.end());
-      if (page->next_page_token.empty()) break;
-      filter.page_token = page->next_page_token;
-    }
-    return rows;
-  }
-};
-
-TEST_F(QueryTest, EveryRowCarriesItsContext) {
+TEST_P(QueryTest, EveryRowCarriesItsContext) {
   std::vector<ResultRow> rows = QueryAll({});
   ASSERT_EQ(rows.size(), 24u);
   const ResultRow& newest = rows.front();
@@ -212,7 +176,7 @@ TEST_F(QueryTest, EveryRowCarriesItsContext) {
   }
 }
 
-TEST_F(QueryTest, PagingVisitsEveryRowOnce) {
+TEST_P(QueryTest, PagingVisitsEveryRowOnce) {
   for (int32_t page_size : {1, 5, 23, 24, 25, 10000}) {
     ResultFilter filter;
     filter.page_size = page_size;
@@ -224,7 +188,7 @@ TEST_F(QueryTest, PagingVisitsEveryRowOnce) {
   }
 }
 
-TEST_F(QueryTest, FiltersMatchOnlyTheirRows) {
+TEST_P(QueryTest, FiltersMatchOnlyTheirRows) {
   const std::vector<core::WorkItem> seed = SeedItems(12);
   auto count_items = [&](auto pred) {
     int n = 0;
@@ -282,7 +246,7 @@ TEST_F(QueryTest, FiltersMatchOnlyTheirRows) {
   EXPECT_EQ(rows.back().measured_ms, first_ms + 200);
 }
 
-TEST_F(QueryTest, BadFiltersAreInvalidArgumentNamingTheField) {
+TEST_P(QueryTest, BadFiltersAreInvalidArgumentNamingTheField) {
   struct Case {
     ResultFilter filter;
     std::string message;

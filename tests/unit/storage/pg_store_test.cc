@@ -1,0 +1,119 @@
+// PgStore only: connection URIs, a server that goes away and comes back, schemas from
+// a newer gemmprof; and the instantiation of the shared store suites on PostgreSQL.
+#include <libpq-fe.h>
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "server/storage/migrations.h"
+#include "server/storage/open_store.h"
+#include "tests/unit/storage/store_fixture.h"
+
+namespace gemmprof::storage::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+INSTANTIATE_TEST_SUITE_P(Postgres, StoreTest, ::testing::Values(Backend::kPostgres), BackendName);
+INSTANTIATE_TEST_SUITE_P(Postgres, QueryTest, ::testing::Values(Backend::kPostgres), BackendName);
+INSTANTIATE_TEST_SUITE_P(Postgres, ClusterTest, ::testing::Values(Backend::kPostgres), BackendName);
+
+class PgOnlyTest : public StoreTest {
+ protected:
+  gemmprof::testing::PgServer& server() { return **gemmprof::testing::PgServer::Shared(); }
+};
+INSTANTIATE_TEST_SUITE_P(Postgres, PgOnlyTest, ::testing::Values(Backend::kPostgres), BackendName);
+
+absl::Status OpenStatus(const std::string& db) { return OpenResultStore(db, {}).status(); }
+
+TEST(PgUriTest, PasswordsInTheUriAreRefusedWithoutBeingRepeated) {
+  for (const std::string uri :
+       {"postgresql://alice:s3cr3t@127.0.0.1:5432/gemmprof",
+        "postgres://alice@127.0.0.1/gemmprof?password=s3cr3t",
+        "postgresql://alice@127.0.0.1/db?sslmode=disable&password=s3cr3t"}) {
+    absl::Status status = OpenStatus(uri);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << uri;
+    EXPECT_THAT(status.message(), HasSubstr("PGPASSFILE")) << uri;
+    EXPECT_THAT(status.message(), Not(HasSubstr("s3cr3t"))) << uri;
+  }
+}
+
+TEST(PgUriTest, MalformedUriIsOneInvalidArgumentLine) {
+  for (const std::string uri : {"postgresql://alice@[::1/db", "postgresql://alice@host/db?nokey",
+                                "postgresql://alice@host/db?bogus_option=1"}) {
+    absl::Status status = OpenStatus(uri);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << uri << ": " << status;
+    EXPECT_THAT(status.message(), HasSubstr("postgresql://USER@HOST:PORT/DB")) << uri;
+    EXPECT_THAT(status.message(), Not(HasSubstr("\n"))) << uri;
+  }
+}
+
+TEST(PgUriTest, UnreachableServerIsUnavailableNamingHostAndPort) {
+  absl::Status status = OpenStatus("postgresql://alice@127.0.0.1:1/gemmprof");
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable) << status;
+  EXPECT_THAT(status.message(), HasSubstr("PostgreSQL at 127.0.0.1:1 is unreachable"));
+  EXPECT_THAT(status.message(), Not(HasSubstr("\n")));
+}
+
+TEST_P(PgOnlyTest, SchemaFromANewerGemmprofIsRefused) {
+  store_.reset();
+  PGconn* conn = PQconnectdb(db_.c_str());
+  ASSERT_EQ(PQstatus(conn), CONNECTION_OK);
+  PQclear(PQexec(conn, "UPDATE schema_version SET version = 99"));
+  PQfinish(conn);
+  absl::Status status = OpenStatus(db_);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
+  EXPECT_THAT(status.message(), HasSubstr("schema version 99"));
+  EXPECT_THAT(status.message(), HasSubstr("newer gemmprof"));
+}
+
+TEST_P(PgOnlyTest, TwoStoresOpeningANewDatabaseMigrateItOnce) {
+  std::unique_ptr<ResultStore> other = OpenAs("node-b");
+  ASSERT_NE(other, nullptr);
+  PGconn* conn = PQconnectdb(db_.c_str());
+  ASSERT_EQ(PQstatus(conn), CONNECTION_OK);
+  PGresult* rows = PQexec(conn, "SELECT count(*), max(version) FROM schema_version");
+  EXPECT_STREQ(PQgetvalue(rows, 0, 0), "1");
+  EXPECT_STREQ(PQgetvalue(rows, 0, 1), std::to_string(LatestSchemaVersion()).c_str());
+  PQclear(rows);
+  PQfinish(conn);
+}
+
+TEST_P(PgOnlyTest, CallsFailUnavailableWhileTheServerIsDownAndRecoverAfter) {
+  core::JobRecord before = MustCreate(2);
+  ASSERT_TRUE(server().Stop().ok());
+  absl::StatusOr<core::JobRecord> during = store_->CreateJob(SeedJob("lost"), SeedItems(3));
+  ASSERT_FALSE(during.ok());
+  EXPECT_EQ(during.status().code(), absl::StatusCode::kUnavailable) << during.status();
+  const std::string endpoint = "127.0.0.1:" + std::to_string(server().port());
+  EXPECT_THAT(during.status().message(),
+              HasSubstr("PostgreSQL at " + endpoint + " is unreachable"));
+  EXPECT_THAT(during.status().message(), HasSubstr("the call can be retried"));
+  EXPECT_EQ(store_->GetJob(before.id).status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(store_->MarkItemRunning(1).code(), absl::StatusCode::kUnavailable);
+  ASSERT_TRUE(server().Restart().ok());
+
+  // The same store carries on; nothing of the failed calls was written.
+  absl::StatusOr<Page<core::JobRecord>> jobs = store_->ListJobs({});
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  ASSERT_EQ(jobs->items.size(), 1u);
+  EXPECT_EQ(jobs->items[0].id, before.id);
+  EXPECT_TRUE(MustCreate(1).id > before.id);
+}
+
+TEST_P(PgOnlyTest, AServerRestartBetweenCallsIsInvisible) {
+  core::JobRecord job = MustCreate(1);
+  ASSERT_TRUE(server().Stop().ok());
+  ASSERT_TRUE(server().Restart().ok());
+  // The old connection is dead; its first statement notices and the call runs again.
+  absl::StatusOr<core::JobRecord> again = store_->GetJob(job.id);
+  EXPECT_TRUE(again.ok()) << again.status();
+  ASSERT_TRUE(server().Stop().ok());
+  ASSERT_TRUE(server().Restart().ok());
+  EXPECT_TRUE(Measure(MustItems(job.id)[0], 1.5).ok());
+}
+
+}  // namespace
+}  // namespace gemmprof::storage::testing

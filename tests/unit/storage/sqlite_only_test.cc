@@ -1,0 +1,53 @@
+// SqliteStore only: what PostgreSQL has no counterpart of (the file, its journal), and
+// the instantiation of the shared store suites on SQLite.
+#include <fstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "server/storage/sqlite_statement.h"
+#include "server/storage/sqlite_store.h"
+#include "tests/unit/storage/store_fixture.h"
+
+namespace gemmprof::storage::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+class SqliteOnlyTest : public StoreTest {};
+
+TEST_P(SqliteOnlyTest, OpenSetsWalJournalAndForeignKeys) {
+  absl::StatusOr<Connection> raw = Connection::Open(path_);
+  ASSERT_TRUE(raw.ok());
+  absl::StatusOr<Statement> mode = Statement::Prepare(*raw, "PRAGMA journal_mode");
+  ASSERT_TRUE(mode.ok());
+  absl::StatusOr<bool> row = mode->Step();
+  ASSERT_TRUE(row.ok() && *row);
+  EXPECT_EQ(mode->ColumnText(0), "wal");
+  // The schema declares its foreign keys (SqliteStore turns enforcement on for its own
+  // connection; this raw one has to ask): an item of a job that does not exist is refused.
+  ASSERT_TRUE(raw->Exec("PRAGMA foreign_keys = ON").ok());
+  EXPECT_EQ(raw->Exec("INSERT INTO items (job_id, seq, op_name, pass, m, k, n, groups, layers, "
+                      "per_layer, recipe, mode, status) VALUES (999, 0, 'x', 'fprop', 1, 1, 1, "
+                      "1, 1, 1, 'bf16', 'autocast', 'queued')")
+                .code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_P(SqliteOnlyTest, OpenRefusesAFileThatIsNotADatabase) {
+  const std::string path = dir_.File("garbage.db");
+  std::ofstream(path) << std::string(8192, 'x');
+  absl::StatusOr<std::unique_ptr<SqliteStore>> store = SqliteStore::Open(path);
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(store.status().message(), HasSubstr("not a database"));
+  EXPECT_THAT(store.status().message(), HasSubstr(path));
+}
+
+INSTANTIATE_TEST_SUITE_P(Sqlite, StoreTest, ::testing::Values(Backend::kSqlite));
+INSTANTIATE_TEST_SUITE_P(Sqlite, QueryTest, ::testing::Values(Backend::kSqlite));
+INSTANTIATE_TEST_SUITE_P(Sqlite, ClusterTest, ::testing::Values(Backend::kSqlite));
+INSTANTIATE_TEST_SUITE_P(Sqlite, SqliteOnlyTest, ::testing::Values(Backend::kSqlite));
+
+}  // namespace
+}  // namespace gemmprof::storage::testing

@@ -1,0 +1,85 @@
+// ResultStore (every backend): several nodes on one store.
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/unit/storage/store_fixture.h"
+
+namespace gemmprof::storage::testing {
+namespace {
+
+TEST_P(ClusterTest, JobsAndResultsRecordTheirNode) {
+  std::unique_ptr<ResultStore> b = OpenAs("node-b");
+  ASSERT_NE(b, nullptr);
+  core::JobRecord job_a = MustCreate(2);
+  EXPECT_EQ(job_a.node, "node-a");
+  absl::StatusOr<core::JobRecord> job_b = b->CreateJob(SeedJob("b"), SeedItems(2));
+  ASSERT_TRUE(job_b.ok()) << job_b.status();
+  EXPECT_EQ(job_b->node, "node-b");
+
+  core::DeviceInfo gpu_b = H100();
+  gpu_b.uuid = "GPU-B";
+  std::vector<core::ItemRecord> items_b = MustItems(job_b->id);
+  ASSERT_TRUE(MeasureOn(*b, items_b[0], 3.0, gpu_b).ok());
+  std::vector<core::ItemRecord> again = MustItems(job_b->id);  // read through node A
+  EXPECT_EQ(again[0].measured_node, "node-b");
+  EXPECT_EQ(again[0].device_uuid, "GPU-B");
+  EXPECT_EQ(again[1].measured_node, "");  // not measured yet
+
+  // Node A answers its item from B's result: the item names B and B's GPU.
+  absl::StatusOr<std::optional<CachedResult>> hit = store_->LookupCache(KeyOf(items_b[0]));
+  ASSERT_TRUE(hit.ok() && hit->has_value()) << hit.status();
+  EXPECT_EQ((*hit)->node, "node-b");
+  EXPECT_EQ((*hit)->device_uuid, "GPU-B");
+  std::vector<core::ItemRecord> items_a = MustItems(job_a.id);
+  ASSERT_TRUE(store_->MarkItemRunning(items_a[0].item.id).ok());
+  ASSERT_TRUE(store_
+                  ->FinishItem(items_a[0].item.id, core::ItemStatus::kDone, "", std::nullopt,
+                               H100(), {}, KeyOf(items_a[0]), (*hit)->result_id)
+                  .ok());
+  core::ItemRecord cached = MustItems(job_a.id)[0];
+  EXPECT_TRUE(cached.cached);
+  EXPECT_EQ(cached.measured_node, "node-b");
+  EXPECT_EQ(cached.device_uuid, "GPU-B");
+  EXPECT_EQ(cached.measured_ms, (*hit)->measured_ms);
+}
+
+TEST_P(ClusterTest, FiltersAndRecoveryHonourNodes) {
+  std::unique_ptr<ResultStore> b = OpenAs("node-b");
+  ASSERT_NE(b, nullptr);
+  core::JobRecord job_a = MustCreate(1);
+  absl::StatusOr<core::JobRecord> job_b = b->CreateJob(SeedJob("b"), SeedItems(1));
+  ASSERT_TRUE(job_b.ok());
+  ASSERT_TRUE(Measure(MustItems(job_a.id)[0], 1.0).ok());
+  ASSERT_TRUE(MeasureOn(*b, MustItems(job_b->id)[0], 2.0, H100()).ok());
+
+  JobFilter jobs;
+  jobs.node = "node-b";
+  absl::StatusOr<Page<core::JobRecord>> only_b = store_->ListJobs(jobs);
+  ASSERT_TRUE(only_b.ok());
+  ASSERT_EQ(only_b->items.size(), 1u);
+  EXPECT_EQ(only_b->items[0].id, job_b->id);
+  EXPECT_EQ(store_->ListJobs({})->items.size(), 2u);
+
+  ResultFilter results;
+  results.node = "node-a";
+  absl::StatusOr<Page<ResultRow>> only_a = b->QueryResults(results);
+  ASSERT_TRUE(only_a.ok()) << only_a.status();
+  ASSERT_EQ(only_a->items.size(), 1u);
+  EXPECT_EQ(only_a->items[0].node, "node-a");
+  EXPECT_EQ(only_a->items[0].job_id, job_a.id);
+  results.node = "";
+  EXPECT_EQ(b->QueryResults(results).status().code(), absl::StatusCode::kInvalidArgument);
+
+  // Each node resumes only its own unfinished jobs.
+  absl::StatusOr<std::vector<int64_t>> mine = store_->RecoverUnfinished();
+  ASSERT_TRUE(mine.ok());
+  EXPECT_THAT(*mine, ::testing::ElementsAre(job_a.id));
+  absl::StatusOr<std::vector<int64_t>> theirs = b->RecoverUnfinished();
+  ASSERT_TRUE(theirs.ok());
+  EXPECT_THAT(*theirs, ::testing::ElementsAre(job_b->id));
+}
+
+}  // namespace
+}  // namespace gemmprof::storage::testing
