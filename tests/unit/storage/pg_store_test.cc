@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "server/storage/migrations.h"
 #include "server/storage/open_store.h"
+#include "server/storage/pg_connection.h"
 #include "tests/unit/storage/store_fixture.h"
 
 namespace gemmprof::storage::testing {
@@ -25,6 +26,12 @@ class PgOnlyTest : public StoreTest {
   gemmprof::testing::PgServer& server() { return **gemmprof::testing::PgServer::Shared(); }
 };
 INSTANTIATE_TEST_SUITE_P(Postgres, PgOnlyTest, ::testing::Values(Backend::kPostgres), BackendName);
+
+TEST(PgSqlTest, PlaceholdersAreNumberedOutsideQuotedText) {
+  EXPECT_EQ(NumberPlaceholders("SELECT a FROM t WHERE b = ? AND c = '?' AND \"d?\" < ?"),
+            "SELECT a FROM t WHERE b = $1 AND c = '?' AND \"d?\" < $2");
+  EXPECT_EQ(NumberPlaceholders("SELECT 1"), "SELECT 1");
+}
 
 absl::Status OpenStatus(const std::string& db) { return OpenResultStore(db, {}).status(); }
 
