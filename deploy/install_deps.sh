@@ -8,6 +8,7 @@ packages=(
   libspdlog-dev libsqlite3-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev zlib1g-dev librsvg2-bin libssl-dev libtomlplusplus-dev
   patchelf python3 python3-yaml openssl
+  libcpp-httplib-dev chromium
 )
 missing=()
 for p in "${packages[@]}"; do

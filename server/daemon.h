@@ -17,6 +17,9 @@ struct Options {
   std::string log_level = "info";
   std::string log_file;   // empty: stderr
   std::string port_file;  // written with the bound port once serving
+  // HTTP: /metrics, the JSON API and the dashboard page (server/http/); empty: off.
+  std::string http;            // host:port, port 0 picks one
+  std::string http_port_file;  // written with the bound HTTP port once serving
   double shutdown_grace_s = 5;
   // Security: TLS (reloaded on SIGHUP), plaintext on the network only with --insecure,
   // bearer tokens with roles (reloaded on SIGHUP).
