@@ -1,6 +1,7 @@
 #include "server/http/http_server.h"
 
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <charconv>
 #include <chrono>
@@ -91,6 +92,12 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpOptions&
   } else {
     s->server_ = std::make_unique<httplib::Server>();
   }
+  // httplib's default also sets SO_REUSEPORT, which would let a second daemon bind the
+  // same port and take half the scrapes; SO_REUSEADDR alone allows quick restarts only.
+  s->server_->set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
   s->AddRoutes(options);
   const int port = address.port == 0 ? s->server_->bind_to_any_port(address.host)
                                      : (s->server_->bind_to_port(address.host, address.port)
@@ -103,6 +110,14 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpOptions&
   }
   s->port_ = port;
   s->thread_ = std::thread([srv = s->server_.get()] { srv->listen_after_bind(); });
+  // A stop() before the loop runs would be lost and Stop would wait forever.
+  for (int i = 0; i < 10000 && !s->server_->is_running(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  if (!s->server_->is_running()) {
+    s->thread_.join();
+    return absl::InternalError("--http " + options.address + ": the listener did not start");
+  }
   return s;
 }
 
@@ -115,9 +130,11 @@ void HttpServer::AddRoutes(const HttpOptions& options) {
     if (req.path == "/" || access == nullptr || !access->enabled()) {
       return httplib::Server::HandlerResponse::Unhandled;
     }
-    std::vector<std::string_view> values;
+    // get_header_value returns copies: keep them alive while the views are used.
+    std::vector<std::string> headers;
     const size_t n = req.get_header_value_count("Authorization");
-    for (size_t i = 0; i < n; ++i) values.push_back(req.get_header_value("Authorization", i));
+    for (size_t i = 0; i < n; ++i) headers.push_back(req.get_header_value("Authorization", i));
+    const std::vector<std::string_view> values(headers.begin(), headers.end());
     auto caller = access->Authorize(values, MethodOf(req.path));
     if (caller.ok()) return httplib::Server::HandlerResponse::Unhandled;
     if (absl::IsUnauthenticated(caller.status())) {
