@@ -22,9 +22,9 @@
 #include <vector>
 
 #include "server/api/server.h"
+#include "server/device/host_runner.h"
 #include "server/http/http_server.h"
 #include "server/metrics/daemon_metrics.h"
-#include "server/device/host_runner.h"
 #include "server/queue/job_queue.h"
 #include "server/security/daemon_security.h"
 #include "server/security/listen_policy.h"
@@ -337,11 +337,11 @@ absl::Status Serve(const Options& o, const security::DaemonSecurity& sec) {
   if (!o.http.empty()) {
     telemetry = MakeTelemetry(runners);
     daemon_metrics.emplace(queue.events(), MetricSourcesOf(queue, runners, telemetry.get()));
-    http::HttpOptions http_options{o.http,     o.tls_cert, o.tls_key,
+    http::HttpOptions http_options{o.http,          o.tls_cert, o.tls_key,
                                    o.tls_client_ca, o.insecure, sec.access};
     ASSIGN_OR_RETURN(http_server,
-                     http::HttpServer::Start(http_options,
-                                             {store.get(), [&] { return daemon_metrics->Render(); }}));
+                     http::HttpServer::Start(
+                         http_options, {store.get(), [&] { return daemon_metrics->Render(); }}));
     spdlog::info("http: {} on {} (port {}): /metrics, /api/v1/, dashboard at /",
                  http_server->tls() ? "https" : "http", o.http, http_server->port());
     RETURN_IF_ERROR(WritePortFile("--http-port-file", o.http_port_file, http_server->port()));

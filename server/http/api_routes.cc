@@ -33,10 +33,9 @@ absl::StatusOr<std::optional<std::string>> One(const QueryParams& params, const 
                                       " times; give it at most once");
   }
   if (first->second.size() > kMaxValue) {
-    return absl::InvalidArgumentError("query parameter '" + name + "' is " +
-                                      std::to_string(first->second.size()) +
-                                      " characters long; the limit is " +
-                                      std::to_string(kMaxValue));
+    return absl::InvalidArgumentError(
+        "query parameter '" + name + "' is " + std::to_string(first->second.size()) +
+        " characters long; the limit is " + std::to_string(kMaxValue));
   }
   return first->second;
 }
@@ -59,8 +58,8 @@ absl::StatusOr<int64_t> ParseInt(std::string_view name, std::string_view text, i
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || end != text.data() + text.size() || v < lo || v > hi) {
     return absl::InvalidArgumentError(std::string(name) + "='" + std::string(text) +
-                                      "': expected an integer from " + std::to_string(lo) +
-                                      " to " + std::to_string(hi));
+                                      "': expected an integer from " + std::to_string(lo) + " to " +
+                                      std::to_string(hi));
   }
   return v;
 }
@@ -72,8 +71,7 @@ absl::Status CheckNode(const std::string& node) {
   }
   if (ok) return absl::OkStatus();
   return absl::InvalidArgumentError("node='" + node + "': expected 1 to " +
-                                    std::to_string(kMaxNode) +
-                                    " letters, digits, '.', '_' or '-'");
+                                    std::to_string(kMaxNode) + " letters, digits, '.', '_' or '-'");
 }
 
 template <typename Enum, typename ParseFn>
@@ -83,21 +81,25 @@ absl::Status SetEnum(const QueryParams& params, const std::string& name, ParseFn
   if (!text) return absl::OkStatus();
   *out = parse(*text);
   if (!*out) {
-    return absl::InvalidArgumentError(name + "='" + *text + "': unknown value (valid: " +
-                                      std::string(valid) + ")");
+    return absl::InvalidArgumentError(name + "='" + *text +
+                                      "': unknown value (valid: " + std::string(valid) + ")");
   }
   return absl::OkStatus();
 }
 
 // "1731000000000" (unix ms) or an age before now: "30m", "12h", "7d", "90s".
-absl::StatusOr<int64_t> ParseTime(const std::string& name, const std::string& text, int64_t now_ms) {
+absl::StatusOr<int64_t> ParseTime(const std::string& name, const std::string& text,
+                                  int64_t now_ms) {
   const std::string help = name + "='" + text +
                            "': expected unix milliseconds or an age such as 30m, 12h, 7d "
                            "(at most 36500d)";
   if (text.empty()) return absl::InvalidArgumentError(help);
   const char unit = text.back();
-  const int64_t scale = unit == 's' ? 1000 : unit == 'm' ? 60000 : unit == 'h' ? 3600000
-                                           : unit == 'd' ? 86400000 : 0;
+  const int64_t scale = unit == 's'   ? 1000
+                        : unit == 'm' ? 60000
+                        : unit == 'h' ? 3600000
+                        : unit == 'd' ? 86400000
+                                      : 0;
   if (scale == 0) {
     auto ms = ParseInt(name, text, 0, int64_t{1} << 50);
     if (!ms.ok()) return absl::InvalidArgumentError(help);
@@ -146,7 +148,8 @@ ordered_json JobJson(const core::JobRecord& j) {
           {"total_items", j.total_items},
           {"finished_items", j.finished_items},
           {"failed_items", j.failed_items},
-          {"device", {{"name", j.device.name}, {"backend", j.device.backend}, {"uuid", j.device.uuid}}}};
+          {"device",
+           {{"name", j.device.name}, {"backend", j.device.backend}, {"uuid", j.device.uuid}}}};
 }
 
 ordered_json ResultJson(const storage::ResultRow& r) {
@@ -177,7 +180,9 @@ ordered_json ResultJson(const storage::ResultRow& r) {
           {"cached", r.cached}};
 }
 
-HttpReply JsonReply(const ordered_json& doc) { return {200, "application/json", doc.dump(2) + "\n"}; }
+HttpReply JsonReply(const ordered_json& doc) {
+  return {200, "application/json", doc.dump(2) + "\n"};
+}
 
 }  // namespace
 
@@ -233,8 +238,7 @@ absl::StatusOr<storage::JobFilter> ParseJobsQuery(const QueryParams& params) {
   return f;
 }
 
-absl::StatusOr<storage::ResultFilter> ParseHistoryQuery(const QueryParams& params,
-                                                        int64_t now_ms) {
+absl::StatusOr<storage::ResultFilter> ParseHistoryQuery(const QueryParams& params, int64_t now_ms) {
   RETURN_IF_ERROR(OnlyKnown(params, {"recipe", "pass", "mode", "shape", "device", "node", "job",
                                      "since", "until", "page_size", "page_token"}));
   storage::ResultFilter f;

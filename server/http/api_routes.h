@@ -45,8 +45,7 @@ absl::StatusOr<storage::JobFilter> ParseJobsQuery(const QueryParams& params);
 // device (exact device name), node, job (a job id), since / until (unix milliseconds or
 // an age such as 30m, 12h, 7d before `now_ms`), page_size (1..10000, default 100),
 // page_token.
-absl::StatusOr<storage::ResultFilter> ParseHistoryQuery(const QueryParams& params,
-                                                        int64_t now_ms);
+absl::StatusOr<storage::ResultFilter> ParseHistoryQuery(const QueryParams& params, int64_t now_ms);
 
 HttpReply JobsRoute(storage::ResultStore& store, const QueryParams& params);
 // `job_id` is the path segment as sent; the body is byte for byte what

@@ -44,9 +44,10 @@ std::string_view MethodOf(const std::string& path) {
 }  // namespace
 
 absl::StatusOr<HttpAddress> ParseHttpAddress(const std::string& text) {
-  const absl::Status bad = absl::InvalidArgumentError(
-      "--http '" + text + "': expected HOST:PORT or [IPV6]:PORT with a port from 0 to 65535 "
-      "(0: pick a free one), e.g. 127.0.0.1:9464");
+  const absl::Status bad =
+      absl::InvalidArgumentError("--http '" + text +
+                                 "': expected HOST:PORT or [IPV6]:PORT with a port from 0 to 65535 "
+                                 "(0: pick a free one), e.g. 127.0.0.1:9464");
   const size_t colon = text.rfind(':');
   if (colon == std::string::npos || colon == 0) return bad;
   HttpAddress a;
@@ -99,10 +100,9 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpOptions&
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
   });
   s->AddRoutes(options);
-  const int port = address.port == 0 ? s->server_->bind_to_any_port(address.host)
-                                     : (s->server_->bind_to_port(address.host, address.port)
-                                            ? address.port
-                                            : -1);
+  const int port = address.port == 0
+                       ? s->server_->bind_to_any_port(address.host)
+                       : (s->server_->bind_to_port(address.host, address.port) ? address.port : -1);
   if (port <= 0) {
     return absl::FailedPreconditionError("--http " + options.address +
                                          ": cannot listen there (address in use, or not an "
@@ -125,24 +125,24 @@ void HttpServer::AddRoutes(const HttpOptions& options) {
   httplib::Server& srv = *server_;
   // The page is static code with no data in it: it loads without a token and asks for
   // one when the API answers 401. Every data route checks the token first.
-  srv.set_pre_routing_handler([access = options.access](const httplib::Request& req,
-                                                        httplib::Response& res) {
-    if (req.path == "/" || access == nullptr || !access->enabled()) {
-      return httplib::Server::HandlerResponse::Unhandled;
-    }
-    // get_header_value returns copies: keep them alive while the views are used.
-    std::vector<std::string> headers;
-    const size_t n = req.get_header_value_count("Authorization");
-    for (size_t i = 0; i < n; ++i) headers.push_back(req.get_header_value("Authorization", i));
-    const std::vector<std::string_view> values(headers.begin(), headers.end());
-    auto caller = access->Authorize(values, MethodOf(req.path));
-    if (caller.ok()) return httplib::Server::HandlerResponse::Unhandled;
-    if (absl::IsUnauthenticated(caller.status())) {
-      res.set_header("WWW-Authenticate", "Bearer realm=\"gemmprofd\"");
-    }
-    Send(ErrorReply(caller.status()), res);
-    return httplib::Server::HandlerResponse::Handled;
-  });
+  srv.set_pre_routing_handler(
+      [access = options.access](const httplib::Request& req, httplib::Response& res) {
+        if (req.path == "/" || access == nullptr || !access->enabled()) {
+          return httplib::Server::HandlerResponse::Unhandled;
+        }
+        // get_header_value returns copies: keep them alive while the views are used.
+        std::vector<std::string> headers;
+        const size_t n = req.get_header_value_count("Authorization");
+        for (size_t i = 0; i < n; ++i) headers.push_back(req.get_header_value("Authorization", i));
+        const std::vector<std::string_view> values(headers.begin(), headers.end());
+        auto caller = access->Authorize(values, MethodOf(req.path));
+        if (caller.ok()) return httplib::Server::HandlerResponse::Unhandled;
+        if (absl::IsUnauthenticated(caller.status())) {
+          res.set_header("WWW-Authenticate", "Bearer realm=\"gemmprofd\"");
+        }
+        Send(ErrorReply(caller.status()), res);
+        return httplib::Server::HandlerResponse::Handled;
+      });
   srv.Get("/", [](const httplib::Request&, httplib::Response& res) {
     res.set_header("Content-Security-Policy", kPagePolicy);
     Send({200, "text/html; charset=utf-8", std::string(DashboardPage())}, res);

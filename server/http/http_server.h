@@ -45,7 +45,7 @@ struct HttpOptions {
 struct HttpSources {
   storage::ResultStore* store = nullptr;
   std::function<std::string()> metrics;  // the /metrics document
-  std::function<int64_t()> now_ms;        // wall clock, for ages in ?since=; default: system
+  std::function<int64_t()> now_ms;       // wall clock, for ages in ?since=; default: system
 };
 
 // Serves on its own threads from Start until Stop (or destruction).
@@ -54,7 +54,7 @@ class HttpServer {
   // Binds and starts serving. InvalidArgument for a bad address, FailedPrecondition for
   // plaintext on the network without --insecure or an address that cannot be bound.
   static absl::StatusOr<std::unique_ptr<HttpServer>> Start(const HttpOptions& options,
-                                                          HttpSources sources);
+                                                           HttpSources sources);
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

@@ -9,8 +9,7 @@ namespace gemmprof::metrics {
 namespace {
 
 double SteadySeconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 Labels DeviceLabels(int index, const std::string& uuid, const std::string& name) {
@@ -71,26 +70,27 @@ void DaemonMetrics::OnEvent(const queue::JobEvent& event) {
 void DaemonMetrics::AppendJobFamilies(std::vector<MetricFamily>& out) const {
   if (sources_.queue_counts) {
     const queue::QueueCounts counts = sources_.queue_counts();
-    MetricFamily depth = Family("gemmprof_queue_depth",
-                                "Jobs of this daemon waiting for a worker.", MetricType::kGauge);
+    MetricFamily depth = Family("gemmprof_queue_depth", "Jobs of this daemon waiting for a worker.",
+                                MetricType::kGauge);
     depth.samples.push_back({"", {}, static_cast<double>(counts.queued)});
     out.push_back(std::move(depth));
-    MetricFamily jobs = Family("gemmprof_jobs", "Jobs of this daemon by live state (queued, running).",
-                               MetricType::kGauge);
+    MetricFamily jobs =
+        Family("gemmprof_jobs", "Jobs of this daemon by live state (queued, running).",
+               MetricType::kGauge);
     jobs.samples.push_back({"", {{"state", "queued"}}, static_cast<double>(counts.queued)});
     jobs.samples.push_back({"", {{"state", "running"}}, static_cast<double>(counts.running)});
     out.push_back(std::move(jobs));
   }
   std::lock_guard lock(mu_);
-  MetricFamily ended = Family("gemmprof_jobs_finished_total",
-                              "Jobs that ended since the daemon started, by final state.",
-                              MetricType::kCounter);
+  MetricFamily ended =
+      Family("gemmprof_jobs_finished_total",
+             "Jobs that ended since the daemon started, by final state.", MetricType::kCounter);
   for (const auto& [state, n] : jobs_finished_) {
     ended.samples.push_back({"", {{"state", state}}, static_cast<double>(n)});
   }
   out.push_back(std::move(ended));
-  MetricFamily running = Family("gemmprof_items_running", "Items a worker measures now.",
-                                MetricType::kGauge);
+  MetricFamily running =
+      Family("gemmprof_items_running", "Items a worker measures now.", MetricType::kGauge);
   running.samples.push_back({"", {}, static_cast<double>(started_s_.size())});
   out.push_back(std::move(running));
   MetricFamily items = Family("gemmprof_items_finished_total",
@@ -120,9 +120,9 @@ void DaemonMetrics::AppendDeviceFamilies(std::vector<MetricFamily>& out) const {
                                "Seconds the device's worker spent on jobs; rate() is the busy "
                                "fraction.",
                                MetricType::kCounter);
-    MetricFamily restarts = Family("gemmprof_worker_restarts_total",
-                                   "Times the device's worker process ended and was restarted.",
-                                   MetricType::kCounter);
+    MetricFamily restarts =
+        Family("gemmprof_worker_restarts_total",
+               "Times the device's worker process ended and was restarted.", MetricType::kCounter);
     for (const DeviceCounters& d : sources_.devices()) {
       busy.samples.push_back({"", DeviceLabels(d.index, d.uuid, d.name), d.busy_seconds});
       restarts.samples.push_back(
@@ -132,12 +132,12 @@ void DaemonMetrics::AppendDeviceFamilies(std::vector<MetricFamily>& out) const {
     out.push_back(std::move(restarts));
   }
   if (sources_.telemetry == nullptr) return;
-  MetricFamily clock = Family("gemmprof_device_sm_clock_hertz", "SM clock now (NVML).",
-                              MetricType::kGauge);
-  MetricFamily power = Family("gemmprof_device_power_watts", "Power draw now (NVML).",
-                              MetricType::kGauge);
-  MetricFamily temp = Family("gemmprof_device_temperature_celsius",
-                             "GPU temperature now (NVML).", MetricType::kGauge);
+  MetricFamily clock =
+      Family("gemmprof_device_sm_clock_hertz", "SM clock now (NVML).", MetricType::kGauge);
+  MetricFamily power =
+      Family("gemmprof_device_power_watts", "Power draw now (NVML).", MetricType::kGauge);
+  MetricFamily temp = Family("gemmprof_device_temperature_celsius", "GPU temperature now (NVML).",
+                             MetricType::kGauge);
   for (const DeviceReading& r : sources_.telemetry->Read()) {
     const Labels labels = DeviceLabels(r.index, r.uuid, r.name);
     if (r.sm_clock_hz) clock.samples.push_back({"", labels, *r.sm_clock_hz});
@@ -151,8 +151,8 @@ void DaemonMetrics::AppendDeviceFamilies(std::vector<MetricFamily>& out) const {
 
 std::string DaemonMetrics::Render() const {
   std::vector<MetricFamily> families;
-  MetricFamily info = Family("gemmprof_build_info", "The gemmprofd version; always 1.",
-                             MetricType::kGauge);
+  MetricFamily info =
+      Family("gemmprof_build_info", "The gemmprofd version; always 1.", MetricType::kGauge);
   info.samples.push_back({"", {{"version", GEMMPROF_VERSION}}, 1});
   families.push_back(std::move(info));
   AppendJobFamilies(families);

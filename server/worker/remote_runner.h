@@ -123,9 +123,10 @@ class RemoteRunner final : public device::Runner {
   bool stopping_ = false;
   bool supervisor_done_ = false;
   int64_t restarts_ = 0;
-  std::atomic<int64_t> busy_ns_{0};  // see busy_seconds()
   int deaths_in_a_row_ = 0;  // reset by an answered call
   std::thread supervisor_;
+
+  std::atomic<int64_t> busy_ns_{0};  // see busy_seconds()
 };
 
 }  // namespace gemmprof::worker

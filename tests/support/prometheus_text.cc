@@ -8,7 +8,9 @@
 namespace gemmprof::testing {
 namespace {
 
-bool IsNameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == ':'; }
+bool IsNameStart(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == ':';
+}
 bool IsNameChar(char c) { return IsNameStart(c) || std::isdigit(static_cast<unsigned char>(c)); }
 
 bool ValidName(const std::string& s) {
@@ -61,13 +63,16 @@ bool ParseSampleLine(const std::string& line, PromSample* out, std::string* why)
       if (i >= line.size()) return *why = "unterminated label value", false;
       ++i;
       if (!out->labels.emplace(label, value).second) return *why = "repeated label " + label, false;
-      if (i < line.size() && line[i] == ',') ++i;
-      else if (i >= line.size() || line[i] != '}') return *why = "expected ',' or '}'", false;
+      if (i < line.size() && line[i] == ',')
+        ++i;
+      else if (i >= line.size() || line[i] != '}')
+        return *why = "expected ',' or '}'", false;
     }
     if (i >= line.size()) return *why = "unterminated label set", false;
     ++i;
   }
-  if (i >= line.size() || line[i] != ' ') return *why = "expected one space before the value", false;
+  if (i >= line.size() || line[i] != ' ')
+    return *why = "expected one space before the value", false;
   std::string rest = line.substr(i + 1);
   const size_t space = rest.find(' ');
   if (space != std::string::npos) {
@@ -90,7 +95,8 @@ std::string FamilyOf(const std::string& name, const std::map<std::string, PromFa
     if (name.size() > s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0) {
       const std::string base = name.substr(0, name.size() - s.size());
       auto it = families.find(base);
-      if (it != families.end() && (it->second.type == "histogram" || it->second.type == "summary")) {
+      if (it != families.end() &&
+          (it->second.type == "histogram" || it->second.type == "summary")) {
         return base;
       }
     }

@@ -56,9 +56,9 @@ class HttpServerTest : public ::testing::Test {
   }
 
   std::shared_ptr<security::AccessControl> Tokens() {
-    std::ofstream(dir_.File("tokens")) << "reader read " << wire::TokenSha256Hex("gpt_reader")
-                                       << "\nadmin admin " << wire::TokenSha256Hex("gpt_admin")
-                                       << "\n";
+    std::ofstream(dir_.File("tokens"))
+        << "reader read " << wire::TokenSha256Hex("gpt_reader") << "\nadmin admin "
+        << wire::TokenSha256Hex("gpt_admin") << "\n";
     auto access = security::AccessControl::FromFile(dir_.File("tokens"));
     EXPECT_TRUE(access.ok()) << access.status();
     return access.ok() ? std::shared_ptr<security::AccessControl>(*std::move(access)) : nullptr;
@@ -122,8 +122,8 @@ TEST_F(HttpServerTest, TokensGuardMetricsAndApiButNotTheStaticPage) {
   auto server = Start(options);
   ASSERT_TRUE(server.ok()) << server.status();
   httplib::Client c("127.0.0.1", (*server)->port());
-  for (const char* path : {"/metrics", "/api/v1/jobs", "/api/v1/jobs/1/report",
-                           "/api/v1/history"}) {
+  for (const char* path :
+       {"/metrics", "/api/v1/jobs", "/api/v1/jobs/1/report", "/api/v1/history"}) {
     auto none = c.Get(path);
     ASSERT_TRUE(none);
     EXPECT_EQ(none->status, 401) << path;

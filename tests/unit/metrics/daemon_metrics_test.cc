@@ -108,8 +108,8 @@ TEST_F(DaemonMetricsTest, QueueDevicesAndTelemetryAtScrapeTime) {
   EXPECT_EQ(*p.Value("gemmprof_queue_depth"), 3);
   EXPECT_EQ(*p.Value("gemmprof_jobs", {{"state", "queued"}}), 3);
   EXPECT_EQ(*p.Value("gemmprof_jobs", {{"state", "running"}}), 1);
-  const std::map<std::string, std::string> a = {{"device", "0"}, {"uuid", "GPU-a"},
-                                                {"name", "NVIDIA H200"}};
+  const std::map<std::string, std::string> a = {
+      {"device", "0"}, {"uuid", "GPU-a"}, {"name", "NVIDIA H200"}};
   EXPECT_EQ(*p.Value("gemmprof_device_busy_seconds_total", a), 12.5);
   EXPECT_EQ(*p.Value("gemmprof_worker_restarts_total", a), 2);
   EXPECT_EQ(*p.Value("gemmprof_worker_restarts_total", {{"device", "1"}}), 0);
