@@ -278,7 +278,10 @@ TEST_F(HttpDashboardTest, PageRendersChartsInHeadlessChromium) {
                           "/#job=" + std::to_string(job) + "&recipe=bf16&shape=256x256x256";
   const std::string png = std::string(GEMMPROF_HTTP_ARTIFACT_DIR) + "/http_dashboard.png";
   std::filesystem::remove(png);
-  const std::vector<std::string> common = {chromium,
+  // A browser that hangs must fail the test, not the CI run.
+  const std::vector<std::string> common = {"timeout",
+                                           "120",
+                                           chromium,
                                            "--headless=new",
                                            "--no-sandbox",
                                            "--disable-gpu",
