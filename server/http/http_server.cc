@@ -99,6 +99,8 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpOptions&
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
   });
+  // Every route is a GET: no request needs a body.
+  s->server_->set_payload_max_length(64 * 1024);
   s->AddRoutes(options);
   const int port = address.port == 0
                        ? s->server_->bind_to_any_port(address.host)

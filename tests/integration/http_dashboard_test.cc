@@ -35,19 +35,25 @@ std::string AwaitPortFile(const std::string& path) {
   return "";
 }
 
+// The first executable `name` in PATH; "" when there is none.
+std::string FindInPath(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path != nullptr ? path : "/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    const std::filesystem::path p = std::filesystem::path(dir) / name;
+    if (access(p.c_str(), X_OK) == 0) return p.string();
+  }
+  return "";
+}
+
 // Debian's chromium (GEMMPROF_CHROMIUM overrides); "" when there is none.
 std::string FindChromium() {
   if (const char* env = std::getenv("GEMMPROF_CHROMIUM"); env != nullptr && *env != '\0') {
     return env;
   }
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path != nullptr ? path : "/usr/bin");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    for (const char* name : {"chromium", "chromium-browser"}) {
-      const std::filesystem::path p = std::filesystem::path(dir) / name;
-      if (access(p.c_str(), X_OK) == 0) return p.string();
-    }
+  for (const char* name : {"chromium", "chromium-browser"}) {
+    if (std::string found = FindInPath(name); !found.empty()) return found;
   }
   return "";
 }
@@ -279,7 +285,9 @@ TEST_F(HttpDashboardTest, PageRendersChartsInHeadlessChromium) {
   const std::string png = std::string(GEMMPROF_HTTP_ARTIFACT_DIR) + "/http_dashboard.png";
   std::filesystem::remove(png);
   // A browser that hangs must fail the test, not the CI run.
-  const std::vector<std::string> common = {"timeout",
+  const std::string timeout = FindInPath("timeout");
+  ASSERT_FALSE(timeout.empty()) << "coreutils' timeout not found in PATH";
+  const std::vector<std::string> common = {timeout,
                                            "120",
                                            chromium,
                                            "--headless=new",
