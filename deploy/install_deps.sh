@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev zlib1g-dev librsvg2-bin libssl-dev libtomlplusplus-dev
   patchelf python3 python3-yaml openssl
   libpq-dev postgresql-15
+  libcpp-httplib-dev chromium
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -16,14 +16,18 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include "server/api/server.h"
 #include "server/device/host_runner.h"
+#include "server/http/http_server.h"
+#include "server/metrics/daemon_metrics.h"
 #include "server/queue/job_queue.h"
 #include "server/security/daemon_security.h"
+#include "server/security/listen_policy.h"
 #include "server/security/watch_limiter.h"
 #include "server/storage/open_store.h"
 #include "server/worker/fault.h"
@@ -33,6 +37,7 @@
 #include "server/worker/worker_process.h"
 #ifdef GEMMPROF_HAVE_CUDA
 #include "kernels/cuda_runner_factory.h"
+#include "kernels/nvml_telemetry.h"
 #endif
 
 namespace gemmprof::daemon {
@@ -44,6 +49,15 @@ Examples:
   gemmprofd --listen 127.0.0.1:0 --port-file /tmp/gemmprofd.port --backend host
   gemmprofd --listen 0.0.0.0:50051 --tls-cert server.pem --tls-key server.key \
             --tokens /etc/gemmprof/tokens
+  gemmprofd --listen 127.0.0.1:50051 --http 127.0.0.1:9464
+      curl -s localhost:9464/metrics                      Prometheus text (gemmprof_*)
+      curl -s localhost:9464/api/v1/jobs?state=running    jobs as JSON (state, node, page_size,
+                                                          page_token)
+      curl -s localhost:9464/api/v1/jobs/42/report        = gemmprof report 42 --format json
+      curl -s 'localhost:9464/api/v1/history?recipe=fp8-block&shape=4096x4096x4096&since=7d'
+                                                          stored results (also device, node, pass,
+                                                          mode, job, until, page_size, page_token)
+      open http://localhost:9464/#job=42                  the dashboard page (no external assets)
 
 Backends: 'cuda' measures on every visible GPU (one worker each); 'host' is the CPU
 reference runner (numerics emulated, labeled host-reference, never a GPU figure);
@@ -56,7 +70,11 @@ Listening on anything but loopback needs TLS (--tls-cert, --tls-key) or --insecu
 A tokens file holds one 'NAME ROLE SHA256HEX' per line: roles read, submit, admin; the
 digest is the token's SHA-256 in hex (printf %s "$TOKEN" | sha256sum). Clients send
 'authorization: Bearer <token>'. SIGHUP rereads the certificate, key, client CA and
-tokens file; running jobs and open calls go on.)";
+tokens file; running jobs and open calls go on.
+--http follows the same security: HTTPS with --tls-cert/--tls-key (read once at start:
+SIGHUP reloads them for gRPC only), 'Authorization: Bearer <token>' (role read) on
+/metrics and /api/ when --tokens is set (the page at / is static and asks for the token),
+and a non-loopback --http needs TLS or --insecure.)";
 
 absl::Status SetUpLogging(const Options& o, const std::string& name) {
   auto level = spdlog::level::from_str(o.log_level);
@@ -223,6 +241,73 @@ security::SecurityOptions SecurityOptionsOf(const Options& o) {
   return {o.listen, {o.tls_cert, o.tls_key, o.tls_client_ca}, o.insecure, o.tokens};
 }
 
+absl::Status WritePortFile(const std::string& flag, const std::string& path, int port) {
+  if (path.empty()) return absl::OkStatus();
+  std::ofstream out(path);
+  out << port << "\n";
+  if (!out.flush()) return absl::InvalidArgumentError(flag + ": cannot write '" + path + "'");
+  return absl::OkStatus();
+}
+
+// --http: the address parses and plaintext stays on loopback unless --insecure.
+absl::Status CheckHttpFlags(const Options& o) {
+  if (o.http.empty()) {
+    if (!o.http_port_file.empty()) {
+      return absl::InvalidArgumentError("--http-port-file needs --http");
+    }
+    return absl::OkStatus();
+  }
+  RETURN_IF_ERROR(http::ParseHttpAddress(o.http).status());
+  if (o.tls_cert.empty() && !o.insecure && !security::IsLoopbackListen(o.http)) {
+    return absl::FailedPreconditionError(
+        "--http " + o.http +
+        ": not a loopback address, and TLS is off; give --tls-cert and --tls-key (HTTPS "
+        "then uses them too), or --insecure to serve plaintext to the network anyway");
+  }
+  return absl::OkStatus();
+}
+
+// SM clock, power and temperature for /metrics: NVML on CUDA devices, nothing otherwise.
+std::unique_ptr<metrics::DeviceTelemetry> MakeTelemetry(
+    const std::vector<std::unique_ptr<worker::RemoteRunner>>& runners) {
+#ifdef GEMMPROF_HAVE_CUDA
+  std::vector<kernels::TelemetryDevice> devices;
+  for (size_t i = 0; i < runners.size(); ++i) {
+    const core::DeviceInfo& info = runners[i]->Info();
+    if (info.backend == "cuda" && !info.uuid.empty()) {
+      devices.push_back({static_cast<int>(i), info.uuid, info.name});
+    }
+  }
+  if (!devices.empty()) {
+    std::vector<std::string> problems;
+    auto telemetry = kernels::MakeNvmlTelemetry(std::move(devices), &problems);
+    for (const std::string& p : problems) spdlog::warn("metrics: no NVML gauges for {}", p);
+    return telemetry;
+  }
+#endif
+  (void)runners;
+  return std::make_unique<metrics::NullTelemetry>();
+}
+
+// The /metrics sources: the queue, each device's worker counters and the telemetry.
+metrics::MetricSources MetricSourcesOf(
+    const queue::JobQueue& queue, const std::vector<std::unique_ptr<worker::RemoteRunner>>& runners,
+    metrics::DeviceTelemetry* telemetry) {
+  metrics::MetricSources sources;
+  sources.queue_counts = [&queue] { return queue.Counts(); };
+  sources.devices = [&runners] {
+    std::vector<metrics::DeviceCounters> out;
+    for (size_t i = 0; i < runners.size(); ++i) {
+      const core::DeviceInfo& info = runners[i]->Info();
+      out.push_back({static_cast<int>(i), info.uuid, info.name, runners[i]->restarts(),
+                     runners[i]->busy_seconds()});
+    }
+    return out;
+  };
+  sources.telemetry = telemetry;
+  return sources;
+}
+
 absl::Status Serve(const Options& o, const security::DaemonSecurity& sec) {
   const sigset_t signals = BlockDaemonSignals();
   ASSIGN_OR_RETURN(DatabaseLock db_lock, DatabaseLock::Acquire(o.db));
@@ -245,13 +330,23 @@ absl::Status Serve(const Options& o, const security::DaemonSecurity& sec) {
       api::Server::Start({o.listen, sec.tls, sec.access, o.max_watches_per_client}, queue));
   spdlog::info("gemmprofd {} listening on {} (port {}), database {}", GEMMPROF_VERSION, o.listen,
                server->port(), o.db);
-  if (!o.port_file.empty()) {
-    std::ofstream port_file(o.port_file);
-    port_file << server->port() << "\n";
-    if (!port_file.flush()) {
-      return absl::InvalidArgumentError("--port-file: cannot write '" + o.port_file + "'");
-    }
+  // Only with --http: its bus listener makes every item event read the job back.
+  std::unique_ptr<metrics::DeviceTelemetry> telemetry;
+  std::optional<metrics::DaemonMetrics> daemon_metrics;
+  std::unique_ptr<http::HttpServer> http_server;
+  if (!o.http.empty()) {
+    telemetry = MakeTelemetry(runners);
+    daemon_metrics.emplace(queue.events(), MetricSourcesOf(queue, runners, telemetry.get()));
+    http::HttpOptions http_options{o.http,          o.tls_cert, o.tls_key,
+                                   o.tls_client_ca, o.insecure, sec.access};
+    ASSIGN_OR_RETURN(http_server,
+                     http::HttpServer::Start(
+                         http_options, {store.get(), [&] { return daemon_metrics->Render(); }}));
+    spdlog::info("http: {} on {} (port {}): /metrics, /api/v1/, dashboard at /",
+                 http_server->tls() ? "https" : "http", o.http, http_server->port());
+    RETURN_IF_ERROR(WritePortFile("--http-port-file", o.http_port_file, http_server->port()));
   }
+  RETURN_IF_ERROR(WritePortFile("--port-file", o.port_file, server->port()));
   int sig = 0;
   while (sigwait(&signals, &sig) == 0 && sig == SIGHUP) {
     // Failures are logged inside; the daemon goes on with what it had.
@@ -259,6 +354,7 @@ absl::Status Serve(const Options& o, const security::DaemonSecurity& sec) {
   }
   spdlog::info("received {}: no new jobs; finishing the running item", strsignal(sig));
   queue.RequestStop();
+  if (http_server) http_server->Stop();
   server->Shutdown(std::chrono::milliseconds(static_cast<int64_t>(o.shutdown_grace_s * 1000)));
   queue.Stop();
   spdlog::info("stopped cleanly");
@@ -317,6 +413,11 @@ int ParseFlags(int argc, char** argv, Options* o) {
       ->capture_default_str();
   app.add_option("--log-file", o->log_file, "write the log to this file instead of stderr");
   app.add_option("--port-file", o->port_file, "write the bound port here once serving");
+  app.add_option("--http", o->http,
+                 "host:port to serve HTTP on: /metrics (Prometheus), /api/v1/ (JSON) and a "
+                 "dashboard page at / (port 0: pick a free one; off when not given)");
+  app.add_option("--http-port-file", o->http_port_file,
+                 "write the bound --http port here once serving");
   app.add_option("--shutdown-grace", o->shutdown_grace_s, "seconds in-flight calls get on SIGTERM")
       ->check(CLI::Range(0.0, 600.0))
       ->capture_default_str();
@@ -338,6 +439,10 @@ int ParseFlags(int argc, char** argv, Options* o) {
     return 2;
   }
   if (absl::Status s = worker::ValidateItemTimeout(o->item_timeout_s); !s.ok()) {
+    std::cerr << "gemmprofd: " << s.message() << "\n";
+    return 2;
+  }
+  if (absl::Status s = CheckHttpFlags(*o); !s.ok()) {
     std::cerr << "gemmprofd: " << s.message() << "\n";
     return 2;
   }

@@ -12,11 +12,14 @@ namespace gemmprof::daemon {
 struct Options {
   std::string listen = "127.0.0.1:50051";
   std::string db = "gemmprof.db";  // SQLite path or postgresql:// URI
-  std::string node;  // empty: the host name
-  std::string backend = "auto";  // auto | cuda | host
+  std::string node;                // empty: the host name
+  std::string backend = "auto";    // auto | cuda | host
   std::string log_level = "info";
   std::string log_file;   // empty: stderr
   std::string port_file;  // written with the bound port once serving
+  // HTTP: /metrics, the JSON API and the dashboard page (server/http/); empty: off.
+  std::string http;            // host:port, port 0 picks one
+  std::string http_port_file;  // written with the bound HTTP port once serving
   double shutdown_grace_s = 5;
   // Security: TLS (reloaded on SIGHUP), plaintext on the network only with --insecure,
   // bearer tokens with roles (reloaded on SIGHUP).
@@ -29,7 +32,7 @@ struct Options {
   int64_t max_queued_jobs = 1000;  // queued + running
   int64_t max_items_per_job = 100000;
   int max_watches_per_client = 32;  // per token name, or per peer host without tokens
-  double item_timeout_s = 0;  // 0: derived from each item (server/worker/item_deadline.h)
+  double item_timeout_s = 0;        // 0: derived from each item (server/worker/item_deadline.h)
   // Worker mode (hidden flags): the daemon re-executes itself with these to host one
   // device's runner; see server/worker/.
   int worker_fd = -1;

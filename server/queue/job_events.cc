@@ -1,5 +1,6 @@
 #include "server/queue/job_events.h"
 
+#include <utility>
 #include <vector>
 
 namespace gemmprof::queue {
@@ -9,6 +10,10 @@ int64_t JobEventBus::Subscribe(int64_t job_id, Listener listener) {
   const int64_t token = next_token_++;
   listeners_.emplace(token, Entry{job_id, std::move(listener)});
   return token;
+}
+
+int64_t JobEventBus::SubscribeAll(Listener listener) {
+  return Subscribe(kAllJobs, std::move(listener));
 }
 
 void JobEventBus::Unsubscribe(int64_t token) {
@@ -21,14 +26,14 @@ void JobEventBus::Publish(const JobEvent& event) {
   // flight once it returns (the listener's owner may be destroyed right after).
   std::lock_guard lock(mu_);
   for (auto& [token, entry] : listeners_) {
-    if (entry.job_id == event.job.id) entry.listener(event);
+    if (entry.job_id == event.job.id || entry.job_id == kAllJobs) entry.listener(event);
   }
 }
 
 bool JobEventBus::HasListeners(int64_t job_id) {
   std::lock_guard lock(mu_);
   for (const auto& [token, entry] : listeners_) {
-    if (entry.job_id == job_id) return true;
+    if (entry.job_id == job_id || entry.job_id == kAllJobs) return true;
   }
   return false;
 }

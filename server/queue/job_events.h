@@ -26,12 +26,16 @@ class JobEventBus {
 
   // Returns a token for Unsubscribe.
   int64_t Subscribe(int64_t job_id, Listener listener);
+  // Every job's events (the metrics observer). Returns a token for Unsubscribe. While
+  // such a listener exists, HasListeners is true for every job.
+  int64_t SubscribeAll(Listener listener);
   void Unsubscribe(int64_t token);
   void Publish(const JobEvent& event);
   // Whether anyone listens to `job_id` now (a later Subscribe starts from a snapshot).
   bool HasListeners(int64_t job_id);
 
  private:
+  static constexpr int64_t kAllJobs = -1;
   struct Entry {
     int64_t job_id;
     Listener listener;

@@ -209,6 +209,11 @@ absl::StatusOr<core::JobRecord> JobQueue::EndUnstarted(int64_t job_id) {
   return job;
 }
 
+QueueCounts JobQueue::Counts() const {
+  std::lock_guard lock(mu_);
+  return {static_cast<int64_t>(pending_.size()), static_cast<int64_t>(running_.size())};
+}
+
 std::vector<core::DeviceInfo> JobQueue::Devices() const {
   std::vector<core::DeviceInfo> out;
   for (const auto* r : runners_) {

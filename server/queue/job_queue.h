@@ -46,6 +46,12 @@ struct QueueLimits {
   int64_t max_items_per_job = kMaxItemsPerJob;  // --max-items-per-job
 };
 
+// How many of this daemon's jobs wait and run now (for /metrics).
+struct QueueCounts {
+  int64_t queued = 0;
+  int64_t running = 0;
+};
+
 // Thread-safe. Owns the worker threads; the store and runners must outlive it.
 class JobQueue {
  public:
@@ -79,6 +85,8 @@ class JobQueue {
 
   // Every device, unavailable ones marked with their reason.
   std::vector<core::DeviceInfo> Devices() const;
+  // Jobs waiting for a worker and jobs a worker runs, right now.
+  QueueCounts Counts() const;
   JobEventBus& events() { return events_; }
   storage::ResultStore& store() { return store_; }
 

@@ -295,6 +295,8 @@ int64_t RemoteRunner::restarts() const {
   return restarts_;
 }
 
+double RemoteRunner::busy_seconds() const { return static_cast<double>(busy_ns_.load()) * 1e-9; }
+
 pid_t RemoteRunner::worker_pid() const {
   std::lock_guard lock(mu_);
   return worker_ != nullptr ? worker_->pid : 0;
@@ -378,6 +380,16 @@ absl::StatusOr<core::GroupResult> RemoteRunner::MeasureGroup(const core::GroupRe
 
 absl::Status RemoteRunner::Call(const wp::Request& request, double timeout_s,
                                 wp::Response* response) {
+  const auto began = std::chrono::steady_clock::now();
+  struct BusyClock {
+    std::atomic<int64_t>& total;
+    std::chrono::steady_clock::time_point began;
+    ~BusyClock() {
+      total += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                   std::chrono::steady_clock::now() - began)
+                   .count();
+    }
+  } busy{busy_ns_, began};
   WorkerPtr refused;
   // A worker that died before it took the request leaves it to its successor, once.
   for (int attempt = 0; attempt < 2; ++attempt) {

@@ -83,6 +83,9 @@ class RemoteRunner final : public device::Runner {
   // Times a worker ended (crash, kill, timeout, context loss) and the supervisor went on
   // to start another: the device's restart count.
   int64_t restarts() const;
+  // Seconds spent in calls on the run channel (BeginJob, Run, MeasureGroup) since
+  // Start: the device's busy time, from which rate() gives its busy fraction.
+  double busy_seconds() const;
   // The ready worker's pid, 0 while none is.
   pid_t worker_pid() const;
 
@@ -122,6 +125,8 @@ class RemoteRunner final : public device::Runner {
   int64_t restarts_ = 0;
   int deaths_in_a_row_ = 0;  // reset by an answered call
   std::thread supervisor_;
+
+  std::atomic<int64_t> busy_ns_{0};  // see busy_seconds()
 };
 
 }  // namespace gemmprof::worker

@@ -1,0 +1,56 @@
+// The read-only JSON API of gemmprofd --http, as functions from a request's path
+// parameters and query to a reply, so they are tested without a socket.
+//
+//   GET /api/v1/jobs?state=&node=&page_size=&page_token=     newest first
+//   GET /api/v1/jobs/{id}/report   the document of `gemmprof report ID --format json`
+//   GET /api/v1/history?recipe=&shape=MxKxN&device=&since=&until=&node=&pass=&mode=
+//                      &job=&page_size=&page_token=           stored results
+//
+// Errors are JSON {"error": {"code": "invalid_argument", "message": "..."}} with the
+// HTTP status of the code: 400 naming the parameter, its value and the limit; 404 for an
+// unknown job; 401/403 for tokens; 503 when the store is unreachable.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "core/status.h"
+#include "server/storage/result_store.h"
+
+namespace gemmprof::http {
+
+// A query string, decoded (the shape of httplib::Params).
+using QueryParams = std::multimap<std::string, std::string>;
+
+struct HttpReply {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+};
+
+// The JSON error reply of `status` (which must not be OK).
+HttpReply ErrorReply(const absl::Status& status);
+
+// The HTTP status of an absl status code: 400, 401, 403, 404, 409, 429, 503, 500.
+int HttpStatusOf(absl::StatusCode code);
+
+// /api/v1/jobs query: state (a job state), node (1..64 of [A-Za-z0-9._-]), page_size
+// (1..1000, default 50), page_token. InvalidArgument naming the parameter otherwise,
+// also for unknown or repeated parameters.
+absl::StatusOr<storage::JobFilter> ParseJobsQuery(const QueryParams& params);
+
+// /api/v1/history query: recipe, pass, mode (their names), shape (MxKxN, positive),
+// device (exact device name), node, job (a job id), since / until (unix milliseconds or
+// an age such as 30m, 12h, 7d before `now_ms`), page_size (1..10000, default 100),
+// page_token.
+absl::StatusOr<storage::ResultFilter> ParseHistoryQuery(const QueryParams& params, int64_t now_ms);
+
+HttpReply JobsRoute(storage::ResultStore& store, const QueryParams& params);
+// `job_id` is the path segment as sent; the body is byte for byte what
+// `gemmprof report ID --format json` prints for the same job.
+HttpReply ReportRoute(storage::ResultStore& store, std::string_view job_id);
+HttpReply HistoryRoute(storage::ResultStore& store, const QueryParams& params, int64_t now_ms);
+
+}  // namespace gemmprof::http

@@ -1,0 +1,73 @@
+// What gemmprofd exports at /metrics: counters fed by the job event bus, gauges read at
+// scrape time from the queue, the workers and the device telemetry.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "server/metrics/device_telemetry.h"
+#include "server/metrics/text_format.h"
+#include "server/queue/job_events.h"
+#include "server/queue/job_queue.h"
+
+namespace gemmprof::metrics {
+
+// One device's worker counters (server/worker/remote_runner.h).
+struct DeviceCounters {
+  int index = 0;
+  std::string uuid;
+  std::string name;
+  int64_t restarts = 0;
+  double busy_seconds = 0;
+};
+
+// Where the scrape-time values come from. Unset functions export nothing.
+struct MetricSources {
+  std::function<queue::QueueCounts()> queue_counts;
+  std::function<std::vector<DeviceCounters>()> devices;
+  DeviceTelemetry* telemetry = nullptr;  // may be null; must outlive DaemonMetrics
+  std::function<double()> now_s;         // monotonic seconds; default steady_clock
+};
+
+// Upper bounds of gemmprof_item_duration_seconds: from a cached-size host item to a
+// long GPU group.
+inline const std::vector<double>& ItemDurationBuckets() {
+  static const std::vector<double> kBuckets = {0.01, 0.05, 0.1, 0.25, 0.5, 1,   2.5,
+                                               5,    10,   30,  60,   120, 300, 600};
+  return kBuckets;
+}
+
+// Thread-safe. Subscribes to every job's events on construction and unsubscribes on
+// destruction, so it must not outlive `bus`.
+class DaemonMetrics {
+ public:
+  DaemonMetrics(queue::JobEventBus& bus, MetricSources sources);
+  ~DaemonMetrics();
+  DaemonMetrics(const DaemonMetrics&) = delete;
+  DaemonMetrics& operator=(const DaemonMetrics&) = delete;
+
+  // The whole /metrics document (Prometheus text format 0.0.4).
+  std::string Render() const;
+
+ private:
+  void OnEvent(const queue::JobEvent& event);
+  void AppendJobFamilies(std::vector<MetricFamily>& out) const;
+  void AppendDeviceFamilies(std::vector<MetricFamily>& out) const;
+
+  queue::JobEventBus& bus_;
+  MetricSources sources_;
+  int64_t token_ = 0;
+  Histogram item_duration_;
+  mutable std::mutex mu_;
+  std::map<std::string, int64_t> jobs_finished_;   // by final state
+  std::map<std::string, int64_t> items_finished_;  // by final status
+  int64_t cache_hits_ = 0;
+  std::unordered_map<int64_t, double> started_s_;  // item id -> when it started
+};
+
+}  // namespace gemmprof::metrics

@@ -1,0 +1,241 @@
+#include "server/http/api_routes.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "client/render/report_json.h"
+#include "server/storage/open_store.h"
+#include "tests/unit/storage/test_util.h"
+#include "wire/convert.h"
+
+namespace gemmprof::http {
+namespace {
+
+using nlohmann::json;
+using storage::testing::SampleMeasurement;
+using storage::testing::SeedItems;
+using storage::testing::SeedJob;
+
+constexpr int64_t kNowMs = 1'800'000'000'000;
+
+// The error message of a reply, checking it is a JSON error with `status`.
+std::string ErrorOf(const HttpReply& r, int status) {
+  EXPECT_EQ(r.status, status) << r.body;
+  EXPECT_EQ(r.content_type, "application/json");
+  auto doc = json::parse(r.body, nullptr, false);
+  if (doc.is_discarded() || !doc.contains("error")) {
+    ADD_FAILURE() << "not a JSON error: " << r.body;
+    return "";
+  }
+  return doc["error"]["message"].get<std::string>();
+}
+
+TEST(ParseJobsQueryTest, AcceptsEveryParameter) {
+  auto f = ParseJobsQuery(
+      {{"state", "running"}, {"node", "gpu-node-1"}, {"page_size", "1000"}, {"page_token", "t"}});
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->state, core::JobState::kRunning);
+  EXPECT_EQ(f->node, "gpu-node-1");
+  EXPECT_EQ(f->page_size, 1000);
+  EXPECT_EQ(f->page_token, "t");
+  auto defaults = ParseJobsQuery({});
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(defaults->page_size, 50);
+  EXPECT_FALSE(defaults->state.has_value());
+}
+
+TEST(ParseJobsQueryTest, BadValuesNameTheParameterTheValueAndTheLimit) {
+  const std::vector<std::pair<QueryParams, std::string>> bad = {
+      {{{"page_size", "0"}}, "page_size='0': expected an integer from 1 to 1000"},
+      {{{"page_size", "1001"}}, "page_size='1001': expected an integer from 1 to 1000"},
+      {{{"page_size", "12abc"}}, "page_size='12abc'"},
+      {{{"page_size", ""}}, "page_size=''"},
+      {{{"state", "done"}}, "state='done': unknown value (valid: queued, running"},
+      {{{"node", "a b"}}, "node='a b': expected 1 to 64"},
+      {{{"node", std::string(65, 'n')}}, "expected 1 to 64"},
+      {{{"node", ""}}, "node=''"},
+      {{{"nodes", "x"}}, "unknown query parameter 'nodes' (valid: node, page_size"},
+      {{{"state", "queued"}, {"state", "running"}}, "'state' is given 2 times"},
+      {{{"page_token", std::string(2000, 'x')}}, "the limit is 1024"},
+  };
+  for (const auto& [params, want] : bad) {
+    auto f = ParseJobsQuery(params);
+    ASSERT_FALSE(f.ok()) << want;
+    EXPECT_TRUE(absl::IsInvalidArgument(f.status()));
+    EXPECT_NE(f.status().message().find(want), std::string::npos) << f.status();
+  }
+}
+
+TEST(ParseHistoryQueryTest, AcceptsShapeRecipeAndAges) {
+  auto f = ParseHistoryQuery({{"recipe", "fp8-block"},
+                              {"shape", "16384x4096x12288"},
+                              {"device", "NVIDIA H200"},
+                              {"since", "7d"},
+                              {"until", "1700000000000"},
+                              {"node", "n1"},
+                              {"pass", "wgrad"},
+                              {"mode", "prequant"},
+                              {"job", "12"},
+                              {"page_size", "10000"}},
+                             kNowMs);
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->recipe, core::Recipe::kFp8Block);
+  EXPECT_EQ(f->m, 16384);
+  EXPECT_EQ(f->k, 4096);
+  EXPECT_EQ(f->n, 12288);
+  EXPECT_EQ(f->device_name, "NVIDIA H200");
+  EXPECT_EQ(f->since_ms, kNowMs - 7 * 86'400'000);
+  EXPECT_EQ(f->until_ms, 1'700'000'000'000);
+  EXPECT_EQ(f->node, "n1");
+  EXPECT_EQ(f->pass, core::Pass::kWgrad);
+  EXPECT_EQ(f->mode, core::Mode::kPrequant);
+  EXPECT_EQ(f->job_id, 12);
+  EXPECT_EQ(f->page_size, 10000);
+  for (const auto& [age, ms] : std::vector<std::pair<std::string, int64_t>>{
+           {"90s", 90'000}, {"30m", 1'800'000}, {"12h", 43'200'000}}) {
+    auto g = ParseHistoryQuery({{"since", age}}, kNowMs);
+    ASSERT_TRUE(g.ok()) << age;
+    EXPECT_EQ(g->since_ms, kNowMs - ms) << age;
+  }
+}
+
+TEST(ParseHistoryQueryTest, BadValuesNameTheParameterTheValueAndTheLimit) {
+  const std::vector<std::pair<QueryParams, std::string>> bad = {
+      {{{"shape", "4096x4096"}}, "shape='4096x4096': expected MxKxN"},
+      {{{"shape", "0x1x1"}}, "shape='0x1x1'"},
+      {{{"shape", "1x1x1x1"}}, "shape='1x1x1x1'"},
+      {{{"shape", "axbxc"}}, "from 1 to 2147483648"},
+      {{{"shape", "1x1x4294967296"}}, "shape='1x1x4294967296'"},
+      {{{"recipe", "fp16"}}, "recipe='fp16': unknown value (valid: bf16"},
+      {{{"pass", "forward"}}, "pass='forward': unknown value (valid: fprop, dgrad, wgrad)"},
+      {{{"mode", "both"}}, "mode='both'"},
+      {{{"since", "yesterday"}}, "since='yesterday': expected unix milliseconds or an age"},
+      {{{"since", "-5"}}, "since='-5'"},
+      {{{"since", "d"}}, "since='d'"},
+      {{{"until", "99999999d"}}, "at most 36500d"},
+      {{{"job", "0"}}, "job='0': expected an integer from 1"},
+      {{{"page_size", "10001"}}, "page_size='10001': expected an integer from 1 to 10000"},
+      {{{"shapes", "1x1x1"}}, "unknown query parameter 'shapes'"},
+  };
+  for (const auto& [params, want] : bad) {
+    auto f = ParseHistoryQuery(params, kNowMs);
+    ASSERT_FALSE(f.ok()) << want;
+    EXPECT_TRUE(absl::IsInvalidArgument(f.status()));
+    EXPECT_NE(f.status().message().find(want), std::string::npos) << f.status();
+  }
+}
+
+TEST(HttpStatusOfTest, MapsCodes) {
+  EXPECT_EQ(HttpStatusOf(absl::StatusCode::kInvalidArgument), 400);
+  EXPECT_EQ(HttpStatusOf(absl::StatusCode::kUnauthenticated), 401);
+  EXPECT_EQ(HttpStatusOf(absl::StatusCode::kPermissionDenied), 403);
+  EXPECT_EQ(HttpStatusOf(absl::StatusCode::kNotFound), 404);
+  EXPECT_EQ(HttpStatusOf(absl::StatusCode::kUnavailable), 503);
+  EXPECT_EQ(HttpStatusOf(absl::StatusCode::kInternal), 500);
+  EXPECT_EQ(ErrorOf(ErrorReply(absl::UnavailableError("db down")), 503), "db down");
+}
+
+class RoutesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    storage::StoreOptions options;
+    options.node = "node-a";
+    auto store = storage::OpenResultStore(dir_.File("results.db"), options);
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = *std::move(store);
+    auto job = store_->CreateJob(SeedJob("first"), SeedItems(6));
+    ASSERT_TRUE(job.ok()) << job.status();
+    job_ = *job;
+    auto items = store_->GetItems(job_.id);
+    ASSERT_TRUE(items.ok());
+    for (size_t i = 0; i < items->size(); ++i) {
+      ASSERT_TRUE(store_
+                      ->FinishItem((*items)[i].item.id, core::ItemStatus::kDone, "",
+                                   SampleMeasurement(1.0 + i), job_.device, job_.spec.timing,
+                                   "key" + std::to_string(i), std::nullopt)
+                      .ok());
+    }
+    ASSERT_TRUE(store_->SetJobState(job_.id, core::JobState::kSucceeded, "").ok());
+  }
+
+  storage::testing::TempDir dir_;
+  std::unique_ptr<storage::ResultStore> store_;
+  core::JobRecord job_;
+};
+
+TEST_F(RoutesTest, JobsListsTheStoredJobs) {
+  ASSERT_TRUE(store_->CreateJob(SeedJob("second"), SeedItems(1)).ok());
+  HttpReply r = JobsRoute(*store_, {});
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto doc = json::parse(r.body);
+  ASSERT_EQ(doc["jobs"].size(), 2u);
+  EXPECT_EQ(doc["jobs"][0]["label"], "second");  // newest first
+  EXPECT_EQ(doc["jobs"][1]["id"], job_.id);
+  EXPECT_EQ(doc["jobs"][1]["state"], "succeeded");
+  EXPECT_EQ(doc["jobs"][1]["total_items"], 6);
+  EXPECT_EQ(doc["jobs"][1]["device"]["name"], "NVIDIA H100 80GB HBM3");
+
+  auto page = json::parse(JobsRoute(*store_, {{"page_size", "1"}}).body);
+  ASSERT_EQ(page["jobs"].size(), 1u);
+  ASSERT_FALSE(page["next_page_token"].get<std::string>().empty());
+  auto next = json::parse(
+      JobsRoute(*store_, {{"page_size", "1"}, {"page_token", page["next_page_token"]}}).body);
+  ASSERT_EQ(next["jobs"].size(), 1u);
+  EXPECT_EQ(next["jobs"][0]["id"], job_.id);
+
+  auto queued = json::parse(JobsRoute(*store_, {{"state", "queued"}}).body);
+  ASSERT_EQ(queued["jobs"].size(), 1u);
+  EXPECT_EQ(queued["jobs"][0]["label"], "second");
+}
+
+TEST_F(RoutesTest, JobsBadParametersAre400) {
+  EXPECT_NE(ErrorOf(JobsRoute(*store_, {{"page_size", "5000"}}), 400).find("page_size='5000'"),
+            std::string::npos);
+  EXPECT_FALSE(ErrorOf(JobsRoute(*store_, {{"page_token", "garbage!"}}), 400).empty());
+}
+
+TEST_F(RoutesTest, ReportIsTheReportJsonDocument) {
+  HttpReply r = ReportRoute(*store_, std::to_string(job_.id));
+  ASSERT_EQ(r.status, 200) << r.body;
+  core::Report report{*store_->GetJob(job_.id), *store_->GetItems(job_.id)};
+  EXPECT_EQ(r.body, client::render::RenderReportJson(*wire::FromProto(wire::ToProto(report))));
+  auto doc = json::parse(r.body);
+  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_EQ(doc["items"].size(), 6u);
+}
+
+TEST_F(RoutesTest, ReportOfUnknownOrMalformedIds) {
+  EXPECT_NE(ErrorOf(ReportRoute(*store_, "999"), 404).find("999"), std::string::npos);
+  for (const char* bad : {"0", "-1", "abc", "1e3", "99999999999999999999"}) {
+    EXPECT_NE(ErrorOf(ReportRoute(*store_, bad), 400).find("job id='"), std::string::npos) << bad;
+  }
+}
+
+TEST_F(RoutesTest, HistoryFiltersStoredResults) {
+  const core::WorkItem first = SeedItems(1).front();
+  const std::string shape = std::to_string(first.op.shape.m) + "x" +
+                            std::to_string(first.op.shape.k) + "x" +
+                            std::to_string(first.op.shape.n);
+  HttpReply r = HistoryRoute(*store_, {{"shape", shape}, {"recipe", "bf16"}}, kNowMs);
+  ASSERT_EQ(r.status, 200) << r.body;
+  auto doc = json::parse(r.body);
+  ASSERT_GE(doc["results"].size(), 1u);
+  for (const auto& row : doc["results"]) {
+    EXPECT_EQ(row["recipe"], "bf16");
+    EXPECT_EQ(row["m"], first.op.shape.m);
+    EXPECT_EQ(row["n"], first.op.shape.n);
+    EXPECT_EQ(row["device"]["driver_version"], "580.65.06");
+    EXPECT_GT(row["time_ms"].get<double>(), 0);
+    EXPECT_GT(row["tflops"].get<double>(), 0);
+  }
+  auto all = json::parse(HistoryRoute(*store_, {}, kNowMs).body);
+  EXPECT_EQ(all["results"].size(), 6u);
+  auto none = json::parse(HistoryRoute(*store_, {{"recipe", "nvfp4"}}, kNowMs).body);
+  EXPECT_EQ(none["results"].size(), 0u);
+  EXPECT_NE(ErrorOf(HistoryRoute(*store_, {{"shape", "1x2"}}, kNowMs), 400).find("shape='1x2'"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace gemmprof::http
