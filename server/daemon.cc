@@ -102,11 +102,15 @@ absl::Status SetUpLogging(const Options& o, const std::string& name) {
 // The backend workers run and how many devices it has.
 absl::Status ResolveBackend(const Options& o, std::string* backend, int* devices) {
   *backend = "host";
-  *devices = 1;
+  *devices = o.host_devices;
 #ifdef GEMMPROF_HAVE_CUDA
   const int gpus = kernels::CudaDeviceCount();
   if (o.backend == "cuda" || (o.backend == "auto" && gpus > 0)) {
     if (gpus == 0) return absl::FailedPreconditionError("--backend cuda: no CUDA device found");
+    if (o.host_devices != 1) {
+      return absl::InvalidArgumentError(
+          "--host-devices: only for the host backend; the cuda backend runs every visible GPU");
+    }
     *backend = "cuda";
     *devices = gpus;
     return absl::OkStatus();
@@ -161,7 +165,7 @@ int RunWorkerMode(const Options& o) {
 #ifdef GEMMPROF_HAVE_CUDA
     if (o.backend == "cuda") return kernels::MakeCudaRunner(o.device);
 #endif
-    if (o.backend == "host") return std::make_unique<device::HostRunner>();
+    if (o.backend == "host") return std::make_unique<device::HostRunner>(2, o.device);
     return absl::InvalidArgumentError("--backend " + o.backend + ": a worker takes cuda or host");
   };
 #ifdef GEMMPROF_HAVE_CUDA
@@ -422,6 +426,11 @@ int ParseFlags(int argc, char** argv, Options* o) {
       ->check(CLI::Range(0.0, 600.0))
       ->capture_default_str();
   AddSecurityFlags(app, o);
+  app.add_option("--host-devices", o->host_devices,
+                 "with the host backend: how many emulated devices (workers) to run, to try "
+                 "multi-GPU scheduling without GPUs")
+      ->check(CLI::Range(1, 16))
+      ->capture_default_str();
   app.add_option("--item-timeout", o->item_timeout_s,
                  "seconds one item may run before its worker is killed and the item fails "
                  "(0: derived from the item's size and iterations, at least 60)")

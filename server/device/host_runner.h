@@ -51,8 +51,9 @@ std::string CpuModelFromCpuinfo(std::string_view cpuinfo);
 // the Runner interface says); measurements use `threads` threads internally.
 class HostRunner : public Runner {
  public:
-  // `threads`: threads for the GEMM loops, at least 1.
-  explicit HostRunner(int threads = 2);
+  // `threads`: threads for the GEMM loops, at least 1. `device`: this emulated device's
+  // index (gemmprofd --host-devices); devices after the first get their own uuid.
+  explicit HostRunner(int threads = 2, int device = 0);
 
   const core::DeviceInfo& Info() const override { return info_; }
   core::RecipeSupport Supports(core::Recipe recipe) const override;
