@@ -47,6 +47,7 @@ constexpr char kFooter[] = R"(
 Examples:
   gemmprofd --listen 0.0.0.0:50051 --db /var/lib/gemmprof/results.db
   gemmprofd --listen 127.0.0.1:0 --port-file /tmp/gemmprofd.port --backend host
+  gemmprofd --db postgresql://gemmprof@db-host:5432/gemmprof --node gpu-node-7
   gemmprofd --listen 0.0.0.0:50051 --tls-cert server.pem --tls-key server.key \
             --tokens /etc/gemmprof/tokens
   gemmprofd --listen 127.0.0.1:50051 --http 127.0.0.1:9464
@@ -64,8 +65,11 @@ reference runner (numerics emulated, labeled host-reference, never a GPU figure)
 'auto' takes cuda when a GPU is present, host otherwise. Each device's runner lives in a
 worker process of its own: a crash, CUDA fault or hang there fails one item, the worker
 restarts, and the job goes on (--item-timeout bounds an item).
-Jobs and results live in the SQLite file given by --db; unfinished jobs resume when the
-daemon restarts on the same file. SIGTERM/SIGINT stop it cleanly.
+Jobs and results live in the SQLite file given by --db, or in a PostgreSQL database
+(--db postgresql://USER@HOST:PORT/DB, password from PGPASSFILE/PGPASSWORD) that daemons
+of many nodes share: results measured on any node answer the cache, each daemon runs
+(and resumes after a restart) the jobs it accepted. A job spreads over every idle GPU of
+its model (gemmprof submit --devices pins). SIGTERM/SIGINT stop it cleanly.
 Listening on anything but loopback needs TLS (--tls-cert, --tls-key) or --insecure.
 A tokens file holds one 'NAME ROLE SHA256HEX' per line: roles read, submit, admin; the
 digest is the token's SHA-256 in hex (printf %s "$TOKEN" | sha256sum). Clients send

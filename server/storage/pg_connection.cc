@@ -128,7 +128,9 @@ absl::Status PgConnection::Connect() {
   return absl::OkStatus();
 }
 
-absl::Status PgConnection::ConnectionLost(std::string_view reason) {
+absl::Status PgConnection::ConnectionLost(std::string_view reason_view) {
+  // `reason` often points into the connection's own error buffer, which PQfinish frees.
+  const std::string reason(reason_view);
   if (conn_ != nullptr) PQfinish(conn_);
   conn_ = nullptr;
   return absl::UnavailableError(absl::StrCat("PostgreSQL at ", target_.endpoint,

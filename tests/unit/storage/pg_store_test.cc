@@ -61,6 +61,9 @@ TEST(PgUriTest, UnreachableServerIsUnavailableNamingHostAndPort) {
   absl::Status status = OpenStatus("postgresql://alice@127.0.0.1:1/gemmprof");
   EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable) << status;
   EXPECT_THAT(status.message(), HasSubstr("PostgreSQL at 127.0.0.1:1 is unreachable"));
+  // libpq's own reason, intact (it lives in the connection that is closed on failure).
+  EXPECT_THAT(status.message(),
+              HasSubstr("is unreachable: connection to server at \"127.0.0.1\", port 1 failed"));
   EXPECT_THAT(status.message(), Not(HasSubstr("\n")));
 }
 
