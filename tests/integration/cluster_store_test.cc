@@ -17,12 +17,6 @@
 namespace gemmprof::testing {
 namespace {
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 const std::vector<std::string> kJob = {"submit",
                                        "--shapes",

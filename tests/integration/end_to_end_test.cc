@@ -18,12 +18,6 @@
 namespace gemmprof::testing {
 namespace {
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 class EndToEndTest : public ::testing::Test {
  protected:

@@ -15,12 +15,6 @@
 namespace gemmprof::testing {
 namespace {
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 class NodeDevicesTest : public ::testing::Test {
  protected:

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace gemmprof::testing {
@@ -29,6 +30,13 @@ std::string ReadAll(int fd) {
 }
 
 }  // namespace
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
 
 CommandResult RunCommand(const std::vector<std::string>& argv,
                          const std::vector<std::string>& env) {

@@ -18,6 +18,9 @@ struct CommandResult {
 CommandResult RunCommand(const std::vector<std::string>& argv,
                          const std::vector<std::string>& env = {});
 
+// The whole file, or "" when it cannot be read (yet): a port file the daemon writes.
+std::string Slurp(const std::string& path);
+
 // A background process (the daemon). Killed with SIGKILL on destruction if still alive.
 class Process {
  public:
