@@ -69,6 +69,11 @@ absl::Status Unreachable(std::string_view message, const ConnectionSettings& s) 
   // The daemon itself answers UNAVAILABLE too ("no device is available to run jobs: ...",
   // "gemmprofd is shutting down"): it was reached, so its words are shown as they are.
   if (FromDaemon(message)) return absl::UnavailableError(std::string(message));
+  // A shared PostgreSQL store that went away: the daemon answered, its store did not.
+  if (Has(message, "PostgreSQL at ")) {
+    return absl::UnavailableError(at + " is up, but its result store is not: " +
+                                  std::string(message));
+  }
   return absl::UnavailableError("cannot reach " + at + " (" + std::string(message) + ")");
 }
 

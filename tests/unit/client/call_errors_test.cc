@@ -120,6 +120,19 @@ TEST(CallErrorsTest, TheDaemonsOwnUnavailableIsNotCalledUnreachable) {
   }
 }
 
+TEST(CallErrorsTest, AnUnreachableStoreIsNotCalledAnUnreachableDaemon) {
+  const absl::Status st = DescribeCallError(
+      C::kUnavailable,
+      "PostgreSQL at db:5432 is unreachable: connection to server at \"db\", port 5432 failed: "
+      "Connection refused; the call can be retried",
+      Plain());
+  EXPECT_EQ(st.code(), C::kUnavailable);
+  EXPECT_EQ(st.message(),
+            "gemmprofd at gpu-node:50051 is up, but its result store is not: PostgreSQL at "
+            "db:5432 is unreachable: connection to server at \"db\", port 5432 failed: "
+            "Connection refused; the call can be retried");
+}
+
 TEST(CallErrorsTest, DeadlineNamesTheTimeout) {
   ConnectionSettings s = Plain();
   s.timeout_s = 7;
