@@ -222,14 +222,15 @@ sigset_t BlockDaemonSignals() {
   return set;
 }
 
-// --node: 1..64 of [A-Za-z0-9._-], default the host name (its first label).
+// --node: 1..64 of [A-Za-z0-9._-], default the host name.
 absl::Status ResolveNode(std::string* node) {
   if (node->empty()) {
     char buf[256] = {};
     if (gethostname(buf, sizeof(buf) - 1) != 0 || buf[0] == '\0') {
       return absl::FailedPreconditionError("--node: the host name cannot be read; give --node");
     }
-    *node = std::string(buf).substr(0, std::string(buf).find('.'));
+    // The whole name: gpu1.rack-a and gpu1.rack-b are two nodes.
+    *node = buf;
   }
   constexpr size_t kMaxNode = 64;
   if (node->size() > kMaxNode) {
@@ -331,7 +332,7 @@ absl::Status Serve(const Options& o, const security::DaemonSecurity& sec) {
     }
     raw.push_back(r.get());
   }
-  queue::JobQueue queue(*store, raw, {o.max_queued_jobs, o.max_items_per_job});
+  queue::JobQueue queue(*store, raw, {o.max_queued_jobs, o.max_items_per_job, o.node});
   RETURN_IF_ERROR(queue.Start());
   ASSIGN_OR_RETURN(
       auto server,

@@ -10,7 +10,6 @@ namespace gemmprof::api {
 using wire::ToGrpcStatus;
 using wire::ToProto;
 
-
 v1::JobEvent ToProto(const queue::JobEvent& event) {
   using K = queue::JobEvent::Kind;
   v1::JobEvent p;
@@ -47,6 +46,12 @@ WatchReactor::WatchReactor(queue::JobQueue& queue, int64_t job_id,
   auto job = queue_.store().GetJob(job_id);
   if (!job.ok()) {
     FinishLocked(ToGrpcStatus(job.status()));
+    return;
+  }
+  // Another node's job ends unseen here unless it has ended already.
+  if (absl::Status own = queue_.CheckOwnJob(*job, "watch");
+      !own.ok() && !core::IsTerminal(job->state)) {
+    FinishLocked(ToGrpcStatus(own));
     return;
   }
   queue::JobEvent snapshot{queue::JobEvent::Kind::kSnapshot, *job, std::nullopt};

@@ -226,6 +226,8 @@ absl::StatusOr<JobExecutor::ItemEnd> JobExecutor::RunGroup(JobShare& share,
   std::vector<size_t> remaining;
   std::vector<std::string> keys;
   for (size_t i : group) {
+    // A group handed back by a device that went away may be partly recorded already.
+    if (share.IsFinished(items[i].item.id)) continue;
     const core::RecipeSupport support = runner_.Supports(items[i].item.recipe);
     if (!support.supported) {
       RETURN_IF_ERROR(Finish(share, items[i], core::ItemStatus::kNotSupported, support.reason, ""));

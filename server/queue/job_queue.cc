@@ -175,8 +175,18 @@ absl::StatusOr<core::JobRecord> JobQueue::Submit(const core::JobSpec& spec,
   return stored;
 }
 
+absl::Status JobQueue::CheckOwnJob(const core::JobRecord& job, const char* what) const {
+  if (job.node.empty() || limits_.node.empty() || job.node == limits_.node) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(
+      absl::StrCat("job ", job.id, " runs on node ", job.node, ", not on this one (", limits_.node,
+                   "); ", what, " it through the gemmprofd of node ", job.node));
+}
+
 absl::StatusOr<core::JobRecord> JobQueue::Cancel(int64_t job_id) {
   ASSIGN_OR_RETURN(auto job, store_.GetJob(job_id));
+  RETURN_IF_ERROR(CheckOwnJob(job, "cancel"));
   if (core::IsTerminal(job.state)) {
     return absl::FailedPreconditionError("job " + std::to_string(job_id) + " already " +
                                          std::string(core::ToString(job.state)) +

@@ -44,6 +44,9 @@ inline constexpr int64_t kMaxQueuedJobsCeiling = 1000000;
 struct QueueLimits {
   int64_t max_queued_jobs = 1000;               // queued + running jobs; --max-queued-jobs
   int64_t max_items_per_job = kMaxItemsPerJob;  // --max-items-per-job
+  // This daemon's node (gemmprofd --node). In a store several daemons share, a job of
+  // another node is that daemon's to cancel and to follow (CheckOwnJob).
+  std::string node;
 };
 
 // How many of this daemon's jobs wait and run now (for /metrics).
@@ -82,6 +85,10 @@ class JobQueue {
   // Queued jobs end at once; a running job stops at its next item boundary.
   // NotFound for unknown ids, FailedPrecondition for jobs already ended.
   absl::StatusOr<core::JobRecord> Cancel(int64_t job_id);
+
+  // FailedPrecondition when `job` belongs to another node of a shared store: its
+  // events and its cancellation live with the daemon that runs it.
+  absl::Status CheckOwnJob(const core::JobRecord& job, const char* what) const;
 
   // Every device, unavailable ones marked with their reason.
   std::vector<core::DeviceInfo> Devices() const;

@@ -75,6 +75,11 @@ void JobShare::MarkFinished(int64_t item_id) {
   finished_ids_.insert(item_id);
 }
 
+bool JobShare::IsFinished(int64_t item_id) const {
+  std::lock_guard lock(mu_);
+  return finished_ids_.contains(item_id);
+}
+
 bool JobShare::IsLastPending(size_t i) const {
   std::lock_guard lock(mu_);
   for (size_t j = i + 1; j < items_.size(); ++j) {

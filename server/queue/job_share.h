@@ -61,6 +61,7 @@ class JobShare {
 
   // Items recorded by any device since the share began.
   void MarkFinished(int64_t item_id);
+  bool IsFinished(int64_t item_id) const;
   // Whether no item after items()[i] is still to run (for the wording of failures).
   bool IsLastPending(size_t i) const;
 

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "server/storage/absl_string_view.h"
 
 namespace gemmprof::storage {
@@ -42,7 +43,8 @@ EncodedParams Encode(const std::vector<PgParam>& params) {
       out.text.push_back(absl::StrCat(*i));
     } else if (const auto* d = std::get_if<double>(&p)) {
       out.types.push_back(kFloat8Oid);
-      out.text.push_back(absl::StrCat(*d));
+      // Every digit a double has (StrCat keeps six): SQLite's REAL keeps them too.
+      out.text.push_back(absl::StrFormat("%.17g", *d));
     } else if (const auto* s = std::get_if<std::string>(&p)) {
       out.types.push_back(kTextOid);
       out.text.push_back(*s);
@@ -117,8 +119,19 @@ PgConnection::~PgConnection() {
 absl::Status PgConnection::Connect() {
   if (conn_ != nullptr) PQfinish(conn_);
   // Keywords before the URI are defaults that the URI's own parameters override.
-  const char* keys[] = {"connect_timeout", "application_name", "dbname", nullptr};
-  const char* values[] = {"5", "gemmprofd", target_.uri.c_str(), nullptr};
+  // TCP keepalives and a user timeout: a database host that vanishes without a reset
+  // (a network partition) fails the call in about 30 s, not the kernel's 15 minutes.
+  const char* keys[] = {"connect_timeout",
+                        "application_name",
+                        "keepalives",
+                        "keepalives_idle",
+                        "keepalives_interval",
+                        "keepalives_count",
+                        "tcp_user_timeout",
+                        "dbname",
+                        nullptr};
+  const char* values[] = {"5",     "gemmprofd",         "1",    "10", "5", "3",
+                          "30000", target_.uri.c_str(), nullptr};
   conn_ = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
   if (conn_ == nullptr) return ConnectionLost("out of memory");
   if (PQstatus(conn_) != CONNECTION_OK) return ConnectionLost(PQerrorMessage(conn_));

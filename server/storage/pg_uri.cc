@@ -24,10 +24,11 @@ absl::Status PasswordRefused() {
 // parse error can echo the password.
 bool HasPassword(std::string_view uri) {
   std::string_view rest = uri.substr(uri.find("://") + 3);
-  const size_t end = rest.find_first_of("/?");
-  const std::string_view authority = rest.substr(0, end);
-  const size_t at = authority.rfind('@');
-  if (at != std::string_view::npos && authority.substr(0, at).find(':') != std::string_view::npos) {
+  // The user-info ends at the last '@' before the query; a password may itself hold '/'.
+  const std::string_view before_query = rest.substr(0, rest.find('?'));
+  const size_t at = before_query.rfind('@');
+  if (at != std::string_view::npos &&
+      before_query.substr(0, at).find(':') != std::string_view::npos) {
     return true;
   }
   const size_t query = uri.find('?');
@@ -36,7 +37,10 @@ bool HasPassword(std::string_view uri) {
   while (!params.empty()) {
     const size_t amp = params.find('&');
     const std::string_view pair = params.substr(0, amp);
-    if (pair.starts_with("password=") || pair == "password") return true;
+    // sslpassword: the passphrase of the client key, a secret as much as password.
+    if (pair.starts_with("password=") || pair == "password" || pair.starts_with("sslpassword=")) {
+      return true;
+    }
     params = amp == std::string_view::npos ? std::string_view() : params.substr(amp + 1);
   }
   return false;
@@ -66,7 +70,10 @@ absl::StatusOr<PgTarget> ParsePgUri(std::string_view uri) {
   for (const PQconninfoOption* o = options.get(); o->keyword != nullptr; ++o) {
     const std::string_view key = o->keyword;
     if (o->val == nullptr) continue;
-    if (key == "password" && *o->val != '\0') return PasswordRefused();
+    // libpq marks its secret options ("password", "sslpassword") with dispchar '*'.
+    if (o->dispchar != nullptr && o->dispchar[0] == '*' && *o->val != '\0') {
+      return PasswordRefused();
+    }
     if (key == "host" || (key == "hostaddr" && host.empty())) host = o->val;
     if (key == "port") port = o->val;
     if (key == "dbname") database = o->val;

@@ -17,7 +17,6 @@
 namespace gemmprof::testing {
 namespace {
 
-
 const std::vector<std::string> kJob = {"submit",
                                        "--shapes",
                                        "64x256x256,96x256x256,128x256x256",
@@ -108,6 +107,14 @@ TEST(ClusterStoreTest, TwoDaemonsShareOneCacheAndSurviveAPostgresRestart) {
   EXPECT_NE(all.out.find("node-b"), std::string::npos) << all.out;
   const CommandResult only_a = a.Cli({"jobs", "--node", "node-a"});
   EXPECT_EQ(only_a.out.find("node-b"), std::string::npos) << only_a.out;
+  // A job is its own daemon's to cancel.
+  const CommandResult foreign = b.Cli({"cancel", job_a});
+  EXPECT_NE(foreign.exit_code, 0);
+  EXPECT_NE(foreign.err.find("job " + job_a +
+                             " runs on node node-a, not on this one (node-b); "
+                             "cancel it through the gemmprofd of node node-a"),
+            std::string::npos)
+      << foreign.err;
 
   // PostgreSQL goes away: calls fail with one clear UNAVAILABLE line; nothing is stored.
   ASSERT_TRUE((*server)->Stop().ok());
