@@ -48,9 +48,11 @@ void DaemonMetrics::OnEvent(const queue::JobEvent& event) {
       return;
     case Kind::kJobFinished:
       ++jobs_finished_[std::string(core::ToString(event.job.state))];
+      // Items that started but whose end was never recorded (a store failure) end here.
+      std::erase_if(started_s_, [&](const auto& e) { return e.second.job_id == event.job.id; });
       return;
     case Kind::kItemStarted:
-      if (event.item.has_value()) started_s_[event.item->item.id] = now;
+      if (event.item.has_value()) started_s_[event.item->item.id] = {event.job.id, now};
       return;
     case Kind::kItemFinished:
     case Kind::kItemFailed:
@@ -62,7 +64,7 @@ void DaemonMetrics::OnEvent(const queue::JobEvent& event) {
   if (item.cached) ++cache_hits_;
   // Cache hits never start: only measured items have a duration.
   if (auto it = started_s_.find(item.item.id); it != started_s_.end()) {
-    item_duration_.Observe(now - it->second);
+    item_duration_.Observe(now - it->second.at_s);
     started_s_.erase(it);
   }
 }

@@ -67,7 +67,11 @@ class DaemonMetrics {
   std::map<std::string, int64_t> jobs_finished_;   // by final state
   std::map<std::string, int64_t> items_finished_;  // by final status
   int64_t cache_hits_ = 0;
-  std::unordered_map<int64_t, double> started_s_;  // item id -> when it started
+  struct Started {
+    int64_t job_id = 0;
+    double at_s = 0;
+  };
+  std::unordered_map<int64_t, Started> started_s_;  // item id -> its job, when it started
 };
 
 }  // namespace gemmprof::metrics
