@@ -38,8 +38,9 @@ absl::Status JobQueue::Start() {
   ASSIGN_OR_RETURN(auto unfinished, store_.RecoverUnfinished());
   std::map<int64_t, std::vector<int32_t>> pinned;
   for (int64_t id : unfinished) {
-    ASSIGN_OR_RETURN(core::JobRecord job, store_.GetJob(id));
-    if (!job.spec.devices.empty()) pinned[id] = job.spec.devices;
+    // A job that cannot be read runs unpinned; its executor says why it fails.
+    auto job = store_.GetJob(id);
+    if (job.ok() && !job->spec.devices.empty()) pinned[id] = job->spec.devices;
   }
   {
     std::lock_guard lock(mu_);
