@@ -154,7 +154,21 @@ absl::Status PgConnection::ConnectionLost(std::string_view reason_view) {
 absl::StatusOr<PgResult> PgConnection::Exec(std::string_view sql,
                                             const std::vector<PgParam>& params) {
   const bool first = statements_in_call_++ == 0;
-  if (conn_ == nullptr) RETURN_IF_ERROR(Connect());
+  if (conn_ == nullptr) {
+    RETURN_IF_ERROR(Connect());
+    if (on_connect_) {
+      // Its statements are not the call's first (LostOnFirstStatement).
+      const int saved = statements_in_call_;
+      statements_in_call_ = 1;
+      absl::Status claimed = on_connect_(*this);
+      statements_in_call_ = saved;
+      if (!claimed.ok()) {
+        if (conn_ != nullptr) PQfinish(conn_);
+        conn_ = nullptr;
+        return claimed;
+      }
+    }
+  }
   const std::string text = NumberPlaceholders(sql);
   EncodedParams encoded = Encode(params);
   // Without parameters PQexec runs scripts of several statements (migrations).

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -79,6 +80,13 @@ class PgConnection {
   const PgTarget& target() const { return target_; }
   bool connected() const { return conn_ != nullptr; }
 
+  // Runs after every reconnect, before the call's own statement (session state such as
+  // advisory locks dies with a connection). Its error fails that call and drops the
+  // connection again.
+  void SetOnConnect(std::function<absl::Status(PgConnection&)> on_connect) {
+    on_connect_ = std::move(on_connect);
+  }
+
  private:
   explicit PgConnection(PgTarget target) : target_(std::move(target)) {}
   absl::Status Connect();
@@ -88,6 +96,7 @@ class PgConnection {
   pg_conn* conn_ = nullptr;
   int statements_in_call_ = 0;
   bool lost_on_first_ = false;
+  std::function<absl::Status(PgConnection&)> on_connect_;
 };
 
 // ? placeholders to $1, $2, ...; ?s inside quoted literals stay. Exposed for tests.

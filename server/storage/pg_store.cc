@@ -58,6 +58,21 @@ absl::StatusOr<std::unique_ptr<PgStore>> PgStore::Open(const std::string& uri, O
   ASSIGN_OR_RETURN(PgTarget target, ParsePgUri(uri));
   ASSIGN_OR_RETURN(std::unique_ptr<PgConnection> conn, PgConnection::Open(std::move(target)));
   RETURN_IF_ERROR(PgMigrate(*conn));
+  if (!options.node.empty()) {
+    // One daemon per node name: two would resume each other's jobs. The session lock
+    // goes with the connection, so it is taken again after every reconnect.
+    auto claim = [node = options.node](PgConnection& c) -> absl::Status {
+      ASSIGN_OR_RETURN(PgResult r, c.Exec("SELECT pg_try_advisory_lock(hashtext(?))",
+                                          {std::string("gemmprof-node:") + node}));
+      if (r.At(0).Text(0) == "t") return absl::OkStatus();
+      return absl::FailedPreconditionError(
+          "--node " + node +
+          ": another gemmprofd already uses this node name on this database; give each "
+          "daemon its own --node");
+    };
+    RETURN_IF_ERROR(claim(*conn));
+    conn->SetOnConnect(claim);
+  }
   if (!options.now_ms) options.now_ms = SystemNowMs;
   return std::unique_ptr<PgStore>(new PgStore(std::move(conn), std::move(options)));
 }

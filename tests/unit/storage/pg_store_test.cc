@@ -113,6 +113,28 @@ TEST_P(PgOnlyTest, CallsFailUnavailableWhileTheServerIsDownAndRecoverAfter) {
   EXPECT_TRUE(MustCreate(1).id > before.id);
 }
 
+TEST_P(PgOnlyTest, ANodeNameServesOneDaemonAtATime) {
+  std::unique_ptr<ResultStore> first = OpenAs("gpu-7");
+  ASSERT_NE(first, nullptr);
+  StoreOptions same;
+  same.node = "gpu-7";
+  absl::StatusOr<std::unique_ptr<ResultStore>> second = OpenResultStore(db_, same);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(second.status().message(),
+            "--node gpu-7: another gemmprofd already uses this node name on this database; "
+            "give each daemon its own --node");
+  EXPECT_NE(OpenAs("gpu-8"), nullptr) << "another name is fine";
+  // The name is free again when its daemon is gone, and kept across a server restart.
+  first.reset();
+  std::unique_ptr<ResultStore> again = OpenAs("gpu-7");
+  ASSERT_NE(again, nullptr);
+  ASSERT_TRUE(server().Stop().ok());
+  ASSERT_TRUE(server().Restart().ok());
+  EXPECT_TRUE(again->ListJobs({}).ok()) << "the reconnect takes the name again";
+  EXPECT_FALSE(OpenResultStore(db_, same).ok());
+}
+
 TEST_P(PgOnlyTest, AServerRestartBetweenCallsIsInvisible) {
   core::JobRecord job = MustCreate(1);
   ASSERT_TRUE(server().Stop().ok());
