@@ -1,5 +1,6 @@
 #include "server/http/api_routes.h"
 
+#include <algorithm>
 #include <absl/strings/ascii.h>
 
 #include <cctype>
@@ -108,7 +109,8 @@ absl::StatusOr<int64_t> ParseTime(const std::string& name, const std::string& te
   auto n = ParseInt(name, std::string_view(text).substr(0, text.size() - 1), 0,
                     int64_t{36500} * 86400000 / scale);
   if (!n.ok()) return absl::InvalidArgumentError(help);
-  return now_ms - *n * scale;
+  // An age reaching before 1970 means "from the start".
+  return std::max<int64_t>(0, now_ms - *n * scale);
 }
 
 absl::Status SetShape(const std::string& text, storage::ResultFilter& f) {

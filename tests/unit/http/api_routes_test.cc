@@ -98,6 +98,10 @@ TEST(ParseHistoryQueryTest, AcceptsShapeRecipeAndAges) {
     ASSERT_TRUE(g.ok()) << age;
     EXPECT_EQ(g->since_ms, kNowMs - ms) << age;
   }
+  // The longest age reaches before 1970: from the start, not an error on since_ms.
+  auto oldest = ParseHistoryQuery({{"since", "36500d"}}, kNowMs);
+  ASSERT_TRUE(oldest.ok()) << oldest.status();
+  EXPECT_EQ(oldest->since_ms, 0);
 }
 
 TEST(ParseHistoryQueryTest, BadValuesNameTheParameterTheValueAndTheLimit) {
