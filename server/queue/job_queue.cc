@@ -37,11 +37,24 @@ absl::Status JobQueue::Start() {
   if (runners_.empty()) return absl::FailedPreconditionError("no device runner configured");
   ASSIGN_OR_RETURN(auto unfinished, store_.RecoverUnfinished());
   std::map<int64_t, std::vector<int32_t>> pinned;
+  std::vector<int64_t> resumable;
   for (int64_t id : unfinished) {
     // A job that cannot be read runs unpinned; its executor says why it fails.
     auto job = store_.GetJob(id);
-    if (job.ok() && !job->spec.devices.empty()) pinned[id] = job->spec.devices;
+    if (job.ok() && !job->spec.devices.empty()) {
+      // Pinned to a GPU this node no longer has (restarted with fewer): it would wait forever.
+      if (absl::Status gone = CheckDevices(job->spec.devices); !gone.ok()) {
+        const std::string why = absl::StrCat("cannot resume: ", gone.message());
+        spdlog::warn("job {}: {}", id, why);
+        RETURN_IF_ERROR(store_.CancelPendingItems(id));
+        RETURN_IF_ERROR(store_.SetJobState(id, core::JobState::kFailed, why));
+        continue;
+      }
+      pinned[id] = job->spec.devices;
+    }
+    resumable.push_back(id);
   }
+  unfinished = std::move(resumable);
   {
     std::lock_guard lock(mu_);
     if (started_) return absl::FailedPreconditionError("job queue already started");

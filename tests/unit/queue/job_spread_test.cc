@@ -193,5 +193,27 @@ TEST_F(JobSpreadTest, AHelperThatGoesAwayLeavesItsGroupsToTheLead) {
   EXPECT_EQ(first_.groups_started(), 3);
 }
 
+TEST_F(JobSpreadTest, AJobPinnedToAGpuTheNodeLostFailsAtRestartSayingWhy) {
+  second_.Hold();
+  Start();
+  core::JobSpec spec = Spec(3);
+  spec.devices = {1};
+  auto job = queue_->Submit(spec);
+  ASSERT_TRUE(job.ok()) << job.status();
+  ASSERT_TRUE(second_.WaitForRunsStarted(1));
+  queue_->RequestStop();
+  second_.Release();
+  queue_.reset();  // the job stays unfinished, to resume after a restart
+  ASSERT_FALSE(core::IsTerminal(store_->GetJob(job->id)->state));
+  // The node comes back with one GPU.
+  queue_ = std::make_unique<JobQueue>(*store_, std::vector<device::Runner*>{&first_});
+  ASSERT_TRUE(queue_->Start().ok());
+  const core::JobRecord ended = *store_->GetJob(job->id);
+  EXPECT_EQ(ended.state, JobState::kFailed);
+  EXPECT_EQ(ended.error,
+            "cannot resume: devices[0]: 1 is not a device of this node (it has 1 device: 0)");
+  EXPECT_EQ(first_.groups_started(), 0);
+}
+
 }  // namespace
 }  // namespace gemmprof::queue
