@@ -30,6 +30,14 @@ void JobEventBus::Publish(const JobEvent& event) {
   }
 }
 
+bool JobEventBus::HasWatchers(int64_t job_id) {
+  std::lock_guard lock(mu_);
+  for (const auto& [token, entry] : listeners_) {
+    if (entry.job_id == job_id) return true;
+  }
+  return false;
+}
+
 bool JobEventBus::HasListeners(int64_t job_id) {
   std::lock_guard lock(mu_);
   for (const auto& [token, entry] : listeners_) {

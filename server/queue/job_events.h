@@ -26,13 +26,17 @@ class JobEventBus {
 
   // Returns a token for Unsubscribe.
   int64_t Subscribe(int64_t job_id, Listener listener);
-  // Every job's events (the metrics observer). Returns a token for Unsubscribe. While
-  // such a listener exists, HasListeners is true for every job.
+  // Every job's events (the metrics observer). Returns a token for Unsubscribe. Such a
+  // listener may get item events whose `job` holds only the id (no counters: reading
+  // them costs a store query per event), see HasWatchers.
   int64_t SubscribeAll(Listener listener);
   void Unsubscribe(int64_t token);
   void Publish(const JobEvent& event);
   // Whether anyone listens to `job_id` now (a later Subscribe starts from a snapshot).
   bool HasListeners(int64_t job_id);
+  // Whether a listener of this very job (a watch stream, which shows the job's counters)
+  // exists; SubscribeAll listeners do not count.
+  bool HasWatchers(int64_t job_id);
 
  private:
   static constexpr int64_t kAllJobs = -1;

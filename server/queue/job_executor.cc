@@ -401,6 +401,13 @@ absl::Status JobExecutor::Finish(JobShare& share, const core::ItemRecord& record
 void JobExecutor::PublishItem(JobEvent::Kind kind, int64_t job_id, const core::ItemRecord& item) {
   // The event carries the job's counters, a store read: skip it when nobody watches.
   if (!bus_.HasListeners(job_id)) return;
+  // Observers of every job (metrics) need no counters: no read per item for them.
+  if (!bus_.HasWatchers(job_id)) {
+    core::JobRecord id_only;
+    id_only.id = job_id;
+    bus_.Publish(JobEvent{kind, std::move(id_only), item});
+    return;
+  }
   auto job = store_.GetJob(job_id);
   if (!job.ok()) return;
   bus_.Publish(JobEvent{kind, *std::move(job), item});

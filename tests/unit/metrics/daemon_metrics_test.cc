@@ -147,6 +147,12 @@ TEST(JobEventBusTest, SubscribeAllSeesEveryJobAndCountsAsAListener) {
   std::vector<int64_t> seen;
   const int64_t token = bus.SubscribeAll([&seen](const JobEvent& e) { seen.push_back(e.job.id); });
   EXPECT_TRUE(bus.HasListeners(5));
+  // Not a watcher: item events for it need no job counters (no store read per item).
+  EXPECT_FALSE(bus.HasWatchers(5));
+  const int64_t watch = bus.Subscribe(5, [](const JobEvent&) {});
+  EXPECT_TRUE(bus.HasWatchers(5));
+  EXPECT_FALSE(bus.HasWatchers(6));
+  bus.Unsubscribe(watch);
   for (int64_t id : {5, 6}) {
     JobEvent e;
     e.job.id = id;
