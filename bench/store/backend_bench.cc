@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/store/bench_common.h"
 #include "server/storage/open_store.h"
 #include "server/storage/sqlite_connection.h"
 #include "server/storage/sqlite_statement.h"
@@ -34,22 +35,6 @@ std::unique_ptr<gemmprof::testing::PgServer> g_server;
   g_server.reset();
   std::fprintf(stderr, "backend_bench: %s: %s\n", what, std::string(status.message()).c_str());
   std::exit(1);
-}
-
-core::DeviceInfo Device(int which) {
-  core::DeviceInfo d;
-  d.backend = "cuda";
-  d.name = which == 0 ? "NVIDIA H100 80GB HBM3" : "NVIDIA H200";
-  d.uuid = which == 0 ? "GPU-5f2b1c3e-0000" : "GPU-9a7d4e21-0001";
-  d.sm = 90;
-  d.sm_count = 132;
-  d.memory_bytes = int64_t{80} << 30;
-  d.driver_version = "580.65.06";
-  d.cuda_version = "13.0";
-  d.cublaslt_version = "13.1.0";
-  d.gemmprof_version = "0.1.0";
-  for (core::Recipe r : core::AllRecipes()) d.recipes.push_back({r, true, ""});
-  return d;
 }
 
 core::WorkItem Item(int job, int i) {
@@ -87,7 +72,7 @@ void Fill(ResultStore& store, int first, int last) {
   for (int j = first; j < last; ++j) {
     core::JobRecord job;
     job.spec.label = "bench " + std::to_string(j);
-    job.device = Device(j % 2);
+    job.device = bench::BenchDevice(j % 2);
     std::vector<core::WorkItem> items;
     for (int i = 0; i < kItemsPerJob; ++i) items.push_back(Item(j, i));
     absl::StatusOr<core::JobRecord> stored = store.CreateJob(job, items);
@@ -116,17 +101,13 @@ struct Row {
 
 Row Time(const std::string& backend, int results, const std::string& query, ResultStore& store,
          const std::function<ResultFilter(int)>& filter) {
-  std::vector<double> ms;
-  for (int i = 0; i < kQueries; ++i) {
-    const ResultFilter f = filter(i);
-    const auto start = Clock::now();
-    absl::StatusOr<Page<ResultRow>> page = store.QueryResults(f);
-    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+  std::vector<ResultFilter> filters;  // built before, so only the queries are timed
+  for (int i = 0; i < kQueries; ++i) filters.push_back(filter(i));
+  const bench::Percentiles p = bench::TimeCalls(kQueries, [&](int i) {
+    absl::StatusOr<Page<ResultRow>> page = store.QueryResults(filters[i]);
     if (!page.ok() || page->items.empty()) Die(page.status(), query.c_str());
-  }
-  std::sort(ms.begin(), ms.end());
-  auto at = [&](double q) { return ms[static_cast<size_t>(q * (ms.size() - 1) + 0.5)]; };
-  return {backend, query, results, at(0.50), at(0.99)};
+  });
+  return {backend, query, results, p.p50_ms, p.p99_ms};
 }
 
 void Measure(const std::string& backend, int results, ResultStore& store, std::vector<Row>* rows) {

@@ -4,6 +4,7 @@
 // loopback. Fills a throwaway database in a temporary directory through the public
 // API, prints a table, exits 0 (1 if any call fails).
 // Usage: gemmprof_store_bench [KEEP_DB_PATH]
+#include <grpcpp/create_channel.h>
 #include <stdlib.h>
 
 #include <algorithm>
@@ -15,11 +16,10 @@
 #include <string>
 #include <vector>
 
-#include <grpcpp/create_channel.h>
-
+#include "bench/store/bench_common.h"
+#include "core/cache_key.h"
 #include "gemmprof/v1/gemmprof.grpc.pb.h"
 #include "server/api/server.h"
-#include "core/cache_key.h"
 #include "server/device/host_runner.h"
 #include "server/storage/sqlite_store.h"
 
@@ -40,21 +40,6 @@ struct Row {
 [[noreturn]] void Die(const absl::Status& status, const char* what) {
   std::fprintf(stderr, "store_bench: %s: %s\n", what, std::string(status.message()).c_str());
   std::exit(1);
-}
-
-core::DeviceInfo Device(int which) {
-  core::DeviceInfo d;
-  d.backend = "cuda";
-  d.name = which == 0 ? "NVIDIA H100 80GB HBM3" : "NVIDIA H200";
-  d.sm = 90;
-  d.sm_count = 132;
-  d.memory_bytes = int64_t{80} << 30;
-  d.driver_version = "580.65.06";
-  d.cuda_version = "13.0";
-  d.cublaslt_version = "13.1.0";
-  d.gemmprof_version = "0.1.0";
-  for (core::Recipe r : core::AllRecipes()) d.recipes.push_back({r, true, ""});
-  return d;
 }
 
 // A job shaped like the seed tutorial's: 4 ops x 3 passes x recipes x modes.
@@ -114,7 +99,7 @@ void Fill(SqliteStore& store, int first_job, int jobs, std::mt19937_64& rng) {
   for (int j = first_job; j < first_job + jobs; ++j) {
     core::JobRecord job;
     job.spec.label = "bench " + std::to_string(j);
-    job.device = Device(j % 2);
+    job.device = bench::BenchDevice(j % 2);
     // A seed per job keeps every cache key new, so each item adds one result row.
     core::TimingOptions job_timing = timing;
     job_timing.seed = static_cast<uint64_t>(j);
@@ -144,20 +129,13 @@ void Fill(SqliteStore& store, int first_job, int jobs, std::mt19937_64& rng) {
 }
 
 Row Time(int64_t results, std::string operation, const std::function<void(int)>& op) {
-  std::vector<double> ms;
-  for (int i = 0; i < kQueries; ++i) {
-    const auto start = Clock::now();
-    op(i);
-    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
-  }
-  std::sort(ms.begin(), ms.end());
-  auto at = [&](double q) { return ms[static_cast<size_t>(q * (ms.size() - 1) + 0.5)]; };
-  return {results, std::move(operation), at(0.50), at(0.99)};
+  const bench::Percentiles p = bench::TimeCalls(kQueries, op);
+  return {results, std::move(operation), p.p50_ms, p.p99_ms};
 }
 
 // The same reads as a client sees them: protobuf encoding, gRPC on loopback.
-void MeasureApi(gemmprof::v1::GemmProf::Stub& stub, int64_t results, int jobs,
-                std::mt19937_64& rng, std::vector<Row>* rows) {
+void MeasureApi(gemmprof::v1::GemmProf::Stub& stub, int64_t results, int jobs, std::mt19937_64& rng,
+                std::vector<Row>* rows) {
   std::uniform_int_distribution<int64_t> job_id(1, jobs);
   rows->push_back(Time(results, "GetReport RPC (100 items)", [&](int) {
     grpc::ClientContext ctx;
