@@ -9,15 +9,17 @@ namespace {
 template <typename E, size_t N>
 using Names = std::array<std::pair<E, std::string_view>, N>;
 
-constexpr Names<Recipe, 6> kRecipeNames{{{Recipe::kBf16, "bf16"},
-                                          {Recipe::kFp8Current, "fp8-current"},
-                                          {Recipe::kFp8Delayed, "fp8-delayed"},
-                                          {Recipe::kFp8Block, "fp8-block"},
-                                          {Recipe::kMxfp8, "mxfp8"},
-                                          {Recipe::kNvfp4, "nvfp4"}}};
+constexpr Names<Recipe, 7> kRecipeNames{{{Recipe::kBf16, "bf16"},
+                                         {Recipe::kFp8Current, "fp8-current"},
+                                         {Recipe::kFp8Delayed, "fp8-delayed"},
+                                         {Recipe::kFp8Block, "fp8-block"},
+                                         {Recipe::kMxfp8, "mxfp8"},
+                                         {Recipe::kNvfp4, "nvfp4"},
+                                         {Recipe::kFp8Rowwise, "fp8-rowwise"}}};
 constexpr Names<Pass, 3> kPassNames{
     {{Pass::kFprop, "fprop"}, {Pass::kDgrad, "dgrad"}, {Pass::kWgrad, "wgrad"}}};
-constexpr Names<Mode, 2> kModeNames{{{Mode::kAutocast, "autocast"}, {Mode::kPrequant, "prequant"}}};
+constexpr Names<Mode, 3> kModeNames{
+    {{Mode::kAutocast, "autocast"}, {Mode::kPrequant, "prequant"}, {Mode::kDynamic, "dynamic"}}};
 constexpr Names<Accounting, 2> kAccountingNames{
     {{Accounting::kTrainingStep, "training-step"}, {Accounting::kPerGemm, "per-gemm"}}};
 constexpr Names<L2Policy, 2> kL2Names{{{L2Policy::kHot, "hot"}, {L2Policy::kCold, "cold"}}};
@@ -25,6 +27,8 @@ constexpr Names<FastAccum, 3> kFastAccumNames{
     {{FastAccum::kDefault, "default"}, {FastAccum::kOn, "on"}, {FastAccum::kOff, "off"}}};
 constexpr Names<AmaxAlgo, 2> kAmaxAlgoNames{
     {{AmaxAlgo::kMax, "max"}, {AmaxAlgo::kMostRecent, "most_recent"}}};
+constexpr Names<TimingBackend, 2> kTimingBackendNames{
+    {{TimingBackend::kEvents, "events"}, {TimingBackend::kKernels, "kernels"}}};
 constexpr Names<JobState, 6> kJobStateNames{{{JobState::kQueued, "queued"},
                                              {JobState::kRunning, "running"},
                                              {JobState::kSucceeded, "succeeded"},
@@ -37,10 +41,11 @@ constexpr Names<ItemStatus, 6> kItemStatusNames{{{ItemStatus::kQueued, "queued"}
                                                  {ItemStatus::kFailed, "failed"},
                                                  {ItemStatus::kNotSupported, "not_supported"},
                                                  {ItemStatus::kCancelled, "cancelled"}}};
-constexpr Names<Verification, 4> kVerificationNames{{{Verification::kPassed, "passed"},
-                                                     {Verification::kIncorrect, "incorrect"},
-                                                     {Verification::kNotVerified, "not_verified"},
-                                                     {Verification::kNotSupported, "not_supported"}}};
+constexpr Names<Verification, 4> kVerificationNames{
+    {{Verification::kPassed, "passed"},
+     {Verification::kIncorrect, "incorrect"},
+     {Verification::kNotVerified, "not_verified"},
+     {Verification::kNotSupported, "not_supported"}}};
 
 template <typename E, size_t N>
 std::string_view Lookup(const Names<E, N>& names, E v) {
@@ -65,6 +70,7 @@ std::string_view ToString(Accounting v) { return Lookup(kAccountingNames, v); }
 std::string_view ToString(L2Policy v) { return Lookup(kL2Names, v); }
 std::string_view ToString(FastAccum v) { return Lookup(kFastAccumNames, v); }
 std::string_view ToString(AmaxAlgo v) { return Lookup(kAmaxAlgoNames, v); }
+std::string_view ToString(TimingBackend v) { return Lookup(kTimingBackendNames, v); }
 std::string_view ToString(JobState v) { return Lookup(kJobStateNames, v); }
 std::string_view ToString(ItemStatus v) { return Lookup(kItemStatusNames, v); }
 std::string_view ToString(Verification v) { return Lookup(kVerificationNames, v); }
@@ -76,6 +82,9 @@ std::optional<Accounting> ParseAccounting(std::string_view s) { return Find(kAcc
 std::optional<L2Policy> ParseL2Policy(std::string_view s) { return Find(kL2Names, s); }
 std::optional<FastAccum> ParseFastAccum(std::string_view s) { return Find(kFastAccumNames, s); }
 std::optional<AmaxAlgo> ParseAmaxAlgo(std::string_view s) { return Find(kAmaxAlgoNames, s); }
+std::optional<TimingBackend> ParseTimingBackend(std::string_view s) {
+  return Find(kTimingBackendNames, s);
+}
 std::optional<JobState> ParseJobState(std::string_view s) { return Find(kJobStateNames, s); }
 std::optional<ItemStatus> ParseItemStatus(std::string_view s) { return Find(kItemStatusNames, s); }
 std::optional<Verification> ParseVerification(std::string_view s) {
@@ -105,8 +114,6 @@ bool IsTerminal(JobState s) {
          s == JobState::kCancelled;
 }
 
-bool IsFinal(ItemStatus s) {
-  return s != ItemStatus::kQueued && s != ItemStatus::kRunning;
-}
+bool IsFinal(ItemStatus s) { return s != ItemStatus::kQueued && s != ItemStatus::kRunning; }
 
 }  // namespace gemmprof::core

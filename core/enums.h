@@ -11,11 +11,15 @@
 namespace gemmprof::core {
 
 // A precision recipe (see DESIGN.md, "Recipes").
-enum class Recipe { kBf16, kFp8Current, kFp8Delayed, kFp8Block, kMxfp8, kNvfp4 };
+// kFp8Rowwise: E4M3 operands with one fp32 scale per row of each K-major operand (per
+// token of the activation/gradient, per output channel of the weight), BF16 out.
+enum class Recipe { kBf16, kFp8Current, kFp8Delayed, kFp8Block, kMxfp8, kNvfp4, kFp8Rowwise };
 // Training passes: Fprop Y = X W^T, Dgrad dX = dY W, Wgrad dW = dY^T X.
 enum class Pass { kFprop, kDgrad, kWgrad };
-// autocast: quantization inside the timing; prequant: only the GEMM is timed.
-enum class Mode { kAutocast, kPrequant };
+// autocast: quantization inside the timing (a training step); prequant: only the GEMM is
+// timed; dynamic: inference, the activation (or gradient) operands are quantized inside
+// the timing and the weights once before it.
+enum class Mode { kAutocast, kPrequant, kDynamic };
 // How autocast quantization time is attributed (see issue text / DESIGN.md).
 enum class Accounting { kTrainingStep, kPerGemm };
 // L2 policy: hot = same buffers every iteration; cold = L2 flushed / buffers rotated.
@@ -24,6 +28,9 @@ enum class L2Policy { kHot, kCold };
 enum class FastAccum { kDefault, kOn, kOff };
 // How delayed scaling turns the amax history into a scale (TE: max over history).
 enum class AmaxAlgo { kMax, kMostRecent };
+// What times an item: CUDA events around each launch (default), or the sum of the
+// kernels' own durations from CUPTI (launch and graph gaps left out).
+enum class TimingBackend { kEvents, kKernels };
 
 // Lifecycle of a job. kPartial: it ran to its end, but at least one item failed (a
 // script must be able to tell it from kSucceeded). kFailed: the job itself could not
@@ -41,6 +48,7 @@ std::string_view ToString(Accounting v);
 std::string_view ToString(L2Policy v);
 std::string_view ToString(FastAccum v);
 std::string_view ToString(AmaxAlgo v);
+std::string_view ToString(TimingBackend v);
 std::string_view ToString(JobState v);
 std::string_view ToString(ItemStatus v);
 std::string_view ToString(Verification v);
@@ -52,6 +60,7 @@ std::optional<Accounting> ParseAccounting(std::string_view s);
 std::optional<L2Policy> ParseL2Policy(std::string_view s);
 std::optional<FastAccum> ParseFastAccum(std::string_view s);
 std::optional<AmaxAlgo> ParseAmaxAlgo(std::string_view s);
+std::optional<TimingBackend> ParseTimingBackend(std::string_view s);
 std::optional<JobState> ParseJobState(std::string_view s);
 std::optional<ItemStatus> ParseItemStatus(std::string_view s);
 std::optional<Verification> ParseVerification(std::string_view s);

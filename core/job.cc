@@ -27,6 +27,8 @@ std::string TimingOptions::CacheText() const {
      // The measuring method: results from before interleaved rounds (no marker) never
      // answer requests made after, whatever their other options.
      << ";method=rounds1";
+  // Appended only when not the default, so results stored before keep their keys.
+  if (timing_backend != TimingBackend::kEvents) os << ";timing=" << ToString(timing_backend);
   return os.str();
 }
 
@@ -35,7 +37,9 @@ std::vector<Recipe> EffectiveRecipes(const JobSpec& spec) {
 }
 
 std::vector<Mode> EffectiveModes(const JobSpec& spec) {
-  return spec.modes.empty() ? std::vector<Mode>{Mode::kAutocast} : spec.modes;
+  if (!spec.modes.empty()) return spec.modes;
+  if (spec.model.has_value() && !spec.model->sweep_m.empty()) return {Mode::kDynamic};
+  return {Mode::kAutocast};
 }
 
 std::string DescribeItem(const WorkItem& item) {

@@ -27,10 +27,13 @@ struct TimingOptions {
   FastAccum fast_accum = FastAccum::kDefault;
   int32_t amax_history_len = 1024;  // delayed scaling, TE's default
   AmaxAlgo amax_algo = AmaxAlgo::kMax;
-  double gpu_warmup_s = 1.0;  // time-based GPU warm-up before a job
+  double gpu_warmup_s = 1.0;       // time-based GPU warm-up before a job
   double precision_target = 0.01;  // relative 95% half-width to stop at (noise-aware)
   double item_budget_s = 2.0;      // rounds' time budget per distinct member (noise-aware)
   int32_t b2b_count = 0;           // back-to-back GEMMs per graph; 0 = chosen per group
+  // kKernels also sums, per iteration, the durations of the kernels the iteration launches
+  // (CUPTI), stored beside the events figure (Measurement.kernel).
+  TimingBackend timing_backend = TimingBackend::kEvents;
 
   // Canonical text of every option, used inside the cache key.
   std::string CacheText() const;
@@ -49,9 +52,15 @@ struct JobSpec {
   // Indexes of this node's GPUs the job may spread over (`submit --devices 0,1`); empty
   // means every available GPU of the job's device model.
   std::vector<int32_t> devices;
+  // Nsight mode (`submit --profile`): after warm-up, every item's timed graph runs once more
+  // between cudaProfilerStart/Stop inside an NVTX range "pass op MxKxN recipe mode", so
+  // `nsys profile --capture-range=cudaProfilerApi` captures exactly the benchmarked work.
+  // Such results are never used as cached results (and a profile job never reads the cache).
+  bool profile = false;
 };
 
-// The recipes and modes a spec stands for: empty recipes mean all, empty modes autocast.
+// The recipes and modes a spec stands for: empty recipes mean all; empty modes mean
+// dynamic for an inference sweep (model.sweep_m set), autocast otherwise.
 std::vector<Recipe> EffectiveRecipes(const JobSpec& spec);
 std::vector<Mode> EffectiveModes(const JobSpec& spec);
 

@@ -12,8 +12,7 @@ namespace gemmprof::core {
 // Summary of per-iteration times. Units: milliseconds.
 struct SampleStats {
   int64_t count = 0;
-  double median_ms = 0, mean_ms = 0, p20_ms = 0, p80_ms = 0, min_ms = 0, max_ms = 0,
-         stdev_ms = 0;
+  double median_ms = 0, mean_ms = 0, p20_ms = 0, p80_ms = 0, min_ms = 0, max_ms = 0, stdev_ms = 0;
 
   // Computes the summary of `samples_ms` (any order; empty gives count 0).
   static SampleStats FromSamples(std::vector<double> samples_ms);
@@ -22,6 +21,7 @@ struct SampleStats {
 // NVML readings taken while an item ran (zeros where unavailable, e.g. host runner).
 struct Telemetry {
   double sm_clock_mhz_min = 0, sm_clock_mhz_max = 0, mem_clock_mhz = 0;
+  double sm_clock_mhz_mean = 0;  // mean of the samples (0: not recorded, results before)
   double power_w_avg = 0, power_w_max = 0, temp_c_max = 0;
   uint64_t throttle_reasons = 0;  // OR of NVML clocks-event reasons seen
   int64_t throttled_samples = 0;  // samples taken while a throttle reason was active
@@ -43,37 +43,48 @@ struct Estimate {
 
 // One item's measurement: raw figures; derived metrics are computed by readers.
 struct Measurement {
-  SampleStats time;             // the timed region per iteration
-  double quant_ms = 0;          // median quantization share of the timed region (autocast)
-  double flops = 0;             // per iteration
-  double bytes = 0;             // minimum bytes moved per iteration
-  std::string algorithm;        // cuBLASLt algorithm description, or "host-reference"
+  SampleStats time;       // the timed region per iteration
+  double quant_ms = 0;    // median quantization share of the timed region (autocast)
+  double flops = 0;       // per iteration
+  double bytes = 0;       // minimum bytes moved per iteration
+  std::string algorithm;  // cuBLASLt algorithm description, or "host-reference"
   Verification verification = Verification::kNotVerified;
-  double rel_error = 0;         // ||out - ref|| / ||ref||
-  double error_threshold = 0;   // the recipe's threshold it was judged against
+  double rel_error = 0;        // ||out - ref|| / ||ref||
+  double error_threshold = 0;  // the recipe's threshold it was judged against
   Accounting accounting = Accounting::kTrainingStep;
   bool fast_accum = false;
   Telemetry telemetry;
-  std::string notes;            // anything that makes the number less trustworthy
+  std::string notes;  // anything that makes the number less trustworthy
 
   // Interleaved rounds (DESIGN.md "Measurement"). The items a report compares (the
   // recipes and modes of one GEMM) are measured together, round after round in changing
   // order; a round times every member once. All zero/empty in results stored before.
-  Estimate isolated;            // one GEMM (iteration) per timed launch: the headline
-  Estimate b2b;                 // per-GEMM time of b2b_count iterations back to back in one graph
-  int32_t b2b_count = 0;        // N of the back-to-back figure; 0 = not measured
-  std::vector<double> round_ms;      // isolated, per round, in round order (ms)
-  std::vector<double> b2b_round_ms;  // back to back, per GEMM, per round (ms)
+  Estimate isolated;             // one GEMM (iteration) per timed launch: the headline
+  Estimate b2b;                  // per-GEMM time of b2b_count iterations back to back in one graph
+  int32_t b2b_count = 0;         // N of the back-to-back figure; 0 = not measured
+  std::vector<double> round_ms;  // isolated, per round, in round order (ms)
+  std::vector<double> b2b_round_ms;    // back to back, per GEMM, per round (ms)
   std::vector<double> quant_round_ms;  // quantization alone, per round (ms); autocast only
-  Estimate quant;               // of quant_round_ms
-  std::string group_uid;        // the measurement group; equal uid = same rounds (paired)
-  int32_t group_members = 0;    // distinct pieces of GPU work in the group
-  std::string work_key;         // what makes two items the same GPU work (auditable)
-  int64_t shared_with_item = 0;  // > 0: identical GPU work as the item with this id, one measurement
+  Estimate quant;                      // of quant_round_ms
+  std::string group_uid;               // the measurement group; equal uid = same rounds (paired)
+  int32_t group_members = 0;           // distinct pieces of GPU work in the group
+  std::string work_key;                // what makes two items the same GPU work (auditable)
+  int64_t shared_with_item =
+      0;                        // > 0: identical GPU work as the item with this id, one measurement
   double quant_bytes = 0;       // minimum bytes the timed quantization moves per iteration
   double copy_bytes_per_s = 0;  // the device's measured copy bandwidth (job start)
   std::string stop_reason;      // "precision +-0.8% reached", "budget 2.0 s spent (+-1.4%)",
                                 // "fixed 100 rounds", "deadline"
+
+  // Kernel-only timing (TimingOptions.timing_backend kKernels; CUPTI activity records):
+  // per iteration, the sum of the durations of the kernels it launches, launch and graph
+  // gaps left out. kernel_samples == 0: not measured.
+  SampleStats kernel;          // every kernel of the isolated iteration (quantization + GEMM)
+  double kernel_quant_ms = 0;  // median of the quantization kernels' share (autocast/dynamic)
+  int32_t kernel_samples = 0;  // iterations the kernel figures come from
+  std::string kernel_names;    // the kernels of one iteration, "name xN; ..." (GEMM first)
+  // Measured in Nsight mode (JobSpec.profile): never used as a cached result.
+  bool profiled = false;
 };
 
 struct RecipeSupport {
@@ -84,10 +95,10 @@ struct RecipeSupport {
 
 // The device a measurement is made on.
 struct DeviceInfo {
-  std::string backend;           // "cuda" or "host-reference"
-  std::string name;              // e.g. "NVIDIA H100 80GB HBM3"
+  std::string backend;  // "cuda" or "host-reference"
+  std::string name;     // e.g. "NVIDIA H100 80GB HBM3"
   std::string uuid;
-  int32_t sm = 0;                // compute capability major*10+minor; 0 for host
+  int32_t sm = 0;  // compute capability major*10+minor; 0 for host
   int32_t sm_count = 0;
   int64_t memory_bytes = 0;
   std::string driver_version;

@@ -120,6 +120,7 @@ v1::TimingOptions ToProto(const core::TimingOptions& t) {
   p.set_precision_target(t.precision_target);
   p.set_item_budget_s(t.item_budget_s);
   p.set_b2b_count(t.b2b_count);
+  p.set_timing_backend(std::string(core::ToString(t.timing_backend)));
   return p;
 }
 
@@ -155,6 +156,10 @@ absl::StatusOr<core::TimingOptions> FromProto(const v1::TimingOptions& p) {
   ASSIGN_OR_RETURN(t.amax_algo, ParseEnumField<core::AmaxAlgo>(
                                     "timing.amax_algo", p.amax_algo(), core::ParseAmaxAlgo,
                                     "max, most_recent", core::AmaxAlgo::kMax));
+  ASSIGN_OR_RETURN(t.timing_backend,
+                   ParseEnumField<core::TimingBackend>("timing.timing_backend", p.timing_backend(),
+                                                       core::ParseTimingBackend, "events, kernels",
+                                                       core::TimingBackend::kEvents));
   return t;
 }
 
@@ -172,6 +177,7 @@ v1::SubmitJobRequest ToProto(const core::JobSpec& spec) {
   p.set_force(spec.force);
   p.set_label(spec.label);
   for (int32_t d : spec.devices) p.add_devices(d);
+  p.set_profile(spec.profile);
   return p;
 }
 
@@ -200,6 +206,7 @@ absl::StatusOr<core::JobSpec> FromProto(const v1::SubmitJobRequest& p) {
   spec.force = p.force();
   spec.label = p.label();
   spec.devices.assign(p.devices().begin(), p.devices().end());
+  spec.profile = p.profile();
   return spec;
 }
 

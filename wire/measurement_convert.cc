@@ -49,6 +49,7 @@ v1::Telemetry ToProto(const core::Telemetry& t) {
   p.set_throttle_reasons(t.throttle_reasons);
   p.set_throttled_samples(t.throttled_samples);
   p.set_telemetry_samples(t.telemetry_samples);
+  p.set_sm_clock_mhz_mean(t.sm_clock_mhz_mean);
   return p;
 }
 
@@ -63,6 +64,7 @@ core::Telemetry FromProto(const v1::Telemetry& p) {
   t.throttle_reasons = p.throttle_reasons();
   t.throttled_samples = p.throttled_samples();
   t.telemetry_samples = p.telemetry_samples();
+  t.sm_clock_mhz_mean = p.sm_clock_mhz_mean();
   return t;
 }
 
@@ -151,6 +153,18 @@ absl::Status ReadRoundFields(const v1::Measurement& p, core::Measurement* m) {
   return absl::OkStatus();
 }
 
+// Kernel-only timing and Nsight mode (27 on).
+absl::Status ReadKernelFields(const v1::Measurement& p, core::Measurement* m) {
+  m->kernel = FromProto(p.kernel());
+  ASSIGN_OR_RETURN(m->kernel_quant_ms,
+                   NonNegative("measurement.kernel_quant_ms", p.kernel_quant_ms()));
+  ASSIGN_OR_RETURN(m->kernel_samples,
+                   NonNegative("measurement.kernel_samples", p.kernel_samples()));
+  m->kernel_names = p.kernel_names();
+  m->profiled = p.profiled();
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 v1::Measurement ToProto(const core::Measurement& m) {
@@ -181,6 +195,11 @@ v1::Measurement ToProto(const core::Measurement& m) {
   p.set_quant_bytes(m.quant_bytes);
   p.set_copy_bytes_per_s(m.copy_bytes_per_s);
   p.set_stop_reason(m.stop_reason);
+  *p.mutable_kernel() = ToProto(m.kernel);
+  p.set_kernel_quant_ms(m.kernel_quant_ms);
+  p.set_kernel_samples(m.kernel_samples);
+  p.set_kernel_names(m.kernel_names);
+  p.set_profiled(m.profiled);
   return p;
 }
 
@@ -206,6 +225,7 @@ absl::StatusOr<core::Measurement> FromProto(const v1::Measurement& p) {
   m.telemetry = FromProto(p.telemetry());
   m.notes = p.notes();
   RETURN_IF_ERROR(ReadRoundFields(p, &m));
+  RETURN_IF_ERROR(ReadKernelFields(p, &m));
   return m;
 }
 

@@ -167,6 +167,7 @@ void WorkloadFlags::Register(CLI::App& app) {
   app.add_flag("--no-fp8", no_fp8_, "Skip MXFP8 (as in the seed tool)")->group(kModel);
   app.add_flag("--no-fp8-block", no_fp8_block_, "Skip fp8-block")->group(kModel);
   app.add_flag("--no-fp4", no_fp4_, "Skip nvfp4")->group(kModel);
+  app.add_flag("--no-fp8-rowwise", no_fp8_rowwise_, "Skip fp8-rowwise")->group(kModel);
   app.add_option("--num-warmup", num_warmup_, "Warm-up iterations per item (default 10)")
       ->check(CLI::Range(0, core::kMaxWarmupIters))
       ->group(kModel);
@@ -203,7 +204,12 @@ void WorkloadFlags::RegisterMore(CLI::App& app) {
       ->group(kMore);
   app.add_option("--recipes", recipes_, "Comma list, default all: " + core::RecipeList())
       ->group(kMore);
-  app.add_option("--mode", mode_, "autocast | prequant | both (default autocast)")->group(kMore);
+  app.add_option("--mode", mode_,
+                 "autocast (training: every operand quantized inside the timing) | prequant "
+                 "(GEMM only) | dynamic (inference: activations quantized inside the timing, "
+                 "weights once before it) | both (autocast,prequant) | all; a comma list also "
+                 "works. Default: dynamic with --sweep-m, autocast otherwise")
+      ->group(kMore);
 
   const char* kTiming = "Timing";
   app.add_option("--accounting", accounting_, "training-step | per-gemm")->group(kTiming);
@@ -228,6 +234,15 @@ void WorkloadFlags::RegisterMore(CLI::App& app) {
   app.add_option("--b2b", b2b_count_,
                  "GEMMs back to back in one graph for the b2b figure (default 0: by GEMM size)")
       ->check(BackToBackCount())
+      ->group(kTiming);
+  app.add_option("--timing", timing_backend_,
+                 "events (default: CUDA events around each launch) | kernels (also the sum of "
+                 "the kernels' own durations from CUPTI, launch gaps left out)")
+      ->group(kTiming);
+  app.add_flag("--profile", profile_,
+               "Nsight mode: each item's timed graph runs once more between cudaProfilerStart/"
+               "Stop in an NVTX range, for nsys --capture-range=cudaProfilerApi; such results "
+               "are never cached")
       ->group(kTiming);
   app.add_flag("--force", force_, "Bypass the result cache")->group(kTiming);
   app.add_option("--label", label_, "Free text shown in reports")->group(kTiming);
@@ -331,7 +346,8 @@ absl::Status WorkloadFlags::ApplyRecipes(core::JobSpec& spec) const {
                                                  {no_fp8_delayed_, core::Recipe::kFp8Delayed},
                                                  {no_fp8_, core::Recipe::kMxfp8},
                                                  {no_fp8_block_, core::Recipe::kFp8Block},
-                                                 {no_fp4_, core::Recipe::kNvfp4}};
+                                                 {no_fp4_, core::Recipe::kNvfp4},
+                                                 {no_fp8_rowwise_, core::Recipe::kFp8Rowwise}};
   for (const auto& [skip, recipe] : skips)
     if (skip) std::erase(recipes, recipe);
   if (recipes.empty())
@@ -346,13 +362,23 @@ absl::Status WorkloadFlags::ApplyModes(core::JobSpec& spec) const {
     if (pre_quantize_) spec.modes = {core::Mode::kPrequant};
     return absl::OkStatus();
   }
+  constexpr const char* kValid = "autocast, prequant, dynamic, both, all (or a comma list)";
   if (*mode_ == "both") {
     spec.modes = {core::Mode::kAutocast, core::Mode::kPrequant};
-  } else if (auto m = core::ParseMode(*mode_)) {
-    spec.modes = {*m};
+  } else if (*mode_ == "all") {
+    spec.modes = {core::Mode::kAutocast, core::Mode::kPrequant, core::Mode::kDynamic};
   } else {
-    return absl::InvalidArgumentError("--mode: unknown value \"" + *mode_ +
-                                      "\"; valid: autocast, prequant, both");
+    for (const std::string& name : SplitList(*mode_)) {
+      const auto m = core::ParseMode(name);
+      if (!m) {
+        return absl::InvalidArgumentError("--mode: unknown value \"" + name +
+                                          "\"; valid: " + kValid);
+      }
+      if (std::find(spec.modes.begin(), spec.modes.end(), *m) != spec.modes.end())
+        return absl::InvalidArgumentError("--mode: \"" + name + "\" is listed twice");
+      spec.modes.push_back(*m);
+    }
+    if (spec.modes.empty()) return absl::InvalidArgumentError("--mode: empty list");
   }
   if (pre_quantize_ && spec.modes != std::vector<core::Mode>{core::Mode::kPrequant})
     return absl::InvalidArgumentError(
@@ -391,6 +417,10 @@ absl::Status WorkloadFlags::ApplyTiming(core::JobSpec& spec) const {
     ASSIGN_OR_RETURN(t.fast_accum, ParseChoice("--fast-accum", *fast_accum_, &core::ParseFastAccum,
                                                "default, on, off"));
   }
+  if (timing_backend_) {
+    ASSIGN_OR_RETURN(t.timing_backend, ParseChoice("--timing", *timing_backend_,
+                                                   &core::ParseTimingBackend, "events, kernels"));
+  }
   return absl::OkStatus();
 }
 
@@ -415,6 +445,7 @@ absl::StatusOr<core::JobSpec> WorkloadFlags::BuildSpec(std::ostream& warnings) c
   RETURN_IF_ERROR(ApplyModes(spec));
   RETURN_IF_ERROR(ApplyTiming(spec));
   spec.force = force_;
+  spec.profile = profile_;
   spec.label = label_;
   if (devices_) {
     ASSIGN_OR_RETURN(spec.devices, ParseDevices(*devices_));

@@ -48,17 +48,18 @@ class WorkloadFlags {
       micro_batch_size_, sequence_length_;
   std::optional<std::string> shapes_;
   bool pre_quantize_ = false, no_fp8_current_ = false, no_fp8_delayed_ = false, no_fp8_ = false,
-       no_fp8_block_ = false, no_fp4_ = false;
+       no_fp8_block_ = false, no_fp4_ = false, no_fp8_rowwise_ = false;
   std::optional<int32_t> num_warmup_, num_iters_;
   std::optional<double> gpu_warmup_s_;
   // gemmprof flags.
-  std::optional<std::string> recipes_, mode_, accounting_, l2_, fast_accum_;
+  std::optional<std::string> recipes_, mode_, accounting_, l2_, fast_accum_, timing_backend_;
   std::optional<int32_t> autotune_k_;
   // Noise-aware stopping (--precision-pct in percent) and the back-to-back count.
   std::optional<double> precision_pct_, item_budget_s_;
   std::optional<int32_t> b2b_count_;
   std::optional<uint64_t> seed_;
   bool force_ = false;
+  bool profile_ = false;
   std::string label_;
   std::optional<std::string> model_file_, preset_;
   std::optional<int64_t> tp_;

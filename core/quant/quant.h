@@ -69,6 +69,10 @@
 //     Encode multiplier r = fminf(s / float(sf), FLT_MAX) (IEEE fp32 division);
 //     q = cast_e2m1(x * r). A block with sf == 0 has all nibbles 0x0 (no multiply).
 //     Dequantize: (float(q) * float(sf)) / s in fp32.
+//  R11 Row-wise FP8 (fp8-rowwise): one scale per row of the [rows, cols] tensor (per token of
+//     an activation or gradient, per output channel of a weight: the row runs along K),
+//     scale = R5 on the row's R7 amax (not a power of two), scale_inv = 1.0f / scale; data =
+//     cast(x * scale) as R5. An all-zero row has scale 1.
 //  R10 BF16: round to nearest even on the upper 16 bits (as __float2bfloat16_rn); NaN
 //     -> quiet NaN with its sign (0x7FC0 | sign); Inf kept; overflow rounds to Inf.
 #pragma once
@@ -136,6 +140,14 @@ struct BlockScaled {
 BlockScaled QuantizeBlock(std::span<const float> x, int64_t rows, int64_t cols, int64_t block_rows,
                           bool pow2_scales = true);
 
+// Row-wise FP8 (fp8-rowwise, R11): one fp32 scale per row.
+struct RowScaled {
+  int64_t rows = 0, cols = 0;
+  std::vector<uint8_t> data;     // rows*cols, row-major
+  std::vector<float> scale_inv;  // one per row
+};
+RowScaled QuantizeRowwise(std::span<const float> x, int64_t rows, int64_t cols, Fp8Format f);
+
 // MXFP8: E4M3 data with one UE8M0 scale per 1x32 block (plain row-major scale layout;
 // the cuBLASLt swizzle is the kernels' business).
 struct MxScaled {
@@ -158,6 +170,7 @@ Nvfp4Scaled QuantizeNvfp4(std::span<const float> x, int64_t rows, int64_t cols);
 // Dequantization back to fp32, row-major [rows, cols].
 std::vector<float> Dequantize(const TensorScaled& q, Fp8Format f);
 std::vector<float> Dequantize(const BlockScaled& q);
+std::vector<float> Dequantize(const RowScaled& q, Fp8Format f);
 std::vector<float> Dequantize(const MxScaled& q);
 std::vector<float> Dequantize(const Nvfp4Scaled& q);
 

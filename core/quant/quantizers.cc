@@ -161,6 +161,32 @@ std::vector<float> Dequantize(const BlockScaled& q) {
   return out;
 }
 
+RowScaled QuantizeRowwise(std::span<const float> x, int64_t rows, int64_t cols, Fp8Format f) {
+  CheckShape(x, rows, cols, "QuantizeRowwise");
+  RowScaled q;
+  q.rows = rows;
+  q.cols = cols;
+  q.data.resize(x.size());
+  q.scale_inv.resize(rows);
+  for (int64_t r = 0; r < rows; ++r) {
+    const std::span<const float> row = x.subspan(r * cols, cols);
+    const float scale = ScaleFromAmax(Amax(row), f);
+    q.scale_inv[r] = 1.0f / scale;
+    for (int64_t c = 0; c < cols; ++c) q.data[r * cols + c] = EncodeFp8(row[c] * scale, f);
+  }
+  return q;
+}
+
+std::vector<float> Dequantize(const RowScaled& q, Fp8Format f) {
+  std::vector<float> out(q.data.size());
+  for (int64_t r = 0; r < q.rows; ++r) {
+    for (int64_t c = 0; c < q.cols; ++c) {
+      out[r * q.cols + c] = DecodeFp8(q.data[r * q.cols + c], f) * q.scale_inv[r];
+    }
+  }
+  return out;
+}
+
 std::vector<float> Dequantize(const MxScaled& q) {
   std::vector<float> out(q.data.size());
   const int64_t blocks = CeilDiv(q.cols, kMxBlock);

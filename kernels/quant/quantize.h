@@ -49,10 +49,9 @@ cudaError_t CastTranspose(const __nv_bfloat16* x, int64_t rows, int64_t cols, co
 // kCurrentScalingWorkspaceFloats floats and is not shared with a concurrent launch. The
 // launch is cooperative (a grid-wide barrier between the amax and the cast).
 inline constexpr int64_t kCurrentScalingWorkspaceFloats = 4096;
-cudaError_t CurrentScalingQuantize(const __nv_bfloat16* x, int64_t rows, int64_t cols,
-                                   Fp8Format f, uint8_t* out, uint8_t* out_t, float* amax,
-                                   float* scale, float* scale_inv, float* workspace,
-                                   cudaStream_t stream);
+cudaError_t CurrentScalingQuantize(const __nv_bfloat16* x, int64_t rows, int64_t cols, Fp8Format f,
+                                   uint8_t* out, uint8_t* out_t, float* amax, float* scale,
+                                   float* scale_inv, float* workspace, cudaStream_t stream);
 
 // Current scaling by whichever of the two ways is faster for the size: the fused launch
 // above, or Amax + ComputeScale + CastTranspose. The fused launch wins where the share
@@ -76,6 +75,14 @@ cudaError_t CurrentScaling(const __nv_bfloat16* x, int64_t rows, int64_t cols, F
 cudaError_t BlockQuantize(const __nv_bfloat16* x, int64_t rows, int64_t cols, int32_t block_rows,
                           bool pow2_scales, uint8_t* out, float* scale_inv, uint8_t* out_t,
                           float* scale_inv_t, cudaStream_t stream);
+
+// fp8-rowwise (core/quant R11): out [rows, cols] fp8 and scale_inv [rows] fp32, one scale
+// per row (per token of an activation, per output channel of a weight). One launch: each
+// row's amax, scale and cast in one pass over the row, the row kept on chip where it fits
+// (kRowwiseOnChipMaxCols), otherwise read twice. Bit-exact with core::quant::QuantizeRowwise.
+inline constexpr int64_t kRowwiseOnChipMaxCols = 16384;
+cudaError_t RowwiseQuantize(const __nv_bfloat16* x, int64_t rows, int64_t cols, Fp8Format f,
+                            uint8_t* out, float* scale_inv, cudaStream_t stream);
 
 // MXFP8: out [rows, cols] E4M3, scales [rows, ceil(cols/32)] UE8M0. Nullable out_t /
 // scales_t: the quantization of x^T ([cols, rows], scales [cols, ceil(rows/32)]).

@@ -110,7 +110,8 @@ json ToJson(const core::TimingOptions& t) {
           {"gpu_warmup_s", Number(t.gpu_warmup_s)},
           {"precision_target", Number(t.precision_target)},
           {"item_budget_s", Number(t.item_budget_s)},
-          {"b2b_count", t.b2b_count}};
+          {"b2b_count", t.b2b_count},
+          {"timing_backend", std::string(core::ToString(t.timing_backend))}};
 }
 
 void Read(JsonReader& r, core::TimingOptions* t) {
@@ -127,6 +128,7 @@ void Read(JsonReader& r, core::TimingOptions* t) {
   r.Double("precision_target", &t->precision_target);
   r.Double("item_budget_s", &t->item_budget_s);
   r.Int("b2b_count", &t->b2b_count);
+  r.Enum("timing_backend", &t->timing_backend, core::ParseTimingBackend);
 }
 
 json ToJson(const core::JobSpec& s) {
@@ -139,7 +141,8 @@ json ToJson(const core::JobSpec& s) {
           {"timing", ToJson(s.timing)},
           {"force", s.force},
           {"label", s.label},
-          {"devices", s.devices}};
+          {"devices", s.devices},
+          {"profile", s.profile}};
 }
 
 void Read(JsonReader& r, core::JobSpec* s) {
@@ -156,6 +159,7 @@ void Read(JsonReader& r, core::JobSpec* s) {
   std::vector<int64_t> devices;
   r.IntList("devices", &devices);
   s->devices.assign(devices.begin(), devices.end());
+  r.Bool("profile", &s->profile);
 }
 
 json ToJson(const core::GemmOp& op) {
@@ -254,7 +258,8 @@ json ToJson(const core::Telemetry& t) {
           {"temp_c_max", Number(t.temp_c_max)},
           {"throttle_reasons", t.throttle_reasons},
           {"throttled_samples", t.throttled_samples},
-          {"telemetry_samples", t.telemetry_samples}};
+          {"telemetry_samples", t.telemetry_samples},
+          {"sm_clock_mhz_mean", Number(t.sm_clock_mhz_mean)}};
 }
 
 void Read(JsonReader& r, core::Telemetry* t) {
@@ -267,6 +272,7 @@ void Read(JsonReader& r, core::Telemetry* t) {
   r.Uint("throttle_reasons", &t->throttle_reasons);
   r.Int("throttled_samples", &t->throttled_samples);
   r.Int("telemetry_samples", &t->telemetry_samples);
+  r.Double("sm_clock_mhz_mean", &t->sm_clock_mhz_mean);
 }
 
 json ToJson(const core::Estimate& e) {
@@ -292,32 +298,41 @@ json Numbers(const std::vector<double>& values) {
 }
 
 json ToJson(const core::Measurement& m) {
-  return {{"time", ToJson(m.time)},
-          {"quant_ms", Number(m.quant_ms)},
-          {"flops", Number(m.flops)},
-          {"bytes", Number(m.bytes)},
-          {"algorithm", m.algorithm},
-          {"verification", std::string(core::ToString(m.verification))},
-          {"rel_error", Number(m.rel_error)},
-          {"error_threshold", Number(m.error_threshold)},
-          {"accounting", std::string(core::ToString(m.accounting))},
-          {"fast_accum", m.fast_accum},
-          {"telemetry", ToJson(m.telemetry)},
-          {"notes", m.notes},
-          {"isolated", ToJson(m.isolated)},
-          {"b2b", ToJson(m.b2b)},
-          {"b2b_count", m.b2b_count},
-          {"round_ms", Numbers(m.round_ms)},
-          {"b2b_round_ms", Numbers(m.b2b_round_ms)},
-          {"quant_round_ms", Numbers(m.quant_round_ms)},
-          {"quant", ToJson(m.quant)},
-          {"group_uid", m.group_uid},
-          {"group_members", m.group_members},
-          {"work_key", m.work_key},
-          {"shared_with_item", m.shared_with_item},
-          {"quant_bytes", Number(m.quant_bytes)},
-          {"copy_bytes_per_s", Number(m.copy_bytes_per_s)},
-          {"stop_reason", m.stop_reason}};
+  json out = {{"time", ToJson(m.time)},
+              {"quant_ms", Number(m.quant_ms)},
+              {"flops", Number(m.flops)},
+              {"bytes", Number(m.bytes)},
+              {"algorithm", m.algorithm},
+              {"verification", std::string(core::ToString(m.verification))},
+              {"rel_error", Number(m.rel_error)},
+              {"error_threshold", Number(m.error_threshold)},
+              {"accounting", std::string(core::ToString(m.accounting))},
+              {"fast_accum", m.fast_accum},
+              {"telemetry", ToJson(m.telemetry)},
+              {"notes", m.notes},
+              {"isolated", ToJson(m.isolated)},
+              {"b2b", ToJson(m.b2b)},
+              {"b2b_count", m.b2b_count},
+              {"round_ms", Numbers(m.round_ms)},
+              {"b2b_round_ms", Numbers(m.b2b_round_ms)},
+              {"quant_round_ms", Numbers(m.quant_round_ms)},
+              {"quant", ToJson(m.quant)},
+              {"group_uid", m.group_uid},
+              {"group_members", m.group_members},
+              {"work_key", m.work_key},
+              {"shared_with_item", m.shared_with_item},
+              {"quant_bytes", Number(m.quant_bytes)},
+              {"copy_bytes_per_s", Number(m.copy_bytes_per_s)},
+              {"stop_reason", m.stop_reason}};
+  // Kernel-only timing and Nsight mode: only where present, so the common row stays small.
+  if (m.kernel_samples > 0) {
+    out["kernel"] = ToJson(m.kernel);
+    out["kernel_quant_ms"] = Number(m.kernel_quant_ms);
+    out["kernel_samples"] = m.kernel_samples;
+    out["kernel_names"] = m.kernel_names;
+  }
+  if (m.profiled) out["profiled"] = true;
+  return out;
 }
 
 void Read(JsonReader& r, core::Measurement* m) {
@@ -348,6 +363,11 @@ void Read(JsonReader& r, core::Measurement* m) {
   r.Double("quant_bytes", &m->quant_bytes);
   r.Double("copy_bytes_per_s", &m->copy_bytes_per_s);
   r.Str("stop_reason", &m->stop_reason);
+  if (std::optional<JsonReader> k = r.Child("kernel")) Read(*k, &m->kernel);
+  r.Double("kernel_quant_ms", &m->kernel_quant_ms);
+  r.Int("kernel_samples", &m->kernel_samples);
+  r.Str("kernel_names", &m->kernel_names);
+  r.Bool("profiled", &m->profiled);
 }
 
 template <typename T>
