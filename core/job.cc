@@ -3,6 +3,9 @@
 #include <charconv>
 #include <sstream>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
 namespace gemmprof::core {
 
 namespace {
@@ -40,6 +43,32 @@ std::vector<Mode> EffectiveModes(const JobSpec& spec) {
   if (!spec.modes.empty()) return spec.modes;
   if (spec.model.has_value() && !spec.model->sweep_m.empty()) return {Mode::kDynamic};
   return {Mode::kAutocast};
+}
+
+std::string QuantizationNote(const WorkItem& item) {
+  std::vector<std::string> notes;
+  const Pass pass = item.op.pass;
+  if (item.mode == Mode::kDynamic) {
+    if (item.recipe == Recipe::kBf16) {
+      notes.push_back("dynamic: bf16 quantizes nothing, so the GEMM alone is timed (as prequant)");
+    } else if (pass == Pass::kWgrad) {
+      notes.push_back(
+          "dynamic: both operands (X^T and dY^T; wgrad reads no weight) quantized inside the "
+          "timing");
+    } else {
+      notes.push_back(
+          absl::StrCat("dynamic: ", pass == Pass::kFprop ? "the activation X" : "the gradient dY",
+                       " quantized inside the timing; the weight quantized once, "
+                       "before it"));
+    }
+  }
+  if (item.recipe == Recipe::kFp8Rowwise && pass != Pass::kFprop) {
+    notes.push_back(absl::StrCat(
+        "fp8-rowwise ", std::string(ToString(pass)),
+        ": each operand quantized again from BF16 with one scale per row along this GEMM's own "
+        "K (torchao's row-wise training recipe), E4M3 throughout"));
+  }
+  return absl::StrJoin(notes, "; ");
 }
 
 std::string DescribeItem(const WorkItem& item) {

@@ -78,6 +78,14 @@ struct WorkItem {
 // errors it stores and logs (shape lists name an op by its shape, said once).
 std::string DescribeItem(const WorkItem& item);
 
+// What an item's timed region quantizes and how its operands were quantized, in words,
+// for the item's notes: dynamic mode names the operands quantized inside the timing and
+// says the weight was quantized before it; fp8-rowwise dgrad/wgrad say each operand was
+// quantized again from BF16 along this GEMM's own K; bf16 in dynamic says it times the
+// GEMM alone. Empty when there is nothing to say (autocast and prequant are explained by
+// the report's legend).
+std::string QuantizationNote(const WorkItem& item);
+
 struct JobRecord {
   int64_t id = 0;
   JobSpec spec;

@@ -21,11 +21,11 @@ struct SampleStats {
 // NVML readings taken while an item ran (zeros where unavailable, e.g. host runner).
 struct Telemetry {
   double sm_clock_mhz_min = 0, sm_clock_mhz_max = 0, mem_clock_mhz = 0;
-  double sm_clock_mhz_mean = 0;  // mean of the samples (0: not recorded, results before)
   double power_w_avg = 0, power_w_max = 0, temp_c_max = 0;
   uint64_t throttle_reasons = 0;  // OR of NVML clocks-event reasons seen
   int64_t throttled_samples = 0;  // samples taken while a throttle reason was active
   int64_t telemetry_samples = 0;
+  double sm_clock_mhz_mean = 0;  // mean of the samples (0: not recorded, results before)
 };
 
 // A center and its 95% confidence interval, estimated from per-round values of

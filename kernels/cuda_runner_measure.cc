@@ -131,6 +131,7 @@ absl::StatusOr<Operands> PrepareOperands(DevicePool& pool, const core::WorkItem&
   RETURN_IF_ERROR(o.bt.SeedHistory(st));
   RETURN_IF_ERROR(o.a.Enqueue(st, false));
   RETURN_IF_ERROR(o.bt.Enqueue(st, false));
+  if (std::string note = core::QuantizationNote(item); !note.empty()) notes->push_back(note);
   if (item.recipe == Recipe::kNvfp4) {
     ASSIGN_OR_RETURN(o.alpha_beta, pool.GetAs<float>(prefix + "alpha_beta", 2));
     CUDA_RETURN_IF_ERROR(cudaMemsetAsync(o.alpha_beta, 0, 2 * sizeof(float), st));
@@ -175,16 +176,24 @@ absl::StatusOr<std::vector<MatmulPlan>> CreatePlans(cublasLtHandle_t lt, const M
                                                     const Operands& o, int candidates,
                                                     std::string* per_group_reason) {
   std::vector<MatmulPlan> plans;
-  absl::StatusOr<MatmulPlan> whole = MatmulPlan::Create(lt, spec, candidates);
   const int64_t a_scales = o.a.gemm_scale_group_floats(),
                 bt_scales = o.bt.gemm_scale_group_floats();
+  // Outer-vector (row-wise) scales: a strided batch would read group 0's vectors for
+  // every group (no batch stride for scale pointers), so groups always go one by one.
+  const bool row_scaled = spec.a_scale_mode == CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
+  absl::StatusOr<MatmulPlan> whole =
+      row_scaled && spec.batch > 1
+          ? absl::FailedPreconditionError(
+                "cuBLASLt's strided batch takes one row-scale vector per operand, not one per "
+                "group")
+          : MatmulPlan::Create(lt, spec, candidates);
   if (whole.ok() || !absl::IsFailedPrecondition(whole.status()) || spec.batch == 1 ||
       a_scales == 0 || bt_scales == 0) {
     if (!whole.ok()) return whole.status();
     plans.push_back(*std::move(whole));
     return plans;
   }
-  // fp8-block: one byte per element, BF16 output, fp32 block scales.
+  // fp8-block and fp8-rowwise: one byte per element, BF16 output, fp32 scales.
   const int64_t m = spec.m, n = spec.n, k = spec.k;
   for (int64_t g = 0; g < spec.batch; ++g) {
     MatmulSpec one = spec;

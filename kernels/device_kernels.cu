@@ -97,6 +97,13 @@ __global__ void DequantBlockKernel(const uint8_t* q, int64_t groups, int64_t row
   }
 }
 
+__global__ void DequantRowKernel(const uint8_t* q, int64_t rows, int64_t cols,
+                                 const float* scale_inv, float* out) {
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < rows * cols;
+       i += int64_t{gridDim.x} * blockDim.x)
+    out[i] = DecodeE4m3(q[i]) * scale_inv[i / cols];
+}
+
 __global__ void DequantMxKernel(const uint8_t* q, int64_t rows, int64_t cols, const uint8_t* scales,
                                 float* out) {
   const int64_t sc = (cols + 31) / 32;
@@ -199,6 +206,12 @@ cudaError_t DequantizeBlockFp8(const uint8_t* q, int64_t groups, int64_t rows, i
                                cudaStream_t stream) {
   DequantBlockKernel<<<GridFor(groups * rows * cols), kThreads, 0, stream>>>(
       q, groups, rows, cols, block_rows, scale_inv, out);
+  return cudaGetLastError();
+}
+
+cudaError_t DequantizeRowFp8(const uint8_t* q, int64_t rows, int64_t cols, const float* scale_inv,
+                             float* out, cudaStream_t stream) {
+  DequantRowKernel<<<GridFor(rows * cols), kThreads, 0, stream>>>(q, rows, cols, scale_inv, out);
   return cudaGetLastError();
 }
 

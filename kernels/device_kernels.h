@@ -23,6 +23,9 @@ cudaError_t Bf16ToFloat(const __nv_bfloat16* x, int64_t n, float* out, cudaStrea
 // out[i] = decode(q[i]) * *scale_inv (per-tensor FP8).
 cudaError_t DequantizeTensorFp8(const uint8_t* q, int64_t n, core::quant::Fp8Format f,
                                 const float* scale_inv, float* out, cudaStream_t stream);
+// out[r, c] = decode_e4m3(q[r, c]) * scale_inv[r]: row-wise scales (fp8-rowwise).
+cudaError_t DequantizeRowFp8(const uint8_t* q, int64_t rows, int64_t cols, const float* scale_inv,
+                             float* out, cudaStream_t stream);
 // out[g, r, c] = decode_e4m3(q[g, r, c]) * scale_inv[g][r / block_rows, c / 128]: `groups`
 // [rows, cols] tensors back to back, each with its own row-major scale grid of
 // ceil(rows / block_rows) * ceil(cols / 128) floats, the grids back to back.

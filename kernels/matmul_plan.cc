@@ -79,6 +79,8 @@ std::string ScaleName(std::optional<cublasLtMatmulMatrixScale_t> mode) {
       return " with VEC32_UE8M0 block scales";
     case CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3:
       return " with VEC16_UE4M3 block scales";
+    case CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F:
+      return " with OUTER_VEC_32F row scales";
     default:
       return absl::StrCat(" with scale mode ", static_cast<int>(*mode));
   }

@@ -40,6 +40,10 @@ ScaleSizes GroupScaleBytes(const OperandConfig& c) {
       s.raw = r * CeilDiv(k, 16);
       s.gemm = SwizzledScaleBytes(r, CeilDiv(k, 16));
       break;
+    case Recipe::kFp8Rowwise:
+      // cuBLASLt's outer-vector scales are the plain per-row vector: no second layout.
+      s.raw = r * 4;
+      break;
     default:
       break;
   }
@@ -97,7 +101,7 @@ absl::StatusOr<OperandQuantizer> OperandQuantizer::Create(DevicePool& pool,
   const ScaleSizes s = ScaleBytes(config);
   ASSIGN_OR_RETURN(q.q_, pool.GetAs<uint8_t>(p + ".q", DataBytes(config)));
   q.data_ = q.q_;
-  if (with_transpose && config.recipe != Recipe::kNvfp4) {
+  if (with_transpose && config.recipe != Recipe::kNvfp4 && config.recipe != Recipe::kFp8Rowwise) {
     ASSIGN_OR_RETURN(q.q_t_, pool.GetAs<uint8_t>(p + ".qt", DataBytes(config)));
     if (s.raw_t > 0) {
       ASSIGN_OR_RETURN(q.raw_scales_t_, pool.Get(p + ".st", s.raw_t));
@@ -121,6 +125,9 @@ absl::StatusOr<OperandQuantizer> OperandQuantizer::Create(DevicePool& pool,
   if (IsTensorScaled(config.recipe)) q.gemm_scale_ = q.scale_inv_;
   if (s.raw > 0) {
     ASSIGN_OR_RETURN(q.raw_scales_, pool.Get(p + ".s", s.raw));
+    q.gemm_scale_ = q.raw_scales_;
+  }
+  if (s.gemm > 0) {
     ASSIGN_OR_RETURN(q.gemm_scales_, pool.Get(p + ".sg", s.gemm));
     q.gemm_scale_ = q.gemm_scales_;
   }
@@ -152,6 +159,8 @@ std::optional<cublasLtMatmulMatrixScale_t> OperandQuantizer::scale_mode() const 
       return CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0;
     case Recipe::kNvfp4:
       return CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3;
+    case Recipe::kFp8Rowwise:
+      return CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
     default:
       return CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
   }
@@ -213,6 +222,7 @@ absl::Status OperandQuantizer::EnqueueTensorScaled(cudaStream_t stream, bool wit
 }
 
 int64_t OperandQuantizer::gemm_scale_group_floats() const {
+  if (config_.recipe == Recipe::kFp8Rowwise) return config_.rows;
   return config_.recipe == Recipe::kFp8Block ? GroupScaleBytes(config_).gemm / 4 : 0;
 }
 
@@ -282,6 +292,14 @@ absl::Status OperandQuantizer::Enqueue(cudaStream_t stream, bool with_transpose)
     case Recipe::kMxfp8:
     case Recipe::kNvfp4:
       return EnqueueMicroscaled(stream, with_transpose);
+    case Recipe::kFp8Rowwise:
+      // Row scales never need a transposed copy: every GEMM that reads this tensor along
+      // another dimension quantizes it again from BF16 (torchao's row-wise recipe). The
+      // groups stacked are just more rows.
+      CUDA_RETURN_IF_ERROR(RowwiseQuantize(source_, config_.groups * config_.rows, config_.cols,
+                                           config_.format, q_, static_cast<float*>(raw_scales_),
+                                           stream));
+      return absl::OkStatus();
   }
   return absl::InternalError("unknown recipe");
 }
@@ -308,6 +326,10 @@ absl::Status OperandQuantizer::Dequantize(float* out, cudaStream_t stream) const
     case Recipe::kNvfp4:
       CUDA_RETURN_IF_ERROR(DequantizeNvfp4(
           q_, c.rows, c.cols, static_cast<const uint8_t*>(raw_scales_), scale_, out, stream));
+      break;
+    case Recipe::kFp8Rowwise:
+      CUDA_RETURN_IF_ERROR(DequantizeRowFp8(q_, c.groups * c.rows, c.cols,
+                                            static_cast<const float*>(raw_scales_), out, stream));
       break;
   }
   return absl::OkStatus();

@@ -31,6 +31,8 @@ std::string GemmOperandText(const OperandConfig& c) {
     case Recipe::kFp8Block:
       return absl::StrCat("fp8-", c.format == Fp8Format::kE4M3 ? "e4m3" : "e5m2",
                           c.weight ? "-block128x128" : "-block1x128");
+    case Recipe::kFp8Rowwise:
+      return "fp8-e4m3-row";
     default:
       return std::string(core::ToString(c.recipe));
   }
@@ -72,8 +74,10 @@ OperandConfig OperandA(const core::WorkItem& item, const core::TimingOptions& ti
   OperandConfig c = Base(item, timing);
   c.slot = "a";
   c.rows = item.op.shape.m;
-  // dgrad's A is the output gradient dY: E5M2 under HYBRID.
-  c.format = item.op.pass == Pass::kDgrad ? Fp8Format::kE5M2 : Fp8Format::kE4M3;
+  // dgrad's A is the output gradient dY: E5M2 under HYBRID; row-wise scaling is E4M3
+  // throughout (torchao's row-wise recipe; PyTorch's row-wise scaled_mm on sm_90).
+  c.format = item.op.pass == Pass::kDgrad && item.recipe != Recipe::kFp8Rowwise ? Fp8Format::kE5M2
+                                                                                : Fp8Format::kE4M3;
   c.weight = false;
   return c;
 }
@@ -83,7 +87,8 @@ OperandConfig OperandBt(const core::WorkItem& item, const core::TimingOptions& t
   c.slot = "bt";
   c.rows = item.op.shape.n;
   // wgrad's B^T is dY^T (E5M2); fprop/dgrad read the weight (or its transpose).
-  c.format = item.op.pass == Pass::kWgrad ? Fp8Format::kE5M2 : Fp8Format::kE4M3;
+  c.format = item.op.pass == Pass::kWgrad && item.recipe != Recipe::kFp8Rowwise ? Fp8Format::kE5M2
+                                                                                : Fp8Format::kE4M3;
   c.weight = item.op.pass != Pass::kWgrad;
   return c;
 }
@@ -117,7 +122,16 @@ absl::Status CheckGroups(const core::WorkItem& item) {
 TimedQuantization TimedPart(const core::WorkItem& item, core::Accounting accounting) {
   TimedQuantization t;
   if (item.mode == core::Mode::kPrequant || item.recipe == Recipe::kBf16) return t;
-  if (accounting == core::Accounting::kPerGemm) {
+  if (item.mode == core::Mode::kDynamic) {
+    // Inference: the activation (or gradient) operands are quantized per call, the
+    // weight once before. A is X, dY or X^T; B^T is the weight except in wgrad (dY^T).
+    t.a = true;
+    t.bt = item.op.pass == Pass::kWgrad;
+    return t;
+  }
+  if (accounting == core::Accounting::kPerGemm || item.recipe == Recipe::kFp8Rowwise) {
+    // Row-wise scales run along one GEMM's K only, so each GEMM of a training step
+    // quantizes both its operands again from BF16 (torchao's row-wise recipe).
     t.a = t.bt = true;
     return t;
   }

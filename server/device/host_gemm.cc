@@ -100,6 +100,8 @@ double ErrorThreshold(Recipe recipe) {
       return 8e-2;
     case Recipe::kNvfp4:
       return 3e-1;
+    case Recipe::kFp8Rowwise:
+      return 8e-2;
   }
   return 0;
 }
@@ -175,6 +177,9 @@ QuantizedOperand QuantizedOperand::Quantize(Recipe recipe, OperandRole role,
       return QuantizedOperand(q::QuantizeMxfp8(x, rows, cols));
     case Recipe::kNvfp4:
       return QuantizedOperand(q::QuantizeNvfp4(x, rows, cols));
+    case Recipe::kFp8Rowwise:
+      // E4M3 for every role (torchao's row-wise recipe), one scale per row along K.
+      return QuantizedOperand(q::QuantizeRowwise(x, rows, cols, q::Fp8Format::kE4M3));
   }
   return QuantizedOperand(std::vector<float>(x.begin(), x.end()));
 }
@@ -186,6 +191,9 @@ std::vector<float> QuantizedOperand::Dequantize() const {
     std::vector<float> operator()(const q::BlockScaled& b) const { return q::Dequantize(b); }
     std::vector<float> operator()(const q::MxScaled& b) const { return q::Dequantize(b); }
     std::vector<float> operator()(const q::Nvfp4Scaled& b) const { return q::Dequantize(b); }
+    std::vector<float> operator()(const q::RowScaled& b) const {
+      return q::Dequantize(b, q::Fp8Format::kE4M3);
+    }
   };
   return std::visit(Visitor{}, value_);
 }
@@ -202,6 +210,9 @@ double QuantizedOperand::Bytes() const {
     }
     double operator()(const q::Nvfp4Scaled& b) const {
       return b.data.size() + b.scales.size() + 4.0;
+    }
+    double operator()(const q::RowScaled& b) const {
+      return b.data.size() + 4.0 * b.scale_inv.size();
     }
   };
   return std::visit(Visitor{}, value_);

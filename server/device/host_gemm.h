@@ -119,7 +119,8 @@ class QuantizedOperand {
     core::quant::Fp8Format format;
   };
   using Value = std::variant<std::vector<float>, Fp8Tensor, core::quant::BlockScaled,
-                             core::quant::MxScaled, core::quant::Nvfp4Scaled>;
+                             core::quant::MxScaled, core::quant::Nvfp4Scaled,
+                             core::quant::RowScaled>;
   explicit QuantizedOperand(Value value) : value_(std::move(value)) {}
   Value value_;
 };

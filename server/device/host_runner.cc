@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <span>
 #include <sstream>
 #include <string>
@@ -58,26 +59,64 @@ int32_t HistoryLen(const core::WorkItem& item, const core::TimingOptions& timing
 
 using OperandPair = std::pair<QuantizedOperand, QuantizedOperand>;
 
-// A and B of group `g`, quantized with the item's recipe and the pass's operand roles.
-OperandPair QuantizeGroup(const core::WorkItem& item, const HostOperands& ops, int64_t g,
-                          core::AmaxAlgo amax_algo) {
-  const int64_t a_size = ops.m * ops.k, b_size = ops.n * ops.k;
-  const size_t hist = ops.a_amax_history.size() / ops.groups;
-  const auto part = [](const std::vector<float>& v, int64_t offset, int64_t count) {
-    return std::span<const float>(v.data() + offset, count);
-  };
-  return {QuantizedOperand::Quantize(item.recipe, RoleOfA(item.op.pass),
-                                     part(ops.a, g * a_size, a_size), ops.m, ops.k,
-                                     part(ops.a_amax_history, g * hist, hist), amax_algo),
-          QuantizedOperand::Quantize(item.recipe, RoleOfB(item.op.pass),
-                                     part(ops.b, g * b_size, b_size), ops.n, ops.k,
-                                     part(ops.b_amax_history, g * hist, hist), amax_algo)};
+std::span<const float> Part(const std::vector<float>& v, int64_t offset, int64_t count) {
+  return std::span<const float>(v.data() + offset, count);
 }
 
-// Whether the timed region quantizes: autocast of a low-precision recipe. BF16 needs no
-// quantization, so its autocast step is its prequant step.
-bool TimesQuantization(const core::WorkItem& item) {
-  return item.mode == core::Mode::kAutocast && item.recipe != core::Recipe::kBf16;
+// A (or B) of group `g`, quantized with the item's recipe and the pass's operand roles.
+QuantizedOperand QuantizeA(const core::WorkItem& item, const HostOperands& ops, int64_t g,
+                           core::AmaxAlgo amax_algo) {
+  const int64_t size = ops.m * ops.k;
+  const size_t hist = ops.a_amax_history.size() / ops.groups;
+  return QuantizedOperand::Quantize(item.recipe, RoleOfA(item.op.pass), Part(ops.a, g * size, size),
+                                    ops.m, ops.k, Part(ops.a_amax_history, g * hist, hist),
+                                    amax_algo);
+}
+
+QuantizedOperand QuantizeB(const core::WorkItem& item, const HostOperands& ops, int64_t g,
+                           core::AmaxAlgo amax_algo) {
+  const int64_t size = ops.n * ops.k;
+  const size_t hist = ops.b_amax_history.size() / ops.groups;
+  return QuantizedOperand::Quantize(item.recipe, RoleOfB(item.op.pass), Part(ops.b, g * size, size),
+                                    ops.n, ops.k, Part(ops.b_amax_history, g * hist, hist),
+                                    amax_algo);
+}
+
+OperandPair QuantizeGroup(const core::WorkItem& item, const HostOperands& ops, int64_t g,
+                          core::AmaxAlgo amax_algo) {
+  return {QuantizeA(item, ops, g, amax_algo), QuantizeB(item, ops, g, amax_algo)};
+}
+
+// Which operands the timed region quantizes. autocast: both (the host times every pass
+// alike); dynamic (inference): A (the activation or gradient) and B only where it is not
+// the weight (wgrad's dY^T); prequant: none. BF16 needs no quantization, so its autocast
+// and dynamic steps are its prequant step.
+struct TimedOperands {
+  bool a = false, b = false;
+  bool any() const { return a || b; }
+};
+
+TimedOperands TimedPart(const core::WorkItem& item) {
+  if (item.recipe == core::Recipe::kBf16) return {};
+  switch (item.mode) {
+    case core::Mode::kAutocast:
+      return {true, true};
+    case core::Mode::kDynamic:
+      return {true, RoleOfB(item.op.pass) != OperandRole::kWeight};
+    case core::Mode::kPrequant:
+      break;
+  }
+  return {};
+}
+
+// "quantize+gemm" when both operands are quantized inside the timing (the key results
+// stored before dynamic mode carry), "quantize-a+gemm" when only A is, "gemm" for none.
+std::string TimedText(const core::WorkItem& item) {
+  const TimedOperands t = TimedPart(item);
+  if (t.a && t.b) return "quantize+gemm";
+  if (t.a) return "quantize-a+gemm";
+  if (t.b) return "quantize-b+gemm";
+  return "gemm";
 }
 
 // The operand's stored format and where its scale comes from, as QuantizedOperand does it.
@@ -98,6 +137,8 @@ std::string OperandFormat(const core::WorkItem& item, OperandRole role,
       return "e4m3/mx1x32";
     case core::Recipe::kNvfp4:
       return "e2m1/nv1x16";
+    case core::Recipe::kFp8Rowwise:
+      return "e4m3/row";
   }
   return "unknown";
 }
@@ -105,9 +146,10 @@ std::string OperandFormat(const core::WorkItem& item, OperandRole role,
 // One distinct piece of host work of a group and its per-round values.
 struct Member {
   std::vector<size_t> items;              // indexes into the request's items; the first is measured
-  bool quantizes = false;                 // TimesQuantization of its items
-  std::vector<OperandPair> prequantized;  // per GEMM group, when the timed region does not quantize
+  TimedOperands timed;                    // what the timed region of its items quantizes
+  std::vector<OperandPair> prequantized;  // per GEMM group, quantized before the timing
   double operand_bytes = 0;               // quantized A and B of every group, one iteration
+  double a_bytes = 0, b_bytes = 0;        // the quantized A and B alone, every group
   double rel_error = 0;
   std::vector<double> iso_ms, b2b_ms, quant_ms;  // per round
 };
@@ -134,11 +176,13 @@ class GroupRounds {
         const HostGemmResult verified,
         HostReferenceGemm(item.recipe, item.op.pass, ops, request_.timing.amax_algo, threads_));
     member.rel_error = verified.rel_error;
-    member.quantizes = TimesQuantization(item);
+    member.timed = TimedPart(item);
     for (int64_t g = 0; g < ops.groups; ++g) {
       OperandPair q = QuantizeGroup(item, ops, g, request_.timing.amax_algo);
       member.operand_bytes += q.first.Bytes() + q.second.Bytes();
-      if (!member.quantizes) member.prequantized.push_back(std::move(q));
+      member.a_bytes += q.first.Bytes();
+      member.b_bytes += q.second.Bytes();
+      member.prequantized.push_back(std::move(q));
     }
     return absl::OkStatus();
   }
@@ -155,7 +199,7 @@ class GroupRounds {
     for (size_t i = 0; i < members.size(); ++i) {
       units.push_back({i, Unit::Kind::kIsolated});
       units.push_back({i, Unit::Kind::kBackToBack});
-      if (members[i].quantizes) units.push_back({i, Unit::Kind::kQuant});
+      if (members[i].timed.any()) units.push_back({i, Unit::Kind::kQuant});
     }
     const int32_t b2b = HostB2bCount(request_.timing);
     int32_t done = 0;
@@ -174,9 +218,7 @@ class GroupRounds {
             m.b2b_ms.push_back(MsSince(t0) / b2b);
             break;
           case Unit::Kind::kQuant:
-            for (int64_t g = 0; g < ops.groups; ++g) {
-              QuantizeGroup(request_.items[m.items.front()], ops, g, request_.timing.amax_algo);
-            }
+            for (int64_t g = 0; g < ops.groups; ++g) QuantizeTimed(m, ops, g);
             m.quant_ms.push_back(MsSince(t0));
             break;
         }
@@ -194,21 +236,34 @@ class GroupRounds {
     return now_ms >= request_.deadline_unix_ms;
   }
 
-  // One iteration of the timed region: quantize (when it does) + the GEMM of every group.
-  // The host GEMM of a low-precision operand is dequantize + fp32 GEMM, both timed.
+  // One iteration of the timed region: quantize the operands it quantizes + the GEMM of
+  // every group. The host GEMM of a low-precision operand is dequantize + fp32 GEMM, both
+  // timed.
   void Iterate(const Member& m, const HostOperands& ops) {
     for (int64_t g = 0; g < ops.groups; ++g) {
-      if (m.quantizes) {
-        Gemm(QuantizeGroup(request_.items[m.items.front()], ops, g, request_.timing.amax_algo),
-             ops);
-      } else {
-        Gemm(m.prequantized[g], ops);
+      if (!m.timed.any()) {
+        Gemm(m.prequantized[g].first, m.prequantized[g].second, ops);
+        continue;
       }
+      const auto [a, b] = QuantizeTimed(m, ops, g);
+      Gemm(a ? *a : m.prequantized[g].first, b ? *b : m.prequantized[g].second, ops);
     }
   }
 
-  void Gemm(const OperandPair& q, const HostOperands& ops) {
-    GemmFp32(q.first.Dequantize(), q.second.Dequantize(), ops.m, ops.k, ops.n, c_, threads_);
+  // Group g's operands that the timed region quantizes (dynamic mode: not the weight,
+  // whose copy was made before the timing).
+  std::pair<std::optional<QuantizedOperand>, std::optional<QuantizedOperand>> QuantizeTimed(
+      const Member& m, const HostOperands& ops, int64_t g) const {
+    const core::WorkItem& item = request_.items[m.items.front()];
+    const core::AmaxAlgo algo = request_.timing.amax_algo;
+    std::pair<std::optional<QuantizedOperand>, std::optional<QuantizedOperand>> out;
+    if (m.timed.a) out.first = QuantizeA(item, ops, g, algo);
+    if (m.timed.b) out.second = QuantizeB(item, ops, g, algo);
+    return out;
+  }
+
+  void Gemm(const QuantizedOperand& a, const QuantizedOperand& b, const HostOperands& ops) {
+    GemmFp32(a.Dequantize(), b.Dequantize(), ops.m, ops.k, ops.n, c_, threads_);
   }
 
   const core::GroupRequest& request_;
@@ -219,9 +274,11 @@ class GroupRounds {
 // Bytes the timed quantization must move per iteration: one read of each BF16 source,
 // each quantized write, the scales (operand_bytes holds the last two).
 double QuantBytes(const core::WorkItem& item, const Member& m) {
-  if (!m.quantizes) return 0;
   const core::GemmShape& s = item.op.shape;
-  return item.op.groups * 2.0 * (s.m * s.k + s.n * s.k) + m.operand_bytes;
+  double bytes = 0;
+  if (m.timed.a) bytes += item.op.groups * 2.0 * s.m * s.k + m.a_bytes;
+  if (m.timed.b) bytes += item.op.groups * 2.0 * s.n * s.k + m.b_bytes;
+  return bytes;
 }
 
 }  // namespace
@@ -252,8 +309,7 @@ std::string HostWorkKey(const core::WorkItem& item, const core::TimingOptions& t
   return absl::StrCat("host m=", s.m, " k=", s.k, " n=", s.n, " groups=", item.op.groups,
                       " a=", OperandFormat(item, RoleOfA(item.op.pass), timing),
                       " b=", OperandFormat(item, RoleOfB(item.op.pass), timing),
-                      " timed=", TimesQuantization(item) ? "quantize+gemm" : "gemm",
-                      " seed=", timing.seed);
+                      " timed=", TimedText(item), " seed=", timing.seed);
 }
 
 std::string CpuModelFromCpuinfo(std::string_view cpuinfo) {
@@ -411,6 +467,13 @@ void FillOutcomes(const core::GroupRequest& request, const Member& member,
   if (item.recipe == core::Recipe::kFp8Delayed) {
     absl::StrAppend(&m.notes, "; amax history of ", HistoryLen(item, timing), " of ",
                     timing.amax_history_len, " tensors");
+  }
+  if (std::string note = core::QuantizationNote(item); !note.empty()) {
+    absl::StrAppend(&m.notes, "; ", note);
+  }
+  if (timing.timing_backend == core::TimingBackend::kKernels) {
+    absl::StrAppend(&m.notes,
+                    "; kernel-only timing needs a GPU (CUPTI): events-style wall time only");
   }
   result.outcomes[member.items.front()].measurement = m;
   for (size_t k = 1; k < member.items.size(); ++k) {

@@ -50,11 +50,19 @@ TEST_F(AppTest, BadWorkloadFlags) {
       {{"submit", "--shapes", "99999999999"}, "--shapes"},
       {{"submit", "--shapes", ""}, "--shapes"},
       {{"submit"}, "no workload"},
-      {Seed({"--recipes", "fp9"}), "bf16, fp8-current, fp8-delayed, fp8-block, mxfp8, nvfp4"},
+      {Seed({"--recipes", "fp9"}),
+       "bf16, fp8-current, fp8-delayed, fp8-block, mxfp8, nvfp4, fp8-rowwise"},
       {Seed({"--recipes", "bf16,bf16"}), "listed twice"},
       {Seed({"--recipes", ","}), "--recipes"},
       {Seed({"--recipes", "mxfp8", "--no-fp8"}), "no recipe left"},
       {Seed({"--mode", "fast"}), "--mode"},
+      {Seed({"--mode", "dynamic,dynamic"}), "listed twice"},
+      {Seed({"--mode", "autocast,infer"}), "unknown value \"infer\""},
+      {Seed({"--mode", ","}), "--mode: empty list"},
+      {Seed({"--pre-quantize", "--mode", "dynamic"}), "--pre-quantize"},
+      {Seed({"--recipes", "fp8-rowwis"}), "unknown recipe \"fp8-rowwis\""},
+      {Seed({"--recipes", "fp8-rowwise", "--no-fp8-rowwise"}), "no recipe left"},
+      {Seed({"--timing", "cupti"}), "--timing"},
       {Seed({"--pre-quantize", "--mode", "autocast"}), "--pre-quantize"},
       {Seed({"--accounting", "per-step"}), "--accounting"},
       {Seed({"--l2", "warm"}), "--l2"},
@@ -165,8 +173,8 @@ TEST_F(AppTest, ServerFromEnvironmentIsValidatedToo) {
 }
 
 TEST_F(AppTest, SubmitPrintsOnlyTheJobIdAndSendsTheSpec) {
-  const Result r = Run(Seed({"--no-fp8", "--no-fp4", "--pre-quantize", "--num-iters", "50", "--l2",
-                             "cold", "--label", "x"}));
+  const Result r = Run(Seed({"--no-fp8", "--no-fp4", "--no-fp8-rowwise", "--pre-quantize",
+                             "--num-iters", "50", "--l2", "cold", "--label", "x"}));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, "100\n");
   EXPECT_EQ(r.err, "");
@@ -181,6 +189,25 @@ TEST_F(AppTest, SubmitPrintsOnlyTheJobIdAndSendsTheSpec) {
   EXPECT_EQ(s.timing.timed_iters, 50);
   EXPECT_EQ(s.timing.l2, core::L2Policy::kCold);
   EXPECT_EQ(s.label, "x");
+}
+
+TEST_F(AppTest, ModesTimingAndProfileReachTheSpec) {
+  const Result r = Run(Seed({"--mode", "dynamic,prequant", "--recipes", "fp8-rowwise,bf16",
+                             "--timing", "kernels", "--profile"}));
+  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(fake_.submitted.size(), 1u);
+  const core::JobSpec& s = fake_.submitted[0];
+  EXPECT_EQ(s.modes, (std::vector<core::Mode>{core::Mode::kDynamic, core::Mode::kPrequant}));
+  EXPECT_EQ(s.recipes, (std::vector<core::Recipe>{core::Recipe::kFp8Rowwise, core::Recipe::kBf16}));
+  EXPECT_EQ(s.timing.timing_backend, core::TimingBackend::kKernels);
+  EXPECT_TRUE(s.profile);
+
+  ASSERT_EQ(Run(Seed({"--mode", "all"})).code, 0);
+  EXPECT_EQ(fake_.submitted.back().modes,
+            (std::vector<core::Mode>{core::Mode::kAutocast, core::Mode::kPrequant,
+                                     core::Mode::kDynamic}));
+  EXPECT_FALSE(fake_.submitted.back().profile);
+  EXPECT_EQ(fake_.submitted.back().timing.timing_backend, core::TimingBackend::kEvents);
 }
 
 TEST_F(AppTest, ExplicitFlagsOverridePresetAndFileValues) {
@@ -360,7 +387,7 @@ TEST_F(AppTest, PlanNeedsNoServer) {
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.connects, 0);
   EXPECT_THAT(r.out, HasSubstr("15872x4096x12288"));
-  EXPECT_THAT(r.out, HasSubstr("72 items (12 GEMMs x 6 recipes x 1 modes)"));
+  EXPECT_THAT(r.out, HasSubstr("84 items (12 GEMMs x 7 recipes x 1 modes)"));
 }
 
 }  // namespace

@@ -15,7 +15,19 @@ TEST(EnumsTest, RecipeNamesRoundTrip) {
   }
   EXPECT_FALSE(ParseRecipe("fp16").has_value());
   EXPECT_FALSE(ParseRecipe("").has_value());
-  EXPECT_EQ(RecipeList(), "bf16, fp8-current, fp8-delayed, fp8-block, mxfp8, nvfp4");
+  EXPECT_EQ(RecipeList(), "bf16, fp8-current, fp8-delayed, fp8-block, mxfp8, nvfp4, fp8-rowwise");
+  EXPECT_FALSE(ParseRecipe("fp8-rowwis").has_value());
+}
+
+TEST(EnumsTest, ModesAndTimingBackendsRoundTrip) {
+  for (Mode m : {Mode::kAutocast, Mode::kPrequant, Mode::kDynamic}) {
+    EXPECT_EQ(ParseMode(ToString(m)), m);
+  }
+  EXPECT_EQ(ToString(Mode::kDynamic), "dynamic");
+  EXPECT_FALSE(ParseMode("inference").has_value());
+  EXPECT_EQ(ParseTimingBackend("events"), TimingBackend::kEvents);
+  EXPECT_EQ(ParseTimingBackend("kernels"), TimingBackend::kKernels);
+  EXPECT_FALSE(ParseTimingBackend("cupti").has_value());
 }
 
 TEST(EnumsTest, TerminalStates) {

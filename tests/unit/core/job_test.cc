@@ -27,6 +27,7 @@ TEST(CacheTextTest, EveryNewOptionChangesTheKey) {
   const std::string base = TimingOptions{}.CacheText();
   const std::vector<std::function<void(TimingOptions&)>> edits = {
       [](TimingOptions& t) { t.timed_iters = 100; },
+      [](TimingOptions& t) { t.timing_backend = TimingBackend::kKernels; },
       [](TimingOptions& t) { t.precision_target = 0.005; },
       // Values that print alike at six digits must still differ.
       [](TimingOptions& t) { t.precision_target = 0.0100000001; },
@@ -55,4 +56,43 @@ TEST(CacheTextTest, OldKeysNeverMatch) {
 }
 
 }  // namespace
+TEST(EffectiveModesTest, SweepsDefaultToDynamicOthersToAutocast) {
+  JobSpec spec;
+  spec.shapes = {{16, 4096, 4096}};
+  EXPECT_EQ(EffectiveModes(spec), std::vector<Mode>{Mode::kAutocast});
+  spec.shapes.clear();
+  spec.model.emplace();
+  EXPECT_EQ(EffectiveModes(spec), std::vector<Mode>{Mode::kAutocast});
+  spec.model->sweep_m = {1, 16};
+  EXPECT_EQ(EffectiveModes(spec), std::vector<Mode>{Mode::kDynamic});
+  spec.modes = {Mode::kPrequant};
+  EXPECT_EQ(EffectiveModes(spec), std::vector<Mode>{Mode::kPrequant});
+}
+
+WorkItem ItemOf(Pass pass, Recipe recipe, Mode mode) {
+  WorkItem item;
+  item.op.pass = pass;
+  item.op.shape = {16, 4096, 4096};
+  item.recipe = recipe;
+  item.mode = mode;
+  return item;
+}
+
+TEST(QuantizationNoteTest, SaysWhatTheTimingQuantized) {
+  EXPECT_EQ(QuantizationNote(ItemOf(Pass::kFprop, Recipe::kFp8Current, Mode::kAutocast)), "");
+  EXPECT_EQ(QuantizationNote(ItemOf(Pass::kFprop, Recipe::kFp8Rowwise, Mode::kPrequant)), "");
+  EXPECT_THAT(QuantizationNote(ItemOf(Pass::kFprop, Recipe::kFp8Current, Mode::kDynamic)),
+              HasSubstr("the activation X quantized inside the timing; the weight quantized "
+                        "once, before it"));
+  EXPECT_THAT(QuantizationNote(ItemOf(Pass::kDgrad, Recipe::kFp8Block, Mode::kDynamic)),
+              HasSubstr("the gradient dY quantized inside the timing"));
+  EXPECT_THAT(QuantizationNote(ItemOf(Pass::kWgrad, Recipe::kNvfp4, Mode::kDynamic)),
+              HasSubstr("both operands"));
+  // bf16 has nothing to quantize: labelled, not refused.
+  EXPECT_THAT(QuantizationNote(ItemOf(Pass::kFprop, Recipe::kBf16, Mode::kDynamic)),
+              HasSubstr("bf16 quantizes nothing, so the GEMM alone is timed"));
+  EXPECT_THAT(QuantizationNote(ItemOf(Pass::kWgrad, Recipe::kFp8Rowwise, Mode::kPrequant)),
+              HasSubstr("fp8-rowwise wgrad: each operand quantized again from BF16"));
+}
+
 }  // namespace gemmprof::core

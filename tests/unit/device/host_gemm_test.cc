@@ -1,14 +1,15 @@
 // The host reference GEMM: random operands, per-pass operand formats, the fp32 loop.
 #include "server/device/host_gemm.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <vector>
 
+#include "core/quant/quant.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "core/quant/quant.h"
 
 namespace gemmprof::device {
 namespace {
@@ -182,6 +183,48 @@ TEST(HostReferenceGemm, SpanOverloadMatchesOperandsFromTheSameSeed) {
   EXPECT_THAT(bad_shape.status().message(), HasSubstr("operands.b: 770 elements, expected 840"));
 }
 
+// E4M3 rounding written from the format's definition (3 mantissa bits, exponent bias 7,
+// subnormals below 2^-6, saturation at 448, ties to even), not from core/quant's encoder.
+float RoundE4m3Independently(float v) {
+  const double a = std::fabs(static_cast<double>(v));
+  if (a == 0) return v;
+  const int e = std::max(static_cast<int>(std::floor(std::log2(a))), -6);
+  const double quantum = std::ldexp(1.0, e - 3);
+  double r = std::nearbyint(a / quantum) * quantum;  // the default mode: ties to even
+  r = std::min(r, 448.0);
+  return static_cast<float>(std::copysign(r, static_cast<double>(v)));
+}
+
+// Each row dequantized with its own scale 448 / amax(row), computed here from scratch.
+std::vector<float> RowwiseDequantizedIndependently(const std::vector<float>& x, int64_t rows,
+                                                   int64_t cols) {
+  std::vector<float> out(x.size());
+  for (int64_t r = 0; r < rows; ++r) {
+    float amax = 0;
+    for (int64_t c = 0; c < cols; ++c) amax = std::max(amax, std::fabs(x[r * cols + c]));
+    const float scale = amax > 0 ? 448.0f / amax : 1.0f;
+    const float scale_inv = 1.0f / scale;
+    for (int64_t c = 0; c < cols; ++c) {
+      out[r * cols + c] = RoundE4m3Independently(x[r * cols + c] * scale) * scale_inv;
+    }
+  }
+  return out;
+}
+
+// fp8-rowwise: one scale per row of A (per token) and per row of B = [N, K] (per output
+// channel), E4M3 in every pass; matches a computation that shares no code with core/quant.
+TEST(HostReferenceGemm, RowwiseMatchesAnIndependentComputation) {
+  const HostOperands ops = MakeHostOperands({19, 133, 21}, 1, 11, 0);
+  const std::vector<float> want = Expected(ops, RowwiseDequantizedIndependently(ops.a, 19, ops.k),
+                                           RowwiseDequantizedIndependently(ops.b, 21, ops.k));
+  for (Pass p : {Pass::kFprop, Pass::kDgrad, Pass::kWgrad}) {
+    const auto got = HostReferenceGemm(Recipe::kFp8Rowwise, p, ops, {}, 2);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(got->out, want) << core::ToString(p);
+    EXPECT_LT(got->rel_error, ErrorThreshold(Recipe::kFp8Rowwise));
+  }
+}
+
 TEST(QuantizedOperand, BytesFollowTheFormats) {
   const std::vector<float> x = RandomNormalBf16(131 * 257, 3);
   const auto bytes = [&](Recipe r, OperandRole role) {
@@ -193,6 +236,7 @@ TEST(QuantizedOperand, BytesFollowTheFormats) {
   EXPECT_EQ(bytes(Recipe::kFp8Block, OperandRole::kActivation), 131.0 * 257 + 4 * 131 * 3);
   EXPECT_EQ(bytes(Recipe::kMxfp8, OperandRole::kActivation), 131.0 * 257 + 131 * 9);
   EXPECT_EQ(bytes(Recipe::kNvfp4, OperandRole::kActivation), 131.0 * 129 + 131 * 17 + 4);
+  EXPECT_EQ(bytes(Recipe::kFp8Rowwise, OperandRole::kWeight), 131.0 * 257 + 4 * 131);
 }
 
 TEST(ErrorThreshold, OrderedAndPositive) {

@@ -227,4 +227,51 @@ TEST(HostRunnerGroup, EveryItemRefusedMeasuresNothing) {
 }
 
 }  // namespace
+// Dynamic mode (inference) times the activation's quantization only: the weight's copy
+// was made before the timing. The accounting shows in the bytes the timed quantization
+// moves: A's BF16 read and its FP8 write with one scale per row, nothing of B.
+TEST(HostRunnerGroup, DynamicTimesOnlyTheActivationsQuantization) {
+  HostRunner runner;
+  ASSERT_TRUE(runner.BeginJob({}).ok());
+  auto result = runner.MeasureGroup(Request(
+      {Item(1, Recipe::kFp8Rowwise, Mode::kDynamic), Item(2, Recipe::kFp8Rowwise, Mode::kAutocast),
+       Item(3, Recipe::kFp8Rowwise, Mode::kPrequant), Item(4, Recipe::kBf16, Mode::kDynamic)}));
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_EQ(result->outcomes.size(), 4u);
+  for (const auto& o : result->outcomes) ASSERT_TRUE(o.measurement.has_value()) << o.status;
+  const core::Measurement& dyn = *result->outcomes[0].measurement;
+  const core::Measurement& ac = *result->outcomes[1].measurement;
+  const core::Measurement& pq = *result->outcomes[2].measurement;
+  const double m = 24, k = 40, n = 32;
+  // A: 2 bytes read per element, 1 written, 4 per row scale.
+  EXPECT_DOUBLE_EQ(dyn.quant_bytes, 2 * m * k + m * k + 4 * m);
+  EXPECT_DOUBLE_EQ(ac.quant_bytes, 2 * m * k + m * k + 4 * m + 2 * n * k + n * k + 4 * n);
+  EXPECT_DOUBLE_EQ(pq.quant_bytes, 0);
+  EXPECT_TRUE(dyn.quant.present()) << "dynamic has a quantization figure";
+  EXPECT_FALSE(pq.quant.present());
+  EXPECT_THAT(dyn.work_key, HasSubstr("timed=quantize-a+gemm"));
+  EXPECT_THAT(ac.work_key, HasSubstr("timed=quantize+gemm"));
+  EXPECT_THAT(dyn.notes, HasSubstr("the activation X quantized inside the timing"));
+  EXPECT_EQ(dyn.verification, core::Verification::kPassed) << dyn.rel_error;
+  // bf16 has nothing to quantize: its dynamic item is its prequant work, labelled so.
+  const core::Measurement& bf = *result->outcomes[3].measurement;
+  EXPECT_DOUBLE_EQ(bf.quant_bytes, 0);
+  EXPECT_THAT(bf.notes, HasSubstr("bf16 quantizes nothing"));
+}
+
+// Wgrad has no weight: dynamic quantizes both operands there, as autocast does.
+TEST(HostRunnerGroup, DynamicWgradQuantizesBothOperands) {
+  HostRunner runner;
+  ASSERT_TRUE(runner.BeginJob({}).ok());
+  auto result =
+      runner.MeasureGroup(Request({Item(1, Recipe::kFp8Current, Mode::kDynamic, Pass::kWgrad),
+                                   Item(2, Recipe::kFp8Current, Mode::kAutocast, Pass::kWgrad)}));
+  ASSERT_TRUE(result.ok()) << result.status();
+  const core::Measurement& dyn = *result->outcomes[0].measurement;
+  EXPECT_THAT(dyn.work_key, HasSubstr("timed=quantize+gemm"));
+  EXPECT_EQ(dyn.shared_with_item, 0);
+  EXPECT_EQ(result->outcomes[1].measurement->shared_with_item, 101)
+      << "the same host work, measured once";
+}
+
 }  // namespace gemmprof::device
