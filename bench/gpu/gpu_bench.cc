@@ -4,6 +4,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <tuple>
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
@@ -136,6 +137,21 @@ std::vector<core::GemmOp> SeedLayerOps(int64_t hidden, int64_t intermediate, int
   return ops;
 }
 
+std::vector<core::GemmOp> Llama8bFpropOps(int64_t m) {
+  const std::vector<std::tuple<std::string, int64_t, int64_t>> linears = {
+      {"qkv", 4096, 6144}, {"attn_out", 4096, 4096}, {"gate_up", 4096, 28672},
+      {"down", 14336, 4096}};
+  std::vector<core::GemmOp> ops;
+  for (const auto& [name, in, out] : linears) {
+    core::GemmOp op;
+    op.name = name;
+    op.pass = Pass::kFprop;
+    op.shape = {m, in, out};
+    ops.push_back(op);
+  }
+  return ops;
+}
+
 std::vector<BenchConfig> ComparisonConfigs(const BenchOptions& o) {
   if (o.quick)
     return {Config("fp8-current autocast per-gemm", Recipe::kFp8Current, Mode::kAutocast, o, 1,
@@ -173,12 +189,30 @@ absl::Status RunBenchmark(const BenchOptions& options) {
     if (!*csv) return absl::InvalidArgumentError("cannot write --csv " + options.csv_path);
     WriteCsvHeader(*csv);
   }
-  std::vector<BenchConfig> configs = ComparisonConfigs(options);
-  configs.front().timing.gpu_warmup_s = options.gpu_warmup_s;
   int64_t next_id = 1;
   std::vector<std::pair<std::string, ConfigTotals>> summary;
-  for (const BenchConfig& c : configs) {
-    summary.emplace_back(c.label, RunConfig(*runner, c, ops, &next_id, csv.get()));
+  if (options.rowwise) {
+    // Each op set: row-wise, then tensor-wise, one right after the other.
+    std::vector<std::pair<std::string, std::vector<core::GemmOp>>> sets = {{"seed", ops}};
+    for (int64_t m : {16, 128, 1024, 8192}) {
+      sets.push_back({absl::StrFormat("llama8b M=%d", m), Llama8bFpropOps(m)});
+    }
+    bool first = true;
+    for (const auto& [name, set_ops] : sets) {
+      for (Recipe r : {Recipe::kFp8Rowwise, Recipe::kFp8Current}) {
+        BenchConfig c = Config(absl::StrFormat("%s %s prequant", name, core::ToString(r)), r,
+                               Mode::kPrequant, options);
+        if (first) c.timing.gpu_warmup_s = options.gpu_warmup_s;
+        first = false;
+        summary.emplace_back(c.label, RunConfig(*runner, c, set_ops, &next_id, csv.get()));
+      }
+    }
+  } else {
+    std::vector<BenchConfig> configs = ComparisonConfigs(options);
+    configs.front().timing.gpu_warmup_s = options.gpu_warmup_s;
+    for (const BenchConfig& c : configs) {
+      summary.emplace_back(c.label, RunConfig(*runner, c, ops, &next_id, csv.get()));
+    }
   }
   std::printf("\n%-36s %12s %12s %8s\n", "configuration", "layer ms", "quant ms", "failed");
   for (const auto& [label, t] : summary) {

@@ -27,10 +27,18 @@ struct BenchOptions {
   double gpu_warmup_s = 3.0;
   bool quick = false;     // one config, shapes divided by 4 (a smoke run)
   bool identity = false;  // run RunIdentityCheck instead of the comparison configs
+  // Row-wise check (issue: fp8-rowwise vs PyTorch's row-wise scaled_mm): fp8-rowwise and
+  // fp8-current prequant on the seed layer and on Llama-3.1-8B's fprop GEMMs at
+  // M = 16, 128, 1024, 8192, instead of the comparison configs.
+  bool rowwise = false;
 };
 
 // The 12 GEMMs of one layer of the seed's 5B model, in report order.
 std::vector<core::GemmOp> SeedLayerOps(int64_t hidden, int64_t intermediate, int64_t tokens);
+
+// Llama-3.1-8B's fprop GEMMs of one layer at M tokens: qkv (4096 -> 6144, 8 KV heads of
+// 128), attn_out (4096 -> 4096), gate_up (4096 -> 2 x 14336), down (14336 -> 4096).
+std::vector<core::GemmOp> Llama8bFpropOps(int64_t m);
 
 // The configurations of the comparison table (the last repeats the first FP8 one to
 // check run-to-run spread).

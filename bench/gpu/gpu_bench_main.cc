@@ -1,5 +1,5 @@
 // gemmprof_gpu_bench [--csv PATH] [--warmup N] [--iters N] [--gpu-warmup-s S] [--quick]
-//                    [--identity]
+//                    [--identity] [--rowwise]
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -22,12 +22,14 @@ int main(int argc, char** argv) {
       options.gpu_warmup_s = std::atof(argv[++i]);
     } else if (arg == "--quick") {
       options.quick = true;
+    } else if (arg == "--rowwise") {
+      options.rowwise = true;
     } else if (arg == "--identity") {
       options.identity = true;
     } else {
       std::fprintf(stderr,
                    "usage: %s [--csv PATH] [--warmup N] [--iters N] [--gpu-warmup-s S] "
-                   "[--quick] [--identity]\n",
+                   "[--quick] [--identity] [--rowwise]\n",
                    argv[0]);
       return 2;
     }

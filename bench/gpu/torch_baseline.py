@@ -7,6 +7,11 @@ the way the CUDA runner times them.
     tensor-wise scales: E4M3, E5M2 for gradients (dgrad A = dY, wgrad B^T = dY^T), fast
     accumulation in fprop only (Transformer Engine's default, as ours).
 
+With --set rowwise: PyTorch's row-wise torch._scaled_mm (E4M3, one fp32 scale per row of
+A and per row of B^T = per output channel, BF16 out, fast accumulation in fprop) and its
+tensor-wise one, on the seed layer and on Llama-3.1-8B's fprop GEMMs at M = 16, 128, 1024,
+8192 (gemmprof_gpu_bench --rowwise measures the same sets).
+
 Random normal inputs (never constant fills). One call is captured in a CUDA graph; each
 sample is one graph replay between two CUDA events, and each batch of samples is queued
 behind a one-thread kernel that spins on a pinned host flag until Python has queued
@@ -130,6 +135,65 @@ def warm_up(gen):
     torch.cuda.synchronize()
 
 
+def llama8b_fprop_ops(m):
+    return [("fprop", name, (m, fin, fout)) for name, fin, fout in
+            (("qkv", 4096, 6144), ("attn_out", 4096, 4096), ("gate_up", 4096, 28672),
+             ("down", 14336, 4096))]
+
+
+def to_fp8_rows(x):
+    """E4M3 with one scale per row: scale_inv [rows, 1] fp32 (= amax / 448)."""
+    fmax = torch.finfo(torch.float8_e4m3fn).max
+    amax = x.abs().amax(dim=1, keepdim=True).float().clamp(min=1e-12)
+    scale = fmax / amax
+    q = (x.float() * scale).clamp(-fmax, fmax).to(torch.float8_e4m3fn)
+    return q, (1.0 / scale).float()
+
+
+def time_set(label, ops, make_fn, args, gen, rows):
+    total = 0.0
+    print(f"\n== {label} ==")
+    for pass_, name, (m, k, n) in ops:
+        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=gen)
+        bt = torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=gen)
+        fn = make_fn(pass_, a, bt)
+        samples = time_graph(fn, args.warmup, args.iters)
+        med = statistics.median(samples)
+        total += med
+        tflops = 2.0 * m * k * n / (med * 1e9)
+        print(f"  {pass_:5s} {name:8s} {m}x{k}x{n:<8d} {med:8.4f} ms {tflops:7.1f} TFLOP/s")
+        rows.append({"impl": label, "pass": pass_, "op": name, "m": m, "k": k, "n": n,
+                     "median_ms": f"{med:.6f}", "min_ms": f"{min(samples):.6f}",
+                     "count": len(samples)})
+        del a, bt
+    print(f"  total: {total:.4f} ms")
+
+
+def rowwise_fn(pass_, a, bt):
+    qa, sa = to_fp8_rows(a)
+    qb, sb = to_fp8_rows(bt)
+    sb = sb.reshape(1, -1)
+    fast = pass_ == "fprop"
+    return lambda: torch._scaled_mm(qa, qb.t(), scale_a=sa, scale_b=sb,
+                                    out_dtype=torch.bfloat16, use_fast_accum=fast)
+
+
+def tensorwise_fn(pass_, a, bt):
+    qa, sa = to_fp8(a, torch.float8_e4m3fn)
+    qb, sb = to_fp8(bt, torch.float8_e4m3fn)
+    fast = pass_ == "fprop"
+    return lambda: torch._scaled_mm(qa, qb.t(), scale_a=sa, scale_b=sb,
+                                    out_dtype=torch.bfloat16, use_fast_accum=fast)
+
+
+def run_rowwise_set(args, gen, rows):
+    sets = [("seed", seed_layer_ops(HIDDEN, INTERMEDIATE, TOKENS))]
+    sets += [(f"llama8b M={m}", llama8b_fprop_ops(m)) for m in (16, 128, 1024, 8192)]
+    for name, ops in sets:
+        time_set(f"{name} torch._scaled_mm rowwise", ops, rowwise_fn, args, gen, rows)
+        time_set(f"{name} torch._scaled_mm tensorwise e4m3", ops, tensorwise_fn, args, gen, rows)
+
+
 def finish(rows, csv_path):
     """Warns about stream-hold timeouts and writes the rows as CSV (when a path is given)."""
     if HOLD.timeouts:
@@ -157,6 +221,9 @@ def main():
     ap.add_argument("--iters", type=int, default=100)
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--quick", action="store_true", help="shapes divided by 4")
+    ap.add_argument("--set", choices=("seed", "rowwise"), default="seed",
+                    help="seed: bf16 and tensor-wise fp8 on the seed layer (default); "
+                         "rowwise: row-wise vs tensor-wise _scaled_mm (see above)")
     args = ap.parse_args()
     if not torch.cuda.is_available():
         print("torch_baseline: no CUDA device", file=sys.stderr)
@@ -171,6 +238,10 @@ def main():
           f"cuBLAS {torch.backends.cuda.preferred_blas_library()}")
     rows = []
     warm_up(gen)
+    if args.set == "rowwise":
+        run_rowwise_set(args, gen, rows)
+        finish(rows, args.csv)
+        return 0
     for impl in ("torch.matmul bf16", "torch._scaled_mm fp8-current prequant"):
         total = 0.0
         print(f"\n== {impl} ==")
