@@ -138,9 +138,10 @@ std::vector<core::GemmOp> SeedLayerOps(int64_t hidden, int64_t intermediate, int
 }
 
 std::vector<core::GemmOp> Llama8bFpropOps(int64_t m) {
-  const std::vector<std::tuple<std::string, int64_t, int64_t>> linears = {
-      {"qkv", 4096, 6144}, {"attn_out", 4096, 4096}, {"gate_up", 4096, 28672},
-      {"down", 14336, 4096}};
+  const std::vector<std::tuple<std::string, int64_t, int64_t>> linears = {{"qkv", 4096, 6144},
+                                                                          {"attn_out", 4096, 4096},
+                                                                          {"gate_up", 4096, 28672},
+                                                                          {"down", 14336, 4096}};
   std::vector<core::GemmOp> ops;
   for (const auto& [name, in, out] : linears) {
     core::GemmOp op;

@@ -205,6 +205,12 @@ std::vector<Case> MakeCases(const Options& o, const Buffers& b, cudaStream_t s) 
                                 cudaMemcpyDeviceToDevice, s);
        }},
       {"Amax", 2 * n + 4, 80, [=, &b] { return k::Amax(b.x, r * c, b.amax, s); }},
+      // fp8-rowwise: a scale per row (per token of an activation, per output channel of a
+      // weight [N, K]): BF16 read, FP8 written, one fp32 scale per row.
+      {"RowwiseQuantize E4M3 (per row)", 3 * n + 4.0 * r, 80,
+       [=, &b] {
+         return k::RowwiseQuantize(b.x, r, c, q::Fp8Format::kE4M3, b.out, b.scale_inv, s);
+       }},
       {"CastTranspose E4M3 +T +amax", 4 * n + 8, 80,
        [=, &b] {
          return k::CastTranspose(b.x, r, c, b.scale, q::Fp8Format::kE4M3, b.out, b.out_t, b.amax,

@@ -77,19 +77,18 @@ TEST_P(RowwiseMatrixTest, VerifiesAndTimesWhatTheModeQuantizes) {
               m->algorithm.c_str());
 }
 
-INSTANTIATE_TEST_SUITE_P(Hopper, RowwiseMatrixTest,
-                         ::testing::Combine(::testing::Values(Pass::kFprop, Pass::kDgrad,
-                                                              Pass::kWgrad),
-                                            ::testing::Values(Mode::kPrequant, Mode::kAutocast,
-                                                              Mode::kDynamic),
-                                            ::testing::Values(0, 1)));
+INSTANTIATE_TEST_SUITE_P(
+    Hopper, RowwiseMatrixTest,
+    ::testing::Combine(::testing::Values(Pass::kFprop, Pass::kDgrad, Pass::kWgrad),
+                       ::testing::Values(Mode::kPrequant, Mode::kAutocast, Mode::kDynamic),
+                       ::testing::Values(0, 1)));
 
 // Every Hopper FP8 recipe has a dynamic mode, which quantizes less than autocast's training
 // step in fprop (the weight is ready) and verifies.
 TEST_F(RowwiseTest, DynamicModeForEveryHopperFp8Recipe) {
   const core::GemmShape shape{512, 1024, 768};
-  for (Recipe r : {Recipe::kFp8Current, Recipe::kFp8Delayed, Recipe::kFp8Block,
-                   Recipe::kFp8Rowwise}) {
+  for (Recipe r :
+       {Recipe::kFp8Current, Recipe::kFp8Delayed, Recipe::kFp8Block, Recipe::kFp8Rowwise}) {
     SCOPED_TRACE(std::string(core::ToString(r)));
     auto dyn = runner_->Run(Item(shape, Pass::kFprop, r, Mode::kDynamic), FastTiming());
     auto ac = runner_->Run(Item(shape, Pass::kFprop, r, Mode::kAutocast), FastTiming());
