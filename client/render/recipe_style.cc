@@ -18,6 +18,8 @@ Rgb RecipeRgb(core::Recipe recipe) {
       return {0xff, 0x7f, 0x0e};
     case core::Recipe::kNvfp4:
       return {0xd6, 0x27, 0x28};
+    case core::Recipe::kFp8Rowwise:
+      return {0x94, 0x67, 0xbd};
   }
   return {0, 0, 0};
 }

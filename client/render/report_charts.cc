@@ -121,6 +121,63 @@ BarChart TflopsChart(const ReportAnalysis& a) {
   return c;
 }
 
+// An inference sweep (vLLM's figure): per-layer TFLOP/s of the fprop GEMMs at each M,
+// one line per recipe x mode (colour: recipe, dash: mode), p20..p80 whiskers. The
+// layer's figure at one M is its GEMMs' flops over the sum of their median times (the
+// whisker: over the sums of their p80 and p20 times).
+BarChart SweepTflopsChart(const ReportAnalysis& a) {
+  BarChart c;
+  c.title = "Throughput against M (inference sweep)";
+  c.subtitle = Subject(a);
+  c.y_label = "fprop GEMMs of the model (TFLOP/s)";
+  c.x_label = "M (tokens per call); whisker: p20..p80";
+  std::vector<int64_t> ms;
+  for (const core::ItemRecord& r : a.report().items) ms.push_back(r.item.op.shape.m);
+  std::sort(ms.begin(), ms.end());
+  ms.erase(std::unique(ms.begin(), ms.end()), ms.end());
+  for (int64_t m : ms) c.x_categories.push_back(std::to_string(m));
+  struct Sums {
+    double flops = 0, median = 0, p20 = 0, p80 = 0;
+  };
+  const std::vector<std::string> dashes = {"", "6 3", "2 3"};
+  for (Recipe r : a.recipes()) {
+    for (size_t mi = 0; mi < a.modes().size(); ++mi) {
+      const Mode mode = a.modes()[mi];
+      std::vector<Sums> at(ms.size());
+      for (const core::ItemRecord& rec : a.report().items) {
+        if (rec.item.recipe != r || rec.item.mode != mode || !rec.result.has_value()) continue;
+        if (rec.item.op.pass != core::Pass::kFprop) continue;
+        const size_t i = std::lower_bound(ms.begin(), ms.end(), rec.item.op.shape.m) - ms.begin();
+        const core::SampleStats& t = rec.result->time;
+        const double layers = std::max<int64_t>(1, rec.item.op.layers);
+        at[i].flops += rec.result->flops * layers;
+        at[i].median += t.median_ms * layers;
+        at[i].p20 += t.p20_ms * layers;
+        at[i].p80 += t.p80_ms * layers;
+      }
+      LineSeries line{RecipeColor(r), dashes[std::min(mi, dashes.size() - 1)], {}, {}};
+      bool any = false;
+      for (const Sums& s : at) {
+        if (s.median <= 0) {
+          line.values.push_back(std::nullopt);
+          line.ranges.push_back(std::nullopt);
+          continue;
+        }
+        any = true;
+        line.values.push_back(s.flops / (s.median * 1e9));
+        line.ranges.push_back(std::make_pair(s.flops / (s.p80 * 1e9), s.flops / (s.p20 * 1e9)));
+      }
+      if (!any) continue;
+      c.lines.push_back(std::move(line));
+      c.legend.push_back({RecipeColor(r), 1.0,
+                          Name(r) + " " + Name(mode) +
+                              (mi == 0 ? "" : mi == 1 ? " (dashed)" : " (dotted)")});
+    }
+  }
+  c.empty_message = "no measured fprop GEMM";
+  return c;
+}
+
 BarChart SpeedupChart(const ReportAnalysis& a) {
   BarChart c;
   c.title = "Full-model speedup vs bf16";
@@ -204,7 +261,8 @@ absl::StatusOr<std::string> RenderChartSvg(const core::Report& report, ChartKind
         "job " + std::to_string(report.job.id) + " (" +
         std::string(core::ToString(report.job.state)) +
         ") has no recipe with a complete set of results; nothing to plot yet");
-  if (a.is_sweep() && kind != ChartKind::kTflops)
+  if (a.is_sweep() && kind == ChartKind::kTflops) return RenderSvg(SweepTflopsChart(a));
+  if (a.is_sweep())
     return absl::FailedPreconditionError(
         "job " + std::to_string(report.job.id) +
         " is an inference sweep; per-layer charts would add different M together: use --kind "

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 namespace gemmprof::client::render {
 namespace {
@@ -59,6 +60,10 @@ std::string Line(double x1, double y1, double x2, double y2, const std::string& 
 
 double MaxValue(const BarChart& c) {
   double max = c.reference_line.value_or(0);
+  for (const LineSeries& l : c.lines) {
+    for (const auto& v : l.values) max = std::max(max, v.value_or(0));
+    for (const auto& r : l.ranges) max = std::max(max, r ? r->second : 0.0);
+  }
   for (const auto& g : c.groups)
     for (const auto& b : g.bars) {
       double sum = 0;
@@ -130,6 +135,40 @@ std::string Bars(const BarChart& c, double plot_w, double plot_h, double max) {
   return out;
 }
 
+std::string Lines(const BarChart& c, double plot_w, double plot_h, double max) {
+  std::string out;
+  const size_t n = c.x_categories.size();
+  const double slot = plot_w / static_cast<double>(std::max<size_t>(1, n));
+  auto x_of = [&](size_t i) { return kLeft + slot * (static_cast<double>(i) + 0.5); };
+  auto y_of = [&](double v) { return kTop + plot_h - plot_h * std::max(0.0, v) / max; };
+  for (size_t i = 0; i < n; ++i) {
+    out += Text(x_of(i), kTop + plot_h + 20, c.x_categories[i], "middle", 12);
+  }
+  for (const LineSeries& l : c.lines) {
+    const std::string stroke =
+        " stroke-width=\"2\"" +
+        (l.dash.empty() ? std::string() : " stroke-dasharray=\"" + l.dash + "\"");
+    std::optional<size_t> prev;
+    for (size_t i = 0; i < n && i < l.values.size(); ++i) {
+      if (!l.values[i]) continue;
+      if (prev) out += Line(x_of(*prev), y_of(*l.values[*prev]), x_of(i), y_of(*l.values[i]),
+                            l.color, stroke);
+      prev = i;
+    }
+    for (size_t i = 0; i < n && i < l.values.size(); ++i) {
+      if (!l.values[i]) continue;
+      if (i < l.ranges.size() && l.ranges[i]) {
+        out += Line(x_of(i), y_of(l.ranges[i]->first), x_of(i), y_of(l.ranges[i]->second),
+                    l.color, " stroke-width=\"1.2\"");
+      }
+      out += "<circle cx=\"" + Num(x_of(i)) + "\" cy=\"" + Num(y_of(*l.values[i])) +
+             "\" r=\"3.5\" fill=\"" + (l.dash.empty() ? l.color : std::string("#ffffff")) +
+             "\" stroke=\"" + l.color + "\" stroke-width=\"1.5\"/>\n";
+    }
+  }
+  return out;
+}
+
 std::string Legend(const BarChart& c, double x) {
   std::string out;
   double y = kTop;
@@ -175,7 +214,8 @@ double ChartWidth(const BarChart& chart) {
     if (!rotate) slot = std::max(slot, kCharWidth * static_cast<double>(g.label.size()) + 16);
   }
   const double bars = slot * static_cast<double>(chart.groups.size());
-  return std::max(kMinWidth, kLeft + bars + kRight);
+  const double points = 64.0 * static_cast<double>(chart.x_categories.size());
+  return std::max(kMinWidth, kLeft + std::max(bars, points) + kRight);
 }
 
 std::string RenderBarChartGroup(const BarChart& c, double x, double y, double width) {
@@ -185,7 +225,7 @@ std::string RenderBarChartGroup(const BarChart& c, double x, double y, double wi
   out += Text(kLeft, 26, c.title, "start", 16, " font-weight=\"bold\"");
   out += Text(kLeft, 46, c.subtitle, "start", 12);
   const double max_value = MaxValue(c);
-  if (c.groups.empty() || max_value <= 0) {
+  if ((c.groups.empty() && c.lines.empty()) || max_value <= 0) {
     out += Text(kLeft + plot_w / 2, kTop + plot_h / 2,
                 c.empty_message.empty() ? "no data" : c.empty_message, "middle", 14);
     return out + "</g>\n";
@@ -193,7 +233,7 @@ std::string RenderBarChartGroup(const BarChart& c, double x, double y, double wi
   const double step = NiceStep(max_value * 1.08);
   const double max = std::ceil(max_value * 1.08 / step) * step;
   out += Axes(c, plot_w, plot_h, max, step);
-  out += Bars(c, plot_w, plot_h, max);
+  out += c.lines.empty() ? Bars(c, plot_w, plot_h, max) : Lines(c, plot_w, plot_h, max);
   if (c.reference_line) {
     const double ry = kTop + plot_h - plot_h * *c.reference_line / max;
     out += Line(kLeft, ry, kLeft + plot_w, ry, "#000000", " stroke-dasharray=\"6 4\"");

@@ -32,6 +32,18 @@ struct BarGroup {
   std::vector<Bar> bars;
 };
 
+// A line of a line chart over the chart's x categories (BarChart.x_categories): one
+// value per category (nullopt: no point there), each with an optional range drawn as a
+// whisker (e.g. p20..p80).
+struct LineSeries {
+  std::string color;
+  // SVG stroke-dasharray ("" solid, "6 3" dashed, "2 3" dotted): tells apart series of
+  // one colour (e.g. the modes of one recipe); dashed series get hollow markers.
+  std::string dash;
+  std::vector<std::optional<double>> values;
+  std::vector<std::optional<std::pair<double, double>>> ranges;
+};
+
 struct LegendEntry {
   std::string color;
   double opacity = 1.0;
@@ -44,6 +56,10 @@ struct BarChart {
   std::string y_label;  // with its unit, e.g. "per-layer GEMM time (ms)"
   std::string x_label;
   std::vector<BarGroup> groups;
+  // A line chart instead of bars when `lines` is not empty: categories along x, evenly
+  // spaced (M values of a sweep), a marker per point, lines between neighbours.
+  std::vector<std::string> x_categories;
+  std::vector<LineSeries> lines;
   std::vector<LegendEntry> legend;
   std::optional<double> reference_line;  // e.g. 1.0 on a speedup chart
   std::string empty_message;             // shown instead of bars when there are none

@@ -1,6 +1,7 @@
 // Renders every chart kind to PNG with rsvg-convert and checks the picture itself:
 // not blank, and exactly the recipes of the data present in their fixed colours. The
 // PNGs stay in GEMMPROF_CHART_OUT_DIR for a human to look at.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -17,6 +18,7 @@ namespace gemmprof::client {
 namespace {
 
 using core::Recipe;
+using ::testing::HasSubstr;
 using render::ChartKind;
 
 // Pixels of one exact colour needed to count it: more than a legend swatch (14x14).
@@ -128,6 +130,22 @@ TEST(ChartTest, SweepsOnlyPlotThroughput) {
   EXPECT_EQ(render::RenderChartSvg(testing::SweepReport(), ChartKind::kLayer).status().code(),
             absl::StatusCode::kFailedPrecondition);
   EXPECT_TRUE(render::RenderChartSvg(testing::SweepReport(), ChartKind::kTflops).ok());
+}
+
+// vLLM's figure: TFLOP/s against M, one line per recipe x mode, a point per M.
+TEST(ChartTest, SweepThroughputIsALineAgainstM) {
+  const auto svg = render::RenderChartSvg(testing::SweepReport(), ChartKind::kTflops);
+  ASSERT_TRUE(svg.ok()) << svg.status();
+  EXPECT_THAT(*svg, HasSubstr("Throughput against M"));
+  EXPECT_THAT(*svg, HasSubstr(">16</text>"));
+  EXPECT_THAT(*svg, HasSubstr("bf16 autocast"));
+  EXPECT_THAT(*svg, HasSubstr("fp8-current autocast"));
+  size_t circles = 0;
+  for (size_t at = svg->find("<circle"); at != std::string::npos; at = svg->find("<circle", at + 1))
+    ++circles;
+  EXPECT_EQ(circles, 4u) << "2 recipes x 1 mode x 2 values of M";
+  // A line between the two points of each series.
+  EXPECT_THAT(*svg, HasSubstr("stroke-width=\"2\""));
 }
 
 TEST(ChartTest, SvgIsSelfContainedAndTitled) {
