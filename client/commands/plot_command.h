@@ -18,6 +18,7 @@ class PlotCommand : public Command {
   CLI::App* app_;
   int64_t job_id_ = 0;
   std::string output_;
+  std::string format_;  // svg | png; empty: from the file extension
   std::string kind_ = "layer";
 };
 

@@ -171,7 +171,9 @@ BarChart SweepTflopsChart(const ReportAnalysis& a) {
       c.lines.push_back(std::move(line));
       c.legend.push_back({RecipeColor(r), 1.0,
                           Name(r) + " " + Name(mode) +
-                              (mi == 0 ? "" : mi == 1 ? " (dashed)" : " (dotted)")});
+                              (mi == 0   ? ""
+                               : mi == 1 ? " (dashed)"
+                                         : " (dotted)")});
     }
   }
   c.empty_message = "no measured fprop GEMM";

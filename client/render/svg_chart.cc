@@ -151,15 +151,16 @@ std::string Lines(const BarChart& c, double plot_w, double plot_h, double max) {
     std::optional<size_t> prev;
     for (size_t i = 0; i < n && i < l.values.size(); ++i) {
       if (!l.values[i]) continue;
-      if (prev) out += Line(x_of(*prev), y_of(*l.values[*prev]), x_of(i), y_of(*l.values[i]),
-                            l.color, stroke);
+      if (prev)
+        out +=
+            Line(x_of(*prev), y_of(*l.values[*prev]), x_of(i), y_of(*l.values[i]), l.color, stroke);
       prev = i;
     }
     for (size_t i = 0; i < n && i < l.values.size(); ++i) {
       if (!l.values[i]) continue;
       if (i < l.ranges.size() && l.ranges[i]) {
-        out += Line(x_of(i), y_of(l.ranges[i]->first), x_of(i), y_of(l.ranges[i]->second),
-                    l.color, " stroke-width=\"1.2\"");
+        out += Line(x_of(i), y_of(l.ranges[i]->first), x_of(i), y_of(l.ranges[i]->second), l.color,
+                    " stroke-width=\"1.2\"");
       }
       out += "<circle cx=\"" + Num(x_of(i)) + "\" cy=\"" + Num(y_of(*l.values[i])) +
              "\" r=\"3.5\" fill=\"" + (l.dash.empty() ? l.color : std::string("#ffffff")) +

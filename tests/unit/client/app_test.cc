@@ -9,9 +9,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "app_harness.h"
+#include "png_reader.h"
 #include "report_fixtures.h"
 
 namespace gemmprof::client {
@@ -324,6 +326,39 @@ TEST_F(AppTest, PlotWritesSvgAndFailsClearlyOnUnwritablePath) {
   const Result bad = Run({"plot", "21", "-o", "/nonexistent-dir/x.svg"});
   EXPECT_NE(bad.code, 0);
   EXPECT_THAT(bad.err, StartsWith("gemmprof: -o: cannot write \"/nonexistent-dir/x.svg\""));
+}
+
+// PNG: the SVG rendered by rsvg-convert; a valid PNG whose pixels are not all one colour.
+TEST_F(AppTest, PlotWritesPngByExtensionOrFlag) {
+  for (const auto& [name, extra] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"gemmprof_plot.png", {}}, {"gemmprof_plot_png.img", {"--format", "png"}}}) {
+    const std::string path = ::testing::TempDir() + "/" + name;
+    std::filesystem::remove(path);
+    std::vector<std::string> args = {"plot", "21", "-o", path};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const Result ok = Run(args);
+    ASSERT_EQ(ok.code, 0) << ok.err;
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    const auto img = testing::DecodePng(bytes.str());
+    ASSERT_TRUE(img.ok()) << img.status();
+    EXPECT_GT(img->width, 300);
+    EXPECT_GT(img->height, 300);
+    std::set<uint32_t> colours;
+    for (int y = 0; y < img->height; y += 4) {
+      for (int x = 0; x < img->width; x += 4) {
+        const uint8_t* p = img->Pixel(x, y);
+        colours.insert(uint32_t{p[0]} << 16 | uint32_t{p[1]} << 8 | p[2]);
+      }
+    }
+    EXPECT_GT(colours.size(), 3u) << "a chart, not a blank page";
+  }
+  const std::vector<BadCase> bad = {
+      {{"plot", "21", "-o", "x.jpg"}, "cannot tell the format from the extension"},
+      {{"plot", "21", "-o", "x.png", "--format", "gif"}, "--format: unknown value \"gif\""},
+  };
+  for (const BadCase& c : bad) ExpectUsageError(Run(c.args), c);
 }
 
 TEST_F(AppTest, CompareFailsOnRegressionOnlyWhenAsked) {

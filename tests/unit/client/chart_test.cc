@@ -18,8 +18,8 @@ namespace gemmprof::client {
 namespace {
 
 using core::Recipe;
-using ::testing::HasSubstr;
 using render::ChartKind;
+using ::testing::HasSubstr;
 
 // Pixels of one exact colour needed to count it: more than a legend swatch (14x14).
 constexpr int kMinPixelsPerColour = 250;
