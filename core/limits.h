@@ -34,6 +34,8 @@ inline constexpr int32_t kMinAmaxHistoryLen = 1;
 inline constexpr int32_t kMaxAmaxHistoryLen = 65536;
 inline constexpr double kMaxGpuWarmupS = 600.0;
 inline constexpr int64_t kMaxShapes = 10000;
+// Shapes a --shapes text may expand to through ranges (START:END:STEP), all items together.
+inline constexpr int64_t kMaxExpandedShapes = 4096;
 inline constexpr int64_t kMaxSweepEntries = 64;
 inline constexpr int64_t kMaxTensorParallel = 1024;
 

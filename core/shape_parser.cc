@@ -67,7 +67,65 @@ absl::StatusOr<int64_t> ParseDim(std::string_view dim, std::string_view item, si
   return value;
 }
 
-absl::StatusOr<GemmShape> ParseItem(std::string_view item, size_t position) {
+// A dimension: a plain size, START:END:STEP (arithmetic, END included when reached) or
+// START:END:*F (geometric, F >= 2).
+struct DimRange {
+  int64_t start = 0, end = 0, step = 1;
+  bool geometric = false;
+
+  int64_t Count() const {
+    if (!geometric) return (end - start) / step + 1;
+    int64_t n = 0;
+    for (int64_t v = start; v <= end; v *= step) {
+      ++n;
+      if (v > end / step) break;  // the next value passes END (no overflow)
+    }
+    return n;
+  }
+  std::vector<int64_t> Values() const {
+    std::vector<int64_t> out;
+    for (int64_t v = start; v <= end; v = geometric ? v * step : v + step) {
+      out.push_back(v);
+      if (geometric ? v > end / step : v > end - step) break;
+    }
+    return out;
+  }
+};
+
+absl::StatusOr<DimRange> ParseRange(std::string_view dim, std::string_view item, size_t position) {
+  const std::vector<std::string_view> parts = Split(dim, ":");
+  if (parts.size() == 1) {
+    ASSIGN_OR_RETURN(int64_t v, ParseDim(dim, item, position));
+    return DimRange{v, v, 1, false};
+  }
+  if (parts.size() != 3) {
+    return ItemError(item, position,
+                     absl::StrCat("has range '", Escaped(dim),
+                                  "'; a range is START:END:STEP or START:END:*FACTOR"));
+  }
+  DimRange r;
+  ASSIGN_OR_RETURN(r.start, ParseDim(parts[0], item, position));
+  ASSIGN_OR_RETURN(r.end, ParseDim(parts[1], item, position));
+  std::string_view step = parts[2];
+  r.geometric = !step.empty() && step.front() == '*';
+  if (r.geometric) step.remove_prefix(1);
+  ASSIGN_OR_RETURN(r.step, ParseDim(step, item, position));
+  if (r.start > r.end) {
+    return ItemError(item, position,
+                     absl::StrCat("has range '", Escaped(dim), "' whose START ", r.start,
+                                  " is above its END ", r.end));
+  }
+  if (r.geometric && r.step < 2) {
+    return ItemError(item, position,
+                     absl::StrCat("has range '", Escaped(dim), "' with factor ", r.step,
+                                  "; a geometric range needs *2 or more"));
+  }
+  return r;
+}
+
+// The shapes of one item, appended to `out`; `budget` is how many more may be added.
+absl::Status ParseItem(std::string_view item, size_t position, int64_t budget,
+                       std::vector<GemmShape>* out) {
   if (item.empty()) return ItemError(item, position, "is empty");
   std::vector<std::string_view> dims = Split(item, "xX");
   if (dims.size() != 1 && dims.size() != 3) {
@@ -75,21 +133,36 @@ absl::StatusOr<GemmShape> ParseItem(std::string_view item, size_t position) {
         item, position,
         absl::StrCat("has ", dims.size(), " dimensions; expected MxKxN or one square size"));
   }
-  std::vector<int64_t> values;
+  std::vector<DimRange> ranges;
+  int64_t count = 1;
   for (std::string_view dim : dims) {
-    ASSIGN_OR_RETURN(int64_t v, ParseDim(dim, item, position));
-    values.push_back(v);
+    ASSIGN_OR_RETURN(DimRange r, ParseRange(dim, item, position));
+    // Counted before anything is expanded: a huge range is refused at once.
+    if (!MulFits(count, r.Count(), &count) || count > budget) {
+      return ItemError(item, position,
+                       absl::StrCat("expands to more shapes than the limit of ", kMaxExpandedShapes,
+                                    " for all items together (", budget, " left for this item)"));
+    }
+    ranges.push_back(r);
   }
-  GemmShape shape;
-  shape.m = values[0];
-  shape.k = dims.size() == 3 ? values[1] : values[0];
-  shape.n = dims.size() == 3 ? values[2] : values[0];
-  int64_t mk = 0;
-  int64_t mkn = 0;
-  if (!MulFits(shape.m, shape.k, &mk) || !MulFits(mk, shape.n, &mkn)) {
-    return ItemError(item, position, absl::StrCat("has M*K*N above the int64 limit ", kMaxInt64));
+  const std::vector<int64_t> ms = ranges[0].Values();
+  const std::vector<int64_t> ks = dims.size() == 3 ? ranges[1].Values() : std::vector<int64_t>{0};
+  const std::vector<int64_t> ns = dims.size() == 3 ? ranges[2].Values() : std::vector<int64_t>{0};
+  for (int64_t m : ms) {
+    for (int64_t k : ks) {
+      for (int64_t n : ns) {
+        GemmShape shape{m, dims.size() == 3 ? k : m, dims.size() == 3 ? n : m};
+        int64_t mk = 0;
+        int64_t mkn = 0;
+        if (!MulFits(shape.m, shape.k, &mk) || !MulFits(mk, shape.n, &mkn)) {
+          return ItemError(item, position,
+                           absl::StrCat("has M*K*N above the int64 limit ", kMaxInt64));
+        }
+        out->push_back(shape);
+      }
+    }
   }
-  return shape;
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -104,10 +177,20 @@ absl::StatusOr<std::vector<GemmShape>> ParseShapeList(std::string_view text) {
   size_t position = 0;
   for (std::string_view raw : Split(text, ",")) {
     ++position;
-    ASSIGN_OR_RETURN(GemmShape shape, ParseItem(Trim(raw), position));
-    shapes.push_back(shape);
+    const int64_t budget = kMaxExpandedShapes - static_cast<int64_t>(shapes.size());
+    RETURN_IF_ERROR(ParseItem(Trim(raw), position, budget, &shapes));
   }
   return shapes;
+}
+
+absl::StatusOr<std::vector<int64_t>> ParseSizeRange(std::string_view text, int64_t limit) {
+  const std::string_view item = Trim(text);
+  ASSIGN_OR_RETURN(DimRange r, ParseRange(item, item, 1));
+  if (r.Count() > limit) {
+    return absl::InvalidArgumentError(absl::StrCat("'", Escaped(item), "' expands to ", r.Count(),
+                                                   " values, above the limit of ", limit));
+  }
+  return r.Values();
 }
 
 }  // namespace gemmprof::core

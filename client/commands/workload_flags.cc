@@ -47,16 +47,24 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
 absl::StatusOr<std::vector<int64_t>> ParseSweep(const std::string& text) {
   std::vector<int64_t> out;
   for (const std::string& item : SplitList(text)) {
-    const bool digits =
-        !item.empty() && item.size() <= 10 &&
-        std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; });
-    const int64_t v = digits ? std::stoll(item) : 0;
-    if (v < 1 || v > core::kMaxDim)
-      return absl::InvalidArgumentError("--sweep-m: \"" + item + "\" is not an integer in 1.." +
-                                        std::to_string(core::kMaxDim));
-    out.push_back(v);
+    // A size or a range (1:16384:*2); the parser names the bad part, this names the flag.
+    absl::StatusOr<std::vector<int64_t>> values =
+        core::ParseSizeRange(item, core::kMaxSweepEntries);
+    if (!values.ok()) {
+      std::string why(values.status().message());
+      if (why.rfind("shapes: item 1 ", 0) == 0) why = why.substr(15);
+      return absl::InvalidArgumentError("--sweep-m: " + why + " (sizes 1.." +
+                                        std::to_string(core::kMaxDim) +
+                                        ", or START:END:STEP / START:END:*F)");
+    }
+    out.insert(out.end(), values->begin(), values->end());
   }
   if (out.empty()) return absl::InvalidArgumentError("--sweep-m: empty list");
+  if (static_cast<int64_t>(out.size()) > core::kMaxSweepEntries) {
+    return absl::InvalidArgumentError("--sweep-m: " + std::to_string(out.size()) +
+                                      " values, above the limit of " +
+                                      std::to_string(core::kMaxSweepEntries));
+  }
   return out;
 }
 
@@ -158,7 +166,9 @@ void WorkloadFlags::Register(CLI::App& app) {
   app.add_option("--sequence_length", sequence_length_, "Sequence length (M = mbs x seq)")
       ->check(dim)
       ->group(kModel);
-  app.add_option("--shapes", shapes_, "GEMMs as MxKxN,... or square sizes 1024,2048")
+  app.add_option("--shapes", shapes_,
+                 "GEMMs as MxKxN,... or square sizes 1024,2048; a dimension may be a range "
+                 "START:END:STEP or START:END:*F, e.g. 1024:8192:*2x4096x4096 (4 shapes)")
       ->group(kModel);
   app.add_flag("--pre-quantize", pre_quantize_, "Time the GEMM only (mode prequant)")
       ->group(kModel);
@@ -200,7 +210,8 @@ void WorkloadFlags::RegisterMore(CLI::App& app) {
                  "expert group is timed at the hottest load)")
       ->check(CLI::Range(1.0, 1e6))
       ->group(kMore);
-  app.add_option("--sweep-m", sweep_m_, "Inference sweep: fprop GEMMs at each M, e.g. 1,2,4")
+  app.add_option("--sweep-m", sweep_m_,
+                 "Inference sweep: fprop GEMMs at each M, e.g. 1,16,128 or 1:16384:*2")
       ->group(kMore);
   app.add_option("--recipes", recipes_, "Comma list, default all: " + core::RecipeList())
       ->group(kMore);

@@ -88,6 +88,10 @@ TEST_F(AppTest, BadWorkloadFlags) {
       {{"submit", "--shapes", "64", "--moe-skew", "2"}, "need a model"},
       {Seed({"--sweep-m", "0"}), "--sweep-m"},
       {Seed({"--sweep-m", "1,x"}), "--sweep-m"},
+      {Seed({"--sweep-m", "1:1000:1"}), "--sweep-m: '1:1000:1' expands to 1000 values"},
+      {Seed({"--sweep-m", "1:64:1,2"}), "--sweep-m: 65 values, above the limit of 64"},
+      {Seed({"--sweep-m", "16:1:*2"}), "whose START 16 is above its END 1"},
+      {{"submit", "--shapes", "1:100000:1x8x8"}, "limit of 4096"},
       {{"submit", "--preset", "gpt-9"}, "codonfm-5b"},
       {{"submit", "--preset", "codonfm-5b", "--model", "x.json"}, "mutually exclusive"},
       {{"submit", "--model", "/nonexistent/config.json"}, "--model"},
@@ -423,6 +427,14 @@ TEST_F(AppTest, PlanNeedsNoServer) {
   EXPECT_EQ(r.connects, 0);
   EXPECT_THAT(r.out, HasSubstr("15872x4096x12288"));
   EXPECT_THAT(r.out, HasSubstr("84 items (12 GEMMs x 7 recipes x 1 modes)"));
+  const Result ranged = Run({"plan", "--shapes", "256:1024:256x512x512", "--recipes", "bf16"});
+  EXPECT_EQ(ranged.code, 0) << ranged.err;
+  EXPECT_THAT(ranged.out, HasSubstr("4 items (4 GEMMs x 1 recipes x 1 modes)"));
+  EXPECT_THAT(ranged.out, HasSubstr("1024x512x512"));
+  const Result sweep =
+      Run({"plan", "--preset", "llama-3.1-8b", "--sweep-m", "1:16384:*2", "--recipes", "bf16"});
+  EXPECT_EQ(sweep.code, 0) << sweep.err;
+  EXPECT_THAT(sweep.out, HasSubstr("16384x"));
 }
 
 }  // namespace
