@@ -202,7 +202,7 @@ absl::Status RunBenchmark(const BenchOptions& options) {
     for (const auto& [name, set_ops] : sets) {
       for (Recipe r : {Recipe::kFp8Rowwise, Recipe::kFp8Current}) {
         BenchConfig c = Config(absl::StrFormat("%s %s prequant", name, core::ToString(r)), r,
-                               Mode::kPrequant, options);
+                               Mode::kPrequant, options, options.autotune_k);
         if (first) c.timing.gpu_warmup_s = options.gpu_warmup_s;
         first = false;
         summary.emplace_back(c.label, RunConfig(*runner, c, set_ops, &next_id, csv.get()));

@@ -31,6 +31,7 @@ struct BenchOptions {
   // fp8-current prequant on the seed layer and on Llama-3.1-8B's fprop GEMMs at
   // M = 16, 128, 1024, 8192, instead of the comparison configs.
   bool rowwise = false;
+  int32_t autotune_k = 1;  // --rowwise only: cuBLASLt candidates timed per item
 };
 
 // The 12 GEMMs of one layer of the seed's 5B model, in report order.

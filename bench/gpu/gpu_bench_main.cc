@@ -1,5 +1,5 @@
 // gemmprof_gpu_bench [--csv PATH] [--warmup N] [--iters N] [--gpu-warmup-s S] [--quick]
-//                    [--identity] [--rowwise]
+//                    [--identity] [--rowwise [--autotune K]]
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
       options.gpu_warmup_s = std::atof(argv[++i]);
     } else if (arg == "--quick") {
       options.quick = true;
+    } else if (arg == "--autotune" && has_value) {
+      options.autotune_k = std::atoi(argv[++i]);
     } else if (arg == "--rowwise") {
       options.rowwise = true;
     } else if (arg == "--identity") {
@@ -29,7 +31,7 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: %s [--csv PATH] [--warmup N] [--iters N] [--gpu-warmup-s S] "
-                   "[--quick] [--identity] [--rowwise]\n",
+                   "[--quick] [--identity] [--rowwise [--autotune K]]\n",
                    argv[0]);
       return 2;
     }

@@ -3,12 +3,14 @@
 # (gemmprof_gpu_bench --rowwise) and PyTorch (torch_baseline.py --set rowwise) take turns,
 # ours, torch, ours, torch, so a clock drift of the power-capped GPU falls on both alike;
 # rowwise_compare.py pairs each of our runs with the torch run right after it.
-# usage: bench/gpu/rowwise_check.sh BUNDLE_DIR OUT_DIR [ROUNDS (default 2)]
+# usage: bench/gpu/rowwise_check.sh BUNDLE_DIR OUT_DIR [ROUNDS (default 2)] [BENCH ARGS...]
+#   e.g. ... 1 --autotune 8: our items choose among cuBLASLt's top 8 candidates by timing
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bundle=${1:?usage: rowwise_check.sh BUNDLE_DIR OUT_DIR [ROUNDS]}
 out=${2:?usage: rowwise_check.sh BUNDLE_DIR OUT_DIR [ROUNDS]}
 rounds=${3:-2}
+shift $(( $# < 3 ? $# : 3 ))
 mkdir -p "$out"
 export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-/usr/local/cuda-13.0/targets/x86_64-linux/lib}
 export PYTHONUNBUFFERED=1
@@ -16,7 +18,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,power.draw,power.limit,temp
   --format=csv 2>&1 | tee "$out/gpu_state.txt" || true
 rc=0
 for r in $(seq 1 "$rounds"); do
-  "$bundle/bin/gemmprof_gpu_bench" --rowwise --gpu-warmup-s 2 --csv "$out/ours_$r.csv" \
+  "$bundle/bin/gemmprof_gpu_bench" --rowwise --gpu-warmup-s 2 --csv "$out/ours_$r.csv" "$@" \
     > "$out/ours_$r.log" 2>&1 || rc=1
   python3 "$here/torch_baseline.py" --set rowwise --csv "$out/torch_$r.csv" \
     > "$out/torch_$r.log" 2>&1 || rc=1

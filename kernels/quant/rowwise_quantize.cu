@@ -1,7 +1,8 @@
-// fp8-rowwise (R11): one fp32 scale per row. One block per row: the block reads its row
-// in 16-byte vectors, reduces the row's amax across its warps, computes the scale, and
-// casts the values it still holds in registers, so a row of up to kRowwiseOnChipMaxCols
-// elements is read once. Longer rows, rows whose length is not a multiple of 8 and
+// fp8-rowwise (R11): one fp32 scale per row. A group of 32..256 threads per row (the
+// fewest that hold it; short rows share a block): the group reads its row in 16-byte
+// vectors, reduces the row's amax across its warps, computes the scale, and casts the
+// values it still holds in registers, so a row of up to kRowwiseOnChipMaxCols elements
+// is read once. Longer rows, rows whose length is not a multiple of 8 and
 // misaligned pointers take the scalar kernel, which reads the row twice.
 #include <cstdint>
 
@@ -18,6 +19,66 @@ constexpr int kBf16PerVec = 8;
 constexpr int kVecsPerThread = 8;
 static_assert(kThreads * kVecsPerThread * kBf16PerVec == kRowwiseOnChipMaxCols,
               "the on-chip limit of quantize.h is what one block holds in registers");
+
+// R5 scale of a row from its amax bits; the row's first thread stores its scale_inv.
+__device__ float RowScale(uint32_t amax_bits, Fp8Format f, bool first, float* scale_inv_out) {
+  const float scale =
+      detail::ScaleFromAmax(detail::Bf16AbsBitsToFloat(amax_bits), detail::Fp8MaxOf(f));
+  if (first) *scale_inv_out = __fdiv_rn(1.0f, scale);
+  return scale;
+}
+
+// kTpr threads (a multiple of 32) per row, kThreads / kTpr rows per block, each thread
+// holding up to kVecsPerThread 16-byte vectors: short rows share a block, so every
+// thread keeps several loads in flight (cols <= kTpr * 64). Requires cols % 8 == 0, x
+// 16-byte and out 8-byte aligned.
+template <int kTpr>
+__global__ void __launch_bounds__(kThreads)
+    RowwiseVecKernel(const uint4* __restrict__ x, int64_t rows, int64_t cols, Fp8Format f,
+                     uint2* __restrict__ out, float* __restrict__ scale_inv) {
+  constexpr int kWarpsPerRow = kTpr / 32;
+  __shared__ uint32_t warp_max[kThreads / 32];
+  const int group = threadIdx.x / kTpr, lane = threadIdx.x % kTpr;
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * (kThreads / kTpr) + group;
+  const int64_t vecs = row < rows ? cols / kBf16PerVec : 0;
+  const uint4* in = x + row * (cols / kBf16PerVec);
+  uint4 v[kVecsPerThread];
+  uint32_t acc = 0;
+#pragma unroll
+  for (int j = 0; j < kVecsPerThread; ++j) {
+    const int64_t i = lane + static_cast<int64_t>(j) * kTpr;
+    v[j] = i < vecs ? in[i] : make_uint4(0, 0, 0, 0);
+    acc = __vmaxu2(acc, detail::AbsBitsNoNan2(v[j].x));
+    acc = __vmaxu2(acc, detail::AbsBitsNoNan2(v[j].y));
+    acc = __vmaxu2(acc, detail::AbsBitsNoNan2(v[j].z));
+    acc = __vmaxu2(acc, detail::AbsBitsNoNan2(v[j].w));
+  }
+  uint32_t m = detail::ShuffleMax<1, 16>(detail::MaxHalves(acc));
+  if (threadIdx.x % 32 == 0) warp_max[threadIdx.x / 32] = m;
+  __syncthreads();
+#pragma unroll
+  for (int w = 0; w < kWarpsPerRow; ++w) m = max(m, warp_max[group * kWarpsPerRow + w]);
+  if (row >= rows) return;
+  const float scale = RowScale(m, f, lane == 0, scale_inv + row);
+  uint2* o = out + row * (cols / kBf16PerVec);
+#pragma unroll
+  for (int j = 0; j < kVecsPerThread; ++j) {
+    const int64_t i = lane + static_cast<int64_t>(j) * kTpr;
+    if (i < vecs) {
+      o[i] = make_uint2(detail::ScaleCastQuad(v[j].x, v[j].y, scale, f),
+                        detail::ScaleCastQuad(v[j].z, v[j].w, scale, f));
+    }
+  }
+}
+
+template <int kTpr>
+void LaunchVec(const __nv_bfloat16* x, int64_t rows, int64_t cols, Fp8Format f, uint8_t* out,
+               float* scale_inv, cudaStream_t stream) {
+  constexpr int kRowsPerBlock = kThreads / kTpr;
+  const dim3 grid(static_cast<unsigned>((rows + kRowsPerBlock - 1) / kRowsPerBlock));
+  RowwiseVecKernel<kTpr><<<grid, kThreads, 0, stream>>>(
+      reinterpret_cast<const uint4*>(x), rows, cols, f, reinterpret_cast<uint2*>(out), scale_inv);
+}
 
 // The block's max of per-thread |x| bits (16 significant bits); valid in every thread.
 __device__ uint32_t RowMax(uint32_t bits16) {
@@ -36,44 +97,6 @@ __device__ uint32_t RowMax(uint32_t bits16) {
   return row_max;
 }
 
-// R5 scale of a row from its amax bits; thread 0 stores the row's scale_inv.
-__device__ float RowScale(uint32_t amax_bits, Fp8Format f, float* scale_inv_out) {
-  const float scale =
-      detail::ScaleFromAmax(detail::Bf16AbsBitsToFloat(amax_bits), detail::Fp8MaxOf(f));
-  if (threadIdx.x == 0) *scale_inv_out = __fdiv_rn(1.0f, scale);
-  return scale;
-}
-
-// cols % 8 == 0, cols <= kRowwiseOnChipMaxCols, x 16-byte and out 8-byte aligned.
-__global__ void __launch_bounds__(kThreads)
-    RowwiseVecKernel(const uint4* __restrict__ x, int64_t cols, Fp8Format f,
-                     uint2* __restrict__ out, float* __restrict__ scale_inv) {
-  const int64_t row = blockIdx.x;
-  const int64_t vecs = cols / kBf16PerVec;
-  const uint4* in = x + row * vecs;
-  uint4 v[kVecsPerThread];
-  uint32_t acc = 0;
-#pragma unroll
-  for (int j = 0; j < kVecsPerThread; ++j) {
-    const int64_t i = threadIdx.x + static_cast<int64_t>(j) * kThreads;
-    v[j] = i < vecs ? in[i] : make_uint4(0, 0, 0, 0);
-    acc = __vmaxu2(acc, detail::AbsBitsNoNan2(v[j].x));
-    acc = __vmaxu2(acc, detail::AbsBitsNoNan2(v[j].y));
-    acc = __vmaxu2(acc, detail::AbsBitsNoNan2(v[j].z));
-    acc = __vmaxu2(acc, detail::AbsBitsNoNan2(v[j].w));
-  }
-  const float scale = RowScale(RowMax(detail::MaxHalves(acc)), f, scale_inv + row);
-  uint2* o = out + row * vecs;
-#pragma unroll
-  for (int j = 0; j < kVecsPerThread; ++j) {
-    const int64_t i = threadIdx.x + static_cast<int64_t>(j) * kThreads;
-    if (i < vecs) {
-      o[i] = make_uint2(detail::ScaleCastQuad(v[j].x, v[j].y, scale, f),
-                        detail::ScaleCastQuad(v[j].z, v[j].w, scale, f));
-    }
-  }
-}
-
 // Any shape and alignment: the row is read once for its amax and once for the cast.
 __global__ void __launch_bounds__(kThreads)
     RowwiseScalarKernel(const uint16_t* __restrict__ x, int64_t cols, Fp8Format f,
@@ -84,7 +107,7 @@ __global__ void __launch_bounds__(kThreads)
   for (int64_t c = threadIdx.x; c < cols; c += kThreads) {
     acc = max(acc, detail::AbsBitsNoNan2(in[c]) & 0xFFFFu);
   }
-  const float scale = RowScale(RowMax(acc), f, scale_inv + row);
+  const float scale = RowScale(RowMax(acc), f, threadIdx.x == 0, scale_inv + row);
   uint8_t* o = out + row * cols;
   for (int64_t c = threadIdx.x; c < cols; c += kThreads) {
     const float value = __uint_as_float(static_cast<uint32_t>(in[c]) << 16);
@@ -104,13 +127,21 @@ cudaError_t RowwiseQuantize(const __nv_bfloat16* x, int64_t rows, int64_t cols, 
   if (rows > 0x7FFFFFFF) return cudaErrorInvalidValue;  // one block per row
   const bool vec = cols % kBf16PerVec == 0 && cols <= kRowwiseOnChipMaxCols &&
                    detail::IsAligned(x, 16) && detail::IsAligned(out, 8);
-  const dim3 grid(static_cast<unsigned>(rows));
   if (vec) {
-    RowwiseVecKernel<<<grid, kThreads, 0, stream>>>(reinterpret_cast<const uint4*>(x), cols, f,
-                                                    reinterpret_cast<uint2*>(out), scale_inv);
+    // The fewest threads per row that hold the row: short rows share a block.
+    const int64_t per_thread = kVecsPerThread * kBf16PerVec;
+    if (cols <= 32 * per_thread) {
+      LaunchVec<32>(x, rows, cols, f, out, scale_inv, stream);
+    } else if (cols <= 64 * per_thread) {
+      LaunchVec<64>(x, rows, cols, f, out, scale_inv, stream);
+    } else if (cols <= 128 * per_thread) {
+      LaunchVec<128>(x, rows, cols, f, out, scale_inv, stream);
+    } else {
+      LaunchVec<256>(x, rows, cols, f, out, scale_inv, stream);
+    }
   } else {
-    RowwiseScalarKernel<<<grid, kThreads, 0, stream>>>(reinterpret_cast<const uint16_t*>(x), cols,
-                                                       f, out, scale_inv);
+    RowwiseScalarKernel<<<dim3(static_cast<unsigned>(rows)), kThreads, 0, stream>>>(
+        reinterpret_cast<const uint16_t*>(x), cols, f, out, scale_inv);
   }
   return cudaGetLastError();
 }
