@@ -264,25 +264,35 @@ void SpeedupBlocks(const ReportAnalysis& a, Mode mode, std::vector<Block>& out) 
   }
 }
 
-std::optional<Block> ModesTable(const ReportAnalysis& a) {
+// What the timing of a quantizing mode holds, for the overhead table's caption.
+std::string TimedModeCaption(Mode timed) {
+  return timed == Mode::kDynamic
+             ? "Dynamic (inference: activations quantized inside the timing, weights before it) "
+               "vs prequant (GEMM only)"
+             : "Autocast (quantization timed) vs prequant (GEMM only)";
+}
+
+// The quantization a mode times (autocast or dynamic), against prequant.
+std::optional<Block> ModesTable(const ReportAnalysis& a, Mode timed) {
+  const std::string tm = Name(timed);
   bool rounds = false;
   for (Recipe r : a.recipes()) {
-    const Totals* ac = a.FindTotals({r, Mode::kAutocast});
+    const Totals* ac = a.FindTotals({r, timed});
     const Totals* pq = a.FindTotals({r, Mode::kPrequant});
     rounds |= ac && pq && ac->has_rounds() && pq->has_rounds();
   }
-  std::vector<std::string> headers = {"recipe", "autocast per-layer ms", "prequant per-layer ms",
+  std::vector<std::string> headers = {"recipe", tm + " per-layer ms", "prequant per-layer ms",
                                       "overhead ms"};
   if (rounds) headers.push_back("overhead 95% interval");
   headers.insert(headers.end(),
-                 {"overhead % of autocast", "autocast full model ms", "prequant full model ms"});
+                 {"overhead % of " + tm, tm + " full model ms", "prequant full model ms"});
   if (rounds) headers.push_back("bandwidth floor ms");
   TextTable t(headers);
   for (Recipe r : a.recipes()) {
-    const Totals* ac = a.FindTotals({r, Mode::kAutocast});
+    const Totals* ac = a.FindTotals({r, timed});
     const Totals* pq = a.FindTotals({r, Mode::kPrequant});
     if (!ac || !pq || !ac->complete() || !pq->complete()) continue;
-    const core::stats::Interval d = a.TotalDifference({r, Mode::kAutocast}, {r, Mode::kPrequant});
+    const core::stats::Interval d = a.TotalDifference({r, timed}, {r, Mode::kPrequant});
     const double over = d.center;
     std::vector<std::string> cells = {Name(r), FormatMs(ac->LayerMs()), FormatMs(pq->LayerMs()),
                                       FormatMs(over)};
@@ -292,13 +302,13 @@ std::optional<Block> ModesTable(const ReportAnalysis& a) {
                  {ac->LayerMs() > 0 ? FormatPercent(100.0 * over / ac->LayerMs()) : "-",
                   FormatMs(ac->ModelMs()), FormatMs(pq->ModelMs())});
     if (rounds) {
-      const auto [bytes, copy] = QuantBytesPerLayer(a, r);
+      const auto [bytes, copy] = QuantBytesPerLayer(a, r, timed);
       cells.push_back(bytes > 0 && copy > 0 ? FormatMs(OverheadFloorMs(bytes, copy)) : "-");
     }
     t.AddRow(std::move(cells));
   }
   if (t.empty()) return std::nullopt;
-  Block b = Table(std::move(t), "Autocast (quantization timed) vs prequant (GEMM only)");
+  Block b = Table(std::move(t), TimedModeCaption(timed));
   if (rounds)
     b.caption +=
         "; bandwidth floor: bytes quantization must move per layer / measured copy "
@@ -366,7 +376,11 @@ Document BuildReportDocument(const ReportAnalysis& a, bool with_chart) {
   for (Mode mode : a.modes()) SpeedupBlocks(a, mode, speedups.blocks);
   if (!speedups.blocks.empty()) doc.sections.push_back(std::move(speedups));
 
-  if (auto modes = ModesTable(a)) doc.sections.push_back({"Quantization overhead", {*modes}});
+  std::vector<Block> overhead;
+  for (Mode timed : {Mode::kAutocast, Mode::kDynamic}) {
+    if (auto modes = ModesTable(a, timed)) overhead.push_back(*modes);
+  }
+  if (!overhead.empty()) doc.sections.push_back({"Quantization overhead", std::move(overhead)});
   const std::vector<std::string> findings = BuildFindings(a);
   if (!findings.empty()) doc.sections.push_back({"Findings", {Bullets(findings)}});
   if (with_chart)

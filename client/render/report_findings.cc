@@ -201,9 +201,10 @@ void SlowGemmFindings(const ReportAnalysis& a, std::vector<RankClaim>& claims,
 
 }  // namespace
 
-std::pair<double, double> QuantBytesPerLayer(const ReportAnalysis& a, core::Recipe r) {
+std::pair<double, double> QuantBytesPerLayer(const ReportAnalysis& a, core::Recipe r,
+                                             core::Mode mode) {
   double bytes = 0, copy = 0;
-  const Totals* ac = a.FindTotals({r, core::Mode::kAutocast});
+  const Totals* ac = a.FindTotals({r, mode});
   for (const TotalTerm& t : ac->terms) {
     bytes += t.layer_weight * t.m->quant_bytes;
     copy = std::max(copy, t.m->copy_bytes_per_s);

@@ -26,7 +26,8 @@ struct RankClaim {
 
 // Per layer, the bytes recipe `r`'s autocast quantization must move (sum of weight x
 // quant_bytes) and the measured copy bandwidth (bytes/s; 0 when not measured).
-std::pair<double, double> QuantBytesPerLayer(const ReportAnalysis& a, core::Recipe r);
+std::pair<double, double> QuantBytesPerLayer(const ReportAnalysis& a, core::Recipe r,
+                                             core::Mode mode = core::Mode::kAutocast);
 // The bandwidth floor of quantization in ms: bytes it must move / measured copy rate.
 double OverheadFloorMs(double quant_bytes, double copy_bytes_per_s);
 

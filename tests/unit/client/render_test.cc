@@ -26,6 +26,7 @@ namespace {
 using core::Mode;
 using core::Recipe;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 bool AnyContains(const std::vector<std::string>& lines, const std::string& needle) {
   for (const auto& l : lines)
@@ -154,6 +155,25 @@ TEST(ReportFindingsTest, OverheadAsymmetryAndWinners) {
   EXPECT_TRUE(AnyContains(both, "fp8-current: quantization costs 1.080 ms per layer"));
   EXPECT_FALSE(AnyContains(both, "fastest"));
   EXPECT_FALSE(AnyContains(both, "prequant: fp8-current is not faster"));
+}
+
+// Dynamic mode is a mode like the others: its own overhead table against prequant, which
+// says what its timing holds.
+TEST(ReportTableTest, DynamicModeGetsItsOwnOverheadTable) {
+  core::Report r = testing::BothModesReport();
+  for (core::Mode& m : r.job.spec.modes) {
+    if (m == core::Mode::kAutocast) m = core::Mode::kDynamic;
+  }
+  for (core::ItemRecord& item : r.items) {
+    if (item.item.mode == core::Mode::kAutocast) item.item.mode = core::Mode::kDynamic;
+  }
+  const std::string table = RenderReportTable(r);
+  EXPECT_THAT(table, HasSubstr("Dynamic (inference: activations quantized inside the timing, "
+                               "weights before it) vs prequant (GEMM only)"));
+  EXPECT_THAT(table, HasSubstr("dynamic per-layer ms"));
+  EXPECT_THAT(table, Not(HasSubstr("Autocast (quantization timed) vs prequant")));
+  EXPECT_THAT(RenderReportTable(testing::BothModesReport()),
+              HasSubstr("Autocast (quantization timed) vs prequant"));
 }
 
 TEST(ReportTableTest, IncompleteRecipesShowNoTotals) {
