@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <ctime>
 
+#include "core/device_peaks.h"
+
 namespace gemmprof::client::render {
 
 std::string FormatFixed(double value, int decimals) {
@@ -68,6 +70,28 @@ double TflopsOf(const core::ItemRecord& item) {
   if (!item.result || item.result->time.median_ms <= 0) return 0;
   const double flops = item.result->flops > 0 ? item.result->flops : item.item.op.Flops();
   return flops / (item.result->time.median_ms * 1e-3) / 1e12;
+}
+
+Efficiency EfficiencyOf(const core::ItemRecord& item, const core::DeviceInfo& device) {
+  Efficiency e;
+  if (!item.result || device.backend == "host-reference" || item.result->time.median_ms <= 0) {
+    return e;
+  }
+  const core::Measurement& m = *item.result;
+  const double clock = core::ItemSmClockMhz(m.telemetry);
+  const double peak = core::DensePeakFlops(device.sm, device.sm_count, clock, item.item.recipe);
+  if (clock > 0) e.sm_clock_mhz = clock;
+  if (peak > 0) {
+    e.peak_tflops = peak / 1e12;
+    e.of_peak = TflopsOf(item) * 1e12 / peak;
+  }
+  if (m.copy_bytes_per_s > 0 && m.bytes > 0) {
+    e.of_copy_bandwidth = m.bytes / (m.time.median_ms * 1e-3) / m.copy_bytes_per_s;
+  }
+  if (m.copy_bytes_per_s > 0 && m.quant_bytes > 0 && m.quant_ms > 0) {
+    e.quant_of_copy_bandwidth = m.quant_bytes / (m.quant_ms * 1e-3) / m.copy_bytes_per_s;
+  }
+  return e;
 }
 
 std::string OpLabel(const core::GemmOp& op) {

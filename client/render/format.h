@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -30,6 +31,18 @@ std::string FormatGib(int64_t bytes);
 
 // TFLOP/s of a measured item: flops (measurement's, or the op's) over the median.
 double TflopsOf(const core::ItemRecord& item);
+
+// How close a GPU item came to the hardware: achieved TFLOP/s (TflopsOf) over the dense
+// tensor-core peak for its recipe's type at the SM clock measured during the item
+// (core/device_peaks.h: SMs x clock x dense FLOP/clk/SM), and bytes moved per iteration
+// over the copy bandwidth measured at job start; the quantization's bytes over its time
+// likewise. Each is nullopt where it cannot be known (host reference, no clock sampled,
+// an architecture or type the table lacks, no quantization timed).
+struct Efficiency {
+  std::optional<double> sm_clock_mhz, peak_tflops, of_peak, of_copy_bandwidth,
+      quant_of_copy_bandwidth;
+};
+Efficiency EfficiencyOf(const core::ItemRecord& item, const core::DeviceInfo& device);
 // "fprop qkv 4096x4096x12288" (+ " x8 groups" for grouped ops).
 std::string OpLabel(const core::GemmOp& op);
 // "fprop qkv 4096x4096x12288 fp8-current/autocast".

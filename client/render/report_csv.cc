@@ -53,7 +53,9 @@ std::vector<std::string> ContextCells(const core::JobRecord& job) {
           Str(core::ToString(t.amax_algo))};
 }
 
-std::vector<std::string> ItemCells(const core::ItemRecord& r) {
+std::string Opt(const std::optional<double>& v) { return v ? Num(*v) : ""; }
+
+std::vector<std::string> ItemCells(const core::ItemRecord& r, const core::DeviceInfo& device) {
   const core::GemmOp& op = r.item.op;
   std::vector<std::string> cells = {Int(r.item.seq),
                                     op.name,
@@ -73,6 +75,7 @@ std::vector<std::string> ItemCells(const core::ItemRecord& r) {
   if (!r.result) {
     cells.resize(cells.size() + 27 + 16);
     cells.push_back(Int(r.item.id));
+    cells.resize(cells.size() + 5);
     return cells;
   }
   const core::Measurement& m = *r.result;
@@ -98,6 +101,11 @@ std::vector<std::string> ItemCells(const core::ItemRecord& r) {
   cells.insert(cells.end(), more.begin(), more.end());
   // Last, so older readers' columns stay where they were; shared_with_item names an item_id.
   cells.push_back(Int(r.item.id));
+  const Efficiency e = EfficiencyOf(r, device);
+  for (const auto& v :
+       {e.sm_clock_mhz, e.peak_tflops, e.of_peak, e.of_copy_bandwidth, e.quant_of_copy_bandwidth}) {
+    cells.push_back(Opt(v));
+  }
   return cells;
 }
 
@@ -121,7 +129,10 @@ const std::vector<std::string>& ReportCsvColumns() {
       // interleaved rounds (appended: the columns above keep their order)
       "iso_ms", "iso_ci_low_ms", "iso_ci_high_ms", "iso_rel_half_width", "rounds", "n_eff",
       "b2b_ms", "b2b_ci_low_ms", "b2b_ci_high_ms", "b2b_count", "stop_reason", "group_uid",
-      "work_key", "shared_with_item", "quant_bytes", "copy_bytes_per_s", "item_id"};
+      "work_key", "shared_with_item", "quant_bytes", "copy_bytes_per_s", "item_id",
+      // efficiency (appended; empty where unknown)
+      "sm_clock_mhz", "peak_tflops", "fraction_of_peak", "fraction_of_copy_bandwidth",
+      "quant_fraction_of_copy_bandwidth"};
   return kColumns;
 }
 
@@ -149,7 +160,7 @@ std::string RenderReportCsv(const core::Report& report) {
                    [](auto* a, auto* b) { return a->item.seq < b->item.seq; });
   for (const core::ItemRecord* item : items) {
     std::vector<std::string> row = context;
-    const std::vector<std::string> cells = ItemCells(*item);
+    const std::vector<std::string> cells = ItemCells(*item, report.job.device);
     row.insert(row.end(), cells.begin(), cells.end());
     out += join(row);
   }

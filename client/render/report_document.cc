@@ -118,6 +118,7 @@ Block GemmTable(const ReportAnalysis& a, core::Pass pass, Mode mode) {
   if (named) align[1] = Align::kLeft;
   TextTable table(headers, align);
   Marks marks;
+  bool any_peak = false;
   for (const GemmRow& row : a.rows()) {
     if (row.op.pass != pass) continue;
     std::vector<std::string> cells;
@@ -133,7 +134,13 @@ Block GemmTable(const ReportAnalysis& a, core::Pass pass, Mode mode) {
         continue;
       }
       cells.push_back(Cell(*it->second, marks));
-      cells.push_back(row.TimeMs(key) ? FormatTflops(TflopsOf(*it->second)) : "");
+      std::string tflops = row.TimeMs(key) ? FormatTflops(TflopsOf(*it->second)) : "";
+      if (const auto of_peak = EfficiencyOf(*it->second, a.report().job.device).of_peak;
+          of_peak && !tflops.empty()) {
+        tflops += " (" + FormatPercent(100 * *of_peak) + ")";
+        any_peak = true;
+      }
+      cells.push_back(tflops);
       if (!b2b[i]) continue;
       const auto ms = row.TimeMs(key, Figure::kB2b);
       const core::Estimate e = row.EstimateOf(key, Figure::kB2b);
@@ -151,6 +158,11 @@ Block GemmTable(const ReportAnalysis& a, core::Pass pass, Mode mode) {
     what += ")";
   }
   Block b = Table(std::move(table), std::string(PassTitle(pass)) + " GEMMs, " + Name(mode) + what);
+  if (any_peak) {
+    b.caption +=
+        "; TFLOP/s (%): of the dense peak at the SM clock measured during the item (SMs x "
+        "clock x dense FLOP/clk/SM)";
+  }
   if (marks.flagged) b.caption += "; * cached result, ! failed verification";
   if (marks.shared) b.caption += "; = same GPU work as another recipe or mode, one measurement";
   std::string hidden;

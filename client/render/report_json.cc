@@ -92,8 +92,11 @@ Json IntervalJson(const core::stats::Interval& i) {
   return {{"low", i.low}, {"high", i.high}};
 }
 
-Json MeasurementJson(const core::ItemRecord& item) {
+Json Optional(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
+
+Json MeasurementJson(const core::ItemRecord& item, const core::DeviceInfo& device) {
   if (!item.result) return nullptr;
+  const Efficiency e = EfficiencyOf(item, device);
   const core::Measurement& m = *item.result;
   const core::SampleStats& s = m.time;
   const core::Telemetry& t = m.telemetry;
@@ -139,7 +142,13 @@ Json MeasurementJson(const core::ItemRecord& item) {
           {"shared_with_item", m.shared_with_item},
           {"quant_bytes", m.quant_bytes},
           {"copy_bytes_per_s", m.copy_bytes_per_s},
-          {"stop_reason", m.stop_reason}};
+          {"stop_reason", m.stop_reason},
+          {"efficiency",
+           {{"sm_clock_mhz", Optional(e.sm_clock_mhz)},
+            {"peak_tflops", Optional(e.peak_tflops)},
+            {"fraction_of_peak", Optional(e.of_peak)},
+            {"fraction_of_copy_bandwidth", Optional(e.of_copy_bandwidth)},
+            {"quant_fraction_of_copy_bandwidth", Optional(e.quant_of_copy_bandwidth)}}}};
 }
 
 Json ItemsJson(const core::Report& report) {
@@ -169,7 +178,7 @@ Json ItemsJson(const core::Report& report) {
                        {"measured_unix_ms", item->measured_ms},
                        {"measured_node", item->measured_node},
                        {"device_uuid", item->device_uuid},
-                       {"result", MeasurementJson(*item)}});
+                       {"result", MeasurementJson(*item, report.job.device)}});
     }
   }
   return items;

@@ -329,10 +329,12 @@ TEST(Charts, LayerChartShowsIntervalsAndTheBackToBackTick) {
 
 TEST(Csv, NewColumnsAreAppendedAndFilled) {
   const std::vector<std::string>& cols = ReportCsvColumns();
-  ASSERT_GE(cols.size(), 17u);
-  EXPECT_EQ(cols[cols.size() - 17], "iso_ms");
-  EXPECT_EQ(cols[cols.size() - 2], "copy_bytes_per_s");
-  EXPECT_EQ(cols.back(), "item_id");
+  ASSERT_GE(cols.size(), 22u);
+  EXPECT_EQ(cols[cols.size() - 22], "iso_ms");
+  EXPECT_EQ(cols[cols.size() - 7], "copy_bytes_per_s");
+  EXPECT_EQ(cols[cols.size() - 6], "item_id");
+  EXPECT_EQ(cols[cols.size() - 3], "fraction_of_peak");
+  EXPECT_EQ(cols.back(), "quant_fraction_of_copy_bandwidth");
   const std::string csv = RenderReportCsv(testing::RoundsReport());
   const std::string first_row =
       csv.substr(csv.find('\n') + 1, csv.find('\n', csv.find('\n') + 1) - csv.find('\n') - 1);
