@@ -46,7 +46,7 @@ PlotCommand::PlotCommand(CLI::App& parent) {
   app_ = parent.add_subcommand("plot", "Write a job's charts as an SVG or PNG file");
   AddJobIdArgument(*app_, "JOB", job_id_);
   app_->add_option("-o,--output", output_, "File to write: .svg or .png")->required();
-  app_->add_option("--kind", kind_, "layer (default), modes, tflops, speedup or all");
+  app_->add_option("--kind", kind_, "layer (default), modes, tflops, speedup, roofline or all");
   app_->add_option("--format", format_,
                    "svg | png (default: from the extension of -o). PNG is the SVG rendered by "
                    "rsvg-convert (Debian librsvg2-bin)");
@@ -56,6 +56,8 @@ PlotCommand::PlotCommand(CLI::App& parent) {
   tflops   per-GEMM TFLOP/s by recipe; for an inference sweep (--sweep-m), TFLOP/s
            against M, one line per recipe x mode, p20..p80 whiskers
   speedup  full-model speedup vs bf16
+  roofline every item: FLOP per byte against TFLOP/s, log-log, with each recipe type's
+           dense peak at the measured SM clock and the measured copy bandwidth
   all      the four, stacked in one file
 Every recipe has one colour in every chart. Examples:
   gemmprof plot 42 -o layer.svg

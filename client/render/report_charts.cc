@@ -5,6 +5,7 @@
 #include "client/render/format.h"
 #include "client/render/model_label.h"
 #include "client/render/recipe_style.h"
+#include "client/render/roofline_chart.h"
 
 namespace gemmprof::client::render {
 namespace {
@@ -224,6 +225,8 @@ std::string_view ToString(ChartKind kind) {
       return "tflops";
     case ChartKind::kSpeedup:
       return "speedup";
+    case ChartKind::kRoofline:
+      return "roofline";
     case ChartKind::kAll:
       return "all";
   }
@@ -232,12 +235,12 @@ std::string_view ToString(ChartKind kind) {
 
 std::optional<ChartKind> ParseChartKind(std::string_view s) {
   for (ChartKind k : {ChartKind::kLayer, ChartKind::kModes, ChartKind::kTflops, ChartKind::kSpeedup,
-                      ChartKind::kAll})
+                      ChartKind::kRoofline, ChartKind::kAll})
     if (ToString(k) == s) return k;
   return std::nullopt;
 }
 
-std::string ChartKindList() { return "layer, modes, tflops, speedup, all"; }
+std::string ChartKindList() { return "layer, modes, tflops, speedup, roofline, all"; }
 
 BarChart BuildChart(const ReportAnalysis& a, ChartKind kind) {
   switch (kind) {
@@ -247,6 +250,7 @@ BarChart BuildChart(const ReportAnalysis& a, ChartKind kind) {
       return TflopsChart(a);
     case ChartKind::kSpeedup:
       return SpeedupChart(a);
+    case ChartKind::kRoofline:  // not a bar chart: RenderChartSvg draws it
     case ChartKind::kLayer:
     case ChartKind::kAll:
       break;
@@ -255,6 +259,14 @@ BarChart BuildChart(const ReportAnalysis& a, ChartKind kind) {
 }
 
 absl::StatusOr<std::string> RenderChartSvg(const core::Report& report, ChartKind kind) {
+  if (kind == ChartKind::kRoofline) {
+    for (const core::ItemRecord& item : report.items) {
+      if (item.result.has_value()) return RenderRooflineSvg(report);
+    }
+    return absl::FailedPreconditionError("job " + std::to_string(report.job.id) + " (" +
+                                         std::string(core::ToString(report.job.state)) +
+                                         ") has no measured item; nothing to plot yet");
+  }
   const ReportAnalysis a(report);
   bool any = false;
   for (Mode m : a.modes()) any |= !a.CompleteRecipes(m).empty();

@@ -14,7 +14,7 @@
 
 namespace gemmprof::client::render {
 
-enum class ChartKind { kLayer, kModes, kTflops, kSpeedup, kAll };
+enum class ChartKind { kLayer, kModes, kTflops, kSpeedup, kRoofline, kAll };
 
 std::string_view ToString(ChartKind kind);
 std::optional<ChartKind> ParseChartKind(std::string_view s);

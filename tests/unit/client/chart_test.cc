@@ -20,6 +20,7 @@ namespace {
 using core::Recipe;
 using render::ChartKind;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // Pixels of one exact colour needed to count it: more than a legend swatch (14x14).
 constexpr int kMinPixelsPerColour = 250;
@@ -107,6 +108,7 @@ INSTANTIATE_TEST_SUITE_P(
                   ChartKind::kSpeedup,
                   {Recipe::kFp8Current, Recipe::kFp8Delayed, Recipe::kFp8Block}},
         ChartCase{"both_modes", testing::BothModesReport, ChartKind::kModes, kBoth},
+        ChartCase{"hopper_roofline", testing::HopperReport, ChartKind::kRoofline, kHopper},
         ChartCase{"both_all", testing::BothModesReport, ChartKind::kAll, kBoth},
         // fp8-current is incomplete (a failed item elsewhere is fp8-block's): only the
         // complete bf16 shows per layer.
@@ -114,7 +116,7 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(ChartKindTest, ParsesEveryKindAndRejectsOthers) {
-  for (const char* k : {"layer", "modes", "tflops", "speedup", "all"})
+  for (const char* k : {"layer", "modes", "tflops", "speedup", "roofline", "all"})
     EXPECT_TRUE(render::ParseChartKind(k).has_value()) << k;
   EXPECT_FALSE(render::ParseChartKind("pie").has_value());
 }
@@ -130,6 +132,31 @@ TEST(ChartTest, SweepsOnlyPlotThroughput) {
   EXPECT_EQ(render::RenderChartSvg(testing::SweepReport(), ChartKind::kLayer).status().code(),
             absl::StatusCode::kFailedPrecondition);
   EXPECT_TRUE(render::RenderChartSvg(testing::SweepReport(), ChartKind::kTflops).ok());
+}
+
+// Every measured item is a mark; each recipe type's dense peak at the measured clock is a
+// ceiling; the host draws marks only and says why.
+TEST(ChartTest, RooflineHasAMarkPerItemCeilingsAndASlope) {
+  core::Report r = testing::HopperReport();
+  for (auto& item : r.items) {
+    if (item.result) item.result->copy_bytes_per_s = 3e12;
+  }
+  const auto svg = render::RenderChartSvg(r, ChartKind::kRoofline);
+  ASSERT_TRUE(svg.ok()) << svg.status();
+  size_t items = 0;
+  for (const auto& item : r.items) items += item.result.has_value() && item.result->bytes > 0;
+  size_t circles = 0;
+  for (size_t at = svg->find("<circle"); at != std::string::npos; at = svg->find("<circle", at + 1))
+    ++circles;
+  EXPECT_EQ(circles, items + 4) << "one mark per item, one legend dot per recipe";
+  EXPECT_THAT(*svg, HasSubstr("bf16 peak"));
+  EXPECT_THAT(*svg, HasSubstr("fp8-current, fp8-delayed, fp8-block peak"));
+  EXPECT_THAT(*svg, HasSubstr("stroke-dasharray=\"6 4\""));  // the copy-bandwidth slope
+  const auto host = render::RenderChartSvg(testing::HostReferenceReport(), ChartKind::kRoofline);
+  ASSERT_TRUE(host.ok()) << host.status();
+  EXPECT_THAT(*host, HasSubstr("host reference: no GPU"));
+  EXPECT_THAT(*host, Not(HasSubstr("peak")));
+  EXPECT_THAT(*host, Not(HasSubstr("stroke-dasharray")));
 }
 
 // vLLM's figure: TFLOP/s against M, one line per recipe x mode, a point per M.
