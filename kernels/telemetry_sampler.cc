@@ -37,8 +37,9 @@ core::Telemetry TelemetrySampler::Stop() {
   core::Telemetry t;
   if (samples_.empty()) return t;
   t.sm_clock_mhz_min = samples_.front().sm_clock_mhz;
-  double power_sum = 0;
+  double power_sum = 0, clock_sum = 0;
   for (const NvmlSample& s : samples_) {
+    clock_sum += s.sm_clock_mhz;
     t.sm_clock_mhz_min = std::min(t.sm_clock_mhz_min, s.sm_clock_mhz);
     t.sm_clock_mhz_max = std::max(t.sm_clock_mhz_max, s.sm_clock_mhz);
     t.mem_clock_mhz = std::max(t.mem_clock_mhz, s.mem_clock_mhz);
@@ -49,6 +50,8 @@ core::Telemetry TelemetrySampler::Stop() {
     if ((s.clocks_event_reasons & kThrottleReasonMask) != 0) ++t.throttled_samples;
   }
   t.power_w_avg = power_sum / static_cast<double>(samples_.size());
+  // The clock %-of-peak figures use (core/device_peaks.h).
+  t.sm_clock_mhz_mean = clock_sum / static_cast<double>(samples_.size());
   t.telemetry_samples = static_cast<int64_t>(samples_.size());
   return t;
 }
