@@ -19,9 +19,9 @@ export GEMMPROF_SERVER=127.0.0.1:$(cat "$out/port")
 g="$bundle/bin/gemmprof"
 seed=$("$g" submit --hidden_size 4096 --intermediate_size 16384 --num_attention_heads 32 \
   --num_hidden_layers 24 --micro_batch_size 31 --sequence_length 512 --mode prequant \
-  --recipes bf16,fp8-current,fp8-rowwise --label "analyst seed")
+  --recipes bf16,fp8-current,fp8-rowwise --item-budget 0.5 --label "analyst seed")
 sweep=$("$g" submit --preset llama-3.1-8b --sweep-m 1:16384:*4 \
-  --recipes bf16,fp8-current,fp8-rowwise --label "analyst sweep")
+  --recipes bf16,fp8-current,fp8-rowwise --item-budget 0.5 --label "analyst sweep")
 "$g" watch "$seed" > /dev/null; "$g" watch "$sweep" > /dev/null
 "$g" report "$seed" > "$out/seed.txt"; "$g" report "$seed" --format json > "$out/seed.json"
 "$g" report "$sweep" > "$out/sweep.txt"; "$g" report "$sweep" --format json > "$out/sweep.json"
