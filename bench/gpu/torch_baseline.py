@@ -169,6 +169,19 @@ def time_set(label, ops, make_fn, args, gen, rows):
     print(f"  total: {total:.4f} ms")
 
 
+def matmul_fn(pass_, a, bt):
+    return lambda: torch.matmul(a, bt.t())
+
+
+def seed_scaled_fn(pass_, a, bt):
+    """Tensor-wise FP8 as the seed's training step: E5M2 for the gradient operands."""
+    qa, sa = to_fp8(a, torch.float8_e5m2 if pass_ == "dgrad" else torch.float8_e4m3fn)
+    qb, sb = to_fp8(bt, torch.float8_e5m2 if pass_ == "wgrad" else torch.float8_e4m3fn)
+    fast = pass_ == "fprop"
+    return lambda: torch._scaled_mm(qa, qb.t(), scale_a=sa, scale_b=sb,
+                                    out_dtype=torch.bfloat16, use_fast_accum=fast)
+
+
 def rowwise_fn(pass_, a, bt):
     qa, sa = to_fp8_rows(a)
     qb, sb = to_fp8_rows(bt)
@@ -242,33 +255,9 @@ def main():
         run_rowwise_set(args, gen, rows)
         finish(rows, args.csv)
         return 0
-    for impl in ("torch.matmul bf16", "torch._scaled_mm fp8-current prequant"):
-        total = 0.0
-        print(f"\n== {impl} ==")
-        for pass_, name, (m, k, n) in ops:
-            a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=gen)
-            bt = torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=gen)
-            if impl.startswith("torch.matmul"):
-                fn = lambda a=a, bt=bt: torch.matmul(a, bt.t())
-            else:
-                a_dtype = torch.float8_e5m2 if pass_ == "dgrad" else torch.float8_e4m3fn
-                b_dtype = torch.float8_e5m2 if pass_ == "wgrad" else torch.float8_e4m3fn
-                qa, sa = to_fp8(a, a_dtype)
-                qb, sb = to_fp8(bt, b_dtype)
-                fast = pass_ == "fprop"
-                fn = lambda qa=qa, qb=qb, sa=sa, sb=sb, fast=fast: torch._scaled_mm(
-                    qa, qb.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16,
-                    use_fast_accum=fast)
-            samples = time_graph(fn, args.warmup, args.iters)
-            med = statistics.median(samples)
-            total += med
-            tflops = 2.0 * m * k * n / (med * 1e9)
-            print(f"  {pass_:5s} {name:8s} {m}x{k}x{n:<8d} {med:8.4f} ms {tflops:7.1f} TFLOP/s")
-            rows.append({"impl": impl, "pass": pass_, "op": name, "m": m, "k": k, "n": n,
-                         "median_ms": f"{med:.6f}", "min_ms": f"{min(samples):.6f}",
-                         "count": len(samples)})
-            del a, bt
-        print(f"  per-layer: {total:.4f} ms")
+    for label, make_fn in (("torch.matmul bf16", matmul_fn),
+                           ("torch._scaled_mm fp8-current prequant", seed_scaled_fn)):
+        time_set(label, ops, make_fn, args, gen, rows)
     finish(rows, args.csv)
     return 0
 
