@@ -122,10 +122,10 @@ BarChart TflopsChart(const ReportAnalysis& a) {
   return c;
 }
 
-// An inference sweep (vLLM's figure): per-layer TFLOP/s of the fprop GEMMs at each M,
-// one line per recipe x mode (colour: recipe, dash: mode), p20..p80 whiskers. The
-// layer's figure at one M is its GEMMs' flops over the sum of their median times (the
-// whisker: over the sums of their p80 and p20 times).
+// An inference sweep (vLLM's figure): TFLOP/s of the model's fprop GEMMs at each M, one
+// line per recipe x mode (colour: recipe, dash: mode), p20..p80 whiskers. The figure at
+// one M is the flops of those GEMMs (times their layers) over the same sum of their
+// median times; the whisker uses the sums of their p80 and p20 times.
 BarChart SweepTflopsChart(const ReportAnalysis& a) {
   BarChart c;
   c.title = "Throughput against M (inference sweep)";
@@ -166,7 +166,11 @@ BarChart SweepTflopsChart(const ReportAnalysis& a) {
         }
         any = true;
         line.values.push_back(s.flops / (s.median * 1e9));
-        line.ranges.push_back(std::make_pair(s.flops / (s.p80 * 1e9), s.flops / (s.p20 * 1e9)));
+        if (s.p20 > 0 && s.p80 > 0) {
+          line.ranges.push_back(std::make_pair(s.flops / (s.p80 * 1e9), s.flops / (s.p20 * 1e9)));
+        } else {
+          line.ranges.push_back(std::nullopt);  // samples without percentiles
+        }
       }
       if (!any) continue;
       c.lines.push_back(std::move(line));
