@@ -325,6 +325,23 @@ TEST(ValidationTest, NoiseAwareAndAutomaticBackToBackAreValid) {
   EXPECT_TRUE(ValidateTiming(t).ok()) << ValidateTiming(t);
 }
 
+// Declared on the wire but measured by no runner yet: a job asking for them is refused
+// (Unimplemented) instead of storing results that lack what it asked for.
+TEST(ValidationTest, KernelTimingAndProfileAreRefusedUntilImplemented) {
+  JobSpec spec;
+  spec.shapes = {{16, 16, 16}};
+  spec.timing.timing_backend = TimingBackend::kKernels;
+  EXPECT_EQ(ValidateJobSpec(spec).code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(std::string(ValidateJobSpec(spec).message()),
+              HasSubstr("timing.timing_backend: \"kernels\""));
+  spec.timing.timing_backend = TimingBackend::kEvents;
+  spec.profile = true;
+  EXPECT_EQ(ValidateJobSpec(spec).code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(std::string(ValidateJobSpec(spec).message()), HasSubstr("profile: Nsight mode"));
+  spec.profile = false;
+  EXPECT_TRUE(ValidateJobSpec(spec).ok());
+}
+
 TEST(ValidationTest, JobSpecRules) {
   JobSpec spec;
   EXPECT_THAT(std::string(ValidateJobSpec(spec).message()), HasSubstr("neither is set"));
