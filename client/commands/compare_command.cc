@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "client/commands/follow_job.h"
+#include "client/commands/format_flag.h"
 #include "client/render/comparison.h"
 
 namespace gemmprof::client {
@@ -13,6 +14,7 @@ CompareCommand::CompareCommand(CLI::App& parent) {
   AddJobIdArgument(*app_, "JOB_B", job_b_);
   app_->add_flag("--fail-on-regression", fail_on_regression_,
                  "Exit non-zero when any item of JOB_B is slower than in JOB_A");
+  AddListingFormatOption(*app_, format_);
   app_->footer(R"(Items match by (shape, pass, recipe, mode, groups). B/A > 1 means B is slower.
 An item is faster/slower only when the medians differ by more than its noise threshold
   max(2%, 3 x sqrt(a^2 + b^2)),
@@ -23,15 +25,17 @@ Items measured in interleaved rounds on both sides: B/A gets an unpaired 95% int
 and the verdict needs it to exclude 1 and a change above 2% (drift between jobs is not
 inside either job's interval). Back-to-back times, when both measured them, too.
 Example (CI after a driver or cuBLASLt upgrade):
-  gemmprof compare 41 42 --fail-on-regression)");
+  gemmprof compare 41 42 --fail-on-regression
+  gemmprof compare 41 42 --format csv    one row per matched item, raw ms and interval bounds)");
 }
 
 absl::Status CompareCommand::Run(CommandContext& ctx) {
+  ASSIGN_OR_RETURN(const render::ListingFormat format, ParseListingFormatFlag(format_));
   ASSIGN_OR_RETURN(GemmProfClient * client, ctx.client());
   ASSIGN_OR_RETURN(const core::Report a, client->GetReport(job_a_));
   ASSIGN_OR_RETURN(const core::Report b, client->GetReport(job_b_));
   const render::Comparison c = render::CompareReports(a, b);
-  ctx.out << render::RenderComparison(c, job_a_, job_b_);
+  ctx.out << render::RenderListing(render::ComparisonListing(c, job_a_, job_b_), format);
   if (c.items.empty())
     return absl::FailedPreconditionError("jobs " + std::to_string(job_a_) + " and " +
                                          std::to_string(job_b_) +

@@ -1,6 +1,8 @@
 // `gemmprof compare`: per-item and per-layer ratios of two jobs with a noise-aware verdict.
 #pragma once
 
+#include <string>
+
 #include "client/command.h"
 
 namespace gemmprof::client {
@@ -14,6 +16,7 @@ class CompareCommand : public Command {
 
  private:
   CLI::App* app_;
+  std::string format_ = "table";
   int64_t job_a_ = 0, job_b_ = 0;
   bool fail_on_regression_ = false;
 };

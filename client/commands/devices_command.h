@@ -1,6 +1,8 @@
 // `gemmprof devices`: the daemon's devices and the recipes each supports.
 #pragma once
 
+#include <string>
+
 #include "client/command.h"
 
 namespace gemmprof::client {
@@ -14,6 +16,7 @@ class DevicesCommand : public Command {
 
  private:
   CLI::App* app_;
+  std::string format_ = "table";
 };
 
 }  // namespace gemmprof::client

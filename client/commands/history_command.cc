@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "client/commands/format_flag.h"
 #include "client/commands/since.h"
 #include "client/render/listings.h"
 #include "core/limits.h"
@@ -33,18 +34,21 @@ HistoryCommand::HistoryCommand(CLI::App& parent) {
   app_->add_option("--shape", shape_, "Only this MxKxN (instead of --m --k --n)");
   app_->add_option("--pass", pass_, "fprop, dgrad or wgrad");
   app_->add_option("--recipe", recipe_, "One recipe: " + core::RecipeList());
-  app_->add_option("--mode", mode_, "autocast or prequant");
+  app_->add_option("--mode", mode_, "autocast, prequant or dynamic");
   app_->add_option("--device", device_, "Device name, e.g. \"NVIDIA H100 80GB HBM3\"");
   app_->add_option("--node", node_, "Only results measured on this node (gemmprofd --node)");
   app_->add_option("--since", since_, "A date (2026-11-01, UTC) or an age (7d, 12h, 30m)");
   app_->add_option("--limit", limit_, "At most this many rows (1..10000, default 50)")
       ->check(CLI::Range(1, 10000));
+  AddListingFormatOption(*app_, format_);
   app_->footer(R"(Examples:
   gemmprof history --shape 16384x4096x12288 --recipe fp8-block --since 7d
-  gemmprof history --device "NVIDIA H100 80GB HBM3" --pass wgrad --since 2026-11-01)");
+  gemmprof history --device "NVIDIA H100 80GB HBM3" --pass wgrad --since 2026-11-01
+  gemmprof history --recipe fp8-rowwise --format csv > rowwise.csv)");
 }
 
 absl::Status HistoryCommand::Run(CommandContext& ctx) {
+  ASSIGN_OR_RETURN(const render::ListingFormat format, ParseListingFormatFlag(format_));
   HistoryQuery q;
   q.m = m_;
   q.k = k_;
@@ -65,7 +69,7 @@ absl::Status HistoryCommand::Run(CommandContext& ctx) {
   RETURN_IF_ERROR(ParseFilter("--pass", pass_, &core::ParsePass, "fprop, dgrad, wgrad", q.pass));
   RETURN_IF_ERROR(
       ParseFilter("--recipe", recipe_, &core::ParseRecipe, core::RecipeList(), q.recipe));
-  RETURN_IF_ERROR(ParseFilter("--mode", mode_, &core::ParseMode, "autocast, prequant", q.mode));
+  RETURN_IF_ERROR(ParseFilter("--mode", mode_, &core::ParseMode, "autocast, prequant, dynamic", q.mode));
   if (device_) q.device_name = *device_;
   if (node_) q.node = *node_;
   if (since_) {
@@ -73,7 +77,7 @@ absl::Status HistoryCommand::Run(CommandContext& ctx) {
   }
   ASSIGN_OR_RETURN(GemmProfClient * client, ctx.client());
   ASSIGN_OR_RETURN(const auto rows, client->QueryResults(q));
-  ctx.out << render::RenderHistory(rows);
+  ctx.out << render::RenderListing(render::HistoryListing(rows), format);
   return absl::OkStatus();
 }
 

@@ -17,6 +17,7 @@ class HistoryCommand : public Command {
 
  private:
   CLI::App* app_;
+  std::string format_ = "table";
   int64_t m_ = 0, k_ = 0, n_ = 0;
   std::optional<std::string> shape_, pass_, recipe_, mode_, device_, since_, node_;
   int32_t limit_ = 50;

@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "client/commands/format_flag.h"
 #include "client/render/listings.h"
 
 namespace gemmprof::client {
@@ -16,12 +17,15 @@ JobsCommand::JobsCommand(CLI::App& parent) {
   app_->add_option("--node", node_,
                    "Only jobs this daemon (gemmprofd --node) accepted; default: every node "
                    "sharing the daemon's store");
+  AddListingFormatOption(*app_, format_);
   app_->footer(
       "Examples:\n  gemmprof jobs\n  gemmprof jobs --state running --limit 5\n"
-      "  gemmprof jobs --node gpu-node-7");
+      "  gemmprof jobs --node gpu-node-7\n"
+      "  gemmprof jobs --state partial --format json | jq '.jobs[].id'");
 }
 
 absl::Status JobsCommand::Run(CommandContext& ctx) {
+  ASSIGN_OR_RETURN(const render::ListingFormat format, ParseListingFormatFlag(format_));
   std::optional<core::JobState> state;
   if (!state_.empty()) {
     state = core::ParseJobState(state_);
@@ -32,7 +36,7 @@ absl::Status JobsCommand::Run(CommandContext& ctx) {
   }
   ASSIGN_OR_RETURN(GemmProfClient * client, ctx.client());
   ASSIGN_OR_RETURN(const auto jobs, client->ListJobs(state, limit_, node_));
-  ctx.out << render::RenderJobs(jobs);
+  ctx.out << render::RenderListing(render::JobsListing(jobs), format);
   return absl::OkStatus();
 }
 

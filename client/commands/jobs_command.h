@@ -16,6 +16,7 @@ class JobsCommand : public Command {
 
  private:
   CLI::App* app_;
+  std::string format_ = "table";
   std::string state_;
   int32_t limit_ = 20;
   std::string node_;

@@ -1,6 +1,8 @@
 // `gemmprof plan`: the GEMMs a workload derives to, computed locally; nothing is run.
 #pragma once
 
+#include <string>
+
 #include "client/command.h"
 #include "client/commands/workload_flags.h"
 
@@ -15,6 +17,7 @@ class PlanCommand : public Command {
 
  private:
   CLI::App* app_;
+  std::string format_ = "table";
   WorkloadFlags flags_;
 };
 

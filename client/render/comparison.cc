@@ -180,7 +180,75 @@ Comparison CompareReports(const core::Report& a, const core::Report& b) {
   return c;
 }
 
+namespace {
+
+Records ComparisonRecords(const Comparison& c) {
+  Records r;
+  r.columns = {"pass",           "op",
+               "m",              "k",
+               "n",              "groups",
+               "recipe",         "mode",
+               "a_ms",           "b_ms",
+               "ratio",          "ratio_ci_low",
+               "ratio_ci_high",  "noise_threshold",
+               "verdict",        "b2b_a_ms",
+               "b2b_b_ms",       "b2b_ratio",
+               "b2b_ratio_ci_low", "b2b_ratio_ci_high",
+               "b2b_verdict"};
+  auto opt = [](bool present, double v) { return present ? Cell{v} : Cell{}; };
+  for (const ItemComparison& i : c.items) {
+    const bool b2b = i.b2b_a_ms > 0;
+    r.Add({std::string(core::ToString(i.op.pass)), i.op.name, i.op.shape.m, i.op.shape.k,
+           i.op.shape.n, int64_t{i.op.groups}, std::string(core::ToString(i.recipe)),
+           std::string(core::ToString(i.mode)), i.a_ms, i.b_ms, i.ratio,
+           opt(i.ratio_ci.valid, i.ratio_ci.low), opt(i.ratio_ci.valid, i.ratio_ci.high),
+           // With intervals the verdict's threshold is the minimum change.
+           i.ratio_ci.valid ? kMinRelativeChange : i.threshold, std::string(ToString(i.verdict)),
+           opt(b2b, i.b2b_a_ms), opt(b2b, i.b2b_b_ms), opt(b2b, i.b2b_ratio_ci.center),
+           opt(b2b && i.b2b_ratio_ci.valid, i.b2b_ratio_ci.low),
+           opt(b2b && i.b2b_ratio_ci.valid, i.b2b_ratio_ci.high),
+           b2b ? Cell{std::string(ToString(i.b2b_verdict))} : Cell{}});
+  }
+  return r;
+}
+
+nlohmann::ordered_json ComparisonSummary(const Comparison& c, int64_t job_a, int64_t job_b) {
+  using Json = nlohmann::ordered_json;
+  Json layers = Json::array();
+  for (const LayerComparison& l : c.layers)
+    layers.push_back({{"recipe", std::string(core::ToString(l.recipe))},
+                      {"mode", std::string(core::ToString(l.mode))},
+                      {"a_per_layer_ms", l.a_ms},
+                      {"b_per_layer_ms", l.b_ms},
+                      {"ratio", l.ratio}});
+  auto unmatched = [](const std::vector<UnmatchedItem>& items) {
+    Json out = Json::array();
+    for (const UnmatchedItem& u : items)
+      out.push_back({{"item", u.label},
+                     {"recipe", std::string(core::ToString(u.recipe))},
+                     {"mode", std::string(core::ToString(u.mode))}});
+    return out;
+  };
+  return {{"job_a", job_a},
+          {"job_b", job_b},
+          {"noise_rule", kNoiseRule},
+          {"matched", c.items.size()},
+          {"faster", c.faster},
+          {"same", c.same},
+          {"slower", c.slower},
+          {"context_differences", c.context_diffs},
+          {"layers", layers},
+          {"only_in_a", unmatched(c.only_in_a)},
+          {"only_in_b", unmatched(c.only_in_b)}};
+}
+
+}  // namespace
+
 std::string RenderComparison(const Comparison& c, int64_t job_a, int64_t job_b) {
+  return RenderListing(ComparisonListing(c, job_a, job_b), ListingFormat::kTable);
+}
+
+Listing ComparisonListing(const Comparison& c, int64_t job_a, int64_t job_b) {
   const std::string a = "job " + std::to_string(job_a), b = "job " + std::to_string(job_b);
   Document doc;
   doc.title = "gemmprof compare: " + a + " (A) vs " + b + " (B)";
@@ -259,7 +327,12 @@ std::string RenderComparison(const Comparison& c, int64_t job_a, int64_t job_b) 
                           {Lines({std::to_string(c.items.size()) + " matched items: " +
                                   std::to_string(c.faster) + " faster, " + std::to_string(c.same) +
                                   " same, " + std::to_string(c.slower) + " slower in B"})}});
-  return RenderText(doc);
+  Listing listing;
+  listing.doc = std::move(doc);
+  listing.records = ComparisonRecords(c);
+  listing.rows_key = "items";
+  listing.summary = ComparisonSummary(c, job_a, job_b);
+  return listing;
 }
 
 }  // namespace gemmprof::client::render

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "client/render/listings.h"
 #include "core/job.h"
 #include "core/stats.h"
 
@@ -87,6 +88,10 @@ Comparison CompareReports(const core::Report& a, const core::Report& b);
 std::string UnmatchedLine(const std::string& side, const std::vector<UnmatchedItem>& items);
 // Context differences, per-item table (op, pass, MxKxN, recipe, mode, A ms, B ms,
 // B/A, threshold, verdict), per-layer table, unmatched items and a one-line summary.
+// The same as a listing (`compare --format`): CSV/JSON rows are the matched items with
+// raw times and interval bounds; JSON adds the counts, per-layer ratios, unmatched
+// items and context differences.
 std::string RenderComparison(const Comparison& c, int64_t job_a, int64_t job_b);
+Listing ComparisonListing(const Comparison& c, int64_t job_a, int64_t job_b);
 
 }  // namespace gemmprof::client::render

@@ -61,7 +61,7 @@ std::string TextBlock(const Block& b) {
       for (const auto& l : b.lines) out += l + "\n";
       break;
     case Block::Kind::kTable:
-      out += b.table->RenderText();
+      out += b.table->RenderText(b.indent);
       break;
     case Block::Kind::kNote:
       out += "  " + b.lines.front() + "\n";
@@ -103,10 +103,12 @@ std::string MarkdownBlock(const Block& b) {
 }  // namespace
 
 std::string RenderText(const Document& doc) {
-  std::string out = doc.title + "\n" + std::string(DisplayWidth(doc.title), '=') + "\n";
+  std::string out;
+  if (!doc.title.empty())
+    out = doc.title + "\n" + std::string(DisplayWidth(doc.title), '=') + "\n";
   for (const Section& s : doc.sections) {
     if (!s.title.empty())
-      out += "\n" + s.title + "\n" + std::string(DisplayWidth(s.title), '-') + "\n";
+      out += std::string(out.empty() ? "" : "\n") + s.title + "\n" + std::string(DisplayWidth(s.title), '-') + "\n";
     for (size_t i = 0; i < s.blocks.size(); ++i) {
       if (i > 0) out += "\n";
       out += TextBlock(s.blocks[i]);
@@ -116,10 +118,10 @@ std::string RenderText(const Document& doc) {
 }
 
 std::string RenderMarkdown(const Document& doc) {
-  std::string out = "# " + doc.title + "\n";
+  std::string out = doc.title.empty() ? "" : "# " + doc.title + "\n";
   for (const Section& s : doc.sections) {
-    if (!s.title.empty()) out += "\n## " + s.title + "\n";
-    for (const Block& b : s.blocks) out += "\n" + MarkdownBlock(b);
+    if (!s.title.empty()) out += std::string(out.empty() ? "" : "\n") + "## " + s.title + "\n";
+    for (const Block& b : s.blocks) out += std::string(out.empty() ? "" : "\n") + MarkdownBlock(b);
   }
   return out;
 }

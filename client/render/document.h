@@ -19,6 +19,7 @@ struct Block {
   std::vector<std::pair<std::string, std::string>> key_values;
   std::vector<std::string> lines;  // bullets or plain lines (plain lines are verbatim)
   std::optional<TextTable> table;
+  int indent = 2;  // a table's left margin in text
 };
 
 struct Section {
@@ -39,10 +40,11 @@ Block Table(TextTable table, std::string caption = "");
 // A sentence explaining the block before it (Markdown: italic).
 Block Note(std::string text);
 
-// Plain text: title underlined with '=', sections headed by their title underlined
+// Plain text: title underlined with '=' (none when the title is empty), sections headed by their title underlined
 // with '-', tables indented by two spaces, bullets as "  - ", lines verbatim (inside a
 // fenced code block in Markdown). Output ends with a newline.
 std::string RenderText(const Document& doc);
+// Markdown: '#' title (none when empty), '##' sections, tables as GitHub tables.
 std::string RenderMarkdown(const Document& doc);
 
 }  // namespace gemmprof::client::render

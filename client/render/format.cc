@@ -53,6 +53,16 @@ std::string FormatUtc(int64_t unix_ms) {
   return buf;
 }
 
+std::string FormatIsoUtc(int64_t unix_ms) {
+  if (unix_ms <= 0) return "";
+  const std::time_t secs = static_cast<std::time_t>(unix_ms / 1000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
 std::string FormatDuration(int64_t duration_ms) {
   const int64_t s = std::max<int64_t>(0, duration_ms / 1000);
   const int64_t d = s / 86400, h = (s % 86400) / 3600, m = (s % 3600) / 60, sec = s % 60;

@@ -24,6 +24,8 @@ std::string FormatCount(int64_t count);
 std::string FormatFixed(double value, int decimals);
 // Unix epoch milliseconds as "2026-11-20 10:00:00 UTC"; 0 gives "-".
 std::string FormatUtc(int64_t unix_ms);
+// Unix epoch milliseconds as ISO 8601 "2026-11-20T10:00:00Z", for CSV and JSON; 0 gives "".
+std::string FormatIsoUtc(int64_t unix_ms);
 // A duration in milliseconds as "3d 4h", "2h 5m", "4m 10s", "12s".
 std::string FormatDuration(int64_t duration_ms);
 // Bytes as GiB with one decimal: "80.0 GiB".

@@ -1,87 +1,207 @@
 #include "client/render/listings.h"
 
 #include "client/render/format.h"
+#include "client/render/report_json.h"
 #include "client/render/text_table.h"
 
 namespace gemmprof::client::render {
+namespace {
 
-std::string RenderPlan(const core::Plan& plan, const core::JobSpec& spec) {
+std::string S(std::string_view v) { return std::string(v); }
+// "-" in the table for a field not set; the machine forms leave it absent.
+std::string OrDash(const std::string& s) { return s.empty() ? "-" : s; }
+Cell OrAbsent(const std::string& s) { return s.empty() ? Cell{} : Cell{s}; }
+Cell OrAbsent(int64_t unix_ms) { return unix_ms > 0 ? Cell{unix_ms} : Cell{}; }
+
+// A document of one untitled section holding `table` at `indent`.
+Document TableDocument(std::string title, TextTable table, int indent) {
+  Document doc;
+  doc.title = std::move(title);
+  Block block = Table(std::move(table));
+  block.indent = indent;
+  doc.sections.push_back({"", {std::move(block)}});
+  return doc;
+}
+
+}  // namespace
+
+std::optional<ListingFormat> ParseListingFormat(std::string_view name) {
+  if (name == "table") return ListingFormat::kTable;
+  if (name == "csv") return ListingFormat::kCsv;
+  if (name == "json") return ListingFormat::kJson;
+  if (name == "markdown") return ListingFormat::kMarkdown;
+  return std::nullopt;
+}
+
+std::string RenderListing(const Listing& listing, ListingFormat format) {
+  switch (format) {
+    case ListingFormat::kTable:
+      if (listing.records.rows.empty() && !listing.empty_text.empty())
+        return listing.empty_text + "\n";
+      return RenderText(listing.doc);
+    case ListingFormat::kMarkdown:
+      return RenderMarkdown(listing.doc);
+    case ListingFormat::kCsv:
+      return RenderRecordsCsv(listing.records);
+    case ListingFormat::kJson: {
+      nlohmann::ordered_json out = listing.summary;
+      if (!listing.rows_key.empty()) out[listing.rows_key] = RecordsJson(listing.records);
+      return out.dump(2) + "\n";
+    }
+  }
+  return "";
+}
+
+Listing PlanListing(const core::Plan& plan, const core::JobSpec& spec) {
   TextTable t({"pass", "op", "MxKxN", "groups", "layers", "GFLOP per call", "GFLOP per model"},
               {Align::kLeft, Align::kLeft, Align::kLeft, Align::kRight, Align::kRight,
                Align::kRight, Align::kRight});
+  Listing l;
+  l.records.columns = {"pass",   "op",     "m",         "k",              "n",
+                       "groups", "layers", "per_layer", "gflop_per_call", "gflop_per_model"};
+  l.rows_key = "gemms";
   double total = 0;
   for (const core::GemmOp& op : plan.ops) {
-    const double per_model = op.Flops() * static_cast<double>(op.per_layer ? op.layers : 1);
+    const int64_t times = op.per_layer ? op.layers : 1;
+    const double per_model = op.Flops() * static_cast<double>(times);
     total += per_model;
-    t.AddRow({std::string(core::ToString(op.pass)), op.name, op.shape.ToString(),
-              std::to_string(op.groups), op.per_layer ? std::to_string(op.layers) : "once",
-              FormatFixed(op.Flops() / 1e9, 1), FormatFixed(per_model / 1e9, 1)});
+    t.AddRow({S(core::ToString(op.pass)), op.name, op.shape.ToString(), std::to_string(op.groups),
+              op.per_layer ? std::to_string(op.layers) : "once", FormatFixed(op.Flops() / 1e9, 1),
+              FormatFixed(per_model / 1e9, 1)});
+    l.records.Add({S(core::ToString(op.pass)), op.name, op.shape.m, op.shape.k, op.shape.n,
+                   int64_t{op.groups}, times, op.per_layer, op.Flops() / 1e9, per_model / 1e9});
   }
-  const size_t recipes = core::EffectiveRecipes(spec).size();
-  const size_t modes = core::EffectiveModes(spec).size();
-  return "Plan: " + plan.model_name + ", " + std::to_string(plan.num_layers) + " layers, " +
-         std::to_string(plan.ops.size()) + " GEMMs\n" + t.RenderText() +
-         "Total: " + FormatFixed(total / 1e12, 3) + " TFLOP per step; " +
-         std::to_string(plan.ops.size() * recipes * modes) + " items (" +
-         std::to_string(plan.ops.size()) + " GEMMs x " + std::to_string(recipes) + " recipes x " +
-         std::to_string(modes) + " modes)\n";
+  const std::vector<core::Recipe> recipes = core::EffectiveRecipes(spec);
+  const std::vector<core::Mode> modes = core::EffectiveModes(spec);
+  const size_t items = plan.ops.size() * recipes.size() * modes.size();
+  const std::string title = "Plan: " + plan.model_name + ", " + std::to_string(plan.num_layers) +
+                            " layers, " + std::to_string(plan.ops.size()) + " GEMMs";
+  l.doc = TableDocument(title, std::move(t), 2);
+  l.doc.sections.front().blocks.push_back(
+      Lines({"Total: " + FormatFixed(total / 1e12, 3) + " TFLOP per step; " +
+             std::to_string(items) + " items (" + std::to_string(plan.ops.size()) + " GEMMs x " +
+             std::to_string(recipes.size()) + " recipes x " + std::to_string(modes.size()) +
+             " modes)"}));
+  nlohmann::ordered_json recipe_names = nlohmann::ordered_json::array();
+  nlohmann::ordered_json mode_names = nlohmann::ordered_json::array();
+  for (core::Recipe r : recipes) recipe_names.push_back(S(core::ToString(r)));
+  for (core::Mode m : modes) mode_names.push_back(S(core::ToString(m)));
+  l.summary = {{"model", plan.model_name},
+               {"num_layers", plan.num_layers},
+               {"recipes", recipe_names},
+               {"modes", mode_names},
+               {"items", items},
+               {"tflop_per_step", total / 1e12}};
+  return l;
 }
 
-std::string RenderJobs(const std::vector<core::JobRecord>& jobs) {
-  if (jobs.empty()) return "no jobs\n";
+Listing JobsListing(const std::vector<core::JobRecord>& jobs) {
   TextTable t(
       {"id", "state", "items done", "failed", "model", "label", "node", "device", "by", "created"},
       {Align::kRight, Align::kLeft, Align::kRight, Align::kRight, Align::kLeft, Align::kLeft,
        Align::kLeft, Align::kLeft, Align::kLeft, Align::kLeft});
-  for (const core::JobRecord& j : jobs)
-    t.AddRow({std::to_string(j.id), std::string(core::ToString(j.state)),
+  Listing l;
+  l.records.columns = {"id",           "state",       "finished_items", "total_items",
+                       "failed_items", "model",       "label",          "node",
+                       "device",       "submitted_by", "created_utc",   "created_ms",
+                       "started_ms",   "finished_ms", "error"};
+  l.rows_key = "jobs";
+  l.empty_text = "no jobs";
+  for (const core::JobRecord& j : jobs) {
+    t.AddRow({std::to_string(j.id), S(core::ToString(j.state)),
               std::to_string(j.finished_items) + "/" + std::to_string(j.total_items),
-              std::to_string(j.failed_items), j.plan.model_name, j.spec.label,
-              j.node.empty() ? "-" : j.node, j.device.name.empty() ? "-" : j.device.name,
-              j.submitted_by.empty() ? "-" : j.submitted_by, FormatUtc(j.created_ms)});
-  return t.RenderText(0);
-}
-
-std::string RenderDevices(const std::vector<core::DeviceInfo>& devices) {
-  if (devices.empty()) return "no devices\n";
-  std::string out;
-  for (const core::DeviceInfo& d : devices) {
-    out += d.name + " (" + d.backend + (d.sm > 0 ? ", sm_" + std::to_string(d.sm) : "") +
-           (d.sm_count > 0 ? ", " + std::to_string(d.sm_count) + " SMs" : "") +
-           (d.memory_bytes > 0 ? ", " + FormatGib(d.memory_bytes) : "") + ")\n";
-    // A device whose worker never started is known by its name only.
-    if (d.unavailable) out += "  UNAVAILABLE: " + d.unavailable_reason + "\n";
-    if (d.unavailable && d.recipes.empty()) continue;
-    if (d.backend == "host-reference")
-      out += "  host reference runner (CPU emulation), not a GPU measurement\n";
-    out += "  driver " + d.driver_version + ", CUDA " + d.cuda_version + ", cuBLASLt " +
-           d.cublaslt_version + ", gemmprof " + d.gemmprof_version + "\n";
-    TextTable t({"recipe", "supported", "reason"}, {Align::kLeft, Align::kLeft, Align::kLeft});
-    for (const core::RecipeSupport& r : d.recipes)
-      t.AddRow({std::string(core::ToString(r.recipe)), r.supported ? "yes" : "no", r.reason});
-    out += t.RenderText(2);
+              std::to_string(j.failed_items), j.plan.model_name, j.spec.label, OrDash(j.node),
+              OrDash(j.device.name), OrDash(j.submitted_by), FormatUtc(j.created_ms)});
+    l.records.Add({j.id, S(core::ToString(j.state)), int64_t{j.finished_items},
+                   int64_t{j.total_items}, int64_t{j.failed_items}, j.plan.model_name,
+                   j.spec.label, OrAbsent(j.node), OrAbsent(j.device.name),
+                   OrAbsent(j.submitted_by), FormatIsoUtc(j.created_ms), OrAbsent(j.created_ms),
+                   OrAbsent(j.started_ms), OrAbsent(j.finished_ms), OrAbsent(j.error)});
   }
-  return out;
+  l.doc = TableDocument("", std::move(t), 0);
+  return l;
 }
 
-std::string RenderHistory(const std::vector<HistoryRow>& rows) {
-  if (rows.empty()) return "no results match\n";
+Listing DevicesListing(const std::vector<core::DeviceInfo>& devices) {
+  Listing l;
+  l.records.columns = {"device",         "backend",          "sm",
+                       "sm_count",       "memory_bytes",     "driver_version",
+                       "cuda_version",   "cublaslt_version", "gemmprof_version",
+                       "unavailable",    "unavailable_reason", "recipe",
+                       "supported",      "reason"};
+  l.empty_text = "no devices";
+  nlohmann::ordered_json objects = nlohmann::ordered_json::array();
+  for (const core::DeviceInfo& d : devices) {
+    Section s;
+    s.title = d.name + " (" + d.backend + (d.sm > 0 ? ", sm_" + std::to_string(d.sm) : "") +
+              (d.sm_count > 0 ? ", " + std::to_string(d.sm_count) + " SMs" : "") +
+              (d.memory_bytes > 0 ? ", " + FormatGib(d.memory_bytes) : "") + ")";
+    std::vector<std::string> lines;
+    // A device whose worker never started is known by its name only.
+    if (d.unavailable) lines.push_back("UNAVAILABLE: " + d.unavailable_reason);
+    const bool known = !(d.unavailable && d.recipes.empty());
+    if (known && d.backend == "host-reference")
+      lines.push_back("host reference runner (CPU emulation), not a GPU measurement");
+    if (known)
+      lines.push_back("driver " + d.driver_version + ", CUDA " + d.cuda_version + ", cuBLASLt " +
+                      d.cublaslt_version + ", gemmprof " + d.gemmprof_version);
+    if (!lines.empty()) s.blocks.push_back(Bullets(lines));
+    const std::vector<Cell> device = {
+        d.name,           d.backend,           int64_t{d.sm},         int64_t{d.sm_count},
+        d.memory_bytes,   d.driver_version,    d.cuda_version,        d.cublaslt_version,
+        d.gemmprof_version, d.unavailable,     OrAbsent(d.unavailable_reason)};
+    if (known) {
+      TextTable t({"recipe", "supported", "reason"}, {Align::kLeft, Align::kLeft, Align::kLeft});
+      for (const core::RecipeSupport& r : d.recipes) {
+        t.AddRow({S(core::ToString(r.recipe)), r.supported ? "yes" : "no", r.reason});
+        std::vector<Cell> row = device;
+        row.insert(row.end(), {S(core::ToString(r.recipe)), r.supported, OrAbsent(r.reason)});
+        l.records.Add(std::move(row));
+      }
+      s.blocks.push_back(Table(std::move(t)));
+    }
+    if (d.recipes.empty()) l.records.Add(device);
+    l.doc.sections.push_back(std::move(s));
+    nlohmann::ordered_json object = DeviceJson(d);
+    object["unavailable"] = d.unavailable;
+    object["unavailable_reason"] = d.unavailable_reason;
+    objects.push_back(std::move(object));
+  }
+  l.summary = {{"devices", objects}};
+  return l;
+}
+
+Listing HistoryListing(const std::vector<HistoryRow>& rows) {
   TextTable t(
       {"measured", "job", "device", "pass", "op", "MxKxN", "recipe", "mode", "median ms", "TFLOP/s",
        "samples", "cached"},
       {Align::kLeft, Align::kRight, Align::kLeft, Align::kLeft, Align::kLeft, Align::kLeft,
        Align::kLeft, Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kLeft});
+  Listing l;
+  l.records.columns = {"measured_utc", "measured_ms", "result_id", "job_id", "node",
+                       "device",       "pass",        "op",        "m",      "k",
+                       "n",            "groups",      "recipe",    "mode",   "median_ms",
+                       "tflops",       "samples",     "cached"};
+  l.rows_key = "results";
+  l.empty_text = "no results match";
   for (const HistoryRow& r : rows) {
     const core::ItemRecord& i = r.item;
+    const core::GemmOp& op = i.item.op;
     const bool has = i.result.has_value();
     t.AddRow({FormatUtc(r.measured_ms), std::to_string(r.job_id), r.device.name,
-              std::string(core::ToString(i.item.op.pass)), i.item.op.name,
-              i.item.op.shape.ToString(), std::string(core::ToString(i.item.recipe)),
-              std::string(core::ToString(i.item.mode)),
+              S(core::ToString(op.pass)), op.name, op.shape.ToString(),
+              S(core::ToString(i.item.recipe)), S(core::ToString(i.item.mode)),
               has ? FormatMs(i.result->time.median_ms) : "-", has ? FormatTflops(TflopsOf(i)) : "-",
               has ? std::to_string(i.result->time.count) : "-", i.cached ? "yes" : "no"});
+    l.records.Add({FormatIsoUtc(r.measured_ms), OrAbsent(r.measured_ms), r.result_id, r.job_id,
+                   OrAbsent(i.measured_node), r.device.name, S(core::ToString(op.pass)), op.name,
+                   op.shape.m, op.shape.k, op.shape.n, int64_t{op.groups},
+                   S(core::ToString(i.item.recipe)), S(core::ToString(i.item.mode)),
+                   has ? Cell{i.result->time.median_ms} : Cell{}, has ? Cell{TflopsOf(i)} : Cell{},
+                   has ? Cell{int64_t{i.result->time.count}} : Cell{}, i.cached});
   }
-  return t.RenderText(0);
+  l.doc = TableDocument("", std::move(t), 0);
+  return l;
 }
 
 }  // namespace gemmprof::client::render

@@ -19,25 +19,6 @@ std::string S(std::string_view v) { return std::string(v); }
 // null, like non-finite numbers).
 Json OptionalNumber(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
 
-Json DeviceJson(const core::DeviceInfo& d) {
-  Json recipes = Json::array();
-  for (const auto& r : d.recipes)
-    recipes.push_back({{"recipe", S(core::ToString(r.recipe))},
-                       {"supported", r.supported},
-                       {"reason", r.reason}});
-  return {{"backend", d.backend},
-          {"name", d.name},
-          {"uuid", d.uuid},
-          {"sm", d.sm},
-          {"sm_count", d.sm_count},
-          {"memory_bytes", d.memory_bytes},
-          {"driver_version", d.driver_version},
-          {"cuda_version", d.cuda_version},
-          {"cublaslt_version", d.cublaslt_version},
-          {"gemmprof_version", d.gemmprof_version},
-          {"recipes", recipes}};
-}
-
 Json TimingJson(const core::TimingOptions& t) {
   return {{"warmup_iters", t.warmup_iters},
           {"timed_iters", t.timed_iters},
@@ -273,6 +254,26 @@ Json SweepJson(const ReportAnalysis& a) {
 }
 
 }  // namespace
+
+nlohmann::ordered_json DeviceJson(const core::DeviceInfo& d) {
+  using Json = nlohmann::ordered_json;
+  Json recipes = Json::array();
+  for (const auto& r : d.recipes)
+    recipes.push_back({{"recipe", S(core::ToString(r.recipe))},
+                       {"supported", r.supported},
+                       {"reason", r.reason}});
+  return {{"backend", d.backend},
+          {"name", d.name},
+          {"uuid", d.uuid},
+          {"sm", d.sm},
+          {"sm_count", d.sm_count},
+          {"memory_bytes", d.memory_bytes},
+          {"driver_version", d.driver_version},
+          {"cuda_version", d.cuda_version},
+          {"cublaslt_version", d.cublaslt_version},
+          {"gemmprof_version", d.gemmprof_version},
+          {"recipes", recipes}};
+}
 
 std::string RenderReportJson(const core::Report& report) {
   const ReportAnalysis a(report);

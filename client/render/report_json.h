@@ -2,6 +2,7 @@
 // ("schema_version": 1). Keys are in a fixed order, so the output diffs cleanly.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/job.h"
@@ -12,5 +13,8 @@ inline constexpr int kReportJsonSchemaVersion = 1;
 
 // The whole report as pretty-printed JSON (2-space indent), ending in '\n'.
 std::string RenderReportJson(const core::Report& report);
+// A device as the report's "device" object (backend, name, versions, recipes); the
+// devices listing writes the same object.
+nlohmann::ordered_json DeviceJson(const core::DeviceInfo& device);
 
 }  // namespace gemmprof::client::render

@@ -12,6 +12,8 @@
 #include <set>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "app_harness.h"
 #include "png_reader.h"
 #include "report_fixtures.h"
@@ -133,6 +135,11 @@ TEST_F(AppTest, BadFlagsOfTheOtherCommands) {
       {{"report", "9223372036854775808"}, "JOB"},
       {{"report", "99999999999999999999999"}, "JOB"},
       {{"report", "7", "--format", "xml"}, "table, csv, json, markdown"},
+      {{"jobs", "--format", "xml"}, "--format: unknown format \"xml\"; valid: table, csv, json, markdown"},
+      {{"history", "--format", "tsv"}, "--format: unknown format \"tsv\""},
+      {{"devices", "--format", ""}, "--format: unknown format \"\""},
+      {{"compare", "7", "8", "--format", "JSON"}, "--format: unknown format \"JSON\""},
+      {{"plan", "--shapes", "64x64x64", "--format", "yaml"}, "--format: unknown format \"yaml\""},
       {{"report", "7", "--format", "csv", "--chart"}, "--chart"},
       {{"report", "7", "--chart=maybe"}, "--chart"},
       {{"compare", "7", "8", "--fail-on-regression=maybe"}, "--fail-on-regression"},
@@ -373,6 +380,78 @@ TEST_F(AppTest, PlotWritesPngByExtensionOrFlag) {
       {{"plot", "21", "-o", "x.png", "--format", "gif"}, "--format: unknown value \"gif\""},
   };
   for (const BadCase& c : bad) ExpectUsageError(Run(c.args), c);
+}
+
+// Splits RFC 4180 CSV into rows of fields (quoted fields may hold commas, quotes, newlines).
+std::vector<std::vector<std::string>> ParseCsv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows(1, std::vector<std::string>(1));
+  bool quoted = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        rows.back().back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        rows.back().back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      rows.back().emplace_back();
+    } else if (c == '\n') {
+      rows.emplace_back(1);
+    } else {
+      rows.back().back() += c;
+    }
+  }
+  EXPECT_FALSE(quoted) << "unterminated quote";
+  if (rows.back().size() == 1 && rows.back().front().empty()) rows.pop_back();
+  return rows;
+}
+
+// Every listing command in every format: CSV is rectangular with a header, JSON parses
+// and holds the rows, table and markdown are not empty; nothing connects more than once.
+TEST_F(AppTest, EveryListingInEveryFormat) {
+  core::Report other = testing::BothModesReport();
+  other.job.id = 22;
+  for (auto& item : other.items) item.result->time.median_ms *= 1.01;
+  fake_.reports[22] = other;
+  std::vector<std::string> plan = {"plan"};
+  plan.insert(plan.end(), kSeed.begin(), kSeed.end());
+  struct Listing {
+    std::vector<std::string> args;
+    std::string rows_key;  // JSON key of the rows ("" = devices, an array of objects)
+    size_t min_rows;
+  };
+  const std::vector<Listing> listings = {{{"jobs"}, "jobs", 2},
+                                         {{"history"}, "results", 50},
+                                         {{"devices"}, "devices", 1},
+                                         {plan, "gemms", 12},
+                                         {{"compare", "21", "22"}, "items", 72}};
+  for (const Listing& l : listings) {
+    const std::string what = l.args.front();
+    auto run = [&](const char* format) {
+      std::vector<std::string> args = l.args;
+      args.insert(args.end(), {"--format", format});
+      Result r = Run(args);
+      EXPECT_EQ(r.code, 0) << what << " " << format << ": " << r.err;
+      return r.out;
+    };
+    const auto csv = ParseCsv(run("csv"));
+    ASSERT_GE(csv.size(), l.min_rows + 1) << what;
+    for (const auto& row : csv) EXPECT_EQ(row.size(), csv.front().size()) << what;
+    const auto json = nlohmann::json::parse(run("json"), nullptr, /*allow_exceptions=*/false);
+    ASSERT_FALSE(json.is_discarded()) << what;
+    ASSERT_TRUE(json.contains(l.rows_key)) << what << ": " << json.dump();
+    EXPECT_GE(json[l.rows_key].size(), l.min_rows) << what;
+    EXPECT_THAT(run("markdown"), ::testing::ContainsRegex("\n\\| :?---:? \\|")) << what;
+    EXPECT_EQ(run("table"), Run(l.args).out) << what << ": table is the default";
+  }
+  // The table of each listing stays what it was.
+  EXPECT_THAT(Run({"jobs", "--format", "table"}).out, StartsWith("id  state"));
 }
 
 TEST_F(AppTest, CompareFailsOnRegressionOnlyWhenAsked) {

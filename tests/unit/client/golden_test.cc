@@ -8,11 +8,13 @@
 #include <sstream>
 #include <string>
 
+#include "client/render/comparison.h"
 #include "client/render/listings.h"
 #include "client/render/report_csv.h"
 #include "client/render/report_document.h"
 #include "client/render/report_json.h"
 #include "report_fixtures.h"
+#include "core/derive.h"
 #include "rounds_fixtures.h"
 
 namespace gemmprof::client {
@@ -47,6 +49,13 @@ void CheckGolden(const std::string& name, const std::string& actual) {
       return;
     }
   }
+}
+
+// The CSV, JSON and Markdown forms of a listing against <name>.{csv,json,md}.
+void CheckListingGolden(const std::string& name, const render::Listing& listing) {
+  CheckGolden(name + ".csv", render::RenderListing(listing, render::ListingFormat::kCsv));
+  CheckGolden(name + ".json", render::RenderListing(listing, render::ListingFormat::kJson));
+  CheckGolden(name + ".md", render::RenderListing(listing, render::ListingFormat::kMarkdown));
 }
 
 struct Case {
@@ -96,7 +105,55 @@ TEST(JobsGoldenTest, ListingShowsWhoSubmitted) {
   old.submitted_by = "";
   old.device.name = "";
   old.created_ms = 1767139200000;
-  CheckGolden("jobs.txt", render::RenderJobs({running, old}));
+  CheckGolden("jobs.txt", render::RenderListing(render::JobsListing({running, old}),
+                                                render::ListingFormat::kTable));
+  old.error = "2 items failed: one, \"quoted\"";  // CSV must quote it
+  CheckListingGolden("jobs", render::JobsListing({running, old}));
+}
+
+// Every listing in every machine form and Markdown (the table forms are above or in
+// app_test): one golden file per listing and format.
+TEST(ListingsGoldenTest, History) {
+  const core::Report r = testing::HopperReport();
+  std::vector<HistoryRow> rows;
+  for (const core::ItemRecord& item : r.items) {
+    if (rows.size() == 4) break;
+    rows.push_back({int64_t(rows.size()) + 100, r.job.id, item.measured_ms, r.job.device, item,
+                    r.job.spec.timing});
+  }
+  rows.back().item.cached = true;
+  rows.back().item.result.reset();  // a row without a measurement leaves its figures empty
+  CheckListingGolden("history", render::HistoryListing(rows));
+}
+
+TEST(ListingsGoldenTest, Devices) {
+  core::DeviceInfo up = testing::HopperReport().job.device;
+  core::DeviceInfo never;
+  never.backend = "cuda";
+  never.name = "CUDA device 1";
+  never.unavailable = true;
+  never.unavailable_reason = "its worker failed to start 3 times in a row";
+  CheckListingGolden("devices", render::DevicesListing({up, never}));
+}
+
+TEST(ListingsGoldenTest, Plan) {
+  core::JobSpec spec;
+  spec.shapes = {{1024, 4096, 4096}, {2048, 4096, 4096}};
+  spec.recipes = {core::Recipe::kBf16, core::Recipe::kFp8Rowwise};
+  const absl::StatusOr<core::Plan> plan = core::DerivePlan(spec);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  CheckListingGolden("plan", render::PlanListing(*plan, spec));
+}
+
+TEST(ListingsGoldenTest, Compare) {
+  const core::Report a = testing::HopperReport();
+  core::Report b = a;
+  b.job.id = a.job.id + 1;
+  b.job.device.cublaslt_version = "13.1.0";
+  for (size_t i = 0; i < b.items.size(); ++i)
+    if (b.items[i].result) b.items[i].result->time.median_ms *= i % 3 == 0 ? 1.2 : (i % 3 == 1 ? 0.8 : 1.0);
+  CheckListingGolden("compare", render::ComparisonListing(render::CompareReports(a, b), a.job.id,
+                                                          b.job.id));
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, GoldenTest,

@@ -380,7 +380,8 @@ TEST(DevicesTest, UnavailableDevicesSayWhy) {
   never.unavailable_reason =
       "its worker failed to start 3 times in a row (last: worker exited "
       "with status 3)";
-  const std::string out = RenderDevices({up, lost, never});
+  const std::string out =
+      RenderListing(DevicesListing({up, lost, never}), ListingFormat::kTable);
   const size_t lost_at = out.find("NVIDIA H100 80GB HBM3 #2");
   const size_t never_at = out.find("CUDA device 2");
   ASSERT_NE(lost_at, std::string::npos) << out;
@@ -388,13 +389,13 @@ TEST(DevicesTest, UnavailableDevicesSayWhy) {
   EXPECT_EQ(out.substr(0, lost_at).find("UNAVAILABLE"), std::string::npos)
       << "the available device says nothing";
   const std::string lost_text = out.substr(lost_at, never_at - lost_at);
-  EXPECT_NE(lost_text.find("\n  UNAVAILABLE: its worker failed to start 3 times in a row\n"),
+  EXPECT_NE(lost_text.find("\n  - UNAVAILABLE: its worker failed to start 3 times in a row\n"),
             std::string::npos)
       << lost_text;
   EXPECT_NE(lost_text.find("bf16"), std::string::npos) << "what it was stays shown";
   EXPECT_EQ(out.substr(never_at),
-            "CUDA device 2 (cuda)\n  UNAVAILABLE: its worker failed to start 3 times in a row "
-            "(last: worker exited with status 3)\n");
+            "CUDA device 2 (cuda)\n--------------------\n  - UNAVAILABLE: its worker failed to "
+            "start 3 times in a row (last: worker exited with status 3)\n");
 }
 
 }  // namespace
