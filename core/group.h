@@ -27,6 +27,9 @@ struct GroupRequest {
   TimingOptions timing;
   bool share_identical_work = true;  // false: identical work timed separately (benchmarks)
   int64_t deadline_unix_ms = 0;      // rounds end by then ("deadline"); 0 = none
+  // Nsight mode (JobSpec.profile): after the rounds, each member's timed graph runs once
+  // more between cudaProfilerStart/Stop inside an NVTX range named after the item.
+  bool profile = false;
 };
 
 // One item's outcome. A refusal of this item alone (FailedPrecondition / Unimplemented

@@ -275,19 +275,6 @@ absl::Status ValidateJobSpec(const JobSpec& spec) {
   for (Mode m : spec.modes) names.push_back(ToString(m));
   RETURN_IF_ERROR(CheckNoDuplicates("modes", names));
   RETURN_IF_ERROR(ValidateTiming(spec.timing));
-  // Declared (flags, wire, store) but not measured by any runner yet: refused, so no job
-  // claims a figure that was never taken.
-  if (spec.timing.timing_backend != TimingBackend::kEvents) {
-    return absl::UnimplementedError(
-        "timing.timing_backend: \"kernels\" (kernel-only timing from CUPTI) is not "
-        "implemented yet; the only backend is \"events\"");
-  }
-  if (spec.profile) {
-    return absl::UnimplementedError(
-        "profile: Nsight mode (--profile) is not implemented yet; meanwhile every measurement "
-        "group runs inside an NVTX range named after its first item (\"gemmprof group "
-        "...\"), which `nsys profile` and `ncu --nvtx` can filter on");
-  }
   if (spec.model.has_value()) return ValidateModelConfig(*spec.model);
   return ValidateShapes(spec.shapes);
 }

@@ -3,7 +3,8 @@
 # node that lacks gRPC/protobuf/spdlog/SQLite development files:
 #   bundle/bin  daemon, CLI, test and benchmark programs, RPATH $ORIGIN/../lib
 #   bundle/lib  their non-system shared libraries (not glibc, libstdc++, libcuda,
-#               cuBLAS/cuBLASLt, cudart or NVML, which the node's driver and CUDA provide)
+#               cuBLAS/cuBLASLt, cudart or NVML, which the node's driver and CUDA provide),
+#               and CUPTI (libcupti.so.13) for nodes whose toolkit lacks it
 #   bundle/run_gpu_tests.sh  runs every gpu test program and prints "N passed, M failed"
 # On the node: export LD_LIBRARY_PATH=/usr/local/cuda-13.0/targets/x86_64-linux/lib
 # Usage: deploy/make_bundle.sh [cmake targets...]   (default: all)
@@ -42,6 +43,16 @@ done
 strip --strip-unneeded "$out"/bin/* "$out"/lib/*
 for f in "$out"/bin/*; do patchelf --set-rpath '$ORIGIN/../lib' "$f"; done
 for f in "$out"/lib/*; do patchelf --set-rpath '$ORIGIN' "$f"; done
+# CUPTI for `--timing kernels`, loaded at run time: the node's toolkit copy comes first
+# (LD_LIBRARY_PATH), this one where the node lacks it. NVIDIA's file is kept as shipped.
+nvcc=$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
+cuda_bin=$(dirname "$(readlink -f "$nvcc")")
+cupti=$(find -L "$cuda_bin/.." -name 'libcupti.so.13' -print -quit 2>/dev/null || true)
+if [ -n "$cupti" ]; then
+  cp -L "$cupti" "$out/lib/"
+else
+  echo "make_bundle: libcupti.so.13 not found under $cuda_bin/..: --timing kernels will need the node's" >&2
+fi
 
 cat >"$out/run_gpu_tests.sh" <<'RUN'
 #!/usr/bin/env bash

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/error_detail.h"
+#include "kernels/cupti_tracer.h"
 #include "kernels/device_kernels.h"
 #include "kernels/matmul_plan.h"
 #include "kernels/recipe_rules.h"
@@ -169,6 +170,10 @@ absl::Status CudaRunner::CanImplement(const core::WorkItem& item,
       return absl::FailedPreconditionError(absl::StrCat(recipe, " needs N to be a multiple of 16; ",
                                                         "shape ", s.ToString(), " has N=", s.n));
     }
+  }
+  if (timing.timing_backend == core::TimingBackend::kKernels) {
+    // Events would still measure; the figure asked for could not be taken.
+    RETURN_IF_ERROR(CuptiTracer::Get().status());
   }
   if (absl::Status st = CUDA_STATUS(cudaSetDevice(ordinal_)); !st.ok()) return st;
   return CheckMemory(item, timing);

@@ -62,6 +62,13 @@ class CudaRunner : public device::Runner {
   absl::StatusOr<Rounds> TimeRounds(const core::GroupRequest& request,
                                     const std::vector<Member*>& members,
                                     const TimerOptions& options);
+  // Kernel-only timing (kernel_phase.cc): CUPTI's kernel durations over interleaved
+  // launches of every member's isolated iteration and quantization, after the rounds.
+  absl::Status TimeKernels(const core::TimingOptions& timing, const std::vector<Member*>& members,
+                           const TimerOptions& options);
+  // Nsight mode (profile_phase.cc): one launch of each member's timed graph between
+  // cudaProfilerStart/Stop, inside an NVTX range named after its item.
+  absl::Status ProfileMembers(const std::vector<Member*>& members);
   // Verifies each member's output and fills the outcomes of its items.
   absl::Status FinishMembers(const core::GroupRequest& request, const std::vector<Member*>& members,
                              const Rounds& rounds, const std::string& group_uid,

@@ -25,6 +25,7 @@
 #include "kernels/device_kernels.h"
 #include "kernels/gemm_verifier.h"
 #include "kernels/measure_parts.h"
+#include "kernels/member.h"
 #include "kernels/telemetry_sampler.h"
 
 namespace gemmprof::kernels {
@@ -68,22 +69,6 @@ bool IsRefusal(const absl::Status& s) {
 }
 
 }  // namespace
-
-struct CudaRunner::Member {
-  std::vector<size_t> items;  // request indexes measured by this member; [0] is its own
-  core::WorkItem item;
-  std::string work_key;
-  TimedQuantization t;
-  Operands o;
-  std::vector<MatmulPlan> plans;
-  bool fast_accum = false;
-  std::vector<std::string> notes;
-  CudaGraphExec iso, b2b, quant;
-  bool has_quant = false;
-  double gemm_bytes = 0, quant_bytes = 0;
-  std::vector<double> iso_samples, iso_rounds, b2b_rounds, quant_rounds;
-  absl::Status refused;  // set at preparation: the member's items get it
-};
 
 absl::StatusOr<core::GroupResult> CudaRunner::MeasureGroup(const core::GroupRequest& request) {
   CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal_));
@@ -264,6 +249,13 @@ absl::Status CudaRunner::MeasureMembersOnce(const core::GroupRequest& request,
   if (timed.empty()) return absl::OkStatus();
   ASSIGN_OR_RETURN(Rounds rounds,
                    core::WhileDoing(TimeRounds(request, timed, topt), "timing the group"));
+  if (timing.timing_backend == core::TimingBackend::kKernels) {
+    RETURN_IF_ERROR(core::WhileDoing(TimeKernels(timing, timed, topt),
+                                     "timing the kernels (CUPTI)"));
+  }
+  if (request.profile) {
+    RETURN_IF_ERROR(core::WhileDoing(ProfileMembers(timed), "profiling (Nsight mode)"));
+  }
   return core::WhileDoing(FinishMembers(request, timed, rounds, group_uid, result),
                           "verifying the output");
 }
@@ -438,6 +430,13 @@ absl::Status CudaRunner::FinishMembers(const core::GroupRequest& request,
       out.quant = core::stats::EstimateOf(m->quant_rounds);
       out.quant_ms = out.quant.center_ms;
     }
+    if (!m->kernel_iso.empty()) {
+      out.kernel = core::SampleStats::FromSamples(m->kernel_iso);
+      out.kernel_samples = static_cast<int32_t>(m->kernel_iso.size());
+      out.kernel_quant_ms = m->kernel_quant.empty() ? 0 : Median(m->kernel_quant);
+      out.kernel_names = m->kernel_names;
+    }
+    out.profiled = m->profiled;
     out.flops = item.op.Flops();
     out.bytes = m->gemm_bytes + m->quant_bytes;
     out.algorithm = m->plans.front().AlgorithmDescription();
@@ -461,6 +460,11 @@ absl::Status CudaRunner::FinishMembers(const core::GroupRequest& request,
     out.stop_reason = rounds.stop_reason;
     std::vector<std::string> notes = m->notes;
     if (!rounds.timer_notes.empty()) notes.push_back(rounds.timer_notes);
+    if (!m->kernel_note.empty()) notes.push_back(m->kernel_note);
+    if (m->profiled) {
+      notes.push_back(absl::StrCat("profiled: one more launch under cudaProfilerStart/Stop in NVTX "
+                                   "range \"", ProfileRangeName(item), "\""));
+    }
     if (!v.note.empty()) notes.push_back(v.note);
     if (std::string n = ThrottleNote(out.telemetry); !n.empty()) notes.push_back(n);
     if (!nvml_note_.empty()) notes.push_back(nvml_note_);

@@ -133,6 +133,16 @@ std::vector<std::pair<std::string, std::string>> ContextFields(const ReportAnaly
   kv.push_back({"power seen", power});
   kv.push_back({"timing", TimingLine(a.report())});
   kv.push_back({"timing method", TimingMethod(d)});
+  if (t.timing_backend == core::TimingBackend::kKernels) {
+    kv.push_back({"kernel timing",
+                  "also the kernels' own durations per launch (CUPTI), summed, launch and graph "
+                  "gaps left out: the \"Kernel-only timing\" table; every other figure is "
+                  "from CUDA events"});
+  }
+  if (a.report().job.spec.profile) {
+    kv.push_back({"Nsight mode", "each item's timed graph ran once more under "
+                                 "cudaProfilerStart/Stop (never served from the cache)"});
+  }
   kv.push_back({"L2 policy", t.l2 == core::L2Policy::kCold
                                  ? "cold (L2 flushed outside the timed window before each sample)"
                                  : "hot (same buffers every iteration, as the seed tool)"});

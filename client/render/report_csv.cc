@@ -75,7 +75,7 @@ std::vector<std::string> ItemCells(const core::ItemRecord& r, const core::Device
   if (!r.result) {
     cells.resize(cells.size() + 27 + 16);
     cells.push_back(Int(r.item.id));
-    cells.resize(cells.size() + 5);
+    cells.resize(cells.size() + 5 + 5);
     return cells;
   }
   const core::Measurement& m = *r.result;
@@ -106,6 +106,9 @@ std::vector<std::string> ItemCells(const core::ItemRecord& r, const core::Device
        {e.sm_clock_mhz, e.peak_tflops, e.of_peak, e.of_copy_bandwidth, e.quant_of_copy_bandwidth}) {
     cells.push_back(Opt(v));
   }
+  const bool k = m.kernel_samples > 0;
+  cells.insert(cells.end(), {Opt(k, m.kernel.median_ms), Opt(k, m.kernel_quant_ms),
+                             Int(m.kernel_samples), m.kernel_names, Bool(m.profiled)});
   return cells;
 }
 
@@ -132,7 +135,9 @@ const std::vector<std::string>& ReportCsvColumns() {
       "work_key", "shared_with_item", "quant_bytes", "copy_bytes_per_s", "item_id",
       // efficiency (appended; empty where unknown)
       "sm_clock_mhz", "peak_tflops", "fraction_of_peak", "fraction_of_copy_bandwidth",
-      "quant_fraction_of_copy_bandwidth"};
+      "quant_fraction_of_copy_bandwidth",
+      // kernel-only timing (--timing kernels; empty when not measured) and Nsight mode
+      "kernel_median_ms", "kernel_quant_ms", "kernel_samples", "kernel_names", "profiled"};
   return kColumns;
 }
 

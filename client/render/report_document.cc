@@ -5,6 +5,7 @@
 #include "client/render/format.h"
 #include "client/render/report_context.h"
 #include "client/render/report_findings.h"
+#include "client/render/report_kernels.h"
 #include "client/render/report_notes.h"
 #include "client/render/terminal_chart.h"
 
@@ -372,6 +373,8 @@ Document BuildReportDocument(const ReportAnalysis& a, bool with_chart) {
   for (core::Pass pass : a.passes())
     for (Mode mode : a.modes()) gemms.blocks.push_back(GemmTable(a, pass, mode));
   doc.sections.push_back(std::move(gemms));
+  if (std::optional<Section> kernels = KernelTimingSection(a.report()))
+    doc.sections.push_back(std::move(*kernels));
 
   if (a.is_sweep()) {
     doc.sections.push_back(SweepSection(a));

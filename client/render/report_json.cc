@@ -129,7 +129,17 @@ Json MeasurementJson(const core::ItemRecord& item, const core::DeviceInfo& devic
             {"peak_tflops", Optional(e.peak_tflops)},
             {"fraction_of_peak", Optional(e.of_peak)},
             {"fraction_of_copy_bandwidth", Optional(e.of_copy_bandwidth)},
-            {"quant_fraction_of_copy_bandwidth", Optional(e.quant_of_copy_bandwidth)}}}};
+            {"quant_fraction_of_copy_bandwidth", Optional(e.quant_of_copy_bandwidth)}}},
+          {"kernel", m.kernel_samples > 0 ? Json{{"median_ms", m.kernel.median_ms},
+                                                 {"p20_ms", m.kernel.p20_ms},
+                                                 {"p80_ms", m.kernel.p80_ms},
+                                                 {"min_ms", m.kernel.min_ms},
+                                                 {"max_ms", m.kernel.max_ms},
+                                                 {"quant_ms", m.kernel_quant_ms},
+                                                 {"samples", m.kernel_samples},
+                                                 {"names", m.kernel_names}}
+                                          : Json(nullptr)},
+          {"profiled", m.profiled}};
 }
 
 Json ItemsJson(const core::Report& report) {

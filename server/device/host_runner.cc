@@ -475,6 +475,9 @@ void FillOutcomes(const core::GroupRequest& request, const Member& member,
     absl::StrAppend(&m.notes,
                     "; kernel-only timing needs a GPU (CUPTI): events-style wall time only");
   }
+  if (request.profile) {
+    absl::StrAppend(&m.notes, "; Nsight mode needs a GPU: nothing was profiled");
+  }
   result.outcomes[member.items.front()].measurement = m;
   for (size_t k = 1; k < member.items.size(); ++k) {
     core::Measurement shared = m;

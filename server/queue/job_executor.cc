@@ -234,10 +234,15 @@ absl::StatusOr<JobExecutor::ItemEnd> JobExecutor::RunGroup(JobShare& share,
       continue;
     }
     remaining.push_back(i);
-    keys.push_back(core::CacheKey(runner_.Info(), items[i].item, timing));
+    // A profiled measurement ran once more under a profiler: stored under a key no lookup
+    // makes, so it is never served as a cached result.
+    keys.push_back(core::CacheKey(runner_.Info(), items[i].item, timing) +
+                   (job.spec.profile ? "|profiled" : ""));
   }
   if (remaining.empty()) return ItemEnd::kRecorded;
-  if (!job.spec.force) {
+  // A profile job measures everything itself: the profiler must see every item.
+  const bool use_cache = !job.spec.force && !job.spec.profile;
+  if (use_cache) {
     ASSIGN_OR_RETURN(const bool served, ServeFromCache(share, remaining, keys));
     if (served) return ItemEnd::kRecorded;
   }
@@ -261,7 +266,7 @@ absl::StatusOr<JobExecutor::ItemEnd> JobExecutor::RunGroup(JobShare& share,
   if (fit.empty()) return ItemEnd::kRecorded;
   // Without the refused items the rest may be one cached group (e.g. bf16 of a shape FP8
   // cannot take).
-  if (!job.spec.force && fit.size() < remaining.size()) {
+  if (use_cache && fit.size() < remaining.size()) {
     ASSIGN_OR_RETURN(const bool served, ServeFromCache(share, fit, fit_keys));
     if (served) return ItemEnd::kRecorded;
   }
@@ -296,6 +301,7 @@ absl::Status JobExecutor::MeasureGroup(JobShare& share, const std::vector<size_t
   core::GroupRequest request;
   request.timing = job.spec.timing;
   request.share_identical_work = true;
+  request.profile = job.spec.profile;
   request.group_uid = absl::StrCat(runner_.Info().uuid, "/j", job.id, "/s",
                                    items[group.front()].item.seq, "/", UnixMs());
   for (size_t i : group) {

@@ -54,6 +54,7 @@ wp::GroupCall ToGroupCall(const core::GroupRequest& request) {
   *call.mutable_timing() = wire::ToProto(request.timing);
   call.set_share_identical_work(request.share_identical_work);
   call.set_deadline_unix_ms(request.deadline_unix_ms);
+  call.set_profile(request.profile);
   return call;
 }
 
@@ -72,6 +73,7 @@ absl::StatusOr<core::GroupRequest> FromGroupCall(const wp::GroupCall& call) {
   ASSIGN_OR_RETURN(request.timing, wire::FromProto(call.timing()));
   request.share_identical_work = call.share_identical_work();
   request.deadline_unix_ms = call.deadline_unix_ms();
+  request.profile = call.profile();
   return request;
 }
 

@@ -215,17 +215,12 @@ TEST_F(AppTest, ModesTimingAndProfileReachTheSpec) {
   EXPECT_EQ(s.recipes, (std::vector<core::Recipe>{core::Recipe::kFp8Rowwise, core::Recipe::kBf16}));
   EXPECT_EQ(s.timing.timing_backend, core::TimingBackend::kEvents);
   EXPECT_FALSE(s.profile);
-  // Declared but not measured by any runner yet: refused, never silently ignored.
-  for (const auto& [flags, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
-           {{"--timing", "kernels"},
-            "--timing kernels: kernel-only timing (CUPTI) is not "
-            "implemented yet"},
-           {{"--profile"}, "--profile: Nsight mode is not implemented yet"}}) {
-    const Result refused = Run(Seed(flags));
-    EXPECT_EQ(refused.code, kExitFailure);
-    EXPECT_THAT(refused.err, HasSubstr(says));
-    EXPECT_EQ(refused.connects, 0);
-  }
+  ASSERT_EQ(Run(Seed({"--timing", "kernels", "--profile"})).code, 0);
+  EXPECT_EQ(fake_.submitted.back().timing.timing_backend, core::TimingBackend::kKernels);
+  EXPECT_TRUE(fake_.submitted.back().profile);
+  const Result bad = Run(Seed({"--timing", "cupti"}));
+  EXPECT_EQ(bad.code, kExitUsage);
+  EXPECT_THAT(bad.err, HasSubstr("--timing: unknown value \"cupti\"; valid: events, kernels"));
 
   ASSERT_EQ(Run(Seed({"--mode", "all"})).code, 0);
   EXPECT_EQ(fake_.submitted.back().modes,

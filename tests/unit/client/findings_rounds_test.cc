@@ -329,12 +329,14 @@ TEST(Charts, LayerChartShowsIntervalsAndTheBackToBackTick) {
 
 TEST(Csv, NewColumnsAreAppendedAndFilled) {
   const std::vector<std::string>& cols = ReportCsvColumns();
-  ASSERT_GE(cols.size(), 22u);
-  EXPECT_EQ(cols[cols.size() - 22], "iso_ms");
-  EXPECT_EQ(cols[cols.size() - 7], "copy_bytes_per_s");
-  EXPECT_EQ(cols[cols.size() - 6], "item_id");
-  EXPECT_EQ(cols[cols.size() - 3], "fraction_of_peak");
-  EXPECT_EQ(cols.back(), "quant_fraction_of_copy_bandwidth");
+  ASSERT_GE(cols.size(), 27u);
+  EXPECT_EQ(cols[cols.size() - 27], "iso_ms");
+  EXPECT_EQ(cols[cols.size() - 12], "copy_bytes_per_s");
+  EXPECT_EQ(cols[cols.size() - 11], "item_id");
+  EXPECT_EQ(cols[cols.size() - 8], "fraction_of_peak");
+  EXPECT_EQ(cols[cols.size() - 6], "quant_fraction_of_copy_bandwidth");
+  EXPECT_EQ(cols[cols.size() - 5], "kernel_median_ms");
+  EXPECT_EQ(cols.back(), "profiled");
   const std::string csv = RenderReportCsv(testing::RoundsReport());
   const std::string first_row =
       csv.substr(csv.find('\n') + 1, csv.find('\n', csv.find('\n') + 1) - csv.find('\n') - 1);

@@ -239,6 +239,47 @@ TEST(ReportJsonTest, SchemaVersionItemsAndTotals) {
   EXPECT_EQ(j["speedups"].size(), 2u * 3 * 2);
 }
 
+// `--timing kernels`: the kernel figures get their own table beside the events figure,
+// the context says which backend made which number, and CSV/JSON carry them raw.
+TEST(ReportKernelTimingTest, TableContextCsvAndJson) {
+  core::Report report = testing::HopperReport();
+  EXPECT_EQ(RenderReportTable(report).find("Kernel-only timing"), std::string::npos)
+      << "no kernel figures, no section";
+  report.job.spec.timing.timing_backend = core::TimingBackend::kKernels;
+  core::ItemRecord* measured = nullptr;
+  for (auto& item : report.items) {
+    if (item.result && !measured) measured = &item;
+  }
+  ASSERT_NE(measured, nullptr);
+  core::Measurement& m = *measured->result;
+  m.kernel = core::SampleStats::FromSamples({0.98 * m.time.median_ms, 0.99 * m.time.median_ms,
+                                             0.97 * m.time.median_ms});
+  m.kernel_samples = 3;
+  m.kernel_quant_ms = 0.05;
+  m.kernel_names = "nvjet_sm90_gemm x1; RowwiseQuantize<128> x2";
+  const std::string table = RenderReportTable(report);
+  EXPECT_THAT(table, HasSubstr("Kernel-only timing (CUPTI)"));
+  EXPECT_THAT(table, HasSubstr("0.980"));  // kernel/events
+  EXPECT_THAT(table, HasSubstr("nvjet_sm90_gemm x1; RowwiseQuantize<128> x2"));
+  EXPECT_THAT(table, HasSubstr("kernel timing:"));
+  const auto j = nlohmann::json::parse(RenderReportJson(report));
+  bool found = false;
+  for (const auto& item : j["items"]) {
+    if (item["result"].is_null()) continue;
+    const auto& k = item["result"]["kernel"];
+    if (k.is_null()) continue;
+    found = true;
+    EXPECT_EQ(k["samples"], 3);
+    EXPECT_DOUBLE_EQ(k["quant_ms"].get<double>(), 0.05);
+    EXPECT_DOUBLE_EQ(k["median_ms"].get<double>(), m.kernel.median_ms);
+  }
+  EXPECT_TRUE(found);
+  const std::string csv = RenderReportCsv(report);
+  EXPECT_THAT(csv, HasSubstr(",kernel_median_ms,kernel_quant_ms,kernel_samples,kernel_names,"
+                             "profiled\n"));
+  EXPECT_THAT(csv, HasSubstr(",0.05,3,nvjet_sm90_gemm x1; RowwiseQuantize<128> x2,false\n"));
+}
+
 TEST(TextTableTest, AlignsUtf8AndEscapesMarkdown) {
   TextTable t({"name", "ms"});
   t.AddRow({"µ|x", "1.5"});

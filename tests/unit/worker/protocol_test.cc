@@ -82,6 +82,7 @@ core::GroupRequest Group() {
   request.timing.b2b_count = 8;
   request.share_identical_work = false;
   request.deadline_unix_ms = 1700000123456;
+  request.profile = true;
   return request;
 }
 
@@ -119,6 +120,7 @@ TEST(ProtocolTest, GroupCallsRoundTrip) {
   EXPECT_EQ(back->timing, request.timing);
   EXPECT_FALSE(back->share_identical_work);
   EXPECT_EQ(back->deadline_unix_ms, request.deadline_unix_ms);
+  EXPECT_TRUE(back->profile);
 }
 
 TEST(ProtocolTest, ABadGroupItemIsNamedByItsIndex) {
