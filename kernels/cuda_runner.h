@@ -17,6 +17,8 @@
 
 namespace gemmprof::kernels {
 
+class KernelSampler;
+
 class CudaRunner : public device::Runner {
  public:
   // Binds to `device_ordinal`: reads its properties, creates the stream, cuBLASLt handle
@@ -35,6 +37,7 @@ class CudaRunner : public device::Runner {
   absl::StatusOr<core::GroupResult> MeasureGroup(const core::GroupRequest& request) override;
 
  private:
+  friend class KernelSampler;  // fills Member's kernel figures
   CudaRunner() = default;
   absl::Status InitDeviceInfo();
   absl::Status WarmUp(const core::TimingOptions& timing);
@@ -58,14 +61,12 @@ class CudaRunner : public device::Runner {
   };
   // One iteration of a member: its timed quantization, then (with_gemm) the GEMM.
   absl::Status Iterate(const Member& m, cudaStream_t q, bool with_gemm) const;
-  // Warm-up, pilot, back-to-back capture and the interleaved rounds over `members`.
+  // Warm-up, pilot, back-to-back capture and the interleaved rounds over `members`;
+  // with `kernels` (nullable), the rounds' isolated and quantization launches are tagged
+  // for kernel-only timing.
   absl::StatusOr<Rounds> TimeRounds(const core::GroupRequest& request,
                                     const std::vector<Member*>& members,
-                                    const TimerOptions& options);
-  // Kernel-only timing (kernel_phase.cc): CUPTI's kernel durations over interleaved
-  // launches of every member's isolated iteration and quantization, after the rounds.
-  absl::Status TimeKernels(const core::TimingOptions& timing, const std::vector<Member*>& members,
-                           const TimerOptions& options);
+                                    const TimerOptions& options, KernelSampler* kernels);
   // Nsight mode (profile_phase.cc): one launch of each member's timed graph between
   // cudaProfilerStart/Stop, inside an NVTX range named after its item.
   absl::Status ProfileMembers(const std::vector<Member*>& members);

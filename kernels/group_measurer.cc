@@ -9,6 +9,8 @@
 // drift falls on all members alike; a unit's round value is the median of its visit's
 // samples. Rounds stop at a fixed count, or when every member's figures and every pair's
 // paired ratio are within the precision target, or at the time budget (core/stats.h).
+// With --timing kernels, CUPTI records the same launches (kernel_sampler.h); with
+// --profile, each member runs once more under the profiler API (profile_phase.cc).
 #include <nvtx3/nvToolsExt.h>
 
 #include <algorithm>
@@ -24,6 +26,7 @@
 #include "kernels/cuda_runner.h"
 #include "kernels/device_kernels.h"
 #include "kernels/gemm_verifier.h"
+#include "kernels/kernel_sampler.h"
 #include "kernels/measure_parts.h"
 #include "kernels/member.h"
 #include "kernels/telemetry_sampler.h"
@@ -176,6 +179,10 @@ absl::Status CudaRunner::MeasureMembersOnce(const core::GroupRequest& request,
                                                          "allocating the L2 flush buffer"));
   }
 
+  // Kernel-only timing collects from before the graphs are captured, so every kernel of
+  // them is recorded.
+  std::unique_ptr<KernelSampler> kernels;
+  if (timing.timing_backend == core::TimingBackend::kKernels) kernels = KernelSampler::Start();
   // Prepare every member: operands, plans, autotuning, the isolated and quantization graphs.
   std::vector<std::unique_ptr<Member>> members;
   for (size_t mi = 0; mi < member_items.size(); ++mi) {
@@ -247,11 +254,10 @@ absl::Status CudaRunner::MeasureMembersOnce(const core::GroupRequest& request,
     }
   }
   if (timed.empty()) return absl::OkStatus();
-  ASSIGN_OR_RETURN(Rounds rounds,
-                   core::WhileDoing(TimeRounds(request, timed, topt), "timing the group"));
-  if (timing.timing_backend == core::TimingBackend::kKernels) {
-    RETURN_IF_ERROR(core::WhileDoing(TimeKernels(timing, timed, topt),
-                                     "timing the kernels (CUPTI)"));
+  ASSIGN_OR_RETURN(Rounds rounds, core::WhileDoing(TimeRounds(request, timed, topt, kernels.get()),
+                                                   "timing the group"));
+  if (kernels != nullptr) {
+    RETURN_IF_ERROR(core::WhileDoing(kernels->Finish(timed), "reading the kernel timings (CUPTI)"));
   }
   if (request.profile) {
     RETURN_IF_ERROR(core::WhileDoing(ProfileMembers(timed), "profiling (Nsight mode)"));
@@ -275,7 +281,8 @@ absl::Status CudaRunner::Iterate(const Member& m, cudaStream_t q, bool with_gemm
 
 absl::StatusOr<CudaRunner::Rounds> CudaRunner::TimeRounds(const core::GroupRequest& request,
                                                           const std::vector<Member*>& members,
-                                                          const TimerOptions& options) {
+                                                          const TimerOptions& options,
+                                                          KernelSampler* kernels) {
   const core::TimingOptions& timing = request.timing;
   const cudaStream_t st = stream_.get();
   const bool fixed = timing.timed_iters > 0;
@@ -319,6 +326,7 @@ absl::StatusOr<CudaRunner::Rounds> CudaRunner::TimeRounds(const core::GroupReque
     std::vector<double>* series = nullptr;
     std::vector<double>* samples = nullptr;  // every isolated sample, for `time`
     int32_t every = 1;                       // visited in rounds r with r % every == 0
+    KernelSampler::VisitUnit tag;            // what kernel-only timing files its launches under
   };
   // Where one GEMM takes a millisecond or more, back to back differs from isolated by
   // little more than the launch ramp, and its N-GEMM graph is the costliest unit of a
@@ -332,14 +340,21 @@ absl::StatusOr<CudaRunner::Rounds> CudaRunner::TimeRounds(const core::GroupReque
   for (size_t i = 0; i < members.size(); ++i) {
     Member* m = members[i];
     const bool rewarm = hot && m->gemm_bytes + m->quant_bytes < 2.0 * l2_bytes_;
-    units.push_back(
-        {{&m->iso, SamplesFor(t_iso[i], fixed), 1, rewarm}, &m->iso_rounds, &m->iso_samples});
+    units.push_back({{&m->iso, SamplesFor(t_iso[i], fixed), 1, rewarm},
+                     &m->iso_rounds,
+                     &m->iso_samples,
+                     1,
+                     {m, KernelSampler::Unit::kIso}});
     units.push_back({{&m->b2b, SamplesFor(n * t_iso[i], fixed), n, rewarm},
                      &m->b2b_rounds,
                      nullptr,
                      b2b_every});
     if (m->has_quant) {
-      units.push_back({{&m->quant, SamplesFor(t_quant[i], fixed), 1, rewarm}, &m->quant_rounds});
+      units.push_back({{&m->quant, SamplesFor(t_quant[i], fixed), 1, rewarm},
+                       &m->quant_rounds,
+                       nullptr,
+                       1,
+                       {m, KernelSampler::Unit::kQuant}});
     }
     iso_series.push_back(&m->iso_rounds);
   }
@@ -376,8 +391,15 @@ absl::StatusOr<CudaRunner::Rounds> CudaRunner::TimeRounds(const core::GroupReque
         unit_of.push_back(static_cast<size_t>(u));
       }
     }
+    TimerOptions round_options = options;
+    if (kernels != nullptr) {
+      std::vector<KernelSampler::VisitUnit> tags;
+      for (size_t u : unit_of) tags.push_back(units[u].tag);
+      kernels->SetVisits(std::move(tags));
+      round_options.tagger = kernels;
+    }
     absl::StatusOr<std::vector<std::vector<double>>> timed =
-        timer_->TimeVisits(st, visits, options, &out.timer_notes);
+        timer_->TimeVisits(st, visits, round_options, &out.timer_notes);
     if (!timed.ok()) {
       (void)sampler.Stop();
       return timed.status();

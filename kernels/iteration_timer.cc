@@ -77,7 +77,14 @@ absl::Status IterationTimer::TimeBatch(cudaStream_t stream, const std::vector<Vi
       continue;
     }
     if (enqueued.ok()) enqueued = start[i].Record(stream);
-    if (enqueued.ok()) enqueued = graph.Launch(stream);
+    if (enqueued.ok() && options.tagger != nullptr) enqueued = options.tagger->Mark(batch[i].visit);
+    if (enqueued.ok()) {
+      enqueued = graph.Launch(stream);
+      if (options.tagger != nullptr) {
+        absl::Status unmarked = options.tagger->Unmark();
+        if (enqueued.ok()) enqueued = unmarked;
+      }
+    }
     if (enqueued.ok()) enqueued = stop[i].Record(stream);
   }
   // Release the stream even after an enqueue error, or the blocking kernel would wait

@@ -18,6 +18,16 @@
 
 namespace gemmprof::kernels {
 
+// Tags each timed launch of a sample (not warm-ups, rewarms or flushes): Mark before it,
+// Unmark after, in enqueue order; e.g. so CUPTI's kernel records name their sample.
+class LaunchTagger {
+ public:
+  virtual ~LaunchTagger() = default;
+  // Before the timed launch of one sample of visits[visit].
+  virtual absl::Status Mark(int32_t visit) = 0;
+  virtual absl::Status Unmark() = 0;
+};
+
 struct TimerOptions {
   int32_t warmup_iters = 10;
   int32_t timed_iters = 100;
@@ -26,6 +36,7 @@ struct TimerOptions {
   // Called once the warm-up has finished, just before the first timed sample is
   // enqueued (e.g. to start telemetry over the timed samples only). Nullable.
   std::function<void()> before_samples;
+  LaunchTagger* tagger = nullptr;  // nullable
 };
 
 // `samples` consecutive timed launches of one captured graph (ms per launch / repeat);

@@ -1,5 +1,5 @@
 // CudaRunner::Member: one distinct piece of GPU work of a measured group, shared by the
-// files that measure it (group_measurer.cc, kernel_phase.cc). Internal to kernels/.
+// files that measure it (group_measurer.cc, kernel_sampler.cc). Internal to kernels/.
 #pragma once
 
 #include <string>
