@@ -297,6 +297,9 @@ void QuantizeTest::CheckCurrentScaling(const TestTensor& t, q::Fp8Format f, bool
     CUDA_ASSERT(cudaMemset(out_t, poison, n));
     CUDA_ASSERT(cudaMemset(scalars, poison, 3 * sizeof(float)));
     CUDA_ASSERT(cudaMemset(workspace, poison, kCurrentScalingWorkspaceFloats * sizeof(float)));
+    // cudaMemset is asynchronous on the legacy stream, which a non-blocking stream does not
+    // wait for: without this the poison could land after the launch (seen once on an H100).
+    CUDA_ASSERT(cudaDeviceSynchronize());
     CUDA_ASSERT(graph ? cudaGraphLaunch(exec, stream) : launch());
     CUDA_ASSERT(cudaStreamSynchronize(stream));
     std::vector<uint8_t> got;
