@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <memory>
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
@@ -86,7 +87,7 @@ absl::StatusOr<CuptiTracer::Api*> Load() {
         "the bundle's lib/), which this node cannot load: ",
         dlerror()));
   }
-  auto* api = new CuptiTracer::Api();
+  auto api = std::make_unique<CuptiTracer::Api>();
   const bool ok = Resolve(lib, "cuptiGetVersion", &api->get_version) &&
                   Resolve(lib, "cuptiGetResultString", &api->result_string) &&
                   Resolve(lib, "cuptiActivityRegisterCallbacks", &api->register_callbacks) &&
@@ -104,16 +105,17 @@ absl::StatusOr<CuptiTracer::Api*> Load() {
   // Records are read with this build's structs (CUPTI 13): a different major CUPTI lays
   // them out differently.
   if (api->get_version(&version) != CUPTI_SUCCESS || version / 10000 != CUPTI_API_VERSION / 10000) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "kernel-only timing: CUPTI API version ", version, " is not the ",
-        CUPTI_API_VERSION / 10000, ".x this build reads"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("kernel-only timing: CUPTI API version ", version, " is not the ",
+                     CUPTI_API_VERSION / 10000, ".x this build reads"));
   }
-  Sink().api = api;
+  Sink().api = api.get();
   if (api->register_callbacks(BufferRequested, BufferCompleted) != CUPTI_SUCCESS) {
+    Sink().api = nullptr;
     return absl::FailedPreconditionError(
         "kernel-only timing: CUPTI refused its activity buffer callbacks");
   }
-  return api;
+  return api.release();  // lives as long as the process, as the callbacks do
 }
 
 }  // namespace
@@ -182,8 +184,9 @@ absl::StatusOr<std::map<uint64_t, std::vector<KernelRecord>>> CuptiTracer::End()
     dst.insert(dst.end(), kernels.begin(), kernels.end());
   }
   for (auto& [tag, kernels] : out) {
-    std::stable_sort(kernels.begin(), kernels.end(),
-                     [](const KernelRecord& a, const KernelRecord& b) { return a.start_ns < b.start_ns; });
+    std::stable_sort(
+        kernels.begin(), kernels.end(),
+        [](const KernelRecord& a, const KernelRecord& b) { return a.start_ns < b.start_ns; });
   }
   c.kernels.clear();
   c.tag_of.clear();

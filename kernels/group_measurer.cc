@@ -484,8 +484,10 @@ absl::Status CudaRunner::FinishMembers(const core::GroupRequest& request,
     if (!rounds.timer_notes.empty()) notes.push_back(rounds.timer_notes);
     if (!m->kernel_note.empty()) notes.push_back(m->kernel_note);
     if (m->profiled) {
-      notes.push_back(absl::StrCat("profiled: one more launch under cudaProfilerStart/Stop in NVTX "
-                                   "range \"", ProfileRangeName(item), "\""));
+      notes.push_back(
+          absl::StrCat("profiled: one more launch under cudaProfilerStart/Stop in NVTX "
+                       "range \"",
+                       ProfileRangeName(item), "\""));
     }
     if (!v.note.empty()) notes.push_back(v.note);
     if (std::string n = ThrottleNote(out.telemetry); !n.empty()) notes.push_back(n);

@@ -32,7 +32,7 @@ struct CudaRunner::Member {
   std::vector<double> kernel_iso, kernel_quant;
   std::string kernel_names, kernel_note;
   bool profiled = false;  // ran once more under cudaProfilerStart/Stop (Nsight mode)
-  absl::Status refused;  // set at preparation: the member's items get it
+  absl::Status refused;   // set at preparation: the member's items get it
 };
 
 }  // namespace gemmprof::kernels

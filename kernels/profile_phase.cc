@@ -2,7 +2,8 @@
 // member's timed graph runs once more between cudaProfilerStart and cudaProfilerStop,
 // inside an NVTX range named "pass op MxKxN recipe mode", so
 //   nsys profile --capture-range=cudaProfilerApi gemmprofd ...
-//   ncu --profile-from-start off --nvtx --nvtx-include "fprop qkv 15872x4096x12288 bf16 autocast/" ...
+//   ncu --profile-from-start off --nvtx --nvtx-include "fprop qkv 15872x4096x12288 bf16 autocast/"
+//   ...
 // capture exactly the benchmarked work: no warm-up, pilot, rounds or verification.
 #include <cuda_profiler_api.h>
 #include <nvtx3/nvToolsExt.h>
@@ -14,11 +15,10 @@
 namespace gemmprof::kernels {
 
 std::string ProfileRangeName(const core::WorkItem& item) {
-  return absl::StrCat(std::string(core::ToString(item.op.pass)), " ", item.op.name, " ",
-                      item.op.shape.ToString(),
-                      item.op.groups > 1 ? absl::StrCat(" x", item.op.groups) : "", " ",
-                      std::string(core::ToString(item.recipe)), " ",
-                      std::string(core::ToString(item.mode)));
+  return absl::StrCat(
+      std::string(core::ToString(item.op.pass)), " ", item.op.name, " ", item.op.shape.ToString(),
+      item.op.groups > 1 ? absl::StrCat(" x", item.op.groups) : "", " ",
+      std::string(core::ToString(item.recipe)), " ", std::string(core::ToString(item.mode)));
 }
 
 absl::Status CudaRunner::ProfileMembers(const std::vector<Member*>& members) {

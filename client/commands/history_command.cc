@@ -69,7 +69,8 @@ absl::Status HistoryCommand::Run(CommandContext& ctx) {
   RETURN_IF_ERROR(ParseFilter("--pass", pass_, &core::ParsePass, "fprop, dgrad, wgrad", q.pass));
   RETURN_IF_ERROR(
       ParseFilter("--recipe", recipe_, &core::ParseRecipe, core::RecipeList(), q.recipe));
-  RETURN_IF_ERROR(ParseFilter("--mode", mode_, &core::ParseMode, "autocast, prequant, dynamic", q.mode));
+  RETURN_IF_ERROR(
+      ParseFilter("--mode", mode_, &core::ParseMode, "autocast, prequant, dynamic", q.mode));
   if (device_) q.device_name = *device_;
   if (node_) q.node = *node_;
   if (since_) {

@@ -184,16 +184,26 @@ namespace {
 
 Records ComparisonRecords(const Comparison& c) {
   Records r;
-  r.columns = {"pass",           "op",
-               "m",              "k",
-               "n",              "groups",
-               "recipe",         "mode",
-               "a_ms",           "b_ms",
-               "ratio",          "ratio_ci_low",
-               "ratio_ci_high",  "noise_threshold",
-               "verdict",        "b2b_a_ms",
-               "b2b_b_ms",       "b2b_ratio",
-               "b2b_ratio_ci_low", "b2b_ratio_ci_high",
+  r.columns = {"pass",
+               "op",
+               "m",
+               "k",
+               "n",
+               "groups",
+               "recipe",
+               "mode",
+               "a_ms",
+               "b_ms",
+               "ratio",
+               "ratio_ci_low",
+               "ratio_ci_high",
+               "noise_threshold",
+               "verdict",
+               "b2b_a_ms",
+               "b2b_b_ms",
+               "b2b_ratio",
+               "b2b_ratio_ci_low",
+               "b2b_ratio_ci_high",
                "b2b_verdict"};
   auto opt = [](bool present, double v) { return present ? Cell{v} : Cell{}; };
   for (const ItemComparison& i : c.items) {

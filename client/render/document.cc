@@ -104,11 +104,11 @@ std::string MarkdownBlock(const Block& b) {
 
 std::string RenderText(const Document& doc) {
   std::string out;
-  if (!doc.title.empty())
-    out = doc.title + "\n" + std::string(DisplayWidth(doc.title), '=') + "\n";
+  if (!doc.title.empty()) out = doc.title + "\n" + std::string(DisplayWidth(doc.title), '=') + "\n";
   for (const Section& s : doc.sections) {
     if (!s.title.empty())
-      out += std::string(out.empty() ? "" : "\n") + s.title + "\n" + std::string(DisplayWidth(s.title), '-') + "\n";
+      out += std::string(out.empty() ? "" : "\n") + s.title + "\n" +
+             std::string(DisplayWidth(s.title), '-') + "\n";
     for (size_t i = 0; i < s.blocks.size(); ++i) {
       if (i > 0) out += "\n";
       out += TextBlock(s.blocks[i]);

@@ -40,9 +40,9 @@ Block Table(TextTable table, std::string caption = "");
 // A sentence explaining the block before it (Markdown: italic).
 Block Note(std::string text);
 
-// Plain text: title underlined with '=' (none when the title is empty), sections headed by their title underlined
-// with '-', tables indented by two spaces, bullets as "  - ", lines verbatim (inside a
-// fenced code block in Markdown). Output ends with a newline.
+// Plain text: title underlined with '=' (none when the title is empty), sections headed by their
+// title underlined with '-', tables indented by two spaces, bullets as "  - ", lines verbatim
+// (inside a fenced code block in Markdown). Output ends with a newline.
 std::string RenderText(const Document& doc);
 // Markdown: '#' title (none when empty), '##' sections, tables as GitHub tables.
 std::string RenderMarkdown(const Document& doc);

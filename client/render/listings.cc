@@ -57,8 +57,9 @@ Listing PlanListing(const core::Plan& plan, const core::JobSpec& spec) {
               {Align::kLeft, Align::kLeft, Align::kLeft, Align::kRight, Align::kRight,
                Align::kRight, Align::kRight});
   Listing l;
-  l.records.columns = {"pass",   "op",     "m",         "k",              "n",
-                       "groups", "layers", "per_layer", "gflop_per_call", "gflop_per_model"};
+  l.records.columns = {
+      "pass",           "op", "m", "k", "n", "groups", "layers", "per_layer", "gflop_per_call",
+      "gflop_per_model"};
   l.rows_key = "gemms";
   double total = 0;
   for (const core::GemmOp& op : plan.ops) {
@@ -77,21 +78,17 @@ Listing PlanListing(const core::Plan& plan, const core::JobSpec& spec) {
   const std::string title = "Plan: " + plan.model_name + ", " + std::to_string(plan.num_layers) +
                             " layers, " + std::to_string(plan.ops.size()) + " GEMMs";
   l.doc = TableDocument(title, std::move(t), 2);
-  l.doc.sections.front().blocks.push_back(
-      Lines({"Total: " + FormatFixed(total / 1e12, 3) + " TFLOP per step; " +
-             std::to_string(items) + " items (" + std::to_string(plan.ops.size()) + " GEMMs x " +
-             std::to_string(recipes.size()) + " recipes x " + std::to_string(modes.size()) +
-             " modes)"}));
+  l.doc.sections.front().blocks.push_back(Lines(
+      {"Total: " + FormatFixed(total / 1e12, 3) + " TFLOP per step; " + std::to_string(items) +
+       " items (" + std::to_string(plan.ops.size()) + " GEMMs x " + std::to_string(recipes.size()) +
+       " recipes x " + std::to_string(modes.size()) + " modes)"}));
   nlohmann::ordered_json recipe_names = nlohmann::ordered_json::array();
   nlohmann::ordered_json mode_names = nlohmann::ordered_json::array();
   for (core::Recipe r : recipes) recipe_names.push_back(S(core::ToString(r)));
   for (core::Mode m : modes) mode_names.push_back(S(core::ToString(m)));
-  l.summary = {{"model", plan.model_name},
-               {"num_layers", plan.num_layers},
-               {"recipes", recipe_names},
-               {"modes", mode_names},
-               {"items", items},
-               {"tflop_per_step", total / 1e12}};
+  l.summary = {{"model", plan.model_name}, {"num_layers", plan.num_layers},
+               {"recipes", recipe_names},  {"modes", mode_names},
+               {"items", items},           {"tflop_per_step", total / 1e12}};
   return l;
 }
 
@@ -101,10 +98,9 @@ Listing JobsListing(const std::vector<core::JobRecord>& jobs) {
       {Align::kRight, Align::kLeft, Align::kRight, Align::kRight, Align::kLeft, Align::kLeft,
        Align::kLeft, Align::kLeft, Align::kLeft, Align::kLeft});
   Listing l;
-  l.records.columns = {"id",           "state",       "finished_items", "total_items",
-                       "failed_items", "model",       "label",          "node",
-                       "device",       "submitted_by", "created_utc",   "created_ms",
-                       "started_ms",   "finished_ms", "error"};
+  l.records.columns = {"id",          "state",      "finished_items", "total_items", "failed_items",
+                       "model",       "label",      "node",           "device",      "submitted_by",
+                       "created_utc", "created_ms", "started_ms",     "finished_ms", "error"};
   l.rows_key = "jobs";
   l.empty_text = "no jobs";
   for (const core::JobRecord& j : jobs) {
@@ -113,10 +109,10 @@ Listing JobsListing(const std::vector<core::JobRecord>& jobs) {
               std::to_string(j.failed_items), j.plan.model_name, j.spec.label, OrDash(j.node),
               OrDash(j.device.name), OrDash(j.submitted_by), FormatUtc(j.created_ms)});
     l.records.Add({j.id, S(core::ToString(j.state)), int64_t{j.finished_items},
-                   int64_t{j.total_items}, int64_t{j.failed_items}, j.plan.model_name,
-                   j.spec.label, OrAbsent(j.node), OrAbsent(j.device.name),
-                   OrAbsent(j.submitted_by), FormatIsoUtc(j.created_ms), OrAbsent(j.created_ms),
-                   OrAbsent(j.started_ms), OrAbsent(j.finished_ms), OrAbsent(j.error)});
+                   int64_t{j.total_items}, int64_t{j.failed_items}, j.plan.model_name, j.spec.label,
+                   OrAbsent(j.node), OrAbsent(j.device.name), OrAbsent(j.submitted_by),
+                   FormatIsoUtc(j.created_ms), OrAbsent(j.created_ms), OrAbsent(j.started_ms),
+                   OrAbsent(j.finished_ms), OrAbsent(j.error)});
   }
   l.doc = TableDocument("", std::move(t), 0);
   return l;
@@ -124,11 +120,20 @@ Listing JobsListing(const std::vector<core::JobRecord>& jobs) {
 
 Listing DevicesListing(const std::vector<core::DeviceInfo>& devices) {
   Listing l;
-  l.records.columns = {"device",         "backend",          "sm",
-                       "sm_count",       "memory_bytes",     "driver_version",
-                       "cuda_version",   "cublaslt_version", "gemmprof_version",
-                       "unavailable",    "unavailable_reason", "recipe",
-                       "supported",      "reason"};
+  l.records.columns = {"device",
+                       "backend",
+                       "sm",
+                       "sm_count",
+                       "memory_bytes",
+                       "driver_version",
+                       "cuda_version",
+                       "cublaslt_version",
+                       "gemmprof_version",
+                       "unavailable",
+                       "unavailable_reason",
+                       "recipe",
+                       "supported",
+                       "reason"};
   l.empty_text = "no devices";
   nlohmann::ordered_json objects = nlohmann::ordered_json::array();
   for (const core::DeviceInfo& d : devices) {
@@ -146,10 +151,17 @@ Listing DevicesListing(const std::vector<core::DeviceInfo>& devices) {
       lines.push_back("driver " + d.driver_version + ", CUDA " + d.cuda_version + ", cuBLASLt " +
                       d.cublaslt_version + ", gemmprof " + d.gemmprof_version);
     if (!lines.empty()) s.blocks.push_back(Bullets(lines));
-    const std::vector<Cell> device = {
-        d.name,           d.backend,           int64_t{d.sm},         int64_t{d.sm_count},
-        d.memory_bytes,   d.driver_version,    d.cuda_version,        d.cublaslt_version,
-        d.gemmprof_version, d.unavailable,     OrAbsent(d.unavailable_reason)};
+    const std::vector<Cell> device = {d.name,
+                                      d.backend,
+                                      int64_t{d.sm},
+                                      int64_t{d.sm_count},
+                                      d.memory_bytes,
+                                      d.driver_version,
+                                      d.cuda_version,
+                                      d.cublaslt_version,
+                                      d.gemmprof_version,
+                                      d.unavailable,
+                                      OrAbsent(d.unavailable_reason)};
     if (known) {
       TextTable t({"recipe", "supported", "reason"}, {Align::kLeft, Align::kLeft, Align::kLeft});
       for (const core::RecipeSupport& r : d.recipes) {
@@ -178,10 +190,9 @@ Listing HistoryListing(const std::vector<HistoryRow>& rows) {
       {Align::kLeft, Align::kRight, Align::kLeft, Align::kLeft, Align::kLeft, Align::kLeft,
        Align::kLeft, Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kLeft});
   Listing l;
-  l.records.columns = {"measured_utc", "measured_ms", "result_id", "job_id", "node",
-                       "device",       "pass",        "op",        "m",      "k",
-                       "n",            "groups",      "recipe",    "mode",   "median_ms",
-                       "tflops",       "samples",     "cached"};
+  l.records.columns = {"measured_utc", "measured_ms", "result_id", "job_id", "node",    "device",
+                       "pass",         "op",          "m",         "k",      "n",       "groups",
+                       "recipe",       "mode",        "median_ms", "tflops", "samples", "cached"};
   l.rows_key = "results";
   l.empty_text = "no results match";
   for (const HistoryRow& r : rows) {

@@ -140,8 +140,9 @@ std::vector<std::pair<std::string, std::string>> ContextFields(const ReportAnaly
                   "from CUDA events"});
   }
   if (a.report().job.spec.profile) {
-    kv.push_back({"Nsight mode", "each item's timed graph ran once more under "
-                                 "cudaProfilerStart/Stop (never served from the cache)"});
+    kv.push_back({"Nsight mode",
+                  "each item's timed graph ran once more under "
+                  "cudaProfilerStart/Stop (never served from the cache)"});
   }
   kv.push_back({"L2 policy", t.l2 == core::L2Policy::kCold
                                  ? "cold (L2 flushed outside the timed window before each sample)"

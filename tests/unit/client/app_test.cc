@@ -9,10 +9,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include "app_harness.h"
 #include "png_reader.h"
@@ -135,7 +134,8 @@ TEST_F(AppTest, BadFlagsOfTheOtherCommands) {
       {{"report", "9223372036854775808"}, "JOB"},
       {{"report", "99999999999999999999999"}, "JOB"},
       {{"report", "7", "--format", "xml"}, "table, csv, json, markdown"},
-      {{"jobs", "--format", "xml"}, "--format: unknown format \"xml\"; valid: table, csv, json, markdown"},
+      {{"jobs", "--format", "xml"},
+       "--format: unknown format \"xml\"; valid: table, csv, json, markdown"},
       {{"history", "--format", "tsv"}, "--format: unknown format \"tsv\""},
       {{"devices", "--format", ""}, "--format: unknown format \"\""},
       {{"compare", "7", "8", "--format", "JSON"}, "--format: unknown format \"JSON\""},

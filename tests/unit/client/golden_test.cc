@@ -13,8 +13,8 @@
 #include "client/render/report_csv.h"
 #include "client/render/report_document.h"
 #include "client/render/report_json.h"
-#include "report_fixtures.h"
 #include "core/derive.h"
+#include "report_fixtures.h"
 #include "rounds_fixtures.h"
 
 namespace gemmprof::client {
@@ -151,9 +151,10 @@ TEST(ListingsGoldenTest, Compare) {
   b.job.id = a.job.id + 1;
   b.job.device.cublaslt_version = "13.1.0";
   for (size_t i = 0; i < b.items.size(); ++i)
-    if (b.items[i].result) b.items[i].result->time.median_ms *= i % 3 == 0 ? 1.2 : (i % 3 == 1 ? 0.8 : 1.0);
-  CheckListingGolden("compare", render::ComparisonListing(render::CompareReports(a, b), a.job.id,
-                                                          b.job.id));
+    if (b.items[i].result)
+      b.items[i].result->time.median_ms *= i % 3 == 0 ? 1.2 : (i % 3 == 1 ? 0.8 : 1.0);
+  CheckListingGolden("compare",
+                     render::ComparisonListing(render::CompareReports(a, b), a.job.id, b.job.id));
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, GoldenTest,

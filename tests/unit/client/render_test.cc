@@ -252,8 +252,8 @@ TEST(ReportKernelTimingTest, TableContextCsvAndJson) {
   }
   ASSERT_NE(measured, nullptr);
   core::Measurement& m = *measured->result;
-  m.kernel = core::SampleStats::FromSamples({0.98 * m.time.median_ms, 0.99 * m.time.median_ms,
-                                             0.97 * m.time.median_ms});
+  m.kernel = core::SampleStats::FromSamples(
+      {0.98 * m.time.median_ms, 0.99 * m.time.median_ms, 0.97 * m.time.median_ms});
   m.kernel_samples = 3;
   m.kernel_quant_ms = 0.05;
   m.kernel_names = "nvjet_sm90_gemm x1; RowwiseQuantize<128> x2";
@@ -421,8 +421,7 @@ TEST(DevicesTest, UnavailableDevicesSayWhy) {
   never.unavailable_reason =
       "its worker failed to start 3 times in a row (last: worker exited "
       "with status 3)";
-  const std::string out =
-      RenderListing(DevicesListing({up, lost, never}), ListingFormat::kTable);
+  const std::string out = RenderListing(DevicesListing({up, lost, never}), ListingFormat::kTable);
   const size_t lost_at = out.find("NVIDIA H100 80GB HBM3 #2");
   const size_t never_at = out.find("CUDA device 2");
   ASSERT_NE(lost_at, std::string::npos) << out;
