@@ -43,25 +43,24 @@ std::string FormatPercent(double percent, bool with_sign) {
   return s;
 }
 
-std::string FormatUtc(int64_t unix_ms) {
-  if (unix_ms <= 0) return "-";
+namespace {
+
+// `unix_ms` in UTC by strftime's `pattern`; `none` for 0 or less.
+std::string UtcTime(int64_t unix_ms, const char* pattern, const char* none) {
+  if (unix_ms <= 0) return none;
   const std::time_t secs = static_cast<std::time_t>(unix_ms / 1000);
   std::tm tm{};
   gmtime_r(&secs, &tm);
   char buf[64];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S UTC", &tm);
+  std::strftime(buf, sizeof(buf), pattern, &tm);
   return buf;
 }
 
-std::string FormatIsoUtc(int64_t unix_ms) {
-  if (unix_ms <= 0) return "";
-  const std::time_t secs = static_cast<std::time_t>(unix_ms / 1000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
+}  // namespace
+
+std::string FormatUtc(int64_t unix_ms) { return UtcTime(unix_ms, "%Y-%m-%d %H:%M:%S UTC", "-"); }
+
+std::string FormatIsoUtc(int64_t unix_ms) { return UtcTime(unix_ms, "%Y-%m-%dT%H:%M:%SZ", ""); }
 
 std::string FormatDuration(int64_t duration_ms) {
   const int64_t s = std::max<int64_t>(0, duration_ms / 1000);

@@ -1,27 +1,14 @@
 #include "client/render/records.h"
 
-#include <cstdio>
-#include <cstdlib>
-
 #include "client/render/report_csv.h"
 
 namespace gemmprof::client::render {
 namespace {
 
-// Shortest text that reads back as the same double, so CSV loses nothing.
-std::string Shortest(double v) {
-  char buf[64];
-  for (int precision = 6; precision <= 17; ++precision) {
-    std::snprintf(buf, sizeof(buf), "%.*g", precision, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  return buf;
-}
-
 struct CsvCell {
   std::string operator()(std::monostate) const { return ""; }
   std::string operator()(int64_t v) const { return std::to_string(v); }
-  std::string operator()(double v) const { return Shortest(v); }
+  std::string operator()(double v) const { return CsvNumber(v); }
   std::string operator()(bool v) const { return v ? "true" : "false"; }
   std::string operator()(const std::string& v) const { return CsvField(v); }
 };

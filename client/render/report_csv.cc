@@ -9,15 +9,7 @@
 namespace gemmprof::client::render {
 namespace {
 
-// Shortest text that reads back as the same double, so CSV loses nothing.
-std::string Num(double v) {
-  char buf[64];
-  for (int precision = 6; precision <= 17; ++precision) {
-    std::snprintf(buf, sizeof(buf), "%.*g", precision, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  return buf;
-}
+std::string Num(double v) { return CsvNumber(v); }
 
 // A number only when `present`, else an empty cell (a figure not measured).
 std::string Opt(bool present, double v) { return present ? Num(v) : ""; }
@@ -139,6 +131,15 @@ const std::vector<std::string>& ReportCsvColumns() {
       // kernel-only timing (--timing kernels; empty when not measured) and Nsight mode
       "kernel_median_ms", "kernel_quant_ms", "kernel_samples", "kernel_names", "profiled"};
   return kColumns;
+}
+
+std::string CsvNumber(double v) {
+  char buf[64];
+  for (int precision = 6; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof(buf), "%.*g", precision, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
 }
 
 std::string CsvField(const std::string& s) {

@@ -16,5 +16,7 @@ const std::vector<std::string>& ReportCsvColumns();
 std::string RenderReportCsv(const core::Report& report);
 // Quotes a field when it holds a comma, quote, CR or LF.
 std::string CsvField(const std::string& s);
+// The shortest text that reads back as the same double, so CSV loses nothing.
+std::string CsvNumber(double v);
 
 }  // namespace gemmprof::client::render
