@@ -11,12 +11,18 @@ packages=(
   libpq-dev postgresql-15
   libcpp-httplib-dev chromium
 )
+# CUDA builds also take CUTLASS (header-only, pinned) from its PyPI wheel.
+if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
+  packages+=(python3-pip)
+  cutlass=1
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install_deps: all ${#packages[@]} packages present"
+  [ -z "${cutlass:-}" ] || "$(dirname "$0")/install_cutlass.sh"
   exit 0
 fi
 sudo=""
@@ -27,3 +33,4 @@ fi
 echo "install_deps: installing ${missing[*]}"
 $sudo apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+[ -z "${cutlass:-}" ] || "$(dirname "$0")/install_cutlass.sh"
