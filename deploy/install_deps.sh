@@ -11,10 +11,15 @@ packages=(
   libpq-dev postgresql-15
   libcpp-httplib-dev chromium
 )
-# CUDA builds also take CUTLASS (header-only, pinned) from its PyPI wheel.
+# CUDA builds also take CUTLASS (header-only, pinned) from its PyPI wheel. No kernel
+# needs it yet, so a machine that cannot reach PyPI still builds (with a warning).
+install_cutlass_or_warn() {
+  "$(dirname "$0")/install_cutlass.sh" ||
+    echo "install_deps: warning: CUTLASS not installed (see above); the CUDA build goes on without it" >&2
+}
 if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
   packages+=(python3-pip)
-  cutlass=1
+  want_cutlass=1
 fi
 missing=()
 for p in "${packages[@]}"; do
@@ -22,7 +27,7 @@ for p in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install_deps: all ${#packages[@]} packages present"
-  [ -z "${cutlass:-}" ] || "$(dirname "$0")/install_cutlass.sh"
+  [ -z "${want_cutlass:-}" ] || install_cutlass_or_warn
   exit 0
 fi
 sudo=""
@@ -33,4 +38,4 @@ fi
 echo "install_deps: installing ${missing[*]}"
 $sudo apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
-[ -z "${cutlass:-}" ] || "$(dirname "$0")/install_cutlass.sh"
+[ -z "${want_cutlass:-}" ] || install_cutlass_or_warn
