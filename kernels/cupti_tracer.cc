@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
@@ -78,13 +80,13 @@ bool Resolve(void* lib, const char* name, F* fn) {
   return *fn != nullptr;
 }
 
-absl::StatusOr<CuptiTracer::Api*> Load() {
-  // The node's CUDA toolkit first (LD_LIBRARY_PATH), else the bundle's lib/ (RUNPATH).
-  void* lib = dlopen("libcupti.so.13", RTLD_NOW | RTLD_LOCAL);
+// The entry points of the CUPTI at `path` (a dlopen name or path), its version checked.
+absl::StatusOr<std::unique_ptr<CuptiTracer::Api>> Open(const std::string& path) {
+  void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "kernel-only timing needs CUPTI (libcupti.so.13, in the CUDA toolkit's lib64 and in "
-        "the bundle's lib/), which this node cannot load: ",
+        "kernel-only timing needs CUPTI (libcupti.so.13: the CUDA toolkit's, the bundle's "
+        "lib/, or $GEMMPROF_CUPTI_LIBRARY), which this node cannot load: ",
         dlerror()));
   }
   auto api = std::make_unique<CuptiTracer::Api>();
@@ -98,17 +100,44 @@ absl::StatusOr<CuptiTracer::Api*> Load() {
                   Resolve(lib, "cuptiActivityPushExternalCorrelationId", &api->push_external) &&
                   Resolve(lib, "cuptiActivityPopExternalCorrelationId", &api->pop_external);
   if (!ok) {
-    return absl::FailedPreconditionError(
-        "kernel-only timing: libcupti.so.13 lacks the activity API entry points it needs");
+    dlclose(lib);
+    return absl::FailedPreconditionError(absl::StrCat(
+        "kernel-only timing: ", path, " lacks the activity API entry points it needs"));
   }
   uint32_t version = 0;
   // Records are read with this build's structs (CUPTI 13): a different major CUPTI lays
   // them out differently.
   if (api->get_version(&version) != CUPTI_SUCCESS || version / 10000 != CUPTI_API_VERSION / 10000) {
+    dlclose(lib);
     return absl::FailedPreconditionError(
-        absl::StrCat("kernel-only timing: CUPTI API version ", version, " is not the ",
+        absl::StrCat("kernel-only timing: CUPTI API version ", version, " (", path, ") is not the ",
                      CUPTI_API_VERSION / 10000, ".x this build reads"));
   }
+  return api;
+}
+
+// Where CUPTI is looked for, in order: $GEMMPROF_CUPTI_LIBRARY alone when set; else
+// libcupti.so.13 on the library path (the node's toolkit through LD_LIBRARY_PATH, then
+// the bundle's lib/ through RUNPATH), then the toolkit's extras/CUPTI folder, where
+// older layouts keep it.
+absl::StatusOr<CuptiTracer::Api*> Load() {
+  std::vector<std::string> paths;
+  if (const char* env = std::getenv("GEMMPROF_CUPTI_LIBRARY"); env != nullptr && *env != 0) {
+    paths.push_back(env);
+  } else {
+    paths = {"libcupti.so.13", "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13"};
+  }
+  std::unique_ptr<CuptiTracer::Api> api;
+  absl::Status first_failure;  // names the usual place; later ones only the fallbacks
+  for (const std::string& path : paths) {
+    absl::StatusOr<std::unique_ptr<CuptiTracer::Api>> tried = Open(path);
+    if (tried.ok()) {
+      api = std::move(*tried);
+      break;
+    }
+    if (first_failure.ok()) first_failure = tried.status();
+  }
+  if (api == nullptr) return first_failure;
   Sink().api = api.get();
   if (api->register_callbacks(BufferRequested, BufferCompleted) != CUPTI_SUCCESS) {
     Sink().api = nullptr;
@@ -192,6 +221,8 @@ absl::StatusOr<std::map<uint64_t, std::vector<KernelRecord>>> CuptiTracer::End()
   c.tag_of.clear();
   return out;
 }
+
+absl::Status CuptiTracer::CheckLoadable(const std::string& path) { return Open(path).status(); }
 
 std::string ShortKernelName(const char* mangled) {
   if (mangled == nullptr) return "?";

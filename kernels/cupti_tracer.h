@@ -1,8 +1,9 @@
 // Kernel-only timing from CUPTI's activity API (TimingOptions.timing_backend kKernels):
 // the device's own start/end timestamps of every kernel, so launch and graph gaps never
-// count. CUPTI is loaded at run time (libcupti.so.13: the node's CUDA toolkit, else the
-// copy the bundle carries), so a node without it still measures with events and refuses
-// only `--timing kernels`, saying why.
+// count. CUPTI is loaded at run time ($GEMMPROF_CUPTI_LIBRARY, else libcupti.so.13 from
+// the node's CUDA toolkit, the copy the bundle carries, or the toolkit's extras/CUPTI),
+// so a node without it still measures with events and refuses only `--timing kernels`,
+// saying why.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +29,9 @@ class CuptiTracer {
   // The loaded tracer, or FAILED_PRECONDITION saying why kernel-only timing cannot run
   // here (library missing, wrong version, symbols absent). Loads once per process.
   static absl::StatusOr<CuptiTracer*> Get();
+  // Whether the CUPTI at `path` (a dlopen name or path) could serve, without loading it
+  // for collection: OK, or the FAILED_PRECONDITION that Get() would give for it.
+  static absl::Status CheckLoadable(const std::string& path);
 
   // Starts collecting kernel records; FAILED_PRECONDITION when CUPTI refuses (e.g. a
   // profiler such as Nsight already holds it).

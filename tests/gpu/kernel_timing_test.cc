@@ -112,6 +112,21 @@ TEST_F(KernelTimingTest, ProfileModeRunsOneMoreLaunchAndSaysSo) {
   EXPECT_THAT(m.notes, HasSubstr("NVTX range \"fprop test 1024x1024x1024 fp8-current autocast\""));
 }
 
+// What a node without a usable CUPTI is told (the reason `kernels` items are
+// not_supported with), and that this node's CUPTI serves.
+TEST(CuptiTracerTest, AMissingOrWrongLibraryIsRefusedWithTheReason) {
+  EXPECT_TRUE(CuptiTracer::CheckLoadable("libcupti.so.13").ok());
+  const absl::Status missing = CuptiTracer::CheckLoadable("/nonexistent/libcupti.so.13");
+  EXPECT_EQ(missing.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(missing.message()),
+              HasSubstr("kernel-only timing needs CUPTI (libcupti.so.13"));
+  EXPECT_THAT(std::string(missing.message()), HasSubstr("/nonexistent/libcupti.so.13"));
+  // A library that is not CUPTI (the CUDA runtime is on every node's library path).
+  const absl::Status wrong = CuptiTracer::CheckLoadable("libcudart.so.13");
+  EXPECT_EQ(wrong.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(wrong.message()), HasSubstr("lacks the activity API entry points"));
+}
+
 TEST(ShortKernelNameTest, DemangledWithoutNamespacesOrParameters) {
   EXPECT_EQ(ShortKernelName("nvjet_sm90_tst_128x256_64x4_2x1_v_bz_coopB_TNT"),
             "nvjet_sm90_tst_128x256_64x4_2x1_v_bz_coopB_TNT");
