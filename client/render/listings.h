@@ -24,7 +24,8 @@ std::optional<ListingFormat> ParseListingFormat(std::string_view name);
 
 // One listing in every form. `doc` gives table (aligned text) and markdown; `records`
 // gives CSV and, under the key `rows_key`, JSON's rows. `summary` holds JSON-only
-// fields (totals, context) written before the rows. `empty_text` replaces the table
+// fields (totals, context) written before the rows; with an empty `rows_key` the JSON is
+// `summary` alone (devices nests one object per device there). `empty_text` replaces the table
 // form when there are no rows (CSV keeps its header, JSON an empty array).
 struct Listing {
   Document doc;
