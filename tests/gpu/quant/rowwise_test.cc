@@ -5,6 +5,7 @@
 // misaligned pointers).
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/quant/quant.h"
@@ -23,28 +24,31 @@ using testing::TestTensor;
 
 class RowwiseQuantizeTest : public testing::GpuTest {
  protected:
-  void Check(const TestTensor& t, q::Fp8Format f, int misalign) {
+  // Runs the kernel on `t` with x offset by `x_misalign` BF16 elements and out by
+  // `out_misalign` bytes from their (256-byte aligned) allocations.
+  void Check(const TestTensor& t, q::Fp8Format f, int x_misalign, int out_misalign) {
     const int64_t rows = t.rows, cols = t.cols, n = rows * cols;
     const q::RowScaled want = q::QuantizeRowwise(t.values, rows, cols, f);
-    auto* base = Device<uint16_t>(n + misalign);
-    auto* out = Device<uint8_t>(n + misalign);
+    auto* base = Device<uint16_t>(n + x_misalign);
+    auto* out = Device<uint8_t>(n + out_misalign);
     auto* sc = Device<float>(rows);
     ASSERT_TRUE(base && out && sc);
-    CUDA_ASSERT(cudaMemcpy(base + misalign, t.bits.data(), n * 2, cudaMemcpyHostToDevice));
-    const auto* x = reinterpret_cast<const __nv_bfloat16*>(base + misalign);
+    CUDA_ASSERT(cudaMemcpy(base + x_misalign, t.bits.data(), n * 2, cudaMemcpyHostToDevice));
+    const auto* x = reinterpret_cast<const __nv_bfloat16*>(base + x_misalign);
     for (uint8_t poison : kPoisons) {
-      CUDA_ASSERT(cudaMemset(out, poison, n + misalign));
+      CUDA_ASSERT(cudaMemset(out, poison, n + out_misalign));
       CUDA_ASSERT(cudaMemset(sc, poison, rows * sizeof(float)));
-      CUDA_ASSERT(RowwiseQuantize(x, rows, cols, f, out + misalign, sc, nullptr));
+      CUDA_ASSERT(RowwiseQuantize(x, rows, cols, f, out + out_misalign, sc, nullptr));
       CUDA_ASSERT(cudaDeviceSynchronize());
       std::vector<uint8_t> got(n);
-      CUDA_ASSERT(cudaMemcpy(got.data(), out + misalign, n, cudaMemcpyDeviceToHost));
+      CUDA_ASSERT(cudaMemcpy(got.data(), out + out_misalign, n, cudaMemcpyDeviceToHost));
       CompareBytes(got, want.data, cols, "out");
       std::vector<float> scales(rows);
       CUDA_ASSERT(cudaMemcpy(scales.data(), sc, rows * sizeof(float), cudaMemcpyDeviceToHost));
       CompareFloatBits(scales, want.scale_inv, 1, "scale_inv");
     }
   }
+  void Check(const TestTensor& t, q::Fp8Format f, int misalign) { Check(t, f, misalign, misalign); }
 };
 
 TEST_F(RowwiseQuantizeTest, MatchesHostOnBothPathsAndEdgeValues) {
@@ -84,6 +88,56 @@ TEST_F(RowwiseQuantizeTest, ZeroAndInfiniteRowsHaveScaleOne) {
   ASSERT_NO_FATAL_FAILURE(Check(t, q::Fp8Format::kE4M3, 0));
 }
 
+// Sets element (r, c) of t to `value` rounded to BF16, in both of its copies.
+void Set(TestTensor& t, int64_t r, int64_t c, float value) {
+  t.bits[r * t.cols + c] = q::FloatToBf16Bits(value);
+  t.values[r * t.cols + c] = q::Bf16BitsToFloat(t.bits[r * t.cols + c]);
+}
+void FillRow(TestTensor& t, int64_t r, float value) {
+  for (int64_t c = 0; c < t.cols; ++c) Set(t, r, c, value);
+}
+
+// One kind of special row per row, each row's special value at its first, a middle and
+// its last column (the tail vector), on every launch path: cols 8 (32 threads a row), 13
+// (scalar), 4096 (64 threads), 16384 (256 threads, the on-chip limit), 16385 (scalar,
+// read twice); pointers aligned, x misaligned only (2 and 8 bytes), out misaligned only.
+TEST_F(RowwiseQuantizeTest, SpecialRowsOnEveryPath) {
+  for (int64_t cols : {8, 13, 4096, 16384, 16385}) {
+    TestTensor t = MakeTensor(12, cols, 31, false);
+    const int64_t spots[3] = {0, cols / 2, cols - 1};
+    FillRow(t, 0, 0.0f);                                // zeros: scale 1
+    Set(t, 0, cols / 2, -0.0f);                         //   with a negative zero
+    for (int64_t c : spots) Set(t, 1, c, NAN);          // NaN ignored in the amax
+    FillRow(t, 2, NAN);                                 // all NaN: amax 0, scale 1
+    Set(t, 3, cols - 1, INFINITY);                      // +Inf: scale 1
+    Set(t, 4, 0, -INFINITY);                            // -Inf: scale 1
+    FillRow(t, 5, 0x1p-130f);                           // 448 / amax overflows: FLT_MAX
+    Set(t, 5, cols - 1, -0x1p-133f);                    //   and a BF16 subnormal
+    for (int64_t c : spots) Set(t, 6, c, 0x1.fep127f);  // huge finite amax
+    for (int64_t c : spots) Set(t, 7, c, -1.2109375f);  // amax * scale = max + 1 ulp
+    for (int64_t c = 0; c < cols; ++c) Set(t, 8, c, t.values[8 * cols + c] * 0x1p-100f);  // tiny
+    Set(t, 9, cols - 1, 1e6f);  // one outlier: E4M3 codes of the rest subnormal or 0
+    FillRow(t, 10, -0.0f);      // negative zeros only
+    for (q::Fp8Format f : {q::Fp8Format::kE4M3, q::Fp8Format::kE5M2}) {
+      for (auto [xm, om] : {std::pair{0, 0}, std::pair{1, 0}, std::pair{4, 0}, std::pair{0, 4}}) {
+        SCOPED_TRACE(std::to_string(cols) + " cols" +
+                     (f == q::Fp8Format::kE4M3 ? " e4m3" : " e5m2") + " x+" + std::to_string(xm) +
+                     " out+" + std::to_string(om));
+        ASSERT_NO_FATAL_FAILURE(Check(t, f, xm, om));
+      }
+    }
+  }
+}
+
+// More rows than a grid dimension's 65535: the grid runs along x on both paths.
+TEST_F(RowwiseQuantizeTest, ManyShortRows) {
+  for (int64_t cols : {8, 13}) {
+    const TestTensor t = MakeTensor(70001, cols, 5, true, 3.0f);
+    SCOPED_TRACE(std::to_string(cols) + " cols");
+    ASSERT_NO_FATAL_FAILURE(Check(t, q::Fp8Format::kE4M3, 0));
+  }
+}
+
 TEST_F(RowwiseQuantizeTest, BadArgumentsAreInvalidValue) {
   auto* out = Device<uint8_t>(64);
   auto* sc = Device<float>(8);
@@ -94,6 +148,16 @@ TEST_F(RowwiseQuantizeTest, BadArgumentsAreInvalidValue) {
             cudaErrorInvalidValue);
   EXPECT_EQ(RowwiseQuantize(nullptr, 0, 8, q::Fp8Format::kE4M3, nullptr, nullptr, nullptr),
             cudaSuccess);
+  auto* x = Device<__nv_bfloat16>(64);
+  ASSERT_TRUE(x);
+  EXPECT_EQ(RowwiseQuantize(x, 8, -8, q::Fp8Format::kE4M3, out, sc, nullptr),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(RowwiseQuantize(x, 8, 8, q::Fp8Format::kE4M3, nullptr, sc, nullptr),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(RowwiseQuantize(x, 8, 8, q::Fp8Format::kE4M3, out, nullptr, nullptr),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(RowwiseQuantize(x, int64_t{1} << 31, 1, q::Fp8Format::kE4M3, out, sc, nullptr),
+            cudaErrorInvalidValue);
 }
 
 }  // namespace
