@@ -1,4 +1,5 @@
 // The per-member pieces of CudaRunner::MeasureGroup (measure_parts.h).
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -10,6 +11,7 @@
 #include "kernels/iteration_timer.h"
 #include "kernels/matmul_plan.h"
 #include "kernels/measure_parts.h"
+#include "kernels/member.h"
 #include "kernels/operand_quantizer.h"
 #include "kernels/recipe_rules.h"
 #include "kernels/telemetry_sampler.h"
@@ -95,6 +97,112 @@ absl::Status Autotune(MatmulPlan& plan, const IterationTimer& timer, cudaStream_
   if (best < 0) return absl::InternalError("autotune: no cuBLASLt candidate launched");
   if (usable[0] && score[best] > 0.99 * score[0]) best = 0;
   return plan.Choose(best, true);
+}
+
+absl::StatusOr<GroupedBlockGemm> CreateBlockGemm(const core::WorkItem& item, const Operands& o,
+                                                 BlockGemmSchedule schedule, int device, int sm) {
+  const core::GemmShape& s = item.op.shape;
+  auto format = [](const OperandQuantizer& q) {
+    return q.data_type() == CUDA_R_8F_E5M2 ? core::quant::Fp8Format::kE5M2
+                                           : core::quant::Fp8Format::kE4M3;
+  };
+  BlockGemmSpec spec;
+  spec.a_format = format(o.a);
+  spec.bt_format = format(o.bt);
+  spec.bt_128x128 = o.bt.config().weight;
+  for (int64_t g = 0; g < item.op.groups; ++g) {
+    BlockGemmGroup one;
+    one.m = s.m;
+    one.n = s.n;
+    one.k = s.k;
+    one.a = static_cast<const uint8_t*>(o.a.data()) + g * s.m * s.k;
+    one.bt = static_cast<const uint8_t*>(o.bt.data()) + g * s.n * s.k;
+    one.c = o.c + g * s.m * s.n;
+    one.a_scales = o.a.block_scales() + g * o.a.block_scale_group_floats();
+    one.bt_scales = o.bt.block_scales() + g * o.bt.block_scale_group_floats();
+    spec.groups.push_back(one);
+  }
+  return GroupedBlockGemm::Create(spec, schedule, device, sm);
+}
+
+// cuBLASLt and each CUTLASS schedule are timed the way Autotune times cuBLASLt's
+// candidates: interleaved rounds under the item's L2 policy, the median of the rounds'
+// medians. CUTLASS is kept only when more than 1% faster than cuBLASLt: within that the
+// two are the same, and cuBLASLt (the library the other recipes run on) stays.
+absl::Status CudaRunner::ChooseGemmLibrary(Member& m, const TimerOptions& item_options) {
+  struct Candidate {
+    std::string name;
+    std::optional<GroupedBlockGemm> cutlass;  // none: cuBLASLt
+    std::vector<double> ms;
+  };
+  std::vector<Candidate> candidates(1);
+  candidates[0].name = "cuBLASLt";
+  std::string refused;
+  for (BlockGemmSchedule schedule : kBlockGemmSchedules) {
+    absl::StatusOr<GroupedBlockGemm> g = CreateBlockGemm(m.item, m.o, schedule, ordinal_, sm_);
+    if (absl::IsFailedPrecondition(g.status())) {
+      refused = std::string(g.status().message());
+      continue;
+    }
+    RETURN_IF_ERROR(g.status());
+    candidates.push_back(
+        {schedule == BlockGemmSchedule::kGrouped ? "CUTLASS grouped" : "CUTLASS batched",
+         *std::move(g),
+         {}});
+  }
+  if (candidates.size() == 1) {
+    m.notes.push_back(absl::StrCat("cuBLASLt only: ", refused));
+    return absl::OkStatus();
+  }
+  constexpr int kRounds = 3;
+  TimerOptions options;
+  options.warmup_iters = 3;
+  options.timed_iters = 10;
+  options.flush_buffer = item_options.flush_buffer;
+  options.flush_bytes = item_options.flush_bytes;
+  const cudaStream_t st = stream_.get();
+  for (int round = 0; round < kRounds; ++round) {
+    for (size_t c = 0; c < candidates.size(); ++c) {
+      Candidate& cand = candidates[c];
+      if (c > 0 && !cand.cutlass.has_value()) continue;  // failed to run earlier
+      auto enqueue = [&m, &cand](cudaStream_t q) -> absl::Status {
+        if (cand.cutlass.has_value()) return cand.cutlass->Enqueue(q);
+        for (const MatmulPlan& p : m.plans) RETURN_IF_ERROR(p.Enqueue(q));
+        return absl::OkStatus();
+      };
+      absl::StatusOr<TimerResult> r = timer_->Time(st, enqueue, options);
+      if (!r.ok() && c > 0) {
+        const cudaError_t after = cudaStreamSynchronize(st);
+        if (IsStickyCudaError(after)) return r.status();
+        (void)cudaGetLastError();
+        m.notes.push_back(
+            absl::StrCat("not used: ", cand.name, " failed to run (", r.status().message(), ")"));
+        cand.cutlass.reset();
+        cand.ms.clear();
+        continue;
+      }
+      RETURN_IF_ERROR(r.status());
+      cand.ms.push_back(core::SampleStats::FromSamples(r->samples_ms).median_ms);
+    }
+  }
+  std::vector<double> median(candidates.size(), 0);
+  size_t best = 0;
+  std::vector<std::string> figures;
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    if (candidates[c].ms.empty()) continue;
+    median[c] = core::SampleStats::FromSamples(candidates[c].ms).median_ms;
+    figures.push_back(absl::StrFormat("%s %.4g ms", candidates[c].name, median[c]));
+    if (c > 0 && median[c] < 0.99 * median[0] && (best == 0 || median[c] < median[best])) best = c;
+  }
+  m.notes.push_back(absl::StrFormat(
+      "GEMM library chosen by measurement: %s (%s per GEMM, medians of %d interleaved rounds)",
+      candidates[best].name, absl::StrJoin(figures, ", "), kRounds));
+  if (best > 0) {
+    m.cutlass = std::move(candidates[best].cutlass);
+    m.o.a.set_cublaslt_scales(false);
+    m.o.bt.set_cublaslt_scales(false);
+  }
+  return absl::OkStatus();
 }
 
 std::string ThrottleNote(const core::Telemetry& t) {
@@ -217,11 +325,12 @@ absl::StatusOr<std::vector<MatmulPlan>> CreatePlans(cublasLtHandle_t lt, const M
 // fused multi-tensor kernel would launch once, so small groups overstate the
 // quantization time).
 std::string GroupedNote(const core::WorkItem& item, const TimedQuantization& t, const Operands& o,
-                        const std::string& per_group_reason) {
+                        const std::string& per_group_reason, bool cutlass) {
   const bool tensor_scaled =
       item.recipe == Recipe::kFp8Current || item.recipe == Recipe::kFp8Delayed;
   std::string note =
-      per_group_reason.empty()
+      cutlass ? absl::StrFormat("grouped: %d groups in one CUTLASS grouped launch", item.op.groups)
+      : per_group_reason.empty()
           ? absl::StrFormat("grouped: %d groups in one strided-batched cuBLASLt call",
                             item.op.groups)
           : absl::StrFormat(

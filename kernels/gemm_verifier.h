@@ -20,7 +20,9 @@ struct VerificationResult {
 };
 
 // `out` is C, groups x [m, n] BF16 (group after group, as a and bt hold their groups).
-// The reference is batched the same way and rel_error is taken over all groups at once.
+// The reference is batched the same way; each group is checked on its own (a group
+// fails with a non-finite value or an error above `threshold`, and any failed group
+// makes the GEMM incorrect); rel_error is the worst group's.
 // Buffers for the reference come from `pool`; when the device cannot hold them the
 // result is not_verified with the reason (never an error).
 absl::StatusOr<VerificationResult> VerifyGemm(cublasLtHandle_t lt, DevicePool& pool,

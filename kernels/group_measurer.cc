@@ -218,13 +218,21 @@ absl::Status CudaRunner::MeasureMembersOnce(const core::GroupRequest& request,
       continue;
     }
     ASSIGN_OR_RETURN(m->plans, core::WhileDoing(std::move(created), "planning the cuBLASLt call"));
-    if (item.op.groups > 1) m->notes.push_back(GroupedNote(item, m->t, m->o, per_group_reason));
     if (timing.autotune_k > 1) {
       MatmulPlan& plan = m->plans.front();
       RETURN_IF_ERROR(core::WhileDoing(Autotune(plan, *timer_, st, topt), "autotuning"));
       for (size_t g = 1; g < m->plans.size(); ++g) {
         RETURN_IF_ERROR(m->plans[g].Choose(plan.chosen(), true));
       }
+    }
+    if (item.recipe == Recipe::kFp8Block) {
+      RETURN_IF_ERROR(
+          core::WhileDoing(ChooseGemmLibrary(*m, topt), "choosing between CUTLASS and cuBLASLt"));
+    }
+    if (item.op.groups > 1) {
+      m->notes.push_back(GroupedNote(item, m->t, m->o,
+                                     m->cutlass.has_value() ? "" : per_group_reason,
+                                     m->cutlass.has_value()));
     }
     Member* mp = m.get();
     m->has_quant = m->t.a || m->t.bt;
@@ -273,6 +281,7 @@ absl::Status CudaRunner::Iterate(const Member& m, cudaStream_t q, bool with_gemm
     CUDA_RETURN_IF_ERROR(
         Nvfp4Alpha(m.o.a.tensor_scale(), m.o.bt.tensor_scale(), m.o.alpha_beta, q));
   }
+  if (with_gemm && m.cutlass.has_value()) return m.cutlass->Enqueue(q);
   if (with_gemm) {
     for (const MatmulPlan& p : m.plans) RETURN_IF_ERROR(p.Enqueue(q));
   }
@@ -461,9 +470,13 @@ absl::Status CudaRunner::FinishMembers(const core::GroupRequest& request,
     out.profiled = m->profiled;
     out.flops = item.op.Flops();
     out.bytes = m->gemm_bytes + m->quant_bytes;
-    out.algorithm = m->plans.front().AlgorithmDescription();
-    if (m->plans.size() > 1)
-      absl::StrAppend(&out.algorithm, " (each of ", m->plans.size(), " calls)");
+    if (m->cutlass.has_value()) {
+      out.algorithm = m->cutlass->Description();
+    } else {
+      out.algorithm = m->plans.front().AlgorithmDescription();
+      if (m->plans.size() > 1)
+        absl::StrAppend(&out.algorithm, " (each of ", m->plans.size(), " calls)");
+    }
     out.accounting = timing.accounting;
     out.fast_accum = m->fast_accum;
     out.telemetry = rounds.telemetry;

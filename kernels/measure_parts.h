@@ -11,6 +11,7 @@
 #include "core/result.h"
 #include "kernels/cublaslt_handles.h"
 #include "kernels/device_pool.h"
+#include "kernels/grouped_block_gemm.h"
 #include "kernels/iteration_timer.h"
 #include "kernels/matmul_plan.h"
 #include "kernels/operand_quantizer.h"
@@ -63,8 +64,15 @@ absl::Status Autotune(MatmulPlan& plan, const IterationTimer& timer, cudaStream_
 double GemmBytes(const core::WorkItem& item, const Operands& o);
 double QuantBytes(const core::WorkItem& item, const Operands& o, const TimedQuantization& t);
 
+// `cutlass`: the groups run as one CUTLASS grouped launch instead of cuBLASLt.
 std::string GroupedNote(const core::WorkItem& item, const TimedQuantization& t, const Operands& o,
-                        const std::string& per_group_reason);
+                        const std::string& per_group_reason, bool cutlass);
+
+// fp8-block: the CUTLASS grouped block-scaled GEMM over the item's operands, scales and
+// output (every group in one launch; a dense item is one group). FailedPrecondition
+// where it cannot run here (see GroupedBlockGemm::Create).
+absl::StatusOr<GroupedBlockGemm> CreateBlockGemm(const core::WorkItem& item, const Operands& o,
+                                                 BlockGemmSchedule schedule, int device, int sm);
 std::string ThrottleNote(const core::Telemetry& t);
 
 }  // namespace gemmprof::kernels

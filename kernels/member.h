@@ -2,12 +2,14 @@
 // files that measure it (group_measurer.cc, kernel_sampler.cc). Internal to kernels/.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "core/job.h"
 #include "kernels/cuda_runner.h"
+#include "kernels/grouped_block_gemm.h"
 #include "kernels/measure_parts.h"
 
 namespace gemmprof::kernels {
@@ -22,6 +24,8 @@ struct CudaRunner::Member {
   TimedQuantization t;
   Operands o;
   std::vector<MatmulPlan> plans;
+  // fp8-block, where CUTLASS measured faster than `plans`: the GEMM Iterate launches.
+  std::optional<GroupedBlockGemm> cutlass;
   bool fast_accum = false;
   std::vector<std::string> notes;
   CudaGraphExec iso, b2b, quant;

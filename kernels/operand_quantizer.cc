@@ -226,6 +226,14 @@ int64_t OperandQuantizer::gemm_scale_group_floats() const {
   return config_.recipe == Recipe::kFp8Block ? GroupScaleBytes(config_).gemm / 4 : 0;
 }
 
+const float* OperandQuantizer::block_scales() const {
+  return config_.recipe == Recipe::kFp8Block ? static_cast<const float*>(raw_scales_) : nullptr;
+}
+
+int64_t OperandQuantizer::block_scale_group_floats() const {
+  return config_.recipe == Recipe::kFp8Block ? GroupScaleBytes(config_).raw / 4 : 0;
+}
+
 bool OperandQuantizer::QuantizesPerGroup(bool with_transpose) const {
   const OperandConfig& c = config_;
   if (c.recipe != Recipe::kFp8Block || c.groups == 1) return false;
@@ -255,6 +263,7 @@ absl::Status OperandQuantizer::EnqueueBlock(cudaStream_t stream, bool with_trans
                                          t ? raw_t + g * one.raw_t / 4 : nullptr, stream));
     }
   }
+  if (!cublaslt_scales_) return absl::OkStatus();
   auto* out = static_cast<float*>(gemm_scales_);
   CUDA_RETURN_IF_ERROR(c.weight ? ToBlk128Layout(raw, c.groups, c.rows, c.cols, out, stream)
                                 : ToVec128Layout(raw, c.groups, c.rows, c.cols, out, stream));

@@ -23,9 +23,9 @@
 #include <optional>
 #include <string>
 
-#include "kernels/device_pool.h"
 #include "core/enums.h"
 #include "core/quant/quant.h"
+#include "kernels/device_pool.h"
 
 namespace gemmprof::kernels {
 
@@ -76,6 +76,15 @@ class OperandQuantizer {
   const void* gemm_scale() const { return gemm_scale_; }
   // fp8-block: floats of one group's cuBLASLt scale tensor (the group stride); 0 otherwise.
   int64_t gemm_scale_group_floats() const;
+  // fp8-block: the scales as the block-quantization kernels write them, row-major, one
+  // group's after the other (group g at g * block_scale_group_floats()): what the CUTLASS
+  // GEMM reads (grouped_block_gemm.h). Null / 0 for other recipes.
+  const float* block_scales() const;
+  int64_t block_scale_group_floats() const;
+  // fp8-block: whether Enqueue also converts the scales to cuBLASLt's layout (default on).
+  // An item whose GEMM runs on CUTLASS turns it off, so its timed quantization does only
+  // what that GEMM needs.
+  void set_cublaslt_scales(bool on) { cublaslt_scales_ = on; }
   // fp8-block: whether Enqueue(stream, with_transpose) quantizes group by group (one
   // launch each) instead of all groups as one [groups*rows, cols] tensor. Per group when
   // transposed copies are written (the transpose of the stack is not the stack of the
@@ -114,6 +123,7 @@ class OperandQuantizer {
   void* raw_scales_t_ = nullptr;      // of the transposed copy
   const void* gemm_scale_ = nullptr;  // what cuBLASLt's scale pointer gets
   void* gemm_scales_ = nullptr;       // converted layout buffer
+  bool cublaslt_scales_ = true;       // Enqueue converts to gemm_scales_ (fp8-block)
   // (Block scales of grouped operands: each of the three buffers holds one group's
   // scales after the other, group g at g times one group's size.)
 };

@@ -1,0 +1,15 @@
+// CUTLASS FP8 block-scaled GEMM over groups of one size as one batch, e4m3 x e4m3, B^T
+// scales 128x128 (fprop, dgrad), cooperative schedule, tile 128x128x128.
+#include "kernels/cutlass/block_gemm_impl.cuh"
+
+namespace gemmprof::kernels::cutlass_gemm {
+
+namespace {
+GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES(Blk128Batched, 128);
+}  // namespace
+
+Made MakeBlk128Batched(const Group& first, int groups, int device) {
+  return BatchedBlockGemm<Blk128Batched>::Make(first, groups, device);
+}
+
+}  // namespace gemmprof::kernels::cutlass_gemm

@@ -1,0 +1,349 @@
+// The one template behind block_gemm_kernels.h: CUTLASS's Hopper warp-specialized
+// grouped GEMM with blockwise scaling (pointer-array TMA mainloop, cooperative schedule,
+// FP8 blockwise promotion), BF16 out, no source operand. Included by one .cu per
+// instantiation so each compiles on its own (about a minute and 4 GB of host memory each).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cute/tensor.hpp"
+#include "cutlass/cutlass.h"
+#include "cutlass/detail/blockwise_scale_layout.hpp"
+#include "cutlass/epilogue/collective/collective_builder.hpp"
+#include "cutlass/epilogue/fusion/operations.hpp"
+#include "cutlass/gemm/collective/collective_builder.hpp"
+#include "cutlass/gemm/device/gemm_universal_adapter.h"
+#include "cutlass/gemm/dispatch_policy.hpp"
+#include "cutlass/gemm/group_array_problem_shape.hpp"
+#include "cutlass/gemm/kernel/gemm_universal.hpp"
+#include "cutlass/util/packed_stride.hpp"
+#include "kernels/cutlass/block_gemm_kernels.h"
+
+namespace gemmprof::kernels::cutlass_gemm {
+
+// Owns one cudaMalloc'd array of T.
+template <typename T>
+class DeviceArray {
+ public:
+  DeviceArray() = default;
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  ~DeviceArray() {
+    if (ptr_ != nullptr) (void)cudaFree(ptr_);
+  }
+  cudaError_t Upload(const std::vector<T>& host) {
+    if (host.empty()) return cudaSuccess;
+    cudaError_t e = cudaMalloc(&ptr_, host.size() * sizeof(T));
+    if (e != cudaSuccess) return e;
+    return cudaMemcpy(ptr_, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice);
+  }
+  cudaError_t Allocate(size_t bytes) {
+    return bytes == 0 ? cudaSuccess : cudaMalloc(&ptr_, bytes);
+  }
+  T* get() const { return static_cast<T*>(ptr_); }
+
+ private:
+  void* ptr_ = nullptr;
+};
+
+// The CUTLASS types of one instantiation, as a plain struct named `Name`: ElementA x
+// ElementB with B^T's scale blocks ScaleN rows tall (128: weights, 1: a gradient's 1x128
+// blocks); A's scales are always 1x128. Schedule: Cooperative (tile TileM = 128 rows,
+// two consumer warp groups on one tile) or Pingpong (TileM = 64, the two warp groups
+// alternate tiles, so one's promotion and epilogue overlap the other's MMAs). A macro,
+// not a template: the host compiler rejects CUTLASS's collective builders in a dependent
+// context, so each .cu spells its struct out at namespace scope. M, N of one group need
+// not be multiples of the tile (predicated).
+#define GEMMPROF_CUTLASS_BLOCK_GEMM_TYPES(Name, ElementA_, ElementB_, ScaleN, TileM, Schedule)  \
+  struct Name {                                                                               \
+    using ElementA = ElementA_;                                                               \
+    using ElementB = ElementB_;                                                               \
+    using ProblemShape = cutlass::gemm::GroupProblemShape<cute::Shape<int, int, int>>;        \
+    using LayoutA = cutlass::layout::RowMajor;    /* A [m, k] */                              \
+    using LayoutB = cutlass::layout::ColumnMajor; /* B [k, n] stored as B^T [n, k] */         \
+    using LayoutD = cutlass::layout::RowMajor;    /* C [m, n] */                              \
+    using ElementD = cutlass::bfloat16_t;                                                     \
+    /* 16-byte accesses */                                                                    \
+    static constexpr int kAlignA = 16, kAlignB = 16, kAlignD = 8;                             \
+    static constexpr const char* kSchedule = #Schedule;                                       \
+    using TileShape = cute::Shape<cute::Int<TileM>, cute::_128, cute::_128>;                  \
+    using ClusterShape = cute::Shape<cute::_1, cute::_2, cute::_1>;                           \
+    /* K-major: the block-quantization kernels' row-major scales (block_gemm_kernels.h). */  \
+    using ScaleConfig = cutlass::detail::Sm90BlockwiseScaleConfig<                            \
+        1, ScaleN, 128, cute::GMMA::Major::K, cute::GMMA::Major::K>;                          \
+    using LayoutSFA = decltype(ScaleConfig::deduce_layoutSFA());                              \
+    using LayoutSFB = decltype(ScaleConfig::deduce_layoutSFB());                              \
+    using Epilogue = cutlass::epilogue::collective::CollectiveBuilder<                        \
+        cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,         \
+        cutlass::epilogue::collective::EpilogueTileAuto, float, float, void, LayoutD*,        \
+        kAlignD, ElementD, LayoutD*, kAlignD,                                                 \
+        cutlass::epilogue::PtrArrayTmaWarpSpecialized##Schedule,                              \
+        cutlass::epilogue::fusion::LinearCombination<ElementD, float, void,                   \
+                                                     float>>::CollectiveOp;                   \
+    using Mainloop = cutlass::gemm::collective::CollectiveBuilder<                            \
+        cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA,                        \
+        cute::tuple<LayoutA*, LayoutSFA*>, kAlignA, ElementB,                                 \
+        cute::tuple<LayoutB*, LayoutSFB*>, kAlignB, float, TileShape, ClusterShape,           \
+        cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(                   \
+            sizeof(typename Epilogue::SharedStorage))>,                                       \
+        cutlass::gemm::KernelPtrArrayTmaWarpSpecialized##Schedule##FP8Blockwise>::CollectiveOp; \
+    using Kernel = cutlass::gemm::kernel::GemmUniversal<ProblemShape, Mainloop, Epilogue>;    \
+    using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;                         \
+  }
+
+// A prepared grouped GEMM of the instantiation `T` (a GEMMPROF_CUTLASS_BLOCK_GEMM_TYPES
+// struct).
+template <class T>
+class BlockGemm final : public Instance {
+  using ElementA = typename T::ElementA;
+  using ElementB = typename T::ElementB;
+  using ElementD = typename T::ElementD;
+  using ScaleConfig = typename T::ScaleConfig;
+  using LayoutSFA = typename T::LayoutSFA;
+  using LayoutSFB = typename T::LayoutSFB;
+  using Gemm = typename T::Gemm;
+  using StrideA = typename T::Kernel::InternalStrideA;
+  using StrideB = typename T::Kernel::InternalStrideB;
+  using StrideD = typename T::Kernel::InternalStrideD;
+  using Problem = typename T::ProblemShape::UnderlyingProblemShape;
+
+ public:
+  static Made Make(const std::vector<Group>& groups, int device) {
+    Made made;
+    auto gemm = std::unique_ptr<BlockGemm>(new BlockGemm());
+    made.error = gemm->Prepare(groups, device, &made.unsupported);
+    if (made.error.empty()) made.instance = std::move(gemm);
+    return made;
+  }
+
+  cudaError_t Run(cudaStream_t stream) override {
+    const cutlass::Status s = gemm_.run(stream);
+    if (s != cutlass::Status::kSuccess) {
+      const cudaError_t e = cudaGetLastError();
+      return e != cudaSuccess ? e : cudaErrorLaunchFailure;
+    }
+    return cudaSuccess;
+  }
+
+  std::string Config() const override {
+    return "tile " + std::to_string(cute::size<0>(typename T::TileShape{})) +
+           "x128x128, cluster 1x2x1, " + T::kSchedule + ", " +
+           std::to_string(T::Mainloop::DispatchPolicy::Stages) + " stages";
+  }
+
+ private:
+  BlockGemm() = default;
+
+  // Returns "" when ready, else what stopped it (*unsupported: CUTLASS refused).
+  std::string Prepare(const std::vector<Group>& groups, int device, bool* unsupported) {
+    const int count = static_cast<int>(groups.size());
+    std::vector<Problem> problems;
+    std::vector<const ElementA*> a;
+    std::vector<const ElementB*> b;
+    std::vector<ElementD*> d;
+    std::vector<StrideA> stride_a;
+    std::vector<StrideB> stride_b;
+    std::vector<StrideD> stride_d;
+    std::vector<const float*> sfa, sfb;
+    std::vector<LayoutSFA> layout_sfa;
+    std::vector<LayoutSFB> layout_sfb;
+    for (const Group& g : groups) {
+      problems.push_back(Problem(g.m, g.n, g.k));
+      a.push_back(static_cast<const ElementA*>(g.a));
+      b.push_back(static_cast<const ElementB*>(g.bt));
+      d.push_back(static_cast<ElementD*>(g.c));
+      stride_a.push_back(cutlass::make_cute_packed_stride(StrideA{}, {g.m, g.k, 1}));
+      stride_b.push_back(cutlass::make_cute_packed_stride(StrideB{}, {g.n, g.k, 1}));
+      stride_d.push_back(cutlass::make_cute_packed_stride(StrideD{}, {g.m, g.n, 1}));
+      sfa.push_back(g.a_scales);
+      sfb.push_back(g.bt_scales);
+      // The kernel derives these from the problem size itself; they are passed as its
+      // interface asks.
+      layout_sfa.push_back(ScaleConfig::tile_atom_to_shape_SFA(cute::make_shape(g.m, g.n, g.k, 1)));
+      layout_sfb.push_back(ScaleConfig::tile_atom_to_shape_SFB(cute::make_shape(g.m, g.n, g.k, 1)));
+    }
+    host_problems_ = problems;
+    cudaError_t e = cudaSetDevice(device);
+    if (e == cudaSuccess) e = problems_.Upload(problems);
+    if (e == cudaSuccess) e = a_.Upload(a);
+    if (e == cudaSuccess) e = b_.Upload(b);
+    if (e == cudaSuccess) e = d_.Upload(d);
+    if (e == cudaSuccess) e = stride_a_.Upload(stride_a);
+    if (e == cudaSuccess) e = stride_b_.Upload(stride_b);
+    if (e == cudaSuccess) e = stride_d_.Upload(stride_d);
+    if (e == cudaSuccess) e = sfa_.Upload(sfa);
+    if (e == cudaSuccess) e = sfb_.Upload(sfb);
+    if (e == cudaSuccess) e = layout_sfa_.Upload(layout_sfa);
+    if (e == cudaSuccess) e = layout_sfb_.Upload(layout_sfb);
+    if (e != cudaSuccess) return std::string("preparing the argument arrays: ") + cudaGetErrorName(e);
+
+    cutlass::KernelHardwareInfo hw;
+    hw.device_id = device;
+    hw.sm_count = cutlass::KernelHardwareInfo::query_device_multiprocessor_count(device);
+    typename Gemm::Arguments args{
+        cutlass::gemm::GemmUniversalMode::kGrouped,
+        {count, problems_.get(), host_problems_.data()},
+        {a_.get(), stride_a_.get(), b_.get(), stride_b_.get(), sfa_.get(), layout_sfa_.get(),
+         sfb_.get(), layout_sfb_.get()},
+        {{}, nullptr, stride_d_.get(), d_.get(), stride_d_.get()},
+        hw};
+    auto& fusion = args.epilogue.thread;
+    fusion.alpha = 1.0f;
+    fusion.beta = 0.0f;
+    fusion.alpha_ptr = nullptr;
+    fusion.beta_ptr = nullptr;
+    fusion.alpha_ptr_array = nullptr;
+    fusion.beta_ptr_array = nullptr;
+    fusion.dAlpha = {cute::_0{}, cute::_0{}, 0};
+    fusion.dBeta = {cute::_0{}, cute::_0{}, 0};
+
+    cutlass::Status s = gemm_.can_implement(args);
+    if (s != cutlass::Status::kSuccess) {
+      *unsupported = true;
+      return std::string("CUTLASS cannot implement these groups: ") +
+             cutlass::cutlassGetStatusString(s);
+    }
+    e = workspace_.Allocate(Gemm::get_workspace_size(args));
+    if (e != cudaSuccess) return std::string("allocating the workspace: ") + cudaGetErrorName(e);
+    s = gemm_.initialize(args, workspace_.get());
+    if (s != cutlass::Status::kSuccess) {
+      e = cudaGetLastError();
+      return std::string("initializing the kernel: ") + cutlass::cutlassGetStatusString(s) +
+             (e != cudaSuccess ? std::string(" (") + cudaGetErrorName(e) + ")" : "");
+    }
+    return "";
+  }
+
+  Gemm gemm_;
+  std::vector<Problem> host_problems_;
+  DeviceArray<Problem> problems_;
+  DeviceArray<const ElementA*> a_;
+  DeviceArray<const ElementB*> b_;
+  DeviceArray<ElementD*> d_;
+  DeviceArray<StrideA> stride_a_;
+  DeviceArray<StrideB> stride_b_;
+  DeviceArray<StrideD> stride_d_;
+  DeviceArray<const float*> sfa_, sfb_;
+  DeviceArray<LayoutSFA> layout_sfa_;
+  DeviceArray<LayoutSFB> layout_sfb_;
+  DeviceArray<uint8_t> workspace_;
+};
+
+// The batched form, for groups of one size stored back to back: CUTLASS's Hopper
+// warp-specialized blockwise-scaled GEMM with a batch count L (no per-group pointer
+// arrays or TMA descriptor updates between groups), cooperative, tile 128x128x128. The
+// scales of group g follow group g-1's, as the quantization kernels write them.
+#define GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES(Name, ScaleN)                                \
+  struct Name {                                                                               \
+    using ElementA = cutlass::float_e4m3_t;                                                   \
+    using ElementB = cutlass::float_e4m3_t;                                                   \
+    using LayoutA = cutlass::layout::RowMajor;                                                \
+    using LayoutB = cutlass::layout::ColumnMajor;                                             \
+    using LayoutD = cutlass::layout::RowMajor;                                                \
+    using ElementD = cutlass::bfloat16_t;                                                     \
+    static constexpr int kAlignA = 16, kAlignB = 16, kAlignD = 8;                             \
+    using TileShape = cute::Shape<cute::_128, cute::_128, cute::_128>;                        \
+    using ClusterShape = cute::Shape<cute::_1, cute::_2, cute::_1>;                           \
+    using ScaleConfig = cutlass::detail::Sm90BlockwiseScaleConfig<                            \
+        1, ScaleN, 128, cute::GMMA::Major::K, cute::GMMA::Major::K>;                          \
+    using LayoutSFA = decltype(ScaleConfig::deduce_layoutSFA());                              \
+    using LayoutSFB = decltype(ScaleConfig::deduce_layoutSFB());                              \
+    using Epilogue = cutlass::epilogue::collective::CollectiveBuilder<                        \
+        cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,         \
+        cutlass::epilogue::collective::EpilogueTileAuto, float, float, void, LayoutD,         \
+        kAlignD, ElementD, LayoutD, kAlignD,                                                  \
+        cutlass::epilogue::TmaWarpSpecializedCooperative,                                     \
+        cutlass::epilogue::fusion::LinearCombination<ElementD, float, void,                   \
+                                                     float>>::CollectiveOp;                   \
+    using Mainloop = cutlass::gemm::collective::CollectiveBuilder<                            \
+        cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA,                        \
+        cute::tuple<LayoutA, LayoutSFA>, kAlignA, ElementB, cute::tuple<LayoutB, LayoutSFB>,  \
+        kAlignB, float, TileShape, ClusterShape,                                              \
+        cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(                   \
+            sizeof(typename Epilogue::SharedStorage))>,                                       \
+        cutlass::gemm::KernelTmaWarpSpecializedCooperativeFP8Blockwise>::CollectiveOp;        \
+    using Kernel =                                                                            \
+        cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop,       \
+                                             Epilogue>;                                       \
+    using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;                         \
+  }
+
+template <class T>
+class BatchedBlockGemm final : public Instance {
+  using Gemm = typename T::Gemm;
+  using ScaleConfig = typename T::ScaleConfig;
+
+ public:
+  static Made Make(const Group& first, int groups, int device) {
+    Made made;
+    auto gemm = std::unique_ptr<BatchedBlockGemm>(new BatchedBlockGemm());
+    made.error = gemm->Prepare(first, groups, device, &made.unsupported);
+    if (made.error.empty()) made.instance = std::move(gemm);
+    return made;
+  }
+
+  cudaError_t Run(cudaStream_t stream) override {
+    const cutlass::Status s = gemm_.run(stream);
+    if (s != cutlass::Status::kSuccess) {
+      const cudaError_t e = cudaGetLastError();
+      return e != cudaSuccess ? e : cudaErrorLaunchFailure;
+    }
+    return cudaSuccess;
+  }
+
+  std::string Config() const override {
+    return "tile 128x128x128, cluster 1x2x1, Cooperative, " +
+           std::to_string(T::Mainloop::DispatchPolicy::Stages) + " stages, groups as one batch";
+  }
+
+ private:
+  BatchedBlockGemm() = default;
+
+  std::string Prepare(const Group& g, int l, int device, bool* unsupported) {
+    cudaError_t e = cudaSetDevice(device);
+    if (e != cudaSuccess) return std::string("selecting the device: ") + cudaGetErrorName(e);
+    using StrideA = typename T::Kernel::StrideA;
+    using StrideB = typename T::Kernel::StrideB;
+    using StrideD = typename T::Kernel::StrideD;
+    const auto stride_a = cutlass::make_cute_packed_stride(StrideA{}, cute::make_shape(g.m, g.k, l));
+    const auto stride_b = cutlass::make_cute_packed_stride(StrideB{}, cute::make_shape(g.n, g.k, l));
+    const auto stride_d = cutlass::make_cute_packed_stride(StrideD{}, cute::make_shape(g.m, g.n, l));
+    cutlass::KernelHardwareInfo hw;
+    hw.device_id = device;
+    hw.sm_count = cutlass::KernelHardwareInfo::query_device_multiprocessor_count(device);
+    typename Gemm::Arguments args{
+        cutlass::gemm::GemmUniversalMode::kGemm,
+        {g.m, g.n, g.k, l},
+        {static_cast<const typename T::ElementA*>(g.a), stride_a,
+         static_cast<const typename T::ElementB*>(g.bt), stride_b, g.a_scales,
+         ScaleConfig::tile_atom_to_shape_SFA(cute::make_shape(g.m, g.n, g.k, l)), g.bt_scales,
+         ScaleConfig::tile_atom_to_shape_SFB(cute::make_shape(g.m, g.n, g.k, l))},
+        {{}, nullptr, stride_d, static_cast<typename T::ElementD*>(g.c), stride_d},
+        hw};
+    args.epilogue.thread.alpha = 1.0f;
+    args.epilogue.thread.beta = 0.0f;
+    cutlass::Status s = gemm_.can_implement(args);
+    if (s != cutlass::Status::kSuccess) {
+      *unsupported = true;
+      return std::string("CUTLASS cannot implement this batch: ") +
+             cutlass::cutlassGetStatusString(s);
+    }
+    e = workspace_.Allocate(Gemm::get_workspace_size(args));
+    if (e != cudaSuccess) return std::string("allocating the workspace: ") + cudaGetErrorName(e);
+    s = gemm_.initialize(args, workspace_.get());
+    if (s != cutlass::Status::kSuccess) {
+      e = cudaGetLastError();
+      return std::string("initializing the kernel: ") + cutlass::cutlassGetStatusString(s) +
+             (e != cudaSuccess ? std::string(" (") + cudaGetErrorName(e) + ")" : "");
+    }
+    return "";
+  }
+
+  Gemm gemm_;
+  DeviceArray<uint8_t> workspace_;
+};
+
+}  // namespace gemmprof::kernels::cutlass_gemm

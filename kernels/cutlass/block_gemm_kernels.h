@@ -1,0 +1,65 @@
+// The CUTLASS grouped FP8 block-scaled GEMMs this build instantiates, behind a plain
+// interface free of CUTLASS, CuTe and Abseil headers (the .cu files that instantiate
+// them compile only for sm_90a; grouped_block_gemm.h wraps them for the runner).
+//
+// Every group g computes C_g[m, n] = dequant(A_g)[m, k] * dequant(B^T_g)[n, k]^T in fp32
+// with the block scales applied as the K loop crosses each 128-wide block (promotion),
+// written as BF16. Operands are K-major as the runner stores them: A_g [m, k], B^T_g
+// [n, k], C_g [m, n] row-major. Scales are the dequantization factors as the project's
+// block-quantization kernels write them, row-major and compact (CUTLASS derives their
+// layout from the problem size; cuBLASLt's padded layouts would be misread):
+//  * 1x128 (activations, gradients): [rows, ceil(k/128)], one per row and K block;
+//  * 128x128 (weights): [ceil(rows/128), ceil(k/128)].
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gemmprof::kernels::cutlass_gemm {
+
+struct Group {
+  int32_t m = 0, n = 0, k = 0;       // m may be 0 (an expert that got no tokens)
+  const void* a = nullptr;           // [m, k] FP8
+  const void* bt = nullptr;          // [n, k] FP8
+  void* c = nullptr;                 // [m, n] BF16
+  const float* a_scales = nullptr;   // 1x128, see above
+  const float* bt_scales = nullptr;  // 128x128 or 1x128 by instantiation
+};
+
+// A grouped GEMM prepared for a fixed list of groups: its argument arrays on the device,
+// its workspace, the kernel initialized. Run is graph-capturable and may be called any
+// number of times; the groups' buffers must stay where they were.
+class Instance {
+ public:
+  virtual ~Instance() = default;
+  virtual cudaError_t Run(cudaStream_t stream) = 0;
+  // "tile 128x128x128, cluster 1x2x1, cooperative, 4 stages".
+  virtual std::string Config() const = 0;
+};
+
+// What a factory returns: an instance, or why not (`unsupported`: CUTLASS cannot
+// implement these groups, e.g. alignment; otherwise a CUDA failure).
+struct Made {
+  std::unique_ptr<Instance> instance;
+  std::string error;
+  bool unsupported = false;
+};
+
+// The instantiations (one translation unit each), all e4m3 x e4m3 (fp8-block quantizes
+// every operand to E4M3), named by B^T's scale blocks (Blk128: a weight's 128x128, for
+// fprop and dgrad; Vec128: dY^T's 1x128, for wgrad), cooperative schedule, tile
+// 128x128x128, cluster 1x2x1. `device` is the CUDA ordinal it runs on.
+//  * Grouped: any sizes per group (pointer arrays; TMA descriptors updated per group).
+//  * Batched: `groups` groups of `first`'s size stored back to back from `first`'s
+//    pointers (A at g * m * k, B^T at g * n * k, C at g * m * n, scales at g times one
+//    group's scale tensor): one batched GEMM.
+Made MakeBlk128Grouped(const std::vector<Group>& groups, int device);
+Made MakeVec128Grouped(const std::vector<Group>& groups, int device);
+Made MakeBlk128Batched(const Group& first, int groups, int device);
+Made MakeVec128Batched(const Group& first, int groups, int device);
+
+}  // namespace gemmprof::kernels::cutlass_gemm

@@ -1,0 +1,138 @@
+#include "kernels/grouped_block_gemm.h"
+
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "kernels/cuda_check.h"
+#include "kernels/cutlass/block_gemm_kernels.h"
+
+namespace gemmprof::kernels {
+namespace {
+
+using core::quant::Fp8Format;
+
+const char* FormatName(Fp8Format f) { return f == Fp8Format::kE4M3 ? "e4m3" : "e5m2"; }
+
+absl::Status CheckSizes(const BlockGemmSpec& spec) {
+  if (spec.groups.empty()) return absl::InvalidArgumentError("grouped GEMM: no groups");
+  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+  for (size_t i = 0; i < spec.groups.size(); ++i) {
+    const BlockGemmGroup& g = spec.groups[i];
+    if (g.m < 0 || g.n < 1 || g.k < 1) {
+      return absl::InvalidArgumentError(absl::StrCat("grouped GEMM: group ", i, " has size ", g.m,
+                                                     "x", g.k, "x", g.n, " (m >= 0, n, k >= 1)"));
+    }
+    if (g.m > kMax || g.n > kMax || g.k > kMax) {
+      return absl::FailedPreconditionError(absl::StrCat("CUTLASS grouped block-scaled GEMM: group ",
+                                                        i, " (", g.m, "x", g.k, "x", g.n,
+                                                        ") has a size over 2^31"));
+    }
+    // 16-byte accesses: FP8 rows of A and B^T, BF16 rows of C.
+    if (g.k % 16 != 0 || g.n % 8 != 0) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("CUTLASS grouped block-scaled GEMM needs K % 16 == 0 and N % 8 == 0; "
+                       "group ",
+                       i, " is ", g.m, "x", g.k, "x", g.n));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The batched form reads group g at a fixed stride from group 0: every group the same
+// size, its operands, output and scales right after the previous group's.
+absl::Status CheckBatch(const BlockGemmSpec& spec) {
+  const BlockGemmGroup& f = spec.groups.front();
+  const int64_t kb = (f.k + 127) / 128;
+  const int64_t bt_scale_rows = spec.bt_128x128 ? (f.n + 127) / 128 : f.n;
+  for (size_t i = 1; i < spec.groups.size(); ++i) {
+    const BlockGemmGroup& g = spec.groups[i];
+    const int64_t gi = static_cast<int64_t>(i);
+    const bool packed = g.m == f.m && g.n == f.n && g.k == f.k &&
+                        g.a == static_cast<const uint8_t*>(f.a) + gi * f.m * f.k &&
+                        g.bt == static_cast<const uint8_t*>(f.bt) + gi * f.n * f.k &&
+                        g.c == f.c + gi * f.m * f.n && g.a_scales == f.a_scales + gi * f.m * kb &&
+                        g.bt_scales == f.bt_scales + gi * bt_scale_rows * kb;
+    if (!packed) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the batched CUTLASS block-scaled GEMM needs groups of one size stored back to back; "
+          "group ",
+          i, " is not"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+GroupedBlockGemm::GroupedBlockGemm(GroupedBlockGemm&&) noexcept = default;
+GroupedBlockGemm& GroupedBlockGemm::operator=(GroupedBlockGemm&&) noexcept = default;
+GroupedBlockGemm::~GroupedBlockGemm() = default;
+
+absl::StatusOr<GroupedBlockGemm> GroupedBlockGemm::Create(const BlockGemmSpec& spec,
+                                                          BlockGemmSchedule schedule, int device,
+                                                          int sm) {
+#ifndef GEMMPROF_WITH_CUTLASS
+  (void)spec;
+  (void)schedule;
+  (void)device;
+  (void)sm;
+  return absl::FailedPreconditionError(
+      "this build has no CUTLASS kernels (CMake did not find CUTLASS: run "
+      "deploy/install_cutlass.sh and rebuild)");
+#else
+  RETURN_IF_ERROR(CheckSizes(spec));
+  if (sm != 90) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the CUTLASS grouped block-scaled GEMM is built for sm_90a only; this is sm_", sm));
+  }
+  std::vector<cutlass_gemm::Group> groups;
+  for (const BlockGemmGroup& g : spec.groups) {
+    cutlass_gemm::Group out;
+    out.m = static_cast<int32_t>(g.m);
+    out.n = static_cast<int32_t>(g.n);
+    out.k = static_cast<int32_t>(g.k);
+    out.a = g.a;
+    out.bt = g.bt;
+    out.c = g.c;
+    out.a_scales = g.a_scales;
+    out.bt_scales = g.bt_scales;
+    groups.push_back(out);
+  }
+  if (spec.a_format != Fp8Format::kE4M3 || spec.bt_format != Fp8Format::kE4M3) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "no CUTLASS grouped block-scaled GEMM is instantiated for A ", FormatName(spec.a_format),
+        " x B^T ", FormatName(spec.bt_format), " (fp8-block is e4m3 x e4m3)"));
+  }
+  cutlass_gemm::Made made;
+  if (schedule == BlockGemmSchedule::kGrouped) {
+    made = spec.bt_128x128 ? cutlass_gemm::MakeBlk128Grouped(groups, device)
+                           : cutlass_gemm::MakeVec128Grouped(groups, device);
+  } else {
+    RETURN_IF_ERROR(CheckBatch(spec));
+    made = spec.bt_128x128 ? cutlass_gemm::MakeBlk128Batched(groups.front(), groups.size(), device)
+                           : cutlass_gemm::MakeVec128Batched(groups.front(), groups.size(), device);
+  }
+  if (made.instance == nullptr) {
+    const std::string what = absl::StrCat("CUTLASS grouped block-scaled GEMM: ", made.error);
+    return made.unsupported ? absl::FailedPreconditionError(what) : absl::InternalError(what);
+  }
+  GroupedBlockGemm gemm;
+  gemm.instance_ = std::move(made.instance);
+  gemm.description_ = absl::StrCat(
+      "CUTLASS ", GEMMPROF_CUTLASS_VERSION, " sm90a ",
+      schedule == BlockGemmSchedule::kGrouped ? "grouped" : "batched", " FP8 blockwise (",
+      FormatName(spec.a_format), " x ", FormatName(spec.bt_format), ", B^T ",
+      spec.bt_128x128 ? "128x128" : "1x128", " scales; ", gemm.instance_->Config(), "), ",
+      spec.groups.size(), spec.groups.size() == 1 ? " group" : " groups", " in one launch");
+  return gemm;
+#endif
+}
+
+absl::Status GroupedBlockGemm::Enqueue(cudaStream_t stream) const {
+  CUDA_RETURN_IF_ERROR(instance_->Run(stream));
+  return absl::OkStatus();
+}
+
+std::string GroupedBlockGemm::Description() const { return description_; }
+
+}  // namespace gemmprof::kernels

@@ -1,0 +1,87 @@
+// The CUTLASS grouped FP8 block-scaled GEMM (kernels/cutlass/) as the runner uses it: an
+// fp8-block item's groups (MoE experts; one group for a dense GEMM) in ONE launch, per
+// group C_g = A_g * B^T_g^T with 1x128 scales on A and 128x128 (weights) or 1x128
+// (wgrad's dY^T) scales on B^T, BF16 out, the block scales applied per K block in fp32
+// (promotion). It reads the operands and output where cuBLASLt does and the block
+// scales as the quantization kernels write them (row-major, before cuBLASLt's layout
+// conversion), so either library can run an item's operands.
+//
+// Built only for sm_90a (Hopper), only when CMake found CUTLASS (deploy/install_cutlass.sh).
+// Instantiated for what fp8-block makes: e4m3 x e4m3 with 128x128 B^T scales (fprop,
+// dgrad: B^T is the weight) and with 1x128 B^T scales (wgrad: B^T is dY^T).
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "core/quant/quant.h"
+
+namespace gemmprof::kernels {
+
+namespace cutlass_gemm {
+class Instance;
+}
+
+// One group's operands, as block_gemm_kernels.h describes them: A [m, k] and B^T [n, k]
+// FP8, C [m, n] BF16, row-major; a_scales [m, ceil(k/128)]; bt_scales [ceil(n/128),
+// ceil(k/128)] (128x128) or [n, ceil(k/128)] (1x128), row-major.
+struct BlockGemmGroup {
+  int64_t m = 0, n = 0, k = 0;  // m may be 0 (an expert with no tokens); n, k >= 1
+  const void* a = nullptr;
+  const void* bt = nullptr;
+  __nv_bfloat16* c = nullptr;
+  const float* a_scales = nullptr;
+  const float* bt_scales = nullptr;
+};
+
+struct BlockGemmSpec {
+  core::quant::Fp8Format a_format = core::quant::Fp8Format::kE4M3;
+  core::quant::Fp8Format bt_format = core::quant::Fp8Format::kE4M3;
+  bool bt_128x128 = true;  // B^T scales 128x128 (a weight); false: 1x128
+  std::vector<BlockGemmGroup> groups;
+};
+
+// The two forms instantiated (both cooperative, tile 128x128x128); which is faster
+// depends on the shape (the runner times both).
+enum class BlockGemmSchedule {
+  kGrouped,  // any size per group: pointer arrays, TMA descriptors updated per group
+  kBatched,  // groups of one size stored back to back: one batched GEMM
+};
+inline constexpr BlockGemmSchedule kBlockGemmSchedules[] = {BlockGemmSchedule::kGrouped,
+                                                            BlockGemmSchedule::kBatched};
+
+class GroupedBlockGemm {
+ public:
+  // Prepares the kernel for `spec` on CUDA device `device` (compute capability `sm`, e.g.
+  // 90). FailedPrecondition, with the reason, when it cannot run here: a build without
+  // CUTLASS, a device other than sm_90, a type combination that is not instantiated, or
+  // groups CUTLASS cannot implement (K % 16, N % 8, sizes over 2^31), kBatched for groups
+  // of different sizes or not stored back to back; InvalidArgument for
+  // no groups or negative sizes; a CUDA failure as Internal.
+  static absl::StatusOr<GroupedBlockGemm> Create(const BlockGemmSpec& spec,
+                                                 BlockGemmSchedule schedule, int device, int sm);
+
+  GroupedBlockGemm(GroupedBlockGemm&&) noexcept;
+  GroupedBlockGemm& operator=(GroupedBlockGemm&&) noexcept;
+  ~GroupedBlockGemm();
+
+  // Enqueues every group's GEMM as one kernel launch (graph-capturable).
+  absl::Status Enqueue(cudaStream_t stream) const;
+  // "CUTLASS 4.2.0 sm90a grouped FP8 blockwise (e4m3 x e4m3, B^T 128x128 scales; tile
+  // 128x128x128, cluster 1x2x1, Cooperative, 6 stages), 128 groups in one launch".
+  std::string Description() const;
+
+ private:
+  GroupedBlockGemm() = default;
+  std::unique_ptr<cutlass_gemm::Instance> instance_;
+  std::string description_;
+};
+
+}  // namespace gemmprof::kernels

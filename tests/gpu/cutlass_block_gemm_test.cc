@@ -1,0 +1,543 @@
+// The CUTLASS grouped FP8 block-scaled GEMM (kernels/grouped_block_gemm.h) on an sm_90
+// GPU, on operands made on the host so every group can have its own size:
+//   - ScaleLayoutTest: bit-level. All FP8 values are 1 and all scales 1 except ONE scale
+//     set to 2, in turn at every position of every group's A and B^T scale tensors
+//     (row-major, as the quantization kernels write them; each group's tensor followed
+//     by a NaN, so reading past it shows): the output must be exactly K (+ the block's
+//     width where that scale applies) everywhere, so each scale is applied to its rows,
+//     columns and K block only.
+//   - GroupSizeTest: both instantiations (B^T scales 128x128: fprop and dgrad; 1x128:
+//     wgrad) against a host reference in double, per group, with M not a multiple of
+//     128, M = 1, empty groups (M = 0: nothing written), K not a multiple of 128, and K
+//     different per group (wgrad's K is the expert's tokens).
+//   - PackedTest: groups of one size stored back to back (the runner's layout), both
+//     forms (grouped; batched: one batched GEMM) against the host reference.
+//   - RefusesWhatItCannotRun: FailedPrecondition with the reason (K % 16, N % 8, E5M2,
+//     sm_100), never a launch.
+//   - VerifierTest: the runner's verification judges each group: one group of eight 5%
+//     off fails the item and is named.
+//   - RunnerChoiceTest: an fp8-block item through device::Runner times both libraries,
+//     says which it kept, and passes verification with it.
+// Needs an sm_90 GPU and a build with CUTLASS (deploy/install_cutlass.sh); fails without.
+#include <cuda_bf16.h>
+#include <cuda_runtime_api.h>
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "core/quant/quant.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "kernels/cuda_handles.h"
+#include "kernels/device_kernels.h"
+#include "kernels/device_pool.h"
+#include "kernels/gemm_verifier.h"
+#include "kernels/grouped_block_gemm.h"
+#include "kernels/operand_quantizer.h"
+#include "kernels/recipe_rules.h"
+#include "tests/gpu/gpu_test_util.h"
+
+namespace gemmprof::kernels {
+namespace {
+
+using core::quant::Fp8Format;
+using testing::Bf16ToHostFloat;
+using ::testing::HasSubstr;
+using testing::ToHost;
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+struct Size {
+  int64_t m, n, k;
+};
+
+// One group's operands on the host and the device; scales row-major and compact.
+struct HostGroup {
+  Size s;
+  std::vector<uint8_t> a, bt;  // [m, k], [n, k]
+  std::vector<float> sa, sb;   // [m, kb]; [ceil(n/128), kb] or [n, kb]
+  DeviceBuffer d_a, d_bt, d_sa, d_sb, d_c;
+};
+
+class BlockGemmTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_GT(CudaDeviceCount(), 0) << "gpu tests need a CUDA device";
+    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+    cudaDeviceProp p{};
+    ASSERT_EQ(cudaGetDeviceProperties(&p, 0), cudaSuccess);
+    sm_ = p.major * 10 + p.minor;
+    ASSERT_EQ(sm_, 90) << "the CUTLASS grouped block-scaled GEMM runs on sm_90 only";
+    auto s = CudaStream::Create();
+    ASSERT_TRUE(s.ok()) << s.status();
+    stream_ = std::move(*s);
+  }
+
+  // Fills a group: `value(rng)` per FP8 element (E4M3), `scale(rng)` per scale.
+  // bt_blk: B^T scales 128x128, else 1x128.
+  template <typename Value, typename Scale>
+  static HostGroup MakeGroup(Size s, bool bt_blk, std::mt19937& rng, Value value, Scale scale) {
+    HostGroup g;
+    g.s = s;
+    const Fp8Format e4m3 = Fp8Format::kE4M3;
+    for (int64_t i = 0; i < s.m * s.k; ++i) g.a.push_back(core::quant::EncodeFp8(value(rng), e4m3));
+    for (int64_t i = 0; i < s.n * s.k; ++i)
+      g.bt.push_back(core::quant::EncodeFp8(value(rng), e4m3));
+    const int64_t kb = CeilDiv(s.k, 128);
+    for (int64_t i = 0; i < s.m * kb; ++i) g.sa.push_back(scale(rng));
+    for (int64_t i = 0; i < (bt_blk ? CeilDiv(s.n, 128) : s.n) * kb; ++i)
+      g.sb.push_back(scale(rng));
+    return g;
+  }
+
+  static float AScale(const HostGroup& g, int64_t row, int64_t kb) {
+    return g.sa[row * CeilDiv(g.s.k, 128) + kb];
+  }
+  static float BScale(const HostGroup& g, bool bt_blk, int64_t col, int64_t kb) {
+    return g.sb[(bt_blk ? col / 128 : col) * CeilDiv(g.s.k, 128) + kb];
+  }
+
+  // Uploads the groups (C filled with a sentinel) and describes them for Create.
+  static BlockGemmSpec Upload(std::vector<HostGroup>& groups, bool bt_blk) {
+    BlockGemmSpec spec;
+    spec.bt_128x128 = bt_blk;
+    for (HostGroup& g : groups) {
+      auto up = [](const auto& host, DeviceBuffer* d) {
+        const size_t bytes = std::max<size_t>(1, host.size() * sizeof(host[0]));
+        auto b = DeviceBuffer::Create(bytes);
+        EXPECT_TRUE(b.ok()) << b.status();
+        *d = std::move(*b);
+        if (!host.empty()) {
+          EXPECT_EQ(cudaMemcpy(d->get(), host.data(), host.size() * sizeof(host[0]),
+                               cudaMemcpyHostToDevice),
+                    cudaSuccess);
+        }
+      };
+      up(g.a, &g.d_a);
+      up(g.bt, &g.d_bt);
+      // A NaN after each scale tensor: a read past it poisons the output.
+      const float nan = std::numeric_limits<float>::quiet_NaN();
+      std::vector<float> sa = g.sa, sb = g.sb;
+      sa.push_back(nan);
+      sb.push_back(nan);
+      up(sa, &g.d_sa);
+      up(sb, &g.d_sb);
+      // 0xFFFF is a BF16 NaN: a group's C that the GEMM should not write keeps it.
+      up(std::vector<uint16_t>(std::max<int64_t>(1, g.s.m * g.s.n), 0xFFFF), &g.d_c);
+      BlockGemmGroup d;
+      d.m = g.s.m;
+      d.n = g.s.n;
+      d.k = g.s.k;
+      d.a = g.d_a.get();
+      d.bt = g.d_bt.get();
+      d.c = g.d_c.as<__nv_bfloat16>();
+      d.a_scales = g.d_sa.as<float>();
+      d.bt_scales = g.d_sb.as<float>();
+      spec.groups.push_back(d);
+    }
+    return spec;
+  }
+
+  absl::Status RunOnce(const GroupedBlockGemm& gemm) {
+    RETURN_IF_ERROR(gemm.Enqueue(stream_.get()));
+    if (cudaError_t e = cudaStreamSynchronize(stream_.get()); e != cudaSuccess)
+      return absl::InternalError(cudaGetErrorName(e));
+    return absl::OkStatus();
+  }
+
+  int sm_ = 0;
+  CudaStream stream_;
+};
+
+// ---------------------------------------------------------------------------------------
+
+struct LayoutCase {
+  const char* name;
+  bool bt_blk;  // B^T scales 128x128 (else 1x128)
+  std::vector<Size> sizes;
+};
+
+class ScaleLayoutTest : public BlockGemmTest, public ::testing::WithParamInterface<LayoutCase> {};
+
+TEST_P(ScaleLayoutTest, EachScaleAppliesToItsRowsColumnsAndKBlockOnly) {
+  const LayoutCase& c = GetParam();
+  std::mt19937 rng(1);
+  std::vector<HostGroup> groups;
+  for (Size s : c.sizes) {
+    groups.push_back(MakeGroup(
+        s, c.bt_blk, rng, [](std::mt19937&) { return 1.0f; }, [](std::mt19937&) { return 1.0f; }));
+  }
+  BlockGemmSpec spec = Upload(groups, c.bt_blk);
+  // Groups of different sizes in buffers of their own: the grouped form (PackedTest
+  // runs both forms on groups stored back to back).
+  for (BlockGemmSchedule schedule : {BlockGemmSchedule::kGrouped}) {
+    auto gemm = GroupedBlockGemm::Create(spec, schedule, 0, sm_);
+    ASSERT_TRUE(gemm.ok()) << gemm.status();
+    SCOPED_TRACE(gemm->Description());
+
+    // Sets one scale to 2, runs, checks every group's output exactly, sets it back.
+    int checked = 0;
+    auto probe = [&](size_t gi, bool of_a, int64_t index, int64_t row, int64_t col_lo,
+                     int64_t col_hi, int64_t kb) {
+      HostGroup& g = groups[gi];
+      float* d = (of_a ? g.d_sa.as<float>() : g.d_sb.as<float>()) + index;
+      const float two = 2.0f, one = 1.0f;
+      ASSERT_EQ(cudaMemcpy(d, &two, sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+      ASSERT_TRUE(RunOnce(*gemm).ok());
+      ASSERT_EQ(cudaMemcpy(d, &one, sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+      for (size_t h = 0; h < groups.size(); ++h) {
+        const Size s = groups[h].s;
+        if (s.m == 0) continue;
+        std::vector<float> out = Bf16ToHostFloat(groups[h].d_c.as<__nv_bfloat16>(), s.m * s.n);
+        const int64_t width = std::min<int64_t>(128, s.k - kb * 128);
+        for (int64_t i = 0; i < s.m; ++i) {
+          for (int64_t j = 0; j < s.n; ++j) {
+            const bool hit =
+                h == gi && (of_a ? i == row : true) && (of_a || (j >= col_lo && j < col_hi));
+            const float want = static_cast<float>(s.k + (hit ? width : 0));
+            ASSERT_EQ(out[i * s.n + j], want)
+                << c.name << ": scale " << (of_a ? "A" : "B^T") << "[" << index << "] of group "
+                << gi << " = 2; output group " << h << " (" << i << ", " << j << ")";
+          }
+        }
+      }
+      ++checked;
+    };
+    for (size_t gi = 0; gi < groups.size(); ++gi) {
+      const HostGroup& g = groups[gi];
+      const int64_t kb = CeilDiv(g.s.k, 128);
+      for (int64_t b = 0; b < kb; ++b) {
+        for (int64_t r = 0; r < g.s.m; ++r) probe(gi, true, r * kb + b, r, 0, 0, b);
+        if (c.bt_blk) {
+          for (int64_t rb = 0; rb < CeilDiv(g.s.n, 128); ++rb)
+            probe(gi, false, rb * kb + b, -1, rb * 128, rb * 128 + 128, b);
+        } else {
+          for (int64_t j = 0; j < g.s.n; ++j) probe(gi, false, j * kb + b, -1, j, j + 1, b);
+        }
+        if (HasFatalFailure()) return;
+      }
+    }
+    std::printf("%s: %d scale positions each applied to exactly their block (%s)\n", c.name,
+                checked, gemm->Description().c_str());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Hopper, ScaleLayoutTest,
+    ::testing::Values(
+        // M 3 and 5; K 320 = 2.5 blocks; N 256 = 2 row blocks of B^T; an empty group.
+        LayoutCase{"blk128 (fprop, dgrad)", true, {{3, 256, 320}, {0, 256, 320}, {5, 256, 320}}},
+        // 1x128 B^T scales, K different per group.
+        LayoutCase{"vec128 (wgrad)", false, {{3, 24, 320}, {2, 8, 128}}}),
+    [](const auto& info) { return std::string(info.param.name).substr(0, 6); });
+
+// ---------------------------------------------------------------------------------------
+
+class GroupSizeTest : public BlockGemmTest, public ::testing::WithParamInterface<LayoutCase> {};
+
+TEST_P(GroupSizeTest, EveryGroupMatchesTheHostReference) {
+  const LayoutCase& c = GetParam();
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::uniform_int_distribution<int> exponent(-4, 4);
+  std::vector<HostGroup> groups;
+  for (Size s : c.sizes) {
+    groups.push_back(MakeGroup(
+        s, c.bt_blk, rng, [&](std::mt19937& r) { return 8.0f * normal(r); },
+        [&](std::mt19937& r) { return std::ldexp(1.0f, exponent(r)); }));
+  }
+  BlockGemmSpec spec = Upload(groups, c.bt_blk);
+  // Groups of different sizes in buffers of their own: the grouped form (PackedTest
+  // runs both forms on groups stored back to back).
+  for (BlockGemmSchedule schedule : {BlockGemmSchedule::kGrouped}) {
+    auto gemm = GroupedBlockGemm::Create(spec, schedule, 0, sm_);
+    ASSERT_TRUE(gemm.ok()) << gemm.status();
+    SCOPED_TRACE(gemm->Description());
+    EXPECT_THAT(gemm->Description(), HasSubstr("CUTLASS"));
+    EXPECT_THAT(gemm->Description(),
+                HasSubstr(absl::StrCat(c.sizes.size(), " groups in one launch")));
+    ASSERT_TRUE(RunOnce(*gemm).ok());
+    for (size_t gi = 0; gi < groups.size(); ++gi) {
+      const HostGroup& g = groups[gi];
+      const Size s = g.s;
+      SCOPED_TRACE(::testing::Message()
+                   << c.name << " group " << gi << " MxKxN " << s.m << "x" << s.k << "x" << s.n);
+      if (s.m == 0) {
+        // Nothing to write: the sentinel stays.
+        EXPECT_EQ(ToHost<uint16_t>(g.d_c.get(), 1)[0], 0xFFFF);
+        continue;
+      }
+      std::vector<float> out = Bf16ToHostFloat(g.d_c.as<__nv_bfloat16>(), s.m * s.n);
+      double diff = 0, ref2 = 0;
+      for (int64_t i = 0; i < s.m; ++i) {
+        for (int64_t j = 0; j < s.n; ++j) {
+          double acc = 0;
+          for (int64_t kk = 0; kk < s.k; ++kk) {
+            const int64_t b = kk / 128;
+            acc += double(core::quant::DecodeFp8(g.a[i * s.k + kk], Fp8Format::kE4M3)) *
+                   AScale(g, i, b) *
+                   double(core::quant::DecodeFp8(g.bt[j * s.k + kk], Fp8Format::kE4M3)) *
+                   BScale(g, c.bt_blk, j, b);
+          }
+          diff += (out[i * s.n + j] - acc) * (out[i * s.n + j] - acc);
+          ref2 += acc * acc;
+        }
+      }
+      const double rel = std::sqrt(diff / ref2);
+      // BF16 output rounding alone is ~1e-3 (RMS); fp32 accumulation adds little.
+      EXPECT_LT(rel, 4e-3);
+      std::printf("%s %s group %zu MxKxN %ldx%ldx%ld: rel_error %.2e\n", c.name, "grouped", gi, s.m,
+                  s.k, s.n, rel);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Hopper, GroupSizeTest,
+    ::testing::Values(
+        // {m, n, k}: M 200, 0, 1, 128, 77; K 400 (not a multiple of 128); N 272.
+        LayoutCase{
+            "blk128 (fprop, dgrad)",
+            true,
+            {{200, 272, 400}, {0, 272, 400}, {1, 272, 400}, {128, 272, 400}, {77, 272, 400}}},
+        // wgrad: M hidden, K the expert's tokens, different per group (144: not a
+        // multiple of 128); N not a multiple of 128.
+        LayoutCase{"vec128 (wgrad)",
+                   false,
+                   {{136, 264, 256}, {136, 264, 144}, {130, 264, 528}, {0, 264, 64}}}),
+    [](const auto& info) { return std::string(info.param.name).substr(0, 6); });
+
+// ---------------------------------------------------------------------------------------
+
+TEST_F(BlockGemmTest, RefusesWhatItCannotRunWithTheReason) {
+  std::mt19937 rng(3);
+  auto one = [](std::mt19937&) { return 1.0f; };
+  struct Refusal {
+    Size s;
+    Fp8Format fa, fb;
+    const char* says;
+  };
+  const Refusal cases[] = {
+      {{64, 256, 120}, Fp8Format::kE4M3, Fp8Format::kE4M3, "K % 16 == 0"},
+      {{64, 260, 128}, Fp8Format::kE4M3, Fp8Format::kE4M3, "N % 8 == 0"},
+      {{64, 256, 128}, Fp8Format::kE5M2, Fp8Format::kE4M3, "no CUTLASS grouped"},
+      {{64, 256, 128}, Fp8Format::kE4M3, Fp8Format::kE5M2, "A e4m3 x B^T e5m2"},
+  };
+  for (const Refusal& r : cases) {
+    std::vector<HostGroup> groups;
+    groups.push_back(MakeGroup(r.s, true, rng, one, one));
+    BlockGemmSpec spec = Upload(groups, true);
+    spec.a_format = r.fa;
+    spec.bt_format = r.fb;
+    auto gemm = GroupedBlockGemm::Create(spec, BlockGemmSchedule::kGrouped, 0, sm_);
+    ASSERT_FALSE(gemm.ok()) << r.says;
+    EXPECT_EQ(gemm.status().code(), absl::StatusCode::kFailedPrecondition) << gemm.status();
+    EXPECT_THAT(std::string(gemm.status().message()), HasSubstr(r.says));
+  }
+  BlockGemmSpec none;
+  EXPECT_EQ(GroupedBlockGemm::Create(none, BlockGemmSchedule::kGrouped, 0, sm_).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  std::vector<HostGroup> groups;
+  groups.push_back(MakeGroup({64, 256, 128}, true, rng, one, one));
+  BlockGemmSpec spec = Upload(groups, true);
+  auto blackwell = GroupedBlockGemm::Create(spec, BlockGemmSchedule::kGrouped, 0, 100);
+  EXPECT_EQ(blackwell.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(blackwell.status().message()), HasSubstr("sm_90a only; this is sm_100"));
+}
+
+// ---------------------------------------------------------------------------------------
+
+// Groups of one size stored back to back, as the runner stores them: the batched form
+// and the grouped form each against the host reference; the batched form refuses groups
+// that are not packed.
+class PackedTest : public BlockGemmTest, public ::testing::WithParamInterface<bool> {};
+
+TEST_P(PackedTest, BatchedAndGroupedFormsMatchTheHostReference) {
+  const bool bt_blk = GetParam();
+  const Size s{77, 264, 400};  // M not a multiple of 128, K not a multiple of 128
+  const int groups = 4;
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::uniform_int_distribution<int> exponent(-4, 4);
+  std::vector<HostGroup> host;
+  std::vector<uint8_t> a, bt;
+  std::vector<float> sa, sb;
+  for (int g = 0; g < groups; ++g) {
+    host.push_back(MakeGroup(
+        s, bt_blk, rng, [&](std::mt19937& r) { return 8.0f * normal(r); },
+        [&](std::mt19937& r) { return std::ldexp(1.0f, exponent(r)); }));
+    a.insert(a.end(), host.back().a.begin(), host.back().a.end());
+    bt.insert(bt.end(), host.back().bt.begin(), host.back().bt.end());
+    sa.insert(sa.end(), host.back().sa.begin(), host.back().sa.end());
+    sb.insert(sb.end(), host.back().sb.begin(), host.back().sb.end());
+  }
+  auto up = [](const auto& v) {
+    auto d = DeviceBuffer::Create(v.size() * sizeof(v[0]));
+    EXPECT_TRUE(d.ok());
+    EXPECT_EQ(cudaMemcpy(d->get(), v.data(), v.size() * sizeof(v[0]), cudaMemcpyHostToDevice),
+              cudaSuccess);
+    return std::move(*d);
+  };
+  DeviceBuffer d_a = up(a), d_bt = up(bt), d_sa = up(sa), d_sb = up(sb);
+  auto d_c = DeviceBuffer::Create(groups * s.m * s.n * 2);
+  ASSERT_TRUE(d_c.ok());
+  BlockGemmSpec spec;
+  spec.bt_128x128 = bt_blk;
+  for (int g = 0; g < groups; ++g) {
+    BlockGemmGroup one;
+    one.m = s.m;
+    one.n = s.n;
+    one.k = s.k;
+    one.a = d_a.as<uint8_t>() + g * s.m * s.k;
+    one.bt = d_bt.as<uint8_t>() + g * s.n * s.k;
+    one.c = d_c->as<__nv_bfloat16>() + g * s.m * s.n;
+    one.a_scales = d_sa.as<float>() + g * host[g].sa.size();
+    one.bt_scales = d_sb.as<float>() + g * host[g].sb.size();
+    spec.groups.push_back(one);
+  }
+  for (BlockGemmSchedule schedule : kBlockGemmSchedules) {
+    ASSERT_EQ(cudaMemset(d_c->get(), 0xFF, groups * s.m * s.n * 2), cudaSuccess);
+    auto gemm = GroupedBlockGemm::Create(spec, schedule, 0, sm_);
+    ASSERT_TRUE(gemm.ok()) << gemm.status();
+    SCOPED_TRACE(gemm->Description());
+    ASSERT_TRUE(RunOnce(*gemm).ok());
+    for (int g = 0; g < groups; ++g) {
+      const HostGroup& h = host[g];
+      std::vector<float> out = Bf16ToHostFloat(d_c->as<__nv_bfloat16>() + g * s.m * s.n, s.m * s.n);
+      double diff = 0, ref2 = 0;
+      for (int64_t i = 0; i < s.m; ++i) {
+        for (int64_t j = 0; j < s.n; ++j) {
+          double acc = 0;
+          for (int64_t kk = 0; kk < s.k; ++kk) {
+            acc += double(core::quant::DecodeFp8(h.a[i * s.k + kk], Fp8Format::kE4M3)) *
+                   AScale(h, i, kk / 128) *
+                   double(core::quant::DecodeFp8(h.bt[j * s.k + kk], Fp8Format::kE4M3)) *
+                   BScale(h, bt_blk, j, kk / 128);
+          }
+          diff += (out[i * s.n + j] - acc) * (out[i * s.n + j] - acc);
+          ref2 += acc * acc;
+        }
+      }
+      EXPECT_LT(std::sqrt(diff / ref2), 4e-3) << "group " << g;
+    }
+    std::printf("packed %s: %s\n", bt_blk ? "blk128" : "vec128", gemm->Description().c_str());
+  }
+  // Not packed (group 2's A elsewhere): the batched form refuses, with the reason.
+  spec.groups[2].a = d_a.as<uint8_t>();
+  auto refused = GroupedBlockGemm::Create(spec, BlockGemmSchedule::kBatched, 0, sm_);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("group 2 is not"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Hopper, PackedTest, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "blk128" : "vec128"; });
+
+// ---------------------------------------------------------------------------------------
+
+class VerifierTest : public testing::LtSuite<::testing::Test> {};
+
+TEST_F(VerifierTest, OneWrongGroupOfEightFailsTheItemAndIsNamed) {
+  const core::GemmShape s{256, 512, 384};
+  const int64_t groups = 8;
+  core::WorkItem item;
+  item.op.pass = core::Pass::kFprop;
+  item.op.shape = s;
+  item.op.groups = groups;
+  item.recipe = core::Recipe::kFp8Block;
+  const core::TimingOptions timing;
+  const cudaStream_t st = stream_.get();
+  DevicePool pool;
+  auto a_src = pool.GetAs<__nv_bfloat16>("a.src", groups * s.m * s.k);
+  auto bt_src = pool.GetAs<__nv_bfloat16>("bt.src", groups * s.n * s.k);
+  auto c = pool.GetAs<__nv_bfloat16>("c", groups * s.m * s.n);
+  ASSERT_TRUE(a_src.ok() && bt_src.ok() && c.ok());
+  ASSERT_EQ(FillRandomNormalBf16(*a_src, groups * s.m * s.k, 5, 1, st), cudaSuccess);
+  ASSERT_EQ(FillRandomNormalBf16(*bt_src, groups * s.n * s.k, 5, 2, st), cudaSuccess);
+  auto qa = OperandQuantizer::Create(pool, OperandA(item, timing), *a_src, false);
+  auto qb = OperandQuantizer::Create(pool, OperandBt(item, timing), *bt_src, false);
+  ASSERT_TRUE(qa.ok() && qb.ok());
+  ASSERT_TRUE(qa->Enqueue(st, false).ok() && qb->Enqueue(st, false).ok());
+  BlockGemmSpec spec;
+  spec.bt_128x128 = true;
+  for (int64_t g = 0; g < groups; ++g) {
+    BlockGemmGroup one;
+    one.m = s.m;
+    one.n = s.n;
+    one.k = s.k;
+    one.a = static_cast<const uint8_t*>(qa->data()) + g * s.m * s.k;
+    one.bt = static_cast<const uint8_t*>(qb->data()) + g * s.n * s.k;
+    one.c = *c + g * s.m * s.n;
+    one.a_scales = qa->block_scales() + g * qa->block_scale_group_floats();
+    one.bt_scales = qb->block_scales() + g * qb->block_scale_group_floats();
+    spec.groups.push_back(one);
+  }
+  cudaDeviceProp p{};
+  ASSERT_EQ(cudaGetDeviceProperties(&p, 0), cudaSuccess);
+  auto gemm =
+      GroupedBlockGemm::Create(spec, BlockGemmSchedule::kGrouped, 0, p.major * 10 + p.minor);
+  ASSERT_TRUE(gemm.ok()) << gemm.status();
+  ASSERT_TRUE(gemm->Enqueue(st).ok());
+  const double threshold = ErrorThreshold(core::Recipe::kFp8Block, false);
+  auto right = VerifyGemm(lt_.get(), pool, *qa, *qb, *c, s.m, s.n, s.k, groups, threshold,
+                          workspace_.get(), workspace_.bytes(), st);
+  ASSERT_TRUE(right.ok()) << right.status();
+  EXPECT_EQ(right->verdict, core::Verification::kPassed) << right->rel_error << right->note;
+
+  // Group 5 five percent off: over all eight groups that is ~1.8%, under the 2% bound.
+  const int64_t bad = 5, n = s.m * s.n;
+  std::vector<__nv_bfloat16> h = ToHost<__nv_bfloat16>(*c + bad * n, n);
+  for (auto& v : h) v = __float2bfloat16(__bfloat162float(v) * 1.05f);
+  ASSERT_EQ(cudaMemcpy(*c + bad * n, h.data(), n * sizeof(h[0]), cudaMemcpyHostToDevice),
+            cudaSuccess);
+  auto wrong = VerifyGemm(lt_.get(), pool, *qa, *qb, *c, s.m, s.n, s.k, groups, threshold,
+                          workspace_.get(), workspace_.bytes(), st);
+  ASSERT_TRUE(wrong.ok()) << wrong.status();
+  EXPECT_EQ(wrong->verdict, core::Verification::kIncorrect) << wrong->rel_error;
+  EXPECT_GT(wrong->rel_error, 0.04);
+  EXPECT_THAT(wrong->note, HasSubstr("1 of 8 groups wrong (worst: group 5)"));
+  std::printf("verifier: right %.2e, one group 5%% off %.2e (%s)\n", right->rel_error,
+              wrong->rel_error, wrong->note.c_str());
+}
+
+// ---------------------------------------------------------------------------------------
+
+class RunnerChoiceTest : public testing::RunnerSuite {};
+
+TEST_F(RunnerChoiceTest, Fp8BlockItemsTimeBothLibrariesAndKeepTheFaster) {
+  core::TimingOptions t;
+  t.warmup_iters = 3;
+  t.timed_iters = 10;
+  t.gpu_warmup_s = 0;
+  for (core::Pass pass : {core::Pass::kFprop, core::Pass::kDgrad, core::Pass::kWgrad}) {
+    for (int64_t groups : {1, 8}) {
+      core::WorkItem item;
+      item.id = 21;
+      item.op.name = "expert_up";
+      item.op.pass = pass;
+      item.op.shape = {512, 2048, 768};
+      item.op.groups = groups;
+      item.recipe = core::Recipe::kFp8Block;
+      item.mode = core::Mode::kPrequant;
+      auto m = runner_->Run(item, t);
+      ASSERT_TRUE(m.ok()) << m.status();
+      SCOPED_TRACE(m->notes);
+      EXPECT_EQ(m->verification, core::Verification::kPassed) << m->rel_error;
+      EXPECT_THAT(m->notes, HasSubstr("GEMM library chosen by measurement: "));
+      const bool cutlass = m->notes.find("chosen by measurement: CUTLASS") != std::string::npos;
+      EXPECT_EQ(cutlass, m->algorithm.find("CUTLASS") != std::string::npos) << m->algorithm;
+      if (cutlass && groups > 1) {
+        EXPECT_THAT(m->notes, HasSubstr("grouped: 8 groups in one CUTLASS grouped launch"));
+      }
+      std::printf("fp8-block %s x%ld: %.4f ms, %s\n", std::string(core::ToString(pass)).c_str(),
+                  groups, m->time.median_ms, m->algorithm.c_str());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gemmprof::kernels
