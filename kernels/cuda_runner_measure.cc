@@ -55,31 +55,23 @@ double QuantBytes(const core::WorkItem& item, const Operands& o, const TimedQuan
   return bytes;
 }
 
-// Times every heuristic candidate the way items are timed (graph launches, per-sample
-// events) in interleaved rounds, so clock and power drift on a power-capped GPU spreads
-// over all candidates, and keeps the lowest median. Within 1% of cuBLASLt's first
-// choice the difference is noise and the first choice stays. Candidates that refuse
-// to launch are skipped.
-absl::Status Autotune(MatmulPlan& plan, const IterationTimer& timer, cudaStream_t stream,
-                      const TimerOptions& item_options) {
-  const int n = plan.candidates();
-  if (n <= 1) return absl::OkStatus();
-  constexpr int kRounds = 3;
+std::vector<absl::StatusOr<double>> TimeCandidates(
+    const IterationTimer& timer, cudaStream_t stream,
+    const std::vector<IterationTimer::Iteration>& candidates, const TimerOptions& item_options,
+    int rounds) {
   TimerOptions options;
   options.warmup_iters = 3;
   options.timed_iters = 10;
   options.flush_buffer = item_options.flush_buffer;  // the item's L2 policy
   options.flush_bytes = item_options.flush_bytes;
-  std::vector<std::vector<double>> medians(n);
-  std::vector<bool> usable(n, true);
-  auto gemm = [&plan](cudaStream_t q) { return plan.Enqueue(q); };
-  for (int round = 0; round < kRounds; ++round) {
-    for (int i = 0; i < n; ++i) {
-      if (!usable[i]) continue;
-      RETURN_IF_ERROR(plan.Choose(i, true));
-      absl::StatusOr<TimerResult> r = timer.Time(stream, gemm, options);
+  std::vector<std::vector<double>> medians(candidates.size());
+  std::vector<absl::Status> failed(candidates.size());
+  for (int round = 0; round < rounds; ++round) {
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      if (!failed[i].ok()) continue;
+      absl::StatusOr<TimerResult> r = timer.Time(stream, candidates[i], options);
       if (!r.ok()) {
-        usable[i] = false;
+        failed[i] = r.status();
         (void)cudaStreamSynchronize(stream);
         (void)cudaGetLastError();
         continue;
@@ -87,15 +79,41 @@ absl::Status Autotune(MatmulPlan& plan, const IterationTimer& timer, cudaStream_
       medians[i].push_back(core::SampleStats::FromSamples(r->samples_ms).median_ms);
     }
   }
-  int best = -1;
-  std::vector<double> score(n, 0);
+  std::vector<absl::StatusOr<double>> out;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (failed[i].ok()) {
+      out.push_back(core::SampleStats::FromSamples(medians[i]).median_ms);
+    } else {
+      out.push_back(failed[i]);
+    }
+  }
+  return out;
+}
+
+// Keeps the lowest of the candidates' figures; within 1% of cuBLASLt's first choice the
+// difference is noise and the first choice stays. Candidates that refuse to launch are
+// skipped.
+absl::Status Autotune(MatmulPlan& plan, const IterationTimer& timer, cudaStream_t stream,
+                      const TimerOptions& item_options) {
+  const int n = plan.candidates();
+  if (n <= 1) return absl::OkStatus();
+  constexpr int kRounds = 3;
+  std::vector<IterationTimer::Iteration> candidates;
   for (int i = 0; i < n; ++i) {
-    if (!usable[i]) continue;
-    score[i] = core::SampleStats::FromSamples(medians[i]).median_ms;
-    if (best < 0 || score[i] < score[best]) best = i;
+    // Capture records the algorithm chosen at the time.
+    candidates.push_back([&plan, i](cudaStream_t q) {
+      RETURN_IF_ERROR(plan.Choose(i, true));
+      return plan.Enqueue(q);
+    });
+  }
+  const std::vector<absl::StatusOr<double>> score =
+      TimeCandidates(timer, stream, candidates, item_options, kRounds);
+  int best = -1;
+  for (int i = 0; i < n; ++i) {
+    if (score[i].ok() && (best < 0 || *score[i] < *score[best])) best = i;
   }
   if (best < 0) return absl::InternalError("autotune: no cuBLASLt candidate launched");
-  if (usable[0] && score[best] > 0.99 * score[0]) best = 0;
+  if (score[0].ok() && *score[best] > 0.99 * *score[0]) best = 0;
   return plan.Choose(best, true);
 }
 
@@ -125,18 +143,12 @@ absl::StatusOr<GroupedBlockGemm> CreateBlockGemm(const core::WorkItem& item, con
   return GroupedBlockGemm::Create(spec, schedule, device, sm);
 }
 
-// cuBLASLt and each CUTLASS schedule are timed the way Autotune times cuBLASLt's
-// candidates: interleaved rounds under the item's L2 policy, the median of the rounds'
-// medians. CUTLASS is kept only when more than 1% faster than cuBLASLt: within that the
-// two are the same, and cuBLASLt (the library the other recipes run on) stays.
+// cuBLASLt and each CUTLASS form are timed as Autotune times cuBLASLt's candidates
+// (TimeCandidates). CUTLASS is kept only when more than 1% faster than cuBLASLt: within
+// that the two are the same, and cuBLASLt (the library the other recipes run on) stays.
 absl::Status CudaRunner::ChooseGemmLibrary(Member& m, const TimerOptions& item_options) {
-  struct Candidate {
-    std::string name;
-    std::optional<GroupedBlockGemm> cutlass;  // none: cuBLASLt
-    std::vector<double> ms;
-  };
-  std::vector<Candidate> candidates(1);
-  candidates[0].name = "cuBLASLt";
+  std::vector<std::string> names = {"cuBLASLt"};
+  std::vector<std::optional<GroupedBlockGemm>> cutlass(1);  // [0]: cuBLASLt
   std::string refused;
   for (BlockGemmSchedule schedule : kBlockGemmSchedules) {
     absl::StatusOr<GroupedBlockGemm> g = CreateBlockGemm(m.item, m.o, schedule, ordinal_, sm_);
@@ -145,60 +157,45 @@ absl::Status CudaRunner::ChooseGemmLibrary(Member& m, const TimerOptions& item_o
       continue;
     }
     RETURN_IF_ERROR(g.status());
-    candidates.push_back(
-        {schedule == BlockGemmSchedule::kGrouped ? "CUTLASS grouped" : "CUTLASS batched",
-         *std::move(g),
-         {}});
+    names.push_back(schedule == BlockGemmSchedule::kGrouped ? "CUTLASS grouped"
+                                                            : "CUTLASS batched");
+    cutlass.push_back(*std::move(g));
   }
-  if (candidates.size() == 1) {
+  if (cutlass.size() == 1) {
     m.notes.push_back(absl::StrCat("cuBLASLt only: ", refused));
     return absl::OkStatus();
   }
-  constexpr int kRounds = 3;
-  TimerOptions options;
-  options.warmup_iters = 3;
-  options.timed_iters = 10;
-  options.flush_buffer = item_options.flush_buffer;
-  options.flush_bytes = item_options.flush_bytes;
-  const cudaStream_t st = stream_.get();
-  for (int round = 0; round < kRounds; ++round) {
-    for (size_t c = 0; c < candidates.size(); ++c) {
-      Candidate& cand = candidates[c];
-      if (c > 0 && !cand.cutlass.has_value()) continue;  // failed to run earlier
-      auto enqueue = [&m, &cand](cudaStream_t q) -> absl::Status {
-        if (cand.cutlass.has_value()) return cand.cutlass->Enqueue(q);
-        for (const MatmulPlan& p : m.plans) RETURN_IF_ERROR(p.Enqueue(q));
-        return absl::OkStatus();
-      };
-      absl::StatusOr<TimerResult> r = timer_->Time(st, enqueue, options);
-      if (!r.ok() && c > 0) {
-        const cudaError_t after = cudaStreamSynchronize(st);
-        if (IsStickyCudaError(after)) return r.status();
-        (void)cudaGetLastError();
-        m.notes.push_back(
-            absl::StrCat("not used: ", cand.name, " failed to run (", r.status().message(), ")"));
-        cand.cutlass.reset();
-        cand.ms.clear();
-        continue;
-      }
-      RETURN_IF_ERROR(r.status());
-      cand.ms.push_back(core::SampleStats::FromSamples(r->samples_ms).median_ms);
-    }
+  std::vector<IterationTimer::Iteration> candidates = {[&m](cudaStream_t q) -> absl::Status {
+    for (const MatmulPlan& p : m.plans) RETURN_IF_ERROR(p.Enqueue(q));
+    return absl::OkStatus();
+  }};
+  for (size_t c = 1; c < cutlass.size(); ++c) {
+    const GroupedBlockGemm& g = *cutlass[c];
+    candidates.push_back([&g](cudaStream_t q) { return g.Enqueue(q); });
   }
-  std::vector<double> median(candidates.size(), 0);
+  constexpr int kRounds = 3;
+  const cudaStream_t st = stream_.get();
+  const std::vector<absl::StatusOr<double>> ms =
+      TimeCandidates(*timer_, st, candidates, item_options, kRounds);
+  RETURN_IF_ERROR(ms[0].status());
   size_t best = 0;
   std::vector<std::string> figures;
-  for (size_t c = 0; c < candidates.size(); ++c) {
-    if (candidates[c].ms.empty()) continue;
-    median[c] = core::SampleStats::FromSamples(candidates[c].ms).median_ms;
-    figures.push_back(absl::StrFormat("%s %.4g ms", candidates[c].name, median[c]));
-    if (c > 0 && median[c] < 0.99 * median[0] && (best == 0 || median[c] < median[best])) best = c;
+  for (size_t c = 0; c < ms.size(); ++c) {
+    if (!ms[c].ok()) {
+      // A launch that left the device unusable ends the item; otherwise the form is out.
+      if (IsStickyCudaError(cudaStreamSynchronize(st))) return ms[c].status();
+      m.notes.push_back(
+          absl::StrCat("not used: ", names[c], " failed to run (", ms[c].status().message(), ")"));
+      continue;
+    }
+    figures.push_back(absl::StrFormat("%s %.4g ms", names[c], *ms[c]));
+    if (c > 0 && *ms[c] < 0.99 * *ms[0] && (best == 0 || *ms[c] < *ms[best])) best = c;
   }
   m.notes.push_back(absl::StrFormat(
       "GEMM library chosen by measurement: %s (%s per GEMM, medians of %d interleaved rounds)",
-      candidates[best].name, absl::StrJoin(figures, ", "), kRounds));
+      names[best], absl::StrJoin(figures, ", "), kRounds));
   if (best > 0) {
-    m.cutlass = std::move(candidates[best].cutlass);
+    m.cutlass = std::move(cutlass[best]);
     m.o.a.set_cublaslt_scales(false);
     m.o.bt.set_cublaslt_scales(false);
   }

@@ -54,6 +54,17 @@ absl::StatusOr<std::vector<MatmulPlan>> CreatePlans(cublasLtHandle_t lt, const M
                                                     const Operands& o, int candidates,
                                                     std::string* per_group_reason);
 
+// Times each of `candidates` (ways to run one item's GEMM) the way items are timed
+// (graph launches, per-sample events; 3 warm-up launches and 10 samples, under the
+// item's L2 policy) in `rounds` interleaved rounds, so clock and power drift on a
+// power-capped GPU spreads over all of them: per candidate the median of its rounds'
+// medians, or the error of its first failed launch (it then sits out later rounds; the
+// stream is synchronized and the error cleared where CUDA allows).
+std::vector<absl::StatusOr<double>> TimeCandidates(
+    const IterationTimer& timer, cudaStream_t stream,
+    const std::vector<IterationTimer::Iteration>& candidates, const TimerOptions& item_options,
+    int rounds);
+
 // Times every heuristic candidate in interleaved rounds and keeps the fastest (cuBLASLt's
 // first choice unless another is more than 1% faster).
 absl::Status Autotune(MatmulPlan& plan, const IterationTimer& timer, cudaStream_t stream,

@@ -40,9 +40,7 @@ class DeviceArray {
     if (e != cudaSuccess) return e;
     return cudaMemcpy(ptr_, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice);
   }
-  cudaError_t Allocate(size_t bytes) {
-    return bytes == 0 ? cudaSuccess : cudaMalloc(&ptr_, bytes);
-  }
+  cudaError_t Allocate(size_t bytes) { return bytes == 0 ? cudaSuccess : cudaMalloc(&ptr_, bytes); }
   T* get() const { return static_cast<T*>(ptr_); }
 
  private:
@@ -57,47 +55,93 @@ class DeviceArray {
 // not a template: the host compiler rejects CUTLASS's collective builders in a dependent
 // context, so each .cu spells its struct out at namespace scope. M, N of one group need
 // not be multiples of the tile (predicated).
-#define GEMMPROF_CUTLASS_BLOCK_GEMM_TYPES(Name, ElementA_, ElementB_, ScaleN, TileM, Schedule)  \
-  struct Name {                                                                               \
-    using ElementA = ElementA_;                                                               \
-    using ElementB = ElementB_;                                                               \
-    using ProblemShape = cutlass::gemm::GroupProblemShape<cute::Shape<int, int, int>>;        \
-    using LayoutA = cutlass::layout::RowMajor;    /* A [m, k] */                              \
-    using LayoutB = cutlass::layout::ColumnMajor; /* B [k, n] stored as B^T [n, k] */         \
-    using LayoutD = cutlass::layout::RowMajor;    /* C [m, n] */                              \
-    using ElementD = cutlass::bfloat16_t;                                                     \
-    /* 16-byte accesses */                                                                    \
-    static constexpr int kAlignA = 16, kAlignB = 16, kAlignD = 8;                             \
-    static constexpr const char* kSchedule = #Schedule;                                       \
-    using TileShape = cute::Shape<cute::Int<TileM>, cute::_128, cute::_128>;                  \
-    using ClusterShape = cute::Shape<cute::_1, cute::_2, cute::_1>;                           \
-    /* K-major: the block-quantization kernels' row-major scales (block_gemm_kernels.h). */  \
-    using ScaleConfig = cutlass::detail::Sm90BlockwiseScaleConfig<                            \
-        1, ScaleN, 128, cute::GMMA::Major::K, cute::GMMA::Major::K>;                          \
-    using LayoutSFA = decltype(ScaleConfig::deduce_layoutSFA());                              \
-    using LayoutSFB = decltype(ScaleConfig::deduce_layoutSFB());                              \
-    using Epilogue = cutlass::epilogue::collective::CollectiveBuilder<                        \
-        cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,         \
-        cutlass::epilogue::collective::EpilogueTileAuto, float, float, void, LayoutD*,        \
-        kAlignD, ElementD, LayoutD*, kAlignD,                                                 \
-        cutlass::epilogue::PtrArrayTmaWarpSpecialized##Schedule,                              \
-        cutlass::epilogue::fusion::LinearCombination<ElementD, float, void,                   \
-                                                     float>>::CollectiveOp;                   \
-    using Mainloop = cutlass::gemm::collective::CollectiveBuilder<                            \
-        cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA,                        \
-        cute::tuple<LayoutA*, LayoutSFA*>, kAlignA, ElementB,                                 \
-        cute::tuple<LayoutB*, LayoutSFB*>, kAlignB, float, TileShape, ClusterShape,           \
-        cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(                   \
-            sizeof(typename Epilogue::SharedStorage))>,                                       \
-        cutlass::gemm::KernelPtrArrayTmaWarpSpecialized##Schedule##FP8Blockwise>::CollectiveOp; \
-    using Kernel = cutlass::gemm::kernel::GemmUniversal<ProblemShape, Mainloop, Epilogue>;    \
-    using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;                         \
+#define GEMMPROF_CUTLASS_BLOCK_GEMM_TYPES(Name, ElementA_, ElementB_, ScaleN, TileM, Schedule)     \
+  struct Name {                                                                                    \
+    using ElementA = ElementA_;                                                                    \
+    using ElementB = ElementB_;                                                                    \
+    using ProblemShape = cutlass::gemm::GroupProblemShape<cute::Shape<int, int, int>>;             \
+    using LayoutA = cutlass::layout::RowMajor;    /* A [m, k] */                                   \
+    using LayoutB = cutlass::layout::ColumnMajor; /* B [k, n] stored as B^T [n, k] */              \
+    using LayoutD = cutlass::layout::RowMajor;    /* C [m, n] */                                   \
+    using ElementD = cutlass::bfloat16_t;                                                          \
+    /* 16-byte accesses */                                                                         \
+    static constexpr int kAlignA = 16, kAlignB = 16, kAlignD = 8;                                  \
+    static constexpr const char* kSchedule = #Schedule;                                            \
+    using TileShape = cute::Shape<cute::Int<TileM>, cute::_128, cute::_128>;                       \
+    using ClusterShape = cute::Shape<cute::_1, cute::_2, cute::_1>;                                \
+    /* K-major: the block-quantization kernels' row-major scales (block_gemm_kernels.h). */        \
+    using ScaleConfig =                                                                            \
+        cutlass::detail::Sm90BlockwiseScaleConfig<1, ScaleN, 128, cute::GMMA::Major::K,            \
+                                                  cute::GMMA::Major::K>;                           \
+    using LayoutSFA = decltype(ScaleConfig::deduce_layoutSFA());                                   \
+    using LayoutSFB = decltype(ScaleConfig::deduce_layoutSFB());                                   \
+    using Epilogue = cutlass::epilogue::collective::CollectiveBuilder<                             \
+        cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,              \
+        cutlass::epilogue::collective::EpilogueTileAuto, float, float, void, LayoutD*, kAlignD,    \
+        ElementD, LayoutD*, kAlignD, cutlass::epilogue::PtrArrayTmaWarpSpecialized##Schedule,      \
+        cutlass::epilogue::fusion::LinearCombination<ElementD, float, void, float>>::CollectiveOp; \
+    using Mainloop = cutlass::gemm::collective::CollectiveBuilder<                                 \
+        cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA,                             \
+        cute::tuple<LayoutA*, LayoutSFA*>, kAlignA, ElementB, cute::tuple<LayoutB*, LayoutSFB*>,   \
+        kAlignB, float, TileShape, ClusterShape,                                                   \
+        cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(                        \
+            sizeof(typename Epilogue::SharedStorage))>,                                            \
+        cutlass::gemm::KernelPtrArrayTmaWarpSpecialized##Schedule##FP8Blockwise>::CollectiveOp;    \
+    using Kernel = cutlass::gemm::kernel::GemmUniversal<ProblemShape, Mainloop, Epilogue>;         \
+    using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;                              \
   }
+
+// What both forms share: the CUTLASS device adapter, its workspace, the launch, and
+// the checks and initialization that end their preparation.
+template <class Gemm>
+class AdapterInstance : public Instance {
+ public:
+  cudaError_t Run(cudaStream_t stream) override {
+    const cutlass::Status s = gemm_.run(stream);
+    if (s != cutlass::Status::kSuccess) {
+      const cudaError_t e = cudaGetLastError();
+      return e != cudaSuccess ? e : cudaErrorLaunchFailure;
+    }
+    return cudaSuccess;
+  }
+
+ protected:
+  static cutlass::KernelHardwareInfo HardwareInfo(int device) {
+    cutlass::KernelHardwareInfo hw;
+    hw.device_id = device;
+    hw.sm_count = cutlass::KernelHardwareInfo::query_device_multiprocessor_count(device);
+    return hw;
+  }
+
+  // can_implement, the workspace, initialize: "" when ready, else what stopped it
+  // (*unsupported: CUTLASS refused `what`, e.g. "these groups").
+  std::string Initialize(const typename Gemm::Arguments& args, const char* what,
+                         bool* unsupported) {
+    cutlass::Status s = gemm_.can_implement(args);
+    if (s != cutlass::Status::kSuccess) {
+      *unsupported = true;
+      return std::string("CUTLASS cannot implement ") + what + ": " +
+             cutlass::cutlassGetStatusString(s);
+    }
+    cudaError_t e = workspace_.Allocate(Gemm::get_workspace_size(args));
+    if (e != cudaSuccess) return std::string("allocating the workspace: ") + cudaGetErrorName(e);
+    s = gemm_.initialize(args, workspace_.get());
+    if (s != cutlass::Status::kSuccess) {
+      e = cudaGetLastError();
+      return std::string("initializing the kernel: ") + cutlass::cutlassGetStatusString(s) +
+             (e != cudaSuccess ? std::string(" (") + cudaGetErrorName(e) + ")" : "");
+    }
+    return "";
+  }
+
+  Gemm gemm_;
+  DeviceArray<uint8_t> workspace_;
+};
 
 // A prepared grouped GEMM of the instantiation `T` (a GEMMPROF_CUTLASS_BLOCK_GEMM_TYPES
 // struct).
 template <class T>
-class BlockGemm final : public Instance {
+class BlockGemm final : public AdapterInstance<typename T::Gemm> {
   using ElementA = typename T::ElementA;
   using ElementB = typename T::ElementB;
   using ElementD = typename T::ElementD;
@@ -117,15 +161,6 @@ class BlockGemm final : public Instance {
     made.error = gemm->Prepare(groups, device, &made.unsupported);
     if (made.error.empty()) made.instance = std::move(gemm);
     return made;
-  }
-
-  cudaError_t Run(cudaStream_t stream) override {
-    const cutlass::Status s = gemm_.run(stream);
-    if (s != cutlass::Status::kSuccess) {
-      const cudaError_t e = cudaGetLastError();
-      return e != cudaSuccess ? e : cudaErrorLaunchFailure;
-    }
-    return cudaSuccess;
   }
 
   std::string Config() const override {
@@ -178,18 +213,15 @@ class BlockGemm final : public Instance {
     if (e == cudaSuccess) e = sfb_.Upload(sfb);
     if (e == cudaSuccess) e = layout_sfa_.Upload(layout_sfa);
     if (e == cudaSuccess) e = layout_sfb_.Upload(layout_sfb);
-    if (e != cudaSuccess) return std::string("preparing the argument arrays: ") + cudaGetErrorName(e);
+    if (e != cudaSuccess)
+      return std::string("preparing the argument arrays: ") + cudaGetErrorName(e);
 
-    cutlass::KernelHardwareInfo hw;
-    hw.device_id = device;
-    hw.sm_count = cutlass::KernelHardwareInfo::query_device_multiprocessor_count(device);
-    typename Gemm::Arguments args{
-        cutlass::gemm::GemmUniversalMode::kGrouped,
-        {count, problems_.get(), host_problems_.data()},
-        {a_.get(), stride_a_.get(), b_.get(), stride_b_.get(), sfa_.get(), layout_sfa_.get(),
-         sfb_.get(), layout_sfb_.get()},
-        {{}, nullptr, stride_d_.get(), d_.get(), stride_d_.get()},
-        hw};
+    typename Gemm::Arguments args{cutlass::gemm::GemmUniversalMode::kGrouped,
+                                  {count, problems_.get(), host_problems_.data()},
+                                  {a_.get(), stride_a_.get(), b_.get(), stride_b_.get(), sfa_.get(),
+                                   layout_sfa_.get(), sfb_.get(), layout_sfb_.get()},
+                                  {{}, nullptr, stride_d_.get(), d_.get(), stride_d_.get()},
+                                  this->HardwareInfo(device)};
     auto& fusion = args.epilogue.thread;
     fusion.alpha = 1.0f;
     fusion.beta = 0.0f;
@@ -200,24 +232,9 @@ class BlockGemm final : public Instance {
     fusion.dAlpha = {cute::_0{}, cute::_0{}, 0};
     fusion.dBeta = {cute::_0{}, cute::_0{}, 0};
 
-    cutlass::Status s = gemm_.can_implement(args);
-    if (s != cutlass::Status::kSuccess) {
-      *unsupported = true;
-      return std::string("CUTLASS cannot implement these groups: ") +
-             cutlass::cutlassGetStatusString(s);
-    }
-    e = workspace_.Allocate(Gemm::get_workspace_size(args));
-    if (e != cudaSuccess) return std::string("allocating the workspace: ") + cudaGetErrorName(e);
-    s = gemm_.initialize(args, workspace_.get());
-    if (s != cutlass::Status::kSuccess) {
-      e = cudaGetLastError();
-      return std::string("initializing the kernel: ") + cutlass::cutlassGetStatusString(s) +
-             (e != cudaSuccess ? std::string(" (") + cudaGetErrorName(e) + ")" : "");
-    }
-    return "";
+    return this->Initialize(args, "these groups", unsupported);
   }
 
-  Gemm gemm_;
   std::vector<Problem> host_problems_;
   DeviceArray<Problem> problems_;
   DeviceArray<const ElementA*> a_;
@@ -229,50 +246,47 @@ class BlockGemm final : public Instance {
   DeviceArray<const float*> sfa_, sfb_;
   DeviceArray<LayoutSFA> layout_sfa_;
   DeviceArray<LayoutSFB> layout_sfb_;
-  DeviceArray<uint8_t> workspace_;
 };
 
 // The batched form, for groups of one size stored back to back: CUTLASS's Hopper
 // warp-specialized blockwise-scaled GEMM with a batch count L (no per-group pointer
 // arrays or TMA descriptor updates between groups), cooperative, tile 128x128x128. The
 // scales of group g follow group g-1's, as the quantization kernels write them.
-#define GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES(Name, ScaleN)                                \
-  struct Name {                                                                               \
-    using ElementA = cutlass::float_e4m3_t;                                                   \
-    using ElementB = cutlass::float_e4m3_t;                                                   \
-    using LayoutA = cutlass::layout::RowMajor;                                                \
-    using LayoutB = cutlass::layout::ColumnMajor;                                             \
-    using LayoutD = cutlass::layout::RowMajor;                                                \
-    using ElementD = cutlass::bfloat16_t;                                                     \
-    static constexpr int kAlignA = 16, kAlignB = 16, kAlignD = 8;                             \
-    using TileShape = cute::Shape<cute::_128, cute::_128, cute::_128>;                        \
-    using ClusterShape = cute::Shape<cute::_1, cute::_2, cute::_1>;                           \
-    using ScaleConfig = cutlass::detail::Sm90BlockwiseScaleConfig<                            \
-        1, ScaleN, 128, cute::GMMA::Major::K, cute::GMMA::Major::K>;                          \
-    using LayoutSFA = decltype(ScaleConfig::deduce_layoutSFA());                              \
-    using LayoutSFB = decltype(ScaleConfig::deduce_layoutSFB());                              \
-    using Epilogue = cutlass::epilogue::collective::CollectiveBuilder<                        \
-        cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,         \
-        cutlass::epilogue::collective::EpilogueTileAuto, float, float, void, LayoutD,         \
-        kAlignD, ElementD, LayoutD, kAlignD,                                                  \
-        cutlass::epilogue::TmaWarpSpecializedCooperative,                                     \
-        cutlass::epilogue::fusion::LinearCombination<ElementD, float, void,                   \
-                                                     float>>::CollectiveOp;                   \
-    using Mainloop = cutlass::gemm::collective::CollectiveBuilder<                            \
-        cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA,                        \
-        cute::tuple<LayoutA, LayoutSFA>, kAlignA, ElementB, cute::tuple<LayoutB, LayoutSFB>,  \
-        kAlignB, float, TileShape, ClusterShape,                                              \
-        cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(                   \
-            sizeof(typename Epilogue::SharedStorage))>,                                       \
-        cutlass::gemm::KernelTmaWarpSpecializedCooperativeFP8Blockwise>::CollectiveOp;        \
-    using Kernel =                                                                            \
-        cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop,       \
-                                             Epilogue>;                                       \
-    using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;                         \
+#define GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES(Name, ScaleN)                                    \
+  struct Name {                                                                                    \
+    using ElementA = cutlass::float_e4m3_t;                                                        \
+    using ElementB = cutlass::float_e4m3_t;                                                        \
+    using LayoutA = cutlass::layout::RowMajor;                                                     \
+    using LayoutB = cutlass::layout::ColumnMajor;                                                  \
+    using LayoutD = cutlass::layout::RowMajor;                                                     \
+    using ElementD = cutlass::bfloat16_t;                                                          \
+    static constexpr int kAlignA = 16, kAlignB = 16, kAlignD = 8;                                  \
+    using TileShape = cute::Shape<cute::_128, cute::_128, cute::_128>;                             \
+    using ClusterShape = cute::Shape<cute::_1, cute::_2, cute::_1>;                                \
+    using ScaleConfig =                                                                            \
+        cutlass::detail::Sm90BlockwiseScaleConfig<1, ScaleN, 128, cute::GMMA::Major::K,            \
+                                                  cute::GMMA::Major::K>;                           \
+    using LayoutSFA = decltype(ScaleConfig::deduce_layoutSFA());                                   \
+    using LayoutSFB = decltype(ScaleConfig::deduce_layoutSFB());                                   \
+    using Epilogue = cutlass::epilogue::collective::CollectiveBuilder<                             \
+        cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,              \
+        cutlass::epilogue::collective::EpilogueTileAuto, float, float, void, LayoutD, kAlignD,     \
+        ElementD, LayoutD, kAlignD, cutlass::epilogue::TmaWarpSpecializedCooperative,              \
+        cutlass::epilogue::fusion::LinearCombination<ElementD, float, void, float>>::CollectiveOp; \
+    using Mainloop = cutlass::gemm::collective::CollectiveBuilder<                                 \
+        cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA,                             \
+        cute::tuple<LayoutA, LayoutSFA>, kAlignA, ElementB, cute::tuple<LayoutB, LayoutSFB>,       \
+        kAlignB, float, TileShape, ClusterShape,                                                   \
+        cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(                        \
+            sizeof(typename Epilogue::SharedStorage))>,                                            \
+        cutlass::gemm::KernelTmaWarpSpecializedCooperativeFP8Blockwise>::CollectiveOp;             \
+    using Kernel =                                                                                 \
+        cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop, Epilogue>; \
+    using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;                              \
   }
 
 template <class T>
-class BatchedBlockGemm final : public Instance {
+class BatchedBlockGemm final : public AdapterInstance<typename T::Gemm> {
   using Gemm = typename T::Gemm;
   using ScaleConfig = typename T::ScaleConfig;
 
@@ -283,15 +297,6 @@ class BatchedBlockGemm final : public Instance {
     made.error = gemm->Prepare(first, groups, device, &made.unsupported);
     if (made.error.empty()) made.instance = std::move(gemm);
     return made;
-  }
-
-  cudaError_t Run(cudaStream_t stream) override {
-    const cutlass::Status s = gemm_.run(stream);
-    if (s != cutlass::Status::kSuccess) {
-      const cudaError_t e = cudaGetLastError();
-      return e != cudaSuccess ? e : cudaErrorLaunchFailure;
-    }
-    return cudaSuccess;
   }
 
   std::string Config() const override {
@@ -308,12 +313,12 @@ class BatchedBlockGemm final : public Instance {
     using StrideA = typename T::Kernel::StrideA;
     using StrideB = typename T::Kernel::StrideB;
     using StrideD = typename T::Kernel::StrideD;
-    const auto stride_a = cutlass::make_cute_packed_stride(StrideA{}, cute::make_shape(g.m, g.k, l));
-    const auto stride_b = cutlass::make_cute_packed_stride(StrideB{}, cute::make_shape(g.n, g.k, l));
-    const auto stride_d = cutlass::make_cute_packed_stride(StrideD{}, cute::make_shape(g.m, g.n, l));
-    cutlass::KernelHardwareInfo hw;
-    hw.device_id = device;
-    hw.sm_count = cutlass::KernelHardwareInfo::query_device_multiprocessor_count(device);
+    const auto stride_a =
+        cutlass::make_cute_packed_stride(StrideA{}, cute::make_shape(g.m, g.k, l));
+    const auto stride_b =
+        cutlass::make_cute_packed_stride(StrideB{}, cute::make_shape(g.n, g.k, l));
+    const auto stride_d =
+        cutlass::make_cute_packed_stride(StrideD{}, cute::make_shape(g.m, g.n, l));
     typename Gemm::Arguments args{
         cutlass::gemm::GemmUniversalMode::kGemm,
         {g.m, g.n, g.k, l},
@@ -322,28 +327,11 @@ class BatchedBlockGemm final : public Instance {
          ScaleConfig::tile_atom_to_shape_SFA(cute::make_shape(g.m, g.n, g.k, l)), g.bt_scales,
          ScaleConfig::tile_atom_to_shape_SFB(cute::make_shape(g.m, g.n, g.k, l))},
         {{}, nullptr, stride_d, static_cast<typename T::ElementD*>(g.c), stride_d},
-        hw};
+        this->HardwareInfo(device)};
     args.epilogue.thread.alpha = 1.0f;
     args.epilogue.thread.beta = 0.0f;
-    cutlass::Status s = gemm_.can_implement(args);
-    if (s != cutlass::Status::kSuccess) {
-      *unsupported = true;
-      return std::string("CUTLASS cannot implement this batch: ") +
-             cutlass::cutlassGetStatusString(s);
-    }
-    e = workspace_.Allocate(Gemm::get_workspace_size(args));
-    if (e != cudaSuccess) return std::string("allocating the workspace: ") + cudaGetErrorName(e);
-    s = gemm_.initialize(args, workspace_.get());
-    if (s != cutlass::Status::kSuccess) {
-      e = cudaGetLastError();
-      return std::string("initializing the kernel: ") + cutlass::cutlassGetStatusString(s) +
-             (e != cudaSuccess ? std::string(" (") + cudaGetErrorName(e) + ")" : "");
-    }
-    return "";
+    return this->Initialize(args, "this batch", unsupported);
   }
-
-  Gemm gemm_;
-  DeviceArray<uint8_t> workspace_;
 };
 
 }  // namespace gemmprof::kernels::cutlass_gemm

@@ -38,6 +38,7 @@
 #include "kernels/device_pool.h"
 #include "kernels/gemm_verifier.h"
 #include "kernels/grouped_block_gemm.h"
+#include "kernels/measure_parts.h"
 #include "kernels/operand_quantizer.h"
 #include "kernels/recipe_rules.h"
 #include "tests/gpu/gpu_test_util.h"
@@ -100,6 +101,27 @@ class BlockGemmTest : public ::testing::Test {
   }
   static float BScale(const HostGroup& g, bool bt_blk, int64_t col, int64_t kb) {
     return g.sb[(bt_blk ? col / 128 : col) * CeilDiv(g.s.k, 128) + kb];
+  }
+
+  // ||out - ref||_F / ||ref||_F of a group's output against a double host reference.
+  static double RelErrorToReference(const HostGroup& g, bool bt_blk,
+                                    const std::vector<float>& out) {
+    const Size s = g.s;
+    double diff = 0, ref2 = 0;
+    for (int64_t i = 0; i < s.m; ++i) {
+      for (int64_t j = 0; j < s.n; ++j) {
+        double acc = 0;
+        for (int64_t kk = 0; kk < s.k; ++kk) {
+          acc += double(core::quant::DecodeFp8(g.a[i * s.k + kk], Fp8Format::kE4M3)) *
+                 AScale(g, i, kk / 128) *
+                 double(core::quant::DecodeFp8(g.bt[j * s.k + kk], Fp8Format::kE4M3)) *
+                 BScale(g, bt_blk, j, kk / 128);
+        }
+        diff += (out[i * s.n + j] - acc) * (out[i * s.n + j] - acc);
+        ref2 += acc * acc;
+      }
+    }
+    return std::sqrt(diff / ref2);
   }
 
   // Uploads the groups (C filled with a sentinel) and describes them for Create.
@@ -175,56 +197,54 @@ TEST_P(ScaleLayoutTest, EachScaleAppliesToItsRowsColumnsAndKBlockOnly) {
   BlockGemmSpec spec = Upload(groups, c.bt_blk);
   // Groups of different sizes in buffers of their own: the grouped form (PackedTest
   // runs both forms on groups stored back to back).
-  for (BlockGemmSchedule schedule : {BlockGemmSchedule::kGrouped}) {
-    auto gemm = GroupedBlockGemm::Create(spec, schedule, 0, sm_);
-    ASSERT_TRUE(gemm.ok()) << gemm.status();
-    SCOPED_TRACE(gemm->Description());
+  auto gemm = GroupedBlockGemm::Create(spec, BlockGemmSchedule::kGrouped, 0, sm_);
+  ASSERT_TRUE(gemm.ok()) << gemm.status();
+  SCOPED_TRACE(gemm->Description());
 
-    // Sets one scale to 2, runs, checks every group's output exactly, sets it back.
-    int checked = 0;
-    auto probe = [&](size_t gi, bool of_a, int64_t index, int64_t row, int64_t col_lo,
-                     int64_t col_hi, int64_t kb) {
-      HostGroup& g = groups[gi];
-      float* d = (of_a ? g.d_sa.as<float>() : g.d_sb.as<float>()) + index;
-      const float two = 2.0f, one = 1.0f;
-      ASSERT_EQ(cudaMemcpy(d, &two, sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
-      ASSERT_TRUE(RunOnce(*gemm).ok());
-      ASSERT_EQ(cudaMemcpy(d, &one, sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
-      for (size_t h = 0; h < groups.size(); ++h) {
-        const Size s = groups[h].s;
-        if (s.m == 0) continue;
-        std::vector<float> out = Bf16ToHostFloat(groups[h].d_c.as<__nv_bfloat16>(), s.m * s.n);
-        const int64_t width = std::min<int64_t>(128, s.k - kb * 128);
-        for (int64_t i = 0; i < s.m; ++i) {
-          for (int64_t j = 0; j < s.n; ++j) {
-            const bool hit =
-                h == gi && (of_a ? i == row : true) && (of_a || (j >= col_lo && j < col_hi));
-            const float want = static_cast<float>(s.k + (hit ? width : 0));
-            ASSERT_EQ(out[i * s.n + j], want)
-                << c.name << ": scale " << (of_a ? "A" : "B^T") << "[" << index << "] of group "
-                << gi << " = 2; output group " << h << " (" << i << ", " << j << ")";
-          }
+  // Sets one scale to 2, runs, checks every group's output exactly, sets it back.
+  int checked = 0;
+  auto probe = [&](size_t gi, bool of_a, int64_t index, int64_t row, int64_t col_lo, int64_t col_hi,
+                   int64_t kb) {
+    HostGroup& g = groups[gi];
+    float* d = (of_a ? g.d_sa.as<float>() : g.d_sb.as<float>()) + index;
+    const float two = 2.0f, one = 1.0f;
+    ASSERT_EQ(cudaMemcpy(d, &two, sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_TRUE(RunOnce(*gemm).ok());
+    ASSERT_EQ(cudaMemcpy(d, &one, sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+    for (size_t h = 0; h < groups.size(); ++h) {
+      const Size s = groups[h].s;
+      if (s.m == 0) continue;
+      std::vector<float> out = Bf16ToHostFloat(groups[h].d_c.as<__nv_bfloat16>(), s.m * s.n);
+      const int64_t width = std::min<int64_t>(128, s.k - kb * 128);
+      for (int64_t i = 0; i < s.m; ++i) {
+        for (int64_t j = 0; j < s.n; ++j) {
+          const bool hit =
+              h == gi && (of_a ? i == row : true) && (of_a || (j >= col_lo && j < col_hi));
+          const float want = static_cast<float>(s.k + (hit ? width : 0));
+          ASSERT_EQ(out[i * s.n + j], want)
+              << c.name << ": scale " << (of_a ? "A" : "B^T") << "[" << index << "] of group " << gi
+              << " = 2; output group " << h << " (" << i << ", " << j << ")";
         }
-      }
-      ++checked;
-    };
-    for (size_t gi = 0; gi < groups.size(); ++gi) {
-      const HostGroup& g = groups[gi];
-      const int64_t kb = CeilDiv(g.s.k, 128);
-      for (int64_t b = 0; b < kb; ++b) {
-        for (int64_t r = 0; r < g.s.m; ++r) probe(gi, true, r * kb + b, r, 0, 0, b);
-        if (c.bt_blk) {
-          for (int64_t rb = 0; rb < CeilDiv(g.s.n, 128); ++rb)
-            probe(gi, false, rb * kb + b, -1, rb * 128, rb * 128 + 128, b);
-        } else {
-          for (int64_t j = 0; j < g.s.n; ++j) probe(gi, false, j * kb + b, -1, j, j + 1, b);
-        }
-        if (HasFatalFailure()) return;
       }
     }
-    std::printf("%s: %d scale positions each applied to exactly their block (%s)\n", c.name,
-                checked, gemm->Description().c_str());
+    ++checked;
+  };
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    const HostGroup& g = groups[gi];
+    const int64_t kb = CeilDiv(g.s.k, 128);
+    for (int64_t b = 0; b < kb; ++b) {
+      for (int64_t r = 0; r < g.s.m; ++r) probe(gi, true, r * kb + b, r, 0, 0, b);
+      if (c.bt_blk) {
+        for (int64_t rb = 0; rb < CeilDiv(g.s.n, 128); ++rb)
+          probe(gi, false, rb * kb + b, -1, rb * 128, rb * 128 + 128, b);
+      } else {
+        for (int64_t j = 0; j < g.s.n; ++j) probe(gi, false, j * kb + b, -1, j, j + 1, b);
+      }
+      if (HasFatalFailure()) return;
+    }
   }
+  std::printf("%s: %d scale positions each applied to exactly their block (%s)\n", c.name, checked,
+              gemm->Description().c_str());
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -254,46 +274,28 @@ TEST_P(GroupSizeTest, EveryGroupMatchesTheHostReference) {
   BlockGemmSpec spec = Upload(groups, c.bt_blk);
   // Groups of different sizes in buffers of their own: the grouped form (PackedTest
   // runs both forms on groups stored back to back).
-  for (BlockGemmSchedule schedule : {BlockGemmSchedule::kGrouped}) {
-    auto gemm = GroupedBlockGemm::Create(spec, schedule, 0, sm_);
-    ASSERT_TRUE(gemm.ok()) << gemm.status();
-    SCOPED_TRACE(gemm->Description());
-    EXPECT_THAT(gemm->Description(), HasSubstr("CUTLASS"));
-    EXPECT_THAT(gemm->Description(),
-                HasSubstr(absl::StrCat(c.sizes.size(), " groups in one launch")));
-    ASSERT_TRUE(RunOnce(*gemm).ok());
-    for (size_t gi = 0; gi < groups.size(); ++gi) {
-      const HostGroup& g = groups[gi];
-      const Size s = g.s;
-      SCOPED_TRACE(::testing::Message()
-                   << c.name << " group " << gi << " MxKxN " << s.m << "x" << s.k << "x" << s.n);
-      if (s.m == 0) {
-        // Nothing to write: the sentinel stays.
-        EXPECT_EQ(ToHost<uint16_t>(g.d_c.get(), 1)[0], 0xFFFF);
-        continue;
-      }
-      std::vector<float> out = Bf16ToHostFloat(g.d_c.as<__nv_bfloat16>(), s.m * s.n);
-      double diff = 0, ref2 = 0;
-      for (int64_t i = 0; i < s.m; ++i) {
-        for (int64_t j = 0; j < s.n; ++j) {
-          double acc = 0;
-          for (int64_t kk = 0; kk < s.k; ++kk) {
-            const int64_t b = kk / 128;
-            acc += double(core::quant::DecodeFp8(g.a[i * s.k + kk], Fp8Format::kE4M3)) *
-                   AScale(g, i, b) *
-                   double(core::quant::DecodeFp8(g.bt[j * s.k + kk], Fp8Format::kE4M3)) *
-                   BScale(g, c.bt_blk, j, b);
-          }
-          diff += (out[i * s.n + j] - acc) * (out[i * s.n + j] - acc);
-          ref2 += acc * acc;
-        }
-      }
-      const double rel = std::sqrt(diff / ref2);
-      // BF16 output rounding alone is ~1e-3 (RMS); fp32 accumulation adds little.
-      EXPECT_LT(rel, 4e-3);
-      std::printf("%s %s group %zu MxKxN %ldx%ldx%ld: rel_error %.2e\n", c.name, "grouped", gi, s.m,
-                  s.k, s.n, rel);
+  auto gemm = GroupedBlockGemm::Create(spec, BlockGemmSchedule::kGrouped, 0, sm_);
+  ASSERT_TRUE(gemm.ok()) << gemm.status();
+  SCOPED_TRACE(gemm->Description());
+  EXPECT_THAT(gemm->Description(), HasSubstr("CUTLASS"));
+  EXPECT_THAT(gemm->Description(),
+              HasSubstr(absl::StrCat(c.sizes.size(), " groups in one launch")));
+  ASSERT_TRUE(RunOnce(*gemm).ok());
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    const HostGroup& g = groups[gi];
+    const Size s = g.s;
+    SCOPED_TRACE(::testing::Message()
+                 << c.name << " group " << gi << " MxKxN " << s.m << "x" << s.k << "x" << s.n);
+    if (s.m == 0) {
+      // Nothing to write: the sentinel stays.
+      EXPECT_EQ(ToHost<uint16_t>(g.d_c.get(), 1)[0], 0xFFFF);
+      continue;
     }
+    std::vector<float> out = Bf16ToHostFloat(g.d_c.as<__nv_bfloat16>(), s.m * s.n);
+    const double rel = RelErrorToReference(g, c.bt_blk, out);
+    // BF16 output rounding alone is ~1e-3 (RMS); fp32 accumulation adds little.
+    EXPECT_LT(rel, 4e-3);
+    std::printf("%s group %zu MxKxN %ldx%ldx%ld: rel_error %.2e\n", c.name, gi, s.m, s.k, s.n, rel);
   }
 }
 
@@ -409,21 +411,7 @@ TEST_P(PackedTest, BatchedAndGroupedFormsMatchTheHostReference) {
     for (int g = 0; g < groups; ++g) {
       const HostGroup& h = host[g];
       std::vector<float> out = Bf16ToHostFloat(d_c->as<__nv_bfloat16>() + g * s.m * s.n, s.m * s.n);
-      double diff = 0, ref2 = 0;
-      for (int64_t i = 0; i < s.m; ++i) {
-        for (int64_t j = 0; j < s.n; ++j) {
-          double acc = 0;
-          for (int64_t kk = 0; kk < s.k; ++kk) {
-            acc += double(core::quant::DecodeFp8(h.a[i * s.k + kk], Fp8Format::kE4M3)) *
-                   AScale(h, i, kk / 128) *
-                   double(core::quant::DecodeFp8(h.bt[j * s.k + kk], Fp8Format::kE4M3)) *
-                   BScale(h, bt_blk, j, kk / 128);
-          }
-          diff += (out[i * s.n + j] - acc) * (out[i * s.n + j] - acc);
-          ref2 += acc * acc;
-        }
-      }
-      EXPECT_LT(std::sqrt(diff / ref2), 4e-3) << "group " << g;
+      EXPECT_LT(RelErrorToReference(h, bt_blk, out), 4e-3) << "group " << g;
     }
     std::printf("packed %s: %s\n", bt_blk ? "blk128" : "vec128", gemm->Description().c_str());
   }
@@ -462,24 +450,11 @@ TEST_F(VerifierTest, OneWrongGroupOfEightFailsTheItemAndIsNamed) {
   auto qb = OperandQuantizer::Create(pool, OperandBt(item, timing), *bt_src, false);
   ASSERT_TRUE(qa.ok() && qb.ok());
   ASSERT_TRUE(qa->Enqueue(st, false).ok() && qb->Enqueue(st, false).ok());
-  BlockGemmSpec spec;
-  spec.bt_128x128 = true;
-  for (int64_t g = 0; g < groups; ++g) {
-    BlockGemmGroup one;
-    one.m = s.m;
-    one.n = s.n;
-    one.k = s.k;
-    one.a = static_cast<const uint8_t*>(qa->data()) + g * s.m * s.k;
-    one.bt = static_cast<const uint8_t*>(qb->data()) + g * s.n * s.k;
-    one.c = *c + g * s.m * s.n;
-    one.a_scales = qa->block_scales() + g * qa->block_scale_group_floats();
-    one.bt_scales = qb->block_scales() + g * qb->block_scale_group_floats();
-    spec.groups.push_back(one);
-  }
+  // The groups as the runner lays them out for CUTLASS (CreateBlockGemm).
+  const Operands o{*c, nullptr, *qa, *qb};
   cudaDeviceProp p{};
   ASSERT_EQ(cudaGetDeviceProperties(&p, 0), cudaSuccess);
-  auto gemm =
-      GroupedBlockGemm::Create(spec, BlockGemmSchedule::kGrouped, 0, p.major * 10 + p.minor);
+  auto gemm = CreateBlockGemm(item, o, BlockGemmSchedule::kGrouped, 0, p.major * 10 + p.minor);
   ASSERT_TRUE(gemm.ok()) << gemm.status();
   ASSERT_TRUE(gemm->Enqueue(st).ok());
   const double threshold = ErrorThreshold(core::Recipe::kFp8Block, false);
