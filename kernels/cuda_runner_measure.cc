@@ -326,7 +326,7 @@ std::string GroupedNote(const core::WorkItem& item, const TimedQuantization& t, 
   const bool tensor_scaled =
       item.recipe == Recipe::kFp8Current || item.recipe == Recipe::kFp8Delayed;
   std::string note =
-      cutlass ? absl::StrFormat("grouped: %d groups in one CUTLASS grouped launch", item.op.groups)
+      cutlass ? absl::StrFormat("grouped: %d groups in one CUTLASS launch", item.op.groups)
       : per_group_reason.empty()
           ? absl::StrFormat("grouped: %d groups in one strided-batched cuBLASLt call",
                             item.op.groups)

@@ -75,7 +75,8 @@ absl::Status Autotune(MatmulPlan& plan, const IterationTimer& timer, cudaStream_
 double GemmBytes(const core::WorkItem& item, const Operands& o);
 double QuantBytes(const core::WorkItem& item, const Operands& o, const TimedQuantization& t);
 
-// `cutlass`: the groups run as one CUTLASS grouped launch instead of cuBLASLt.
+// `cutlass`: the groups run in one CUTLASS launch (grouped or batched form) instead of
+// cuBLASLt.
 std::string GroupedNote(const core::WorkItem& item, const TimedQuantization& t, const Operands& o,
                         const std::string& per_group_reason, bool cutlass);
 

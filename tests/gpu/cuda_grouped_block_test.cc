@@ -128,11 +128,11 @@ TEST_P(GroupedBlockRunnerTest, OneTwoAndFourGroupsRunAndPassVerification) {
     } else {
       EXPECT_DOUBLE_EQ(m->bytes, groups * bytes_one_group);
       EXPECT_THAT(m->notes, HasSubstr("grouped: block scales per group"));
-      // The CUTLASS grouped launch where it measured faster; else one batched cuBLASLt
+      // One CUTLASS launch where it measured faster; else one batched cuBLASLt
       // call, or (this cuBLASLt) one call per group with the refusal quoted.
       if (m->algorithm.find("CUTLASS") != std::string::npos) {
-        EXPECT_THAT(m->notes, HasSubstr(absl::StrCat("grouped: ", groups,
-                                                     " groups in one CUTLASS grouped launch")));
+        EXPECT_THAT(m->notes,
+                    HasSubstr(absl::StrCat("grouped: ", groups, " groups in one CUTLASS launch")));
         EXPECT_THAT(m->algorithm, HasSubstr(absl::StrCat(groups, " groups in one launch")));
       } else if (m->notes.find("strided-batched") == std::string::npos) {
         EXPECT_THAT(m->notes,
