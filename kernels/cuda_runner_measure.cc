@@ -157,8 +157,7 @@ absl::Status CudaRunner::ChooseGemmLibrary(Member& m, const TimerOptions& item_o
       continue;
     }
     RETURN_IF_ERROR(g.status());
-    names.push_back(schedule == BlockGemmSchedule::kGrouped ? "CUTLASS grouped"
-                                                            : "CUTLASS batched");
+    names.push_back(absl::StrCat("CUTLASS ", BlockGemmScheduleName(schedule)));
     cutlass.push_back(*std::move(g));
   }
   if (cutlass.size() == 1) {

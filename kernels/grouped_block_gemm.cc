@@ -64,6 +64,20 @@ absl::Status CheckBatch(const BlockGemmSpec& spec) {
 
 }  // namespace
 
+const char* BlockGemmScheduleName(BlockGemmSchedule schedule) {
+  switch (schedule) {
+    case BlockGemmSchedule::kGrouped:
+      return "grouped";
+    case BlockGemmSchedule::kBatched:
+      return "batched";
+    case BlockGemmSchedule::kGroupedPingpong:
+      return "grouped pingpong";
+    case BlockGemmSchedule::kBatchedPingpong:
+      return "batched pingpong";
+  }
+  return "?";
+}
+
 GroupedBlockGemm::GroupedBlockGemm(GroupedBlockGemm&&) noexcept = default;
 GroupedBlockGemm& GroupedBlockGemm::operator=(GroupedBlockGemm&&) noexcept = default;
 GroupedBlockGemm::~GroupedBlockGemm() = default;
@@ -104,13 +118,27 @@ absl::StatusOr<GroupedBlockGemm> GroupedBlockGemm::Create(const BlockGemmSpec& s
         " x B^T ", FormatName(spec.bt_format), " (fp8-block is e4m3 x e4m3)"));
   }
   cutlass_gemm::Made made;
-  if (schedule == BlockGemmSchedule::kGrouped) {
-    made = spec.bt_128x128 ? cutlass_gemm::MakeBlk128Grouped(groups, device)
-                           : cutlass_gemm::MakeVec128Grouped(groups, device);
-  } else {
-    RETURN_IF_ERROR(CheckBatch(spec));
-    made = spec.bt_128x128 ? cutlass_gemm::MakeBlk128Batched(groups.front(), groups.size(), device)
-                           : cutlass_gemm::MakeVec128Batched(groups.front(), groups.size(), device);
+  const bool blk = spec.bt_128x128;
+  const int count = static_cast<int>(groups.size());
+  switch (schedule) {
+    case BlockGemmSchedule::kGrouped:
+      made = blk ? cutlass_gemm::MakeBlk128Grouped(groups, device)
+                 : cutlass_gemm::MakeVec128Grouped(groups, device);
+      break;
+    case BlockGemmSchedule::kGroupedPingpong:
+      made = blk ? cutlass_gemm::MakeBlk128GroupedPingpong(groups, device)
+                 : cutlass_gemm::MakeVec128GroupedPingpong(groups, device);
+      break;
+    case BlockGemmSchedule::kBatched:
+      RETURN_IF_ERROR(CheckBatch(spec));
+      made = blk ? cutlass_gemm::MakeBlk128Batched(groups.front(), count, device)
+                 : cutlass_gemm::MakeVec128Batched(groups.front(), count, device);
+      break;
+    case BlockGemmSchedule::kBatchedPingpong:
+      RETURN_IF_ERROR(CheckBatch(spec));
+      made = blk ? cutlass_gemm::MakeBlk128BatchedPingpong(groups.front(), count, device)
+                 : cutlass_gemm::MakeVec128BatchedPingpong(groups.front(), count, device);
+      break;
   }
   if (made.instance == nullptr) {
     const std::string what = absl::StrCat("CUTLASS grouped block-scaled GEMM: ", made.error);
@@ -119,9 +147,8 @@ absl::StatusOr<GroupedBlockGemm> GroupedBlockGemm::Create(const BlockGemmSpec& s
   GroupedBlockGemm gemm;
   gemm.instance_ = std::move(made.instance);
   gemm.description_ = absl::StrCat(
-      "CUTLASS ", GEMMPROF_CUTLASS_VERSION, " sm90a ",
-      schedule == BlockGemmSchedule::kGrouped ? "grouped" : "batched", " FP8 blockwise (",
-      FormatName(spec.a_format), " x ", FormatName(spec.bt_format), ", B^T ",
+      "CUTLASS ", GEMMPROF_CUTLASS_VERSION, " sm90a ", BlockGemmScheduleName(schedule),
+      " FP8 blockwise (", FormatName(spec.a_format), " x ", FormatName(spec.bt_format), ", B^T ",
       spec.bt_128x128 ? "128x128" : "1x128", " scales; ", gemm.instance_->Config(), "), ",
       spec.groups.size(), spec.groups.size() == 1 ? " group" : " groups", " in one launch");
   return gemm;

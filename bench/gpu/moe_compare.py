@@ -24,6 +24,13 @@ def library(result):
     return "CUTLASS" if "CUTLASS" in result["algorithm"] else "cuBLASLt"
 
 
+def kept(result):
+    """The candidate the item kept ("CUTLASS batched pingpong") and every candidate's
+    figure, from its choice note; the library and "" where it has none."""
+    m = CHOICE.search(result["notes"])
+    return (m.group(1), m.group(2)) if m else (library(result), "")
+
+
 def grouped(name, title):
     report = load(name)
     d = report["device"]
@@ -31,6 +38,7 @@ def grouped(name, title):
     print("| pass | op | MxKxN x groups | recipe | ms | TFLOP/s | library | verified |")
     print("|---|---|---|---|---:|---:|---|---|")
     sums = {}
+    choices = []
     for it in report["items"]:
         r = it.get("result")
         if it["groups"] <= 1 or it["mode"] != "prequant" or not r:
@@ -41,7 +49,13 @@ def grouped(name, title):
         s[2] += 1
         print(f"| {it['pass']} | {it['op']} | {it['m']}x{it['k']}x{it['n']} x{it['groups']} | "
               f"{it['recipe']} | {r['median_ms']:.4f} | {r['flops'] / r['median_ms'] / 1e9:.0f} | "
-              f"{library(r)} | {r['verification']} |")
+              f"{kept(r)[0]} | {r['verification']} |")
+        if kept(r)[1]:
+            choices.append(f"{it['pass']} {it['op']}: {kept(r)[1]}")
+    if choices:
+        print("\nCandidates timed for each fp8-block item (ms per GEMM, interleaved rounds):\n")
+        for line in choices:
+            print(f"- {line}")
     print(f"\n| grouped expert GEMMs, prequant, sum of items | items | ms | TFLOP/s | vs bf16 |")
     print("|---|---:|---:|---:|---:|")
     for recipe in ("bf16", "fp8-current", "fp8-block"):

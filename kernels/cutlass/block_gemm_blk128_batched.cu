@@ -5,7 +5,8 @@
 namespace gemmprof::kernels::cutlass_gemm {
 
 namespace {
-GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES(Blk128Batched, 128);
+GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES(Blk128Batched, 128, 128, Cooperative,
+                                          TmaWarpSpecializedCooperative);
 }  // namespace
 
 Made MakeBlk128Batched(const Group& first, int groups, int device) {

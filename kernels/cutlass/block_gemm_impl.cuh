@@ -47,34 +47,39 @@ class DeviceArray {
   void* ptr_ = nullptr;
 };
 
-// The CUTLASS types of one instantiation, as a plain struct named `Name`: ElementA x
-// ElementB with B^T's scale blocks ScaleN rows tall (128: weights, 1: a gradient's 1x128
-// blocks); A's scales are always 1x128. Schedule: Cooperative (tile TileM = 128 rows,
-// two consumer warp groups on one tile) or Pingpong (TileM = 64, the two warp groups
-// alternate tiles, so one's promotion and epilogue overlap the other's MMAs). A macro,
-// not a template: the host compiler rejects CUTLASS's collective builders in a dependent
-// context, so each .cu spells its struct out at namespace scope. M, N of one group need
-// not be multiples of the tile (predicated).
-#define GEMMPROF_CUTLASS_BLOCK_GEMM_TYPES(Name, ElementA_, ElementB_, ScaleN, TileM, Schedule)     \
+// What every instantiation shares: e4m3 x e4m3 operands, K-major (A [m, k] row-major,
+// B [k, n] stored as B^T [n, k]), BF16 out [m, n] row-major, 16-byte accesses; tile
+// TileM x 128 x 128, cluster 1x2x1; A's scales 1x128 and B^T's ScaleN rows tall (128: a
+// weight's 128x128 blocks, 1: a gradient's 1x128), both K-major as the block-quantization
+// kernels write them (block_gemm_kernels.h). Schedule: Cooperative (TileM = 128, two
+// consumer warp groups on one tile) or Pingpong (TileM = 64, the two warp groups
+// alternate tiles, so one's promotion and epilogue overlap the other's MMAs). M, N of one
+// group need not be multiples of the tile (predicated). Macros, not templates: the host
+// compiler rejects CUTLASS's collective builders in a dependent context, so each .cu
+// spells its struct out at namespace scope.
+#define GEMMPROF_CUTLASS_BLOCK_GEMM_COMMON(ScaleN, TileM, Schedule)                   \
+  using ElementA = cutlass::float_e4m3_t;                                             \
+  using ElementB = cutlass::float_e4m3_t;                                             \
+  using ElementD = cutlass::bfloat16_t;                                               \
+  using LayoutA = cutlass::layout::RowMajor;                                          \
+  using LayoutB = cutlass::layout::ColumnMajor;                                       \
+  using LayoutD = cutlass::layout::RowMajor;                                          \
+  static constexpr int kAlignA = 16, kAlignB = 16, kAlignD = 8;                       \
+  static constexpr const char* kSchedule = #Schedule;                                 \
+  using TileShape = cute::Shape<cute::Int<TileM>, cute::_128, cute::_128>;            \
+  using ClusterShape = cute::Shape<cute::_1, cute::_2, cute::_1>;                     \
+  using ScaleConfig =                                                                 \
+      cutlass::detail::Sm90BlockwiseScaleConfig<1, ScaleN, 128, cute::GMMA::Major::K, \
+                                                cute::GMMA::Major::K>;                \
+  using LayoutSFA = decltype(ScaleConfig::deduce_layoutSFA());                        \
+  using LayoutSFB = decltype(ScaleConfig::deduce_layoutSFB())
+
+// The grouped form, as a plain struct named `Name`: per-group pointer arrays, any size
+// per group.
+#define GEMMPROF_CUTLASS_BLOCK_GEMM_TYPES(Name, ScaleN, TileM, Schedule)                           \
   struct Name {                                                                                    \
-    using ElementA = ElementA_;                                                                    \
-    using ElementB = ElementB_;                                                                    \
+    GEMMPROF_CUTLASS_BLOCK_GEMM_COMMON(ScaleN, TileM, Schedule);                                   \
     using ProblemShape = cutlass::gemm::GroupProblemShape<cute::Shape<int, int, int>>;             \
-    using LayoutA = cutlass::layout::RowMajor;    /* A [m, k] */                                   \
-    using LayoutB = cutlass::layout::ColumnMajor; /* B [k, n] stored as B^T [n, k] */              \
-    using LayoutD = cutlass::layout::RowMajor;    /* C [m, n] */                                   \
-    using ElementD = cutlass::bfloat16_t;                                                          \
-    /* 16-byte accesses */                                                                         \
-    static constexpr int kAlignA = 16, kAlignB = 16, kAlignD = 8;                                  \
-    static constexpr const char* kSchedule = #Schedule;                                            \
-    using TileShape = cute::Shape<cute::Int<TileM>, cute::_128, cute::_128>;                       \
-    using ClusterShape = cute::Shape<cute::_1, cute::_2, cute::_1>;                                \
-    /* K-major: the block-quantization kernels' row-major scales (block_gemm_kernels.h). */        \
-    using ScaleConfig =                                                                            \
-        cutlass::detail::Sm90BlockwiseScaleConfig<1, ScaleN, 128, cute::GMMA::Major::K,            \
-                                                  cute::GMMA::Major::K>;                           \
-    using LayoutSFA = decltype(ScaleConfig::deduce_layoutSFA());                                   \
-    using LayoutSFB = decltype(ScaleConfig::deduce_layoutSFB());                                   \
     using Epilogue = cutlass::epilogue::collective::CollectiveBuilder<                             \
         cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,              \
         cutlass::epilogue::collective::EpilogueTileAuto, float, float, void, LayoutD*, kAlignD,    \
@@ -90,6 +95,14 @@ class DeviceArray {
     using Kernel = cutlass::gemm::kernel::GemmUniversal<ProblemShape, Mainloop, Epilogue>;         \
     using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;                              \
   }
+
+// "tile 128x128x128, cluster 1x2x1, Cooperative, 6 stages" of an instantiation `T`.
+template <class T>
+std::string ConfigOf() {
+  return "tile " + std::to_string(cute::size<0>(typename T::TileShape{})) +
+         "x128x128, cluster 1x2x1, " + T::kSchedule + ", " +
+         std::to_string(T::Mainloop::DispatchPolicy::Stages) + " stages";
+}
 
 // What both forms share: the CUTLASS device adapter, its workspace, the launch, and
 // the checks and initialization that end their preparation.
@@ -163,11 +176,7 @@ class BlockGemm final : public AdapterInstance<typename T::Gemm> {
     return made;
   }
 
-  std::string Config() const override {
-    return "tile " + std::to_string(cute::size<0>(typename T::TileShape{})) +
-           "x128x128, cluster 1x2x1, " + T::kSchedule + ", " +
-           std::to_string(T::Mainloop::DispatchPolicy::Stages) + " stages";
-  }
+  std::string Config() const override { return ConfigOf<T>(); }
 
  private:
   BlockGemm() = default;
@@ -250,28 +259,16 @@ class BlockGemm final : public AdapterInstance<typename T::Gemm> {
 
 // The batched form, for groups of one size stored back to back: CUTLASS's Hopper
 // warp-specialized blockwise-scaled GEMM with a batch count L (no per-group pointer
-// arrays or TMA descriptor updates between groups), cooperative, tile 128x128x128. The
-// scales of group g follow group g-1's, as the quantization kernels write them.
-#define GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES(Name, ScaleN)                                    \
+// arrays or TMA descriptor updates between groups). The scales of group g follow group
+// g-1's, as the quantization kernels write them. EpilogueSchedule: TmaWarpSpecialized
+// for Pingpong, TmaWarpSpecializedCooperative for Cooperative.
+#define GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES(Name, ScaleN, TileM, Schedule, EpilogueSchedule) \
   struct Name {                                                                                    \
-    using ElementA = cutlass::float_e4m3_t;                                                        \
-    using ElementB = cutlass::float_e4m3_t;                                                        \
-    using LayoutA = cutlass::layout::RowMajor;                                                     \
-    using LayoutB = cutlass::layout::ColumnMajor;                                                  \
-    using LayoutD = cutlass::layout::RowMajor;                                                     \
-    using ElementD = cutlass::bfloat16_t;                                                          \
-    static constexpr int kAlignA = 16, kAlignB = 16, kAlignD = 8;                                  \
-    using TileShape = cute::Shape<cute::_128, cute::_128, cute::_128>;                             \
-    using ClusterShape = cute::Shape<cute::_1, cute::_2, cute::_1>;                                \
-    using ScaleConfig =                                                                            \
-        cutlass::detail::Sm90BlockwiseScaleConfig<1, ScaleN, 128, cute::GMMA::Major::K,            \
-                                                  cute::GMMA::Major::K>;                           \
-    using LayoutSFA = decltype(ScaleConfig::deduce_layoutSFA());                                   \
-    using LayoutSFB = decltype(ScaleConfig::deduce_layoutSFB());                                   \
+    GEMMPROF_CUTLASS_BLOCK_GEMM_COMMON(ScaleN, TileM, Schedule);                                   \
     using Epilogue = cutlass::epilogue::collective::CollectiveBuilder<                             \
         cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,              \
         cutlass::epilogue::collective::EpilogueTileAuto, float, float, void, LayoutD, kAlignD,     \
-        ElementD, LayoutD, kAlignD, cutlass::epilogue::TmaWarpSpecializedCooperative,              \
+        ElementD, LayoutD, kAlignD, cutlass::epilogue::EpilogueSchedule,                           \
         cutlass::epilogue::fusion::LinearCombination<ElementD, float, void, float>>::CollectiveOp; \
     using Mainloop = cutlass::gemm::collective::CollectiveBuilder<                                 \
         cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA,                             \
@@ -279,7 +276,7 @@ class BlockGemm final : public AdapterInstance<typename T::Gemm> {
         kAlignB, float, TileShape, ClusterShape,                                                   \
         cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(                        \
             sizeof(typename Epilogue::SharedStorage))>,                                            \
-        cutlass::gemm::KernelTmaWarpSpecializedCooperativeFP8Blockwise>::CollectiveOp;             \
+        cutlass::gemm::KernelTmaWarpSpecialized##Schedule##FP8Blockwise>::CollectiveOp;            \
     using Kernel =                                                                                 \
         cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop, Epilogue>; \
     using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;                              \
@@ -299,10 +296,7 @@ class BatchedBlockGemm final : public AdapterInstance<typename T::Gemm> {
     return made;
   }
 
-  std::string Config() const override {
-    return "tile 128x128x128, cluster 1x2x1, Cooperative, " +
-           std::to_string(T::Mainloop::DispatchPolicy::Stages) + " stages, groups as one batch";
-  }
+  std::string Config() const override { return ConfigOf<T>() + ", groups as one batch"; }
 
  private:
   BatchedBlockGemm() = default;

@@ -51,15 +51,23 @@ struct Made {
 
 // The instantiations (one translation unit each), all e4m3 x e4m3 (fp8-block quantizes
 // every operand to E4M3), named by B^T's scale blocks (Blk128: a weight's 128x128, for
-// fprop and dgrad; Vec128: dY^T's 1x128, for wgrad), cooperative schedule, tile
-// 128x128x128, cluster 1x2x1. `device` is the CUDA ordinal it runs on.
+// fprop and dgrad; Vec128: dY^T's 1x128, for wgrad), by form and by schedule; cluster
+// 1x2x1. `device` is the CUDA ordinal it runs on.
 //  * Grouped: any sizes per group (pointer arrays; TMA descriptors updated per group).
 //  * Batched: `groups` groups of `first`'s size stored back to back from `first`'s
 //    pointers (A at g * m * k, B^T at g * n * k, C at g * m * n, scales at g times one
 //    group's scale tensor): one batched GEMM.
+//  * Cooperative (no suffix): tile 128x128x128, both consumer warp groups on one tile.
+//  * Pingpong: tile 64x128x128, the warp groups alternate tiles, one's block-scale
+//    promotion and epilogue overlapping the other's MMAs (short K loops: wgrad's K is
+//    the tokens of one expert).
 Made MakeBlk128Grouped(const std::vector<Group>& groups, int device);
 Made MakeVec128Grouped(const std::vector<Group>& groups, int device);
 Made MakeBlk128Batched(const Group& first, int groups, int device);
 Made MakeVec128Batched(const Group& first, int groups, int device);
+Made MakeBlk128GroupedPingpong(const std::vector<Group>& groups, int device);
+Made MakeVec128GroupedPingpong(const std::vector<Group>& groups, int device);
+Made MakeBlk128BatchedPingpong(const Group& first, int groups, int device);
+Made MakeVec128BatchedPingpong(const Group& first, int groups, int device);
 
 }  // namespace gemmprof::kernels::cutlass_gemm

@@ -5,7 +5,8 @@
 namespace gemmprof::kernels::cutlass_gemm {
 
 namespace {
-GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES(Vec128Batched, 1);
+GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES(Vec128Batched, 1, 128, Cooperative,
+                                          TmaWarpSpecializedCooperative);
 }  // namespace
 
 Made MakeVec128Batched(const Group& first, int groups, int device) {

@@ -182,7 +182,29 @@ struct LayoutCase {
   const char* name;
   bool bt_blk;  // B^T scales 128x128 (else 1x128)
   std::vector<Size> sizes;
+  // Groups of different sizes in buffers of their own: a grouped form, cooperative or
+  // pingpong (PackedTest runs every form on groups stored back to back).
+  BlockGemmSchedule schedule = BlockGemmSchedule::kGrouped;
 };
+
+// The test name: "blk128" or "vec128", and "_pingpong" for that schedule.
+std::string CaseName(const ::testing::TestParamInfo<LayoutCase>& info) {
+  return std::string(info.param.name).substr(0, 6) +
+         (info.param.schedule == BlockGemmSchedule::kGroupedPingpong ? "_pingpong" : "");
+}
+
+// Each case once per grouped schedule.
+std::vector<LayoutCase> ForEachGroupedSchedule(std::vector<LayoutCase> cases) {
+  std::vector<LayoutCase> all;
+  for (BlockGemmSchedule schedule :
+       {BlockGemmSchedule::kGrouped, BlockGemmSchedule::kGroupedPingpong}) {
+    for (LayoutCase c : cases) {
+      c.schedule = schedule;
+      all.push_back(c);
+    }
+  }
+  return all;
+}
 
 class ScaleLayoutTest : public BlockGemmTest, public ::testing::WithParamInterface<LayoutCase> {};
 
@@ -195,9 +217,7 @@ TEST_P(ScaleLayoutTest, EachScaleAppliesToItsRowsColumnsAndKBlockOnly) {
         s, c.bt_blk, rng, [](std::mt19937&) { return 1.0f; }, [](std::mt19937&) { return 1.0f; }));
   }
   BlockGemmSpec spec = Upload(groups, c.bt_blk);
-  // Groups of different sizes in buffers of their own: the grouped form (PackedTest
-  // runs both forms on groups stored back to back).
-  auto gemm = GroupedBlockGemm::Create(spec, BlockGemmSchedule::kGrouped, 0, sm_);
+  auto gemm = GroupedBlockGemm::Create(spec, c.schedule, 0, sm_);
   ASSERT_TRUE(gemm.ok()) << gemm.status();
   SCOPED_TRACE(gemm->Description());
 
@@ -249,12 +269,13 @@ TEST_P(ScaleLayoutTest, EachScaleAppliesToItsRowsColumnsAndKBlockOnly) {
 
 INSTANTIATE_TEST_SUITE_P(
     Hopper, ScaleLayoutTest,
-    ::testing::Values(
+    ::testing::ValuesIn(ForEachGroupedSchedule({
         // M 3 and 5; K 320 = 2.5 blocks; N 256 = 2 row blocks of B^T; an empty group.
         LayoutCase{"blk128 (fprop, dgrad)", true, {{3, 256, 320}, {0, 256, 320}, {5, 256, 320}}},
         // 1x128 B^T scales, K different per group.
-        LayoutCase{"vec128 (wgrad)", false, {{3, 24, 320}, {2, 8, 128}}}),
-    [](const auto& info) { return std::string(info.param.name).substr(0, 6); });
+        LayoutCase{"vec128 (wgrad)", false, {{3, 24, 320}, {2, 8, 128}}},
+    })),
+    CaseName);
 
 // ---------------------------------------------------------------------------------------
 
@@ -272,9 +293,7 @@ TEST_P(GroupSizeTest, EveryGroupMatchesTheHostReference) {
         [&](std::mt19937& r) { return std::ldexp(1.0f, exponent(r)); }));
   }
   BlockGemmSpec spec = Upload(groups, c.bt_blk);
-  // Groups of different sizes in buffers of their own: the grouped form (PackedTest
-  // runs both forms on groups stored back to back).
-  auto gemm = GroupedBlockGemm::Create(spec, BlockGemmSchedule::kGrouped, 0, sm_);
+  auto gemm = GroupedBlockGemm::Create(spec, c.schedule, 0, sm_);
   ASSERT_TRUE(gemm.ok()) << gemm.status();
   SCOPED_TRACE(gemm->Description());
   EXPECT_THAT(gemm->Description(), HasSubstr("CUTLASS"));
@@ -301,7 +320,7 @@ TEST_P(GroupSizeTest, EveryGroupMatchesTheHostReference) {
 
 INSTANTIATE_TEST_SUITE_P(
     Hopper, GroupSizeTest,
-    ::testing::Values(
+    ::testing::ValuesIn(ForEachGroupedSchedule({
         // {m, n, k}: M 200, 0, 1, 128, 77; K 400 (not a multiple of 128); N 272.
         LayoutCase{
             "blk128 (fprop, dgrad)",
@@ -311,8 +330,9 @@ INSTANTIATE_TEST_SUITE_P(
         // multiple of 128); N not a multiple of 128.
         LayoutCase{"vec128 (wgrad)",
                    false,
-                   {{136, 264, 256}, {136, 264, 144}, {130, 264, 528}, {0, 264, 64}}}),
-    [](const auto& info) { return std::string(info.param.name).substr(0, 6); });
+                   {{136, 264, 256}, {136, 264, 144}, {130, 264, 528}, {0, 264, 64}}},
+    })),
+    CaseName);
 
 // ---------------------------------------------------------------------------------------
 

@@ -1,0 +1,16 @@
+// CUTLASS FP8 block-scaled GEMM over groups of one size as one batch, e4m3 x e4m3, B^T
+// scales 1x128 (wgrad), pingpong schedule, tile 64x128x128.
+#include "kernels/cutlass/block_gemm_impl.cuh"
+
+namespace gemmprof::kernels::cutlass_gemm {
+
+namespace {
+GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES(Vec128BatchedPingpong, 1, 64, Pingpong,
+                                          TmaWarpSpecialized);
+}  // namespace
+
+Made MakeVec128BatchedPingpong(const Group& first, int groups, int device) {
+  return BatchedBlockGemm<Vec128BatchedPingpong>::Make(first, groups, device);
+}
+
+}  // namespace gemmprof::kernels::cutlass_gemm

@@ -1,0 +1,15 @@
+// CUTLASS grouped FP8 block-scaled GEMM, e4m3 x e4m3, B^T
+// scales 1x128 (wgrad), pingpong schedule, tile 64x128x128.
+#include "kernels/cutlass/block_gemm_impl.cuh"
+
+namespace gemmprof::kernels::cutlass_gemm {
+
+namespace {
+GEMMPROF_CUTLASS_BLOCK_GEMM_TYPES(Vec128GroupedPingpong, 1, 64, Pingpong);
+}  // namespace
+
+Made MakeVec128GroupedPingpong(const std::vector<Group>& groups, int device) {
+  return BlockGemm<Vec128GroupedPingpong>::Make(groups, device);
+}
+
+}  // namespace gemmprof::kernels::cutlass_gemm
