@@ -70,8 +70,6 @@ const char* BlockGemmScheduleName(BlockGemmSchedule schedule) {
       return "grouped";
     case BlockGemmSchedule::kBatched:
       return "batched";
-    case BlockGemmSchedule::kGroupedPingpong:
-      return "grouped pingpong";
     case BlockGemmSchedule::kBatchedPingpong:
       return "batched pingpong";
   }
@@ -124,10 +122,6 @@ absl::StatusOr<GroupedBlockGemm> GroupedBlockGemm::Create(const BlockGemmSpec& s
     case BlockGemmSchedule::kGrouped:
       made = blk ? cutlass_gemm::MakeBlk128Grouped(groups, device)
                  : cutlass_gemm::MakeVec128Grouped(groups, device);
-      break;
-    case BlockGemmSchedule::kGroupedPingpong:
-      made = blk ? cutlass_gemm::MakeBlk128GroupedPingpong(groups, device)
-                 : cutlass_gemm::MakeVec128GroupedPingpong(groups, device);
       break;
     case BlockGemmSchedule::kBatched:
       RETURN_IF_ERROR(CheckBatch(spec));

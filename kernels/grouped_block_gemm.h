@@ -50,19 +50,17 @@ struct BlockGemmSpec {
 
 // The forms instantiated; which is fastest depends on the shape (the runner times them
 // all). Cooperative: tile 128x128x128, both consumer warp groups on one tile. Pingpong:
-// tile 64x128x128, the warp groups alternate tiles so one's block-scale promotion and
-// epilogue overlap the other's MMAs (wins where the K loop is short, as in wgrad).
+// tile 64x128x128, the warp groups alternate tiles so one's epilogue overlaps the
+// other's MMAs (wins short K loops, as in wgrad, and small GEMMs).
 enum class BlockGemmSchedule {
   kGrouped,          // any size per group: pointer arrays, TMA descriptors updated per group
   kBatched,          // groups of one size stored back to back: one batched GEMM
-  kGroupedPingpong,  // kGrouped, pingpong
   kBatchedPingpong,  // kBatched, pingpong
 };
 inline constexpr BlockGemmSchedule kBlockGemmSchedules[] = {
-    BlockGemmSchedule::kGrouped, BlockGemmSchedule::kBatched, BlockGemmSchedule::kGroupedPingpong,
-    BlockGemmSchedule::kBatchedPingpong};
+    BlockGemmSchedule::kGrouped, BlockGemmSchedule::kBatched, BlockGemmSchedule::kBatchedPingpong};
 
-// "grouped", "batched", "grouped pingpong", "batched pingpong".
+// "grouped", "batched", "batched pingpong".
 const char* BlockGemmScheduleName(BlockGemmSchedule schedule);
 
 class GroupedBlockGemm {

@@ -58,15 +58,15 @@ struct Made {
 //    pointers (A at g * m * k, B^T at g * n * k, C at g * m * n, scales at g times one
 //    group's scale tensor): one batched GEMM.
 //  * Cooperative (no suffix): tile 128x128x128, both consumer warp groups on one tile.
-//  * Pingpong: tile 64x128x128, the warp groups alternate tiles, one's block-scale
-//    promotion and epilogue overlapping the other's MMAs (short K loops: wgrad's K is
-//    the tokens of one expert).
+//  * Pingpong (batched only): tile 64x128x128, the warp groups alternate tiles, one's
+//    epilogue overlapping the other's MMAs. Measured on an H100 it wins wgrad's short K
+//    loops (K: one expert's tokens) by 2-6% and small GEMMs (more tiles for the SMs),
+//    and loses 15-60% on long-K fprop/dgrad; the grouped pingpong form won no item of
+//    Qwen3 or DeepSeek-V3 experts and is not instantiated.
 Made MakeBlk128Grouped(const std::vector<Group>& groups, int device);
 Made MakeVec128Grouped(const std::vector<Group>& groups, int device);
 Made MakeBlk128Batched(const Group& first, int groups, int device);
 Made MakeVec128Batched(const Group& first, int groups, int device);
-Made MakeBlk128GroupedPingpong(const std::vector<Group>& groups, int device);
-Made MakeVec128GroupedPingpong(const std::vector<Group>& groups, int device);
 Made MakeBlk128BatchedPingpong(const Group& first, int groups, int device);
 Made MakeVec128BatchedPingpong(const Group& first, int groups, int device);
 

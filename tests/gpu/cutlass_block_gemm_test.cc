@@ -182,28 +182,15 @@ struct LayoutCase {
   const char* name;
   bool bt_blk;  // B^T scales 128x128 (else 1x128)
   std::vector<Size> sizes;
-  // Groups of different sizes in buffers of their own: a grouped form, cooperative or
-  // pingpong (PackedTest runs every form on groups stored back to back).
+  // Groups of different sizes in buffers of their own: the grouped form; one group: any
+  // form (PackedTest runs every form on several groups stored back to back).
   BlockGemmSchedule schedule = BlockGemmSchedule::kGrouped;
 };
 
-// The test name: "blk128" or "vec128", and "_pingpong" for that schedule.
+// The test name: "blk128" or "vec128", and "_pingpong" for the batched pingpong form.
 std::string CaseName(const ::testing::TestParamInfo<LayoutCase>& info) {
   return std::string(info.param.name).substr(0, 6) +
-         (info.param.schedule == BlockGemmSchedule::kGroupedPingpong ? "_pingpong" : "");
-}
-
-// Each case once per grouped schedule.
-std::vector<LayoutCase> ForEachGroupedSchedule(std::vector<LayoutCase> cases) {
-  std::vector<LayoutCase> all;
-  for (BlockGemmSchedule schedule :
-       {BlockGemmSchedule::kGrouped, BlockGemmSchedule::kGroupedPingpong}) {
-    for (LayoutCase c : cases) {
-      c.schedule = schedule;
-      all.push_back(c);
-    }
-  }
-  return all;
+         (info.param.schedule == BlockGemmSchedule::kBatchedPingpong ? "_pingpong" : "");
 }
 
 class ScaleLayoutTest : public BlockGemmTest, public ::testing::WithParamInterface<LayoutCase> {};
@@ -269,12 +256,14 @@ TEST_P(ScaleLayoutTest, EachScaleAppliesToItsRowsColumnsAndKBlockOnly) {
 
 INSTANTIATE_TEST_SUITE_P(
     Hopper, ScaleLayoutTest,
-    ::testing::ValuesIn(ForEachGroupedSchedule({
+    ::testing::Values(
         // M 3 and 5; K 320 = 2.5 blocks; N 256 = 2 row blocks of B^T; an empty group.
         LayoutCase{"blk128 (fprop, dgrad)", true, {{3, 256, 320}, {0, 256, 320}, {5, 256, 320}}},
         // 1x128 B^T scales, K different per group.
         LayoutCase{"vec128 (wgrad)", false, {{3, 24, 320}, {2, 8, 128}}},
-    })),
+        // The pingpong form (tile M 64: other fragments hold the scales).
+        LayoutCase{"blk128", true, {{5, 256, 320}}, BlockGemmSchedule::kBatchedPingpong},
+        LayoutCase{"vec128", false, {{3, 24, 320}}, BlockGemmSchedule::kBatchedPingpong}),
     CaseName);
 
 // ---------------------------------------------------------------------------------------
@@ -298,7 +287,8 @@ TEST_P(GroupSizeTest, EveryGroupMatchesTheHostReference) {
   SCOPED_TRACE(gemm->Description());
   EXPECT_THAT(gemm->Description(), HasSubstr("CUTLASS"));
   EXPECT_THAT(gemm->Description(),
-              HasSubstr(absl::StrCat(c.sizes.size(), " groups in one launch")));
+              HasSubstr(absl::StrCat(c.sizes.size(), c.sizes.size() == 1 ? " group" : " groups",
+                                     " in one launch")));
   ASSERT_TRUE(RunOnce(*gemm).ok());
   for (size_t gi = 0; gi < groups.size(); ++gi) {
     const HostGroup& g = groups[gi];
@@ -320,7 +310,7 @@ TEST_P(GroupSizeTest, EveryGroupMatchesTheHostReference) {
 
 INSTANTIATE_TEST_SUITE_P(
     Hopper, GroupSizeTest,
-    ::testing::ValuesIn(ForEachGroupedSchedule({
+    ::testing::Values(
         // {m, n, k}: M 200, 0, 1, 128, 77; K 400 (not a multiple of 128); N 272.
         LayoutCase{
             "blk128 (fprop, dgrad)",
@@ -331,7 +321,9 @@ INSTANTIATE_TEST_SUITE_P(
         LayoutCase{"vec128 (wgrad)",
                    false,
                    {{136, 264, 256}, {136, 264, 144}, {130, 264, 528}, {0, 264, 64}}},
-    })),
+        // The pingpong form: M 77 and 130 (not multiples of its 64 rows), K 400 and 528.
+        LayoutCase{"blk128", true, {{77, 272, 400}}, BlockGemmSchedule::kBatchedPingpong},
+        LayoutCase{"vec128", false, {{130, 264, 528}}, BlockGemmSchedule::kBatchedPingpong}),
     CaseName);
 
 // ---------------------------------------------------------------------------------------
