@@ -53,8 +53,9 @@ class DeviceArray {
 // weight's 128x128 blocks, 1: a gradient's 1x128), both K-major as the block-quantization
 // kernels write them (block_gemm_kernels.h). Schedule: Cooperative (TileM = 128, two
 // consumer warp groups on one tile) or Pingpong (TileM = 64, the two warp groups
-// alternate tiles, so one's promotion and epilogue overlap the other's MMAs). M, N of one
-// group need not be multiples of the tile (predicated). Macros, not templates: the host
+// alternate tiles, so one's epilogue overlaps the other's mainloop; their mainloops,
+// block-scale promotion included, take turns). M, N of one group need not be multiples
+// of the tile (predicated). Macros, not templates: the host
 // compiler rejects CUTLASS's collective builders in a dependent context, so each .cu
 // spells its struct out at namespace scope.
 #define GEMMPROF_CUTLASS_BLOCK_GEMM_COMMON(ScaleN, TileM, Schedule)                   \

@@ -1,5 +1,5 @@
-// CUTLASS grouped FP8 block-scaled GEMM, e4m3 x e4m3, B^T
-// scales 1x128 (wgrad), cooperative schedule, tile 128x128x128.
+// CUTLASS grouped FP8 block-scaled GEMM, e4m3 x e4m3, B^T scales 1x128 (wgrad),
+// cooperative schedule, tile 128x128x128.
 #include "kernels/cutlass/block_gemm_impl.cuh"
 
 namespace gemmprof::kernels::cutlass_gemm {
