@@ -59,10 +59,10 @@ class CudaRunner : public device::Runner {
     std::string stop_reason, timer_notes;
     core::Telemetry telemetry;
   };
-  // fp8-block: times the CUTLASS grouped block-scaled GEMM against the member's cuBLASLt
-  // plans in interleaved rounds under the item's timer and keeps the faster for the
-  // member (cuda_runner_measure.cc). Where CUTLASS cannot run the item, cuBLASLt stays
-  // and the member's notes say why.
+  // fp8-block and fp8-rowwise: times the CUTLASS GEMMs (cutlass_gemm.h) against the
+  // member's cuBLASLt plans in interleaved rounds under the item's timer and keeps the
+  // fastest for the member (cuda_runner_measure.cc). Where CUTLASS cannot run the item,
+  // cuBLASLt stays and the member's notes say why.
   absl::Status ChooseGemmLibrary(Member& m, const TimerOptions& options);
   // One iteration of a member: its timed quantization, then (with_gemm) the GEMM.
   absl::Status Iterate(const Member& m, cudaStream_t q, bool with_gemm) const;

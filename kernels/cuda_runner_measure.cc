@@ -117,8 +117,8 @@ absl::Status Autotune(MatmulPlan& plan, const IterationTimer& timer, cudaStream_
   return plan.Choose(best, true);
 }
 
-absl::StatusOr<GroupedBlockGemm> CreateBlockGemm(const core::WorkItem& item, const Operands& o,
-                                                 BlockGemmSchedule schedule, int device, int sm) {
+absl::StatusOr<CutlassGemm> CreateBlockGemm(const core::WorkItem& item, const Operands& o,
+                                            BlockGemmSchedule schedule, int device, int sm) {
   const core::GemmShape& s = item.op.shape;
   auto format = [](const OperandQuantizer& q) {
     return q.data_type() == CUDA_R_8F_E5M2 ? core::quant::Fp8Format::kE5M2
@@ -140,7 +140,29 @@ absl::StatusOr<GroupedBlockGemm> CreateBlockGemm(const core::WorkItem& item, con
     one.bt_scales = o.bt.block_scales() + g * o.bt.block_scale_group_floats();
     spec.groups.push_back(one);
   }
-  return GroupedBlockGemm::Create(spec, schedule, device, sm);
+  return CutlassGemm::Create(spec, schedule, device, sm);
+}
+
+absl::StatusOr<CutlassGemm> CreateRowwiseGemm(const core::WorkItem& item, const Operands& o,
+                                              bool fast_accum, RowwiseGemmSchedule schedule,
+                                              int device, int sm) {
+  auto format = [](const OperandQuantizer& q) {
+    return q.data_type() == CUDA_R_8F_E5M2 ? core::quant::Fp8Format::kE5M2
+                                           : core::quant::Fp8Format::kE4M3;
+  };
+  RowwiseGemmSpec spec;
+  spec.a_format = format(o.a);
+  spec.bt_format = format(o.bt);
+  spec.m = item.op.shape.m;
+  spec.n = item.op.shape.n;
+  spec.k = item.op.shape.k;
+  spec.a = o.a.data();
+  spec.bt = o.bt.data();
+  spec.c = o.c;
+  spec.a_scales = static_cast<const float*>(o.a.gemm_scale());
+  spec.bt_scales = static_cast<const float*>(o.bt.gemm_scale());
+  spec.fast_accum = fast_accum;
+  return CutlassGemm::CreateRowwise(spec, schedule, device, sm);
 }
 
 // cuBLASLt and each CUTLASS form are timed as Autotune times cuBLASLt's candidates
@@ -148,17 +170,33 @@ absl::StatusOr<GroupedBlockGemm> CreateBlockGemm(const core::WorkItem& item, con
 // that the two are the same, and cuBLASLt (the library the other recipes run on) stays.
 absl::Status CudaRunner::ChooseGemmLibrary(Member& m, const TimerOptions& item_options) {
   std::vector<std::string> names = {"cuBLASLt"};
-  std::vector<std::optional<GroupedBlockGemm>> cutlass(1);  // [0]: cuBLASLt
+  std::vector<std::optional<CutlassGemm>> cutlass(1);  // [0]: cuBLASLt
   std::string refused;
-  for (BlockGemmSchedule schedule : kBlockGemmSchedules) {
-    absl::StatusOr<GroupedBlockGemm> g = CreateBlockGemm(m.item, m.o, schedule, ordinal_, sm_);
+  auto add = [&](absl::StatusOr<CutlassGemm> g, const char* schedule) -> absl::Status {
     if (absl::IsFailedPrecondition(g.status())) {
       refused = std::string(g.status().message());
-      continue;
+      return absl::OkStatus();
     }
     RETURN_IF_ERROR(g.status());
-    names.push_back(absl::StrCat("CUTLASS ", BlockGemmScheduleName(schedule)));
+    names.push_back(absl::StrCat("CUTLASS ", schedule));
     cutlass.push_back(*std::move(g));
+    return absl::OkStatus();
+  };
+  const bool block = m.item.recipe == Recipe::kFp8Block;
+  if (block) {
+    for (BlockGemmSchedule schedule : kBlockGemmSchedules) {
+      RETURN_IF_ERROR(add(CreateBlockGemm(m.item, m.o, schedule, ordinal_, sm_),
+                          BlockGemmScheduleName(schedule)));
+    }
+  } else if (m.item.op.groups > 1) {
+    refused =
+        "the CUTLASS row-wise GEMM runs one GEMM; grouped items stay one cuBLASLt call "
+        "per group";
+  } else {
+    for (RowwiseGemmSchedule schedule : kRowwiseGemmSchedules) {
+      RETURN_IF_ERROR(add(CreateRowwiseGemm(m.item, m.o, m.fast_accum, schedule, ordinal_, sm_),
+                          RowwiseGemmScheduleName(schedule)));
+    }
   }
   if (cutlass.size() == 1) {
     m.notes.push_back(absl::StrCat("cuBLASLt only: ", refused));
@@ -169,7 +207,7 @@ absl::Status CudaRunner::ChooseGemmLibrary(Member& m, const TimerOptions& item_o
     return absl::OkStatus();
   }};
   for (size_t c = 1; c < cutlass.size(); ++c) {
-    const GroupedBlockGemm& g = *cutlass[c];
+    const CutlassGemm& g = *cutlass[c];
     candidates.push_back([&g](cudaStream_t q) { return g.Enqueue(q); });
   }
   constexpr int kRounds = 3;
@@ -195,8 +233,10 @@ absl::Status CudaRunner::ChooseGemmLibrary(Member& m, const TimerOptions& item_o
       names[best], absl::StrJoin(figures, ", "), kRounds));
   if (best > 0) {
     m.cutlass = std::move(cutlass[best]);
-    m.o.a.set_cublaslt_scales(false);
-    m.o.bt.set_cublaslt_scales(false);
+    if (block) {
+      m.o.a.set_cublaslt_scales(false);
+      m.o.bt.set_cublaslt_scales(false);
+    }
   }
   return absl::OkStatus();
 }

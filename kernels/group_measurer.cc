@@ -225,7 +225,7 @@ absl::Status CudaRunner::MeasureMembersOnce(const core::GroupRequest& request,
         RETURN_IF_ERROR(m->plans[g].Choose(plan.chosen(), true));
       }
     }
-    if (item.recipe == Recipe::kFp8Block) {
+    if (item.recipe == Recipe::kFp8Block || item.recipe == Recipe::kFp8Rowwise) {
       RETURN_IF_ERROR(
           core::WhileDoing(ChooseGemmLibrary(*m, topt), "choosing between CUTLASS and cuBLASLt"));
     }

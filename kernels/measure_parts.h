@@ -10,8 +10,8 @@
 #include "core/job.h"
 #include "core/result.h"
 #include "kernels/cublaslt_handles.h"
+#include "kernels/cutlass_gemm.h"
 #include "kernels/device_pool.h"
-#include "kernels/grouped_block_gemm.h"
 #include "kernels/iteration_timer.h"
 #include "kernels/matmul_plan.h"
 #include "kernels/operand_quantizer.h"
@@ -82,9 +82,15 @@ std::string GroupedNote(const core::WorkItem& item, const TimedQuantization& t, 
 
 // fp8-block: the CUTLASS grouped block-scaled GEMM over the item's operands, scales and
 // output (every group in one launch; a dense item is one group). FailedPrecondition
-// where it cannot run here (see GroupedBlockGemm::Create).
-absl::StatusOr<GroupedBlockGemm> CreateBlockGemm(const core::WorkItem& item, const Operands& o,
-                                                 BlockGemmSchedule schedule, int device, int sm);
+// where it cannot run here (see CutlassGemm::Create).
+absl::StatusOr<CutlassGemm> CreateBlockGemm(const core::WorkItem& item, const Operands& o,
+                                            BlockGemmSchedule schedule, int device, int sm);
+// fp8-rowwise, one GEMM (groups == 1): the CUTLASS GEMM with the row scales of A and B^T
+// (the quantizer's scale_inv vectors) applied in its epilogue. FailedPrecondition where it
+// cannot run here (see CutlassGemm::CreateRowwise: fast accumulation only).
+absl::StatusOr<CutlassGemm> CreateRowwiseGemm(const core::WorkItem& item, const Operands& o,
+                                              bool fast_accum, RowwiseGemmSchedule schedule,
+                                              int device, int sm);
 std::string ThrottleNote(const core::Telemetry& t);
 
 }  // namespace gemmprof::kernels

@@ -9,7 +9,7 @@
 #include "absl/status/status.h"
 #include "core/job.h"
 #include "kernels/cuda_runner.h"
-#include "kernels/grouped_block_gemm.h"
+#include "kernels/cutlass_gemm.h"
 #include "kernels/measure_parts.h"
 
 namespace gemmprof::kernels {
@@ -25,7 +25,7 @@ struct CudaRunner::Member {
   Operands o;
   std::vector<MatmulPlan> plans;
   // fp8-block, where CUTLASS measured faster than `plans`: the GEMM Iterate launches.
-  std::optional<GroupedBlockGemm> cutlass;
+  std::optional<CutlassGemm> cutlass;
   bool fast_accum = false;
   std::vector<std::string> notes;
   CudaGraphExec iso, b2b, quant;

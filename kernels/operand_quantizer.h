@@ -78,7 +78,7 @@ class OperandQuantizer {
   int64_t gemm_scale_group_floats() const;
   // fp8-block: the scales as the block-quantization kernels write them, row-major, one
   // group's after the other (group g at g * block_scale_group_floats()): what the CUTLASS
-  // GEMM reads (grouped_block_gemm.h). Null / 0 for other recipes.
+  // GEMM reads (cutlass_gemm.h). Null / 0 for other recipes.
   const float* block_scales() const;
   int64_t block_scale_group_floats() const;
   // fp8-block: whether Enqueue also converts the scales to cuBLASLt's layout (default on).

@@ -1,6 +1,6 @@
 // The CUTLASS grouped FP8 block-scaled GEMMs this build instantiates, behind a plain
 // interface free of CUTLASS, CuTe and Abseil headers (the .cu files that instantiate
-// them compile only for sm_90a; grouped_block_gemm.h wraps them for the runner).
+// them compile only for sm_90a; cutlass_gemm.h wraps them for the runner).
 //
 // Every group g computes C_g[m, n] = dequant(A_g)[m, k] * dequant(B^T_g)[n, k]^T in fp32
 // with the block scales applied as the K loop crosses each 128-wide block (promotion),
@@ -69,5 +69,21 @@ Made MakeBlk128Batched(const Group& first, int groups, int device);
 Made MakeVec128Batched(const Group& first, int groups, int device);
 Made MakeBlk128BatchedPingpong(const Group& first, int groups, int device);
 Made MakeVec128BatchedPingpong(const Group& first, int groups, int device);
+
+// fp8-rowwise: C[m, n] = a_scales[m] * bt_scales[n] * (A[m, k] * B^T[n, k]^T), e4m3 x
+// e4m3 with FP8 fast accumulation (fprop's setting), BF16 out, the scales applied in the
+// epilogue; A, B^T K-major and C row-major as above; scales fp32, one per row of A and
+// one per row of B^T (the row-wise quantizer's scale_inv vectors). One GEMM (no groups).
+struct RowwiseProblem {
+  int32_t m = 0, n = 0, k = 0;
+  const void* a = nullptr;
+  const void* bt = nullptr;
+  void* c = nullptr;
+  const float* a_scales = nullptr;
+  const float* bt_scales = nullptr;
+};
+// Cooperative: tile 128x128x128; Pingpong: tile 64x128x128; cluster 1x2x1.
+Made MakeRowwiseCooperative(const RowwiseProblem& problem, int device);
+Made MakeRowwisePingpong(const RowwiseProblem& problem, int device);
 
 }  // namespace gemmprof::kernels::cutlass_gemm

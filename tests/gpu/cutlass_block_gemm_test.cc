@@ -1,4 +1,4 @@
-// The CUTLASS grouped FP8 block-scaled GEMM (kernels/grouped_block_gemm.h) on an sm_90
+// The CUTLASS grouped FP8 block-scaled GEMM (kernels/cutlass_gemm.h) on an sm_90
 // GPU, on operands made on the host so every group can have its own size:
 //   - ScaleLayoutTest: bit-level. All FP8 values are 1 and all scales 1 except ONE scale
 //     set to 2, in turn at every position of every group's A and B^T scale tensors
@@ -12,6 +12,9 @@
 //     different per group (wgrad's K is the expert's tokens).
 //   - PackedTest: groups of one size stored back to back (the runner's layout), both
 //     forms (grouped; batched: one batched GEMM) against the host reference.
+//   - RowwiseGemmAppliesEachRowAndColumnScale: the fp8-rowwise CUTLASS GEMM (both
+//     schedules) against a host reference, and each row/column scale applied exactly
+//     to its row/column; its refusals.
 //   - RefusesWhatItCannotRun: FailedPrecondition with the reason (K % 16, N % 8, E5M2,
 //     sm_100), never a launch.
 //   - VerifierTest: the runner's verification judges each group: one group of eight 5%
@@ -34,10 +37,10 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kernels/cuda_handles.h"
+#include "kernels/cutlass_gemm.h"
 #include "kernels/device_kernels.h"
 #include "kernels/device_pool.h"
 #include "kernels/gemm_verifier.h"
-#include "kernels/grouped_block_gemm.h"
 #include "kernels/measure_parts.h"
 #include "kernels/operand_quantizer.h"
 #include "kernels/recipe_rules.h"
@@ -165,7 +168,7 @@ class BlockGemmTest : public ::testing::Test {
     return spec;
   }
 
-  absl::Status RunOnce(const GroupedBlockGemm& gemm) {
+  absl::Status RunOnce(const CutlassGemm& gemm) {
     RETURN_IF_ERROR(gemm.Enqueue(stream_.get()));
     if (cudaError_t e = cudaStreamSynchronize(stream_.get()); e != cudaSuccess)
       return absl::InternalError(cudaGetErrorName(e));
@@ -204,7 +207,7 @@ TEST_P(ScaleLayoutTest, EachScaleAppliesToItsRowsColumnsAndKBlockOnly) {
         s, c.bt_blk, rng, [](std::mt19937&) { return 1.0f; }, [](std::mt19937&) { return 1.0f; }));
   }
   BlockGemmSpec spec = Upload(groups, c.bt_blk);
-  auto gemm = GroupedBlockGemm::Create(spec, c.schedule, 0, sm_);
+  auto gemm = CutlassGemm::Create(spec, c.schedule, 0, sm_);
   ASSERT_TRUE(gemm.ok()) << gemm.status();
   SCOPED_TRACE(gemm->Description());
 
@@ -282,7 +285,7 @@ TEST_P(GroupSizeTest, EveryGroupMatchesTheHostReference) {
         [&](std::mt19937& r) { return std::ldexp(1.0f, exponent(r)); }));
   }
   BlockGemmSpec spec = Upload(groups, c.bt_blk);
-  auto gemm = GroupedBlockGemm::Create(spec, c.schedule, 0, sm_);
+  auto gemm = CutlassGemm::Create(spec, c.schedule, 0, sm_);
   ASSERT_TRUE(gemm.ok()) << gemm.status();
   SCOPED_TRACE(gemm->Description());
   EXPECT_THAT(gemm->Description(), HasSubstr("CUTLASS"));
@@ -348,18 +351,18 @@ TEST_F(BlockGemmTest, RefusesWhatItCannotRunWithTheReason) {
     BlockGemmSpec spec = Upload(groups, true);
     spec.a_format = r.fa;
     spec.bt_format = r.fb;
-    auto gemm = GroupedBlockGemm::Create(spec, BlockGemmSchedule::kGrouped, 0, sm_);
+    auto gemm = CutlassGemm::Create(spec, BlockGemmSchedule::kGrouped, 0, sm_);
     ASSERT_FALSE(gemm.ok()) << r.says;
     EXPECT_EQ(gemm.status().code(), absl::StatusCode::kFailedPrecondition) << gemm.status();
     EXPECT_THAT(std::string(gemm.status().message()), HasSubstr(r.says));
   }
   BlockGemmSpec none;
-  EXPECT_EQ(GroupedBlockGemm::Create(none, BlockGemmSchedule::kGrouped, 0, sm_).status().code(),
+  EXPECT_EQ(CutlassGemm::Create(none, BlockGemmSchedule::kGrouped, 0, sm_).status().code(),
             absl::StatusCode::kInvalidArgument);
   std::vector<HostGroup> groups;
   groups.push_back(MakeGroup({64, 256, 128}, true, rng, one, one));
   BlockGemmSpec spec = Upload(groups, true);
-  auto blackwell = GroupedBlockGemm::Create(spec, BlockGemmSchedule::kGrouped, 0, 100);
+  auto blackwell = CutlassGemm::Create(spec, BlockGemmSchedule::kGrouped, 0, 100);
   EXPECT_EQ(blackwell.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(blackwell.status().message()), HasSubstr("sm_90a only; this is sm_100"));
 }
@@ -416,7 +419,7 @@ TEST_P(PackedTest, BatchedAndGroupedFormsMatchTheHostReference) {
   }
   for (BlockGemmSchedule schedule : kBlockGemmSchedules) {
     ASSERT_EQ(cudaMemset(d_c->get(), 0xFF, groups * s.m * s.n * 2), cudaSuccess);
-    auto gemm = GroupedBlockGemm::Create(spec, schedule, 0, sm_);
+    auto gemm = CutlassGemm::Create(spec, schedule, 0, sm_);
     ASSERT_TRUE(gemm.ok()) << gemm.status();
     SCOPED_TRACE(gemm->Description());
     ASSERT_TRUE(RunOnce(*gemm).ok());
@@ -429,13 +432,135 @@ TEST_P(PackedTest, BatchedAndGroupedFormsMatchTheHostReference) {
   }
   // Not packed (group 2's A elsewhere): the batched form refuses, with the reason.
   spec.groups[2].a = d_a.as<uint8_t>();
-  auto refused = GroupedBlockGemm::Create(spec, BlockGemmSchedule::kBatched, 0, sm_);
+  auto refused = CutlassGemm::Create(spec, BlockGemmSchedule::kBatched, 0, sm_);
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(refused.status().message()), HasSubstr("group 2 is not"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Hopper, PackedTest, ::testing::Bool(),
                          [](const auto& info) { return info.param ? "blk128" : "vec128"; });
+
+// ---------------------------------------------------------------------------------------
+
+// fp8-rowwise: C[i, j] = a_scales[i] * bt_scales[j] * sum_k A[i, k] * B^T[j, k], each
+// schedule, M 77 (not a multiple of either tile), K 320, N 264: against a double host
+// reference, then each row's and each column's scale set to 2 in turn (FP8 values 1,
+// other scales 1: exact outputs) so every scale applies to its row or column only.
+TEST_F(BlockGemmTest, RowwiseGemmAppliesEachRowAndColumnScale) {
+  const Size s{77, 264, 320};
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::uniform_int_distribution<int> exponent(-4, 4);
+  std::vector<uint8_t> a, bt;
+  for (int64_t i = 0; i < s.m * s.k; ++i)
+    a.push_back(core::quant::EncodeFp8(8.0f * normal(rng), Fp8Format::kE4M3));
+  for (int64_t i = 0; i < s.n * s.k; ++i)
+    bt.push_back(core::quant::EncodeFp8(8.0f * normal(rng), Fp8Format::kE4M3));
+  std::vector<float> sa, sb;
+  for (int64_t i = 0; i < s.m; ++i) sa.push_back(std::ldexp(1.0f, exponent(rng)));
+  for (int64_t j = 0; j < s.n; ++j) sb.push_back(std::ldexp(1.0f, exponent(rng)));
+  auto up = [](const auto& v) {
+    auto d = DeviceBuffer::Create(v.size() * sizeof(v[0]));
+    EXPECT_TRUE(d.ok());
+    EXPECT_EQ(cudaMemcpy(d->get(), v.data(), v.size() * sizeof(v[0]), cudaMemcpyHostToDevice),
+              cudaSuccess);
+    return std::move(*d);
+  };
+  DeviceBuffer d_a = up(a), d_bt = up(bt), d_sa = up(sa), d_sb = up(sb);
+  auto d_c = DeviceBuffer::Create(s.m * s.n * 2);
+  ASSERT_TRUE(d_c.ok());
+  RowwiseGemmSpec spec;
+  spec.m = s.m;
+  spec.n = s.n;
+  spec.k = s.k;
+  spec.a = d_a.get();
+  spec.bt = d_bt.get();
+  spec.c = d_c->as<__nv_bfloat16>();
+  spec.a_scales = d_sa.as<float>();
+  spec.bt_scales = d_sb.as<float>();
+  for (RowwiseGemmSchedule schedule : kRowwiseGemmSchedules) {
+    SCOPED_TRACE(RowwiseGemmScheduleName(schedule));
+    auto gemm = CutlassGemm::CreateRowwise(spec, schedule, 0, sm_);
+    ASSERT_TRUE(gemm.ok()) << gemm.status();
+    // Random values: the host reference in double.
+    ASSERT_EQ(cudaMemcpy(d_a.get(), a.data(), a.size(), cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(d_bt.get(), bt.data(), bt.size(), cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(d_sa.get(), sa.data(), sa.size() * 4, cudaMemcpyHostToDevice),
+              cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(d_sb.get(), sb.data(), sb.size() * 4, cudaMemcpyHostToDevice),
+              cudaSuccess);
+    ASSERT_TRUE(RunOnce(*gemm).ok());
+    std::vector<float> out = Bf16ToHostFloat(d_c->as<__nv_bfloat16>(), s.m * s.n);
+    double diff = 0, ref2 = 0;
+    for (int64_t i = 0; i < s.m; ++i) {
+      for (int64_t j = 0; j < s.n; ++j) {
+        double acc = 0;
+        for (int64_t kk = 0; kk < s.k; ++kk) {
+          acc += double(core::quant::DecodeFp8(a[i * s.k + kk], Fp8Format::kE4M3)) *
+                 double(core::quant::DecodeFp8(bt[j * s.k + kk], Fp8Format::kE4M3));
+        }
+        acc *= double(sa[i]) * double(sb[j]);
+        diff += (out[i * s.n + j] - acc) * (out[i * s.n + j] - acc);
+        ref2 += acc * acc;
+      }
+    }
+    const double rel = std::sqrt(diff / ref2);
+    // BF16 rounding (~1e-3 RMS) plus FP8 fast accumulation.
+    EXPECT_LT(rel, 1e-2);
+    // Values 1, scales 1 but one: the output is K, twice that on the scaled row/column.
+    const uint8_t one = core::quant::EncodeFp8(1.0f, Fp8Format::kE4M3);
+    std::vector<uint8_t> ones_a_v(s.m * s.k, one), ones_bt_v(s.n * s.k, one);
+    std::vector<float> unit_a(s.m, 1.0f), unit_b(s.n, 1.0f);
+    ASSERT_EQ(cudaMemcpy(d_a.get(), ones_a_v.data(), ones_a_v.size(), cudaMemcpyHostToDevice),
+              cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(d_bt.get(), ones_bt_v.data(), ones_bt_v.size(), cudaMemcpyHostToDevice),
+              cudaSuccess);
+    int checked = 0;
+    for (int side = 0; side < 2; ++side) {
+      const int64_t count = side == 0 ? s.m : s.n;
+      for (int64_t p = 0; p < count; ++p) {
+        std::vector<float> ua = unit_a, ub = unit_b;
+        (side == 0 ? ua[p] : ub[p]) = 2.0f;
+        ASSERT_EQ(cudaMemcpy(d_sa.get(), ua.data(), ua.size() * 4, cudaMemcpyHostToDevice),
+                  cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(d_sb.get(), ub.data(), ub.size() * 4, cudaMemcpyHostToDevice),
+                  cudaSuccess);
+        ASSERT_TRUE(RunOnce(*gemm).ok());
+        std::vector<float> o = Bf16ToHostFloat(d_c->as<__nv_bfloat16>(), s.m * s.n);
+        for (int64_t i = 0; i < s.m; ++i) {
+          for (int64_t j = 0; j < s.n; ++j) {
+            const bool hit = side == 0 ? i == p : j == p;
+            ASSERT_EQ(o[i * s.n + j], static_cast<float>(hit ? 2 * s.k : s.k))
+                << (side == 0 ? "A" : "B^T") << " scale " << p << " = 2; output (" << i << ", " << j
+                << ")";
+          }
+        }
+        ++checked;
+      }
+    }
+    std::printf(
+        "row-wise %s: rel_error %.2e, %d row/column scales each applied to exactly "
+        "their row or column (%s)\n",
+        RowwiseGemmScheduleName(schedule), rel, checked, gemm->Description().c_str());
+  }
+  // What it cannot run: FailedPrecondition with the reason, never a launch.
+  RowwiseGemmSpec slow = spec;
+  slow.fast_accum = false;
+  auto refused = CutlassGemm::CreateRowwise(slow, RowwiseGemmSchedule::kCooperative, 0, sm_);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("fast accumulation"));
+  RowwiseGemmSpec odd = spec;
+  odd.n = 260;
+  refused = CutlassGemm::CreateRowwise(odd, RowwiseGemmSchedule::kCooperative, 0, sm_);
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("N % 8 == 0"));
+  refused = CutlassGemm::CreateRowwise(spec, RowwiseGemmSchedule::kPingpong, 0, 100);
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("sm_90a only"));
+  RowwiseGemmSpec empty = spec;
+  empty.m = 0;
+  EXPECT_EQ(
+      CutlassGemm::CreateRowwise(empty, RowwiseGemmSchedule::kCooperative, 0, sm_).status().code(),
+      absl::StatusCode::kInvalidArgument);
+}
 
 // ---------------------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-#include "kernels/grouped_block_gemm.h"
+#include "kernels/cutlass_gemm.h"
 
 #include <limits>
 
@@ -64,6 +64,10 @@ absl::Status CheckBatch(const BlockGemmSpec& spec) {
 
 }  // namespace
 
+const char* RowwiseGemmScheduleName(RowwiseGemmSchedule schedule) {
+  return schedule == RowwiseGemmSchedule::kCooperative ? "cooperative" : "pingpong";
+}
+
 const char* BlockGemmScheduleName(BlockGemmSchedule schedule) {
   switch (schedule) {
     case BlockGemmSchedule::kGrouped:
@@ -76,13 +80,12 @@ const char* BlockGemmScheduleName(BlockGemmSchedule schedule) {
   return "?";
 }
 
-GroupedBlockGemm::GroupedBlockGemm(GroupedBlockGemm&&) noexcept = default;
-GroupedBlockGemm& GroupedBlockGemm::operator=(GroupedBlockGemm&&) noexcept = default;
-GroupedBlockGemm::~GroupedBlockGemm() = default;
+CutlassGemm::CutlassGemm(CutlassGemm&&) noexcept = default;
+CutlassGemm& CutlassGemm::operator=(CutlassGemm&&) noexcept = default;
+CutlassGemm::~CutlassGemm() = default;
 
-absl::StatusOr<GroupedBlockGemm> GroupedBlockGemm::Create(const BlockGemmSpec& spec,
-                                                          BlockGemmSchedule schedule, int device,
-                                                          int sm) {
+absl::StatusOr<CutlassGemm> CutlassGemm::Create(const BlockGemmSpec& spec,
+                                                BlockGemmSchedule schedule, int device, int sm) {
 #ifndef GEMMPROF_WITH_CUTLASS
   (void)spec;
   (void)schedule;
@@ -138,7 +141,7 @@ absl::StatusOr<GroupedBlockGemm> GroupedBlockGemm::Create(const BlockGemmSpec& s
     const std::string what = absl::StrCat("CUTLASS grouped block-scaled GEMM: ", made.error);
     return made.unsupported ? absl::FailedPreconditionError(what) : absl::InternalError(what);
   }
-  GroupedBlockGemm gemm;
+  CutlassGemm gemm;
   gemm.instance_ = std::move(made.instance);
   gemm.description_ = absl::StrCat(
       "CUTLASS ", GEMMPROF_CUTLASS_VERSION, " sm90a ", BlockGemmScheduleName(schedule),
@@ -149,11 +152,77 @@ absl::StatusOr<GroupedBlockGemm> GroupedBlockGemm::Create(const BlockGemmSpec& s
 #endif
 }
 
-absl::Status GroupedBlockGemm::Enqueue(cudaStream_t stream) const {
+absl::StatusOr<CutlassGemm> CutlassGemm::CreateRowwise(const RowwiseGemmSpec& spec,
+                                                       RowwiseGemmSchedule schedule, int device,
+                                                       int sm) {
+#ifndef GEMMPROF_WITH_CUTLASS
+  (void)spec;
+  (void)schedule;
+  (void)device;
+  (void)sm;
+  return absl::FailedPreconditionError(
+      "this build has no CUTLASS kernels (CMake did not find CUTLASS: run "
+      "deploy/install_cutlass.sh and rebuild)");
+#else
+  if (spec.m < 1 || spec.n < 1 || spec.k < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("row-wise GEMM: size ", spec.m, "x", spec.k, "x", spec.n, " (m, n, k >= 1)"));
+  }
+  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+  if (spec.m > kMax || spec.n > kMax || spec.k > kMax) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "CUTLASS row-wise GEMM: ", spec.m, "x", spec.k, "x", spec.n, " has a size over 2^31"));
+  }
+  if (spec.k % 16 != 0 || spec.n % 8 != 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("CUTLASS row-wise GEMM needs K % 16 == 0 and N % 8 == 0; this is ", spec.m,
+                     "x", spec.k, "x", spec.n));
+  }
+  if (sm != 90) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the CUTLASS row-wise GEMM is built for sm_90a only; this is sm_", sm));
+  }
+  if (spec.a_format != Fp8Format::kE4M3 || spec.bt_format != Fp8Format::kE4M3) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("no CUTLASS row-wise GEMM is instantiated for A ", FormatName(spec.a_format),
+                     " x B^T ", FormatName(spec.bt_format), " (fp8-rowwise is e4m3 x e4m3)"));
+  }
+  if (!spec.fast_accum) {
+    return absl::FailedPreconditionError(
+        "the CUTLASS row-wise GEMM is instantiated with FP8 fast accumulation only (fprop's "
+        "setting); this GEMM accumulates without it");
+  }
+  cutlass_gemm::RowwiseProblem p;
+  p.m = static_cast<int32_t>(spec.m);
+  p.n = static_cast<int32_t>(spec.n);
+  p.k = static_cast<int32_t>(spec.k);
+  p.a = spec.a;
+  p.bt = spec.bt;
+  p.c = spec.c;
+  p.a_scales = spec.a_scales;
+  p.bt_scales = spec.bt_scales;
+  cutlass_gemm::Made made = schedule == RowwiseGemmSchedule::kCooperative
+                                ? cutlass_gemm::MakeRowwiseCooperative(p, device)
+                                : cutlass_gemm::MakeRowwisePingpong(p, device);
+  if (made.instance == nullptr) {
+    const std::string what = absl::StrCat("CUTLASS row-wise GEMM: ", made.error);
+    return made.unsupported ? absl::FailedPreconditionError(what) : absl::InternalError(what);
+  }
+  CutlassGemm gemm;
+  gemm.instance_ = std::move(made.instance);
+  gemm.description_ =
+      absl::StrCat("CUTLASS ", GEMMPROF_CUTLASS_VERSION,
+                   " sm90a FP8 GEMM, row-wise scales in the epilogue (e4m3 x e4m3; ",
+                   gemm.instance_->Config(), ")");
+  return gemm;
+#endif
+}
+
+absl::Status CutlassGemm::Enqueue(cudaStream_t stream) const {
   CUDA_RETURN_IF_ERROR(instance_->Run(stream));
   return absl::OkStatus();
 }
 
-std::string GroupedBlockGemm::Description() const { return description_; }
+std::string CutlassGemm::Description() const { return description_; }
 
 }  // namespace gemmprof::kernels

@@ -1,14 +1,17 @@
-// The CUTLASS grouped FP8 block-scaled GEMM (kernels/cutlass/) as the runner uses it: an
-// fp8-block item's groups (MoE experts; one group for a dense GEMM) in ONE launch, per
-// group C_g = A_g * B^T_g^T with 1x128 scales on A and 128x128 (weights) or 1x128
-// (wgrad's dY^T) scales on B^T, BF16 out, the block scales applied per K block in fp32
-// (promotion). It reads the operands and output where cuBLASLt does and the block
-// scales as the quantization kernels write them (row-major, before cuBLASLt's layout
-// conversion), so either library can run an item's operands.
+// The CUTLASS GEMMs (kernels/cutlass/) as the runner uses them, each an alternative to
+// an item's cuBLASLt call that the runner times against it (per-item choice):
+//  * fp8-block: an item's groups (MoE experts; one group for a dense GEMM) in ONE launch,
+//    per group C_g = A_g * B^T_g^T with 1x128 scales on A and 128x128 (weights) or 1x128
+//    (wgrad's dY^T) scales on B^T, BF16 out, the block scales applied per K block in
+//    fp32 (promotion). It reads the block scales as the quantization kernels write them
+//    (row-major, before cuBLASLt's layout conversion), so either library can run an
+//    item's operands. Instantiated for what fp8-block makes: e4m3 x e4m3 with 128x128
+//    B^T scales (fprop, dgrad: B^T is the weight) and 1x128 (wgrad: B^T is dY^T).
+//  * fp8-rowwise: one GEMM with a per-row scale on A and on B^T applied in the epilogue,
+//    FP8 fast accumulation (instantiated for fprop's setting only).
+// Both read the operands and write the output where cuBLASLt does.
 //
 // Built only for sm_90a (Hopper), only when CMake found CUTLASS (deploy/install_cutlass.sh).
-// Instantiated for what fp8-block makes: e4m3 x e4m3 with 128x128 B^T scales (fprop,
-// dgrad: B^T is the weight) and with 1x128 B^T scales (wgrad: B^T is dY^T).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -63,7 +66,28 @@ inline constexpr BlockGemmSchedule kBlockGemmSchedules[] = {
 // "grouped", "batched", "batched pingpong".
 const char* BlockGemmScheduleName(BlockGemmSchedule schedule);
 
-class GroupedBlockGemm {
+// fp8-rowwise, one GEMM: C [m, n] = a_scales[m] * bt_scales[n] * A [m, k] * B^T [n, k]^T,
+// BF16 out.
+struct RowwiseGemmSpec {
+  core::quant::Fp8Format a_format = core::quant::Fp8Format::kE4M3;
+  core::quant::Fp8Format bt_format = core::quant::Fp8Format::kE4M3;
+  int64_t m = 0, n = 0, k = 0;
+  const void* a = nullptr;
+  const void* bt = nullptr;
+  __nv_bfloat16* c = nullptr;
+  const float* a_scales = nullptr;   // [m]
+  const float* bt_scales = nullptr;  // [n]
+  bool fast_accum = true;            // only fast accumulation is instantiated
+};
+
+// Cooperative: tile 128x128x128; pingpong: tile 64x128x128 (cluster 1x2x1 both).
+enum class RowwiseGemmSchedule { kCooperative, kPingpong };
+inline constexpr RowwiseGemmSchedule kRowwiseGemmSchedules[] = {RowwiseGemmSchedule::kCooperative,
+                                                                RowwiseGemmSchedule::kPingpong};
+// "cooperative", "pingpong".
+const char* RowwiseGemmScheduleName(RowwiseGemmSchedule schedule);
+
+class CutlassGemm {
  public:
   // Prepares the kernel for `spec` on CUDA device `device` (compute capability `sm`, e.g.
   // 90). FailedPrecondition, with the reason, when it cannot run here: a build without
@@ -71,21 +95,26 @@ class GroupedBlockGemm {
   // groups CUTLASS cannot implement (K % 16, N % 8, sizes over 2^31), kBatched for groups
   // of different sizes or not stored back to back; InvalidArgument for
   // no groups or negative sizes; a CUDA failure as Internal.
-  static absl::StatusOr<GroupedBlockGemm> Create(const BlockGemmSpec& spec,
-                                                 BlockGemmSchedule schedule, int device, int sm);
+  static absl::StatusOr<CutlassGemm> Create(const BlockGemmSpec& spec, BlockGemmSchedule schedule,
+                                            int device, int sm);
+  // fp8-rowwise. FailedPrecondition, with the reason, as above (and for fast_accum off);
+  // InvalidArgument for sizes below 1.
+  static absl::StatusOr<CutlassGemm> CreateRowwise(const RowwiseGemmSpec& spec,
+                                                   RowwiseGemmSchedule schedule, int device,
+                                                   int sm);
 
-  GroupedBlockGemm(GroupedBlockGemm&&) noexcept;
-  GroupedBlockGemm& operator=(GroupedBlockGemm&&) noexcept;
-  ~GroupedBlockGemm();
+  CutlassGemm(CutlassGemm&&) noexcept;
+  CutlassGemm& operator=(CutlassGemm&&) noexcept;
+  ~CutlassGemm();
 
-  // Enqueues every group's GEMM as one kernel launch (graph-capturable).
+  // Enqueues the GEMM (every group's) as one kernel launch (graph-capturable).
   absl::Status Enqueue(cudaStream_t stream) const;
   // "CUTLASS 4.2.0 sm90a grouped FP8 blockwise (e4m3 x e4m3, B^T 128x128 scales; tile
   // 128x128x128, cluster 1x2x1, Cooperative, 6 stages), 128 groups in one launch".
   std::string Description() const;
 
  private:
-  GroupedBlockGemm() = default;
+  CutlassGemm() = default;
   std::unique_ptr<cutlass_gemm::Instance> instance_;
   std::string description_;
 };
