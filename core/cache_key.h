@@ -1,6 +1,7 @@
 // The result-cache key (DESIGN.md, "Storage"): an item measured before on the same
 // device model, sm, driver and cuBLASLt version, with the same shape, pass, recipe,
-// mode and timing options, is answered from the store.
+// mode and timing options, is answered from the store, as long as the GEMM engine that
+// measured it is the one running now (kGemmEngineRevision).
 #pragma once
 
 #include <string>
@@ -9,6 +10,12 @@
 #include "core/result.h"
 
 namespace gemmprof::core {
+
+// Raised whenever the kernels an item may run change (a new GEMM library or form among
+// an item's candidates), so that a result measured by an older engine is measured again
+// rather than served. 2: CUTLASS fp8-block (grouped, batched, batched pingpong) and
+// fp8-rowwise candidates, chosen per item by measurement against cuBLASLt.
+inline constexpr int kGemmEngineRevision = 2;
 
 // Deterministic text key; equal keys mean interchangeable measurements.
 std::string CacheKey(const DeviceInfo& device, const WorkItem& item, const TimingOptions& timing);

@@ -55,6 +55,16 @@ TEST(CacheTextTest, OldKeysNeverMatch) {
   EXPECT_THAT(CacheKey(DeviceInfo{}, item, now), HasSubstr("|" + now.CacheText()));
 }
 
+// A result measured before the CUTLASS candidates existed (its key has no engine
+// revision, or an older one) is not served: the item may run a faster kernel now.
+TEST(CacheKeyTest, NamesTheGemmEngineRevision) {
+  WorkItem item;
+  item.op.shape = {64, 64, 64};
+  const std::string key = CacheKey(DeviceInfo{}, item, TimingOptions{});
+  EXPECT_THAT(key, HasSubstr("|engine=" + std::to_string(kGemmEngineRevision) + "|"));
+  EXPECT_GE(kGemmEngineRevision, 2);
+}
+
 }  // namespace
 TEST(EffectiveModesTest, SweepsDefaultToDynamicOthersToAutocast) {
   JobSpec spec;
