@@ -65,7 +65,15 @@ absl::Status CheckBatch(const BlockGemmSpec& spec) {
 }  // namespace
 
 const char* RowwiseGemmScheduleName(RowwiseGemmSchedule schedule) {
-  return schedule == RowwiseGemmSchedule::kCooperative ? "cooperative" : "pingpong";
+  switch (schedule) {
+    case RowwiseGemmSchedule::kTile64:
+      return "pingpong 64x128";
+    case RowwiseGemmSchedule::kTile128:
+      return "pingpong 128x128";
+    case RowwiseGemmSchedule::kTile128Swizzle8:
+      return "pingpong 128x128 swizzle 8";
+  }
+  return "?";
 }
 
 const char* BlockGemmScheduleName(BlockGemmSchedule schedule) {
@@ -201,9 +209,10 @@ absl::StatusOr<CutlassGemm> CutlassGemm::CreateRowwise(const RowwiseGemmSpec& sp
   p.c = spec.c;
   p.a_scales = spec.a_scales;
   p.bt_scales = spec.bt_scales;
-  cutlass_gemm::Made made = schedule == RowwiseGemmSchedule::kCooperative
-                                ? cutlass_gemm::MakeRowwiseCooperative(p, device)
-                                : cutlass_gemm::MakeRowwisePingpong(p, device);
+  p.swizzle = schedule == RowwiseGemmSchedule::kTile128Swizzle8 ? 8 : 1;
+  cutlass_gemm::Made made = schedule == RowwiseGemmSchedule::kTile64
+                                ? cutlass_gemm::MakeRowwiseTile64(p, device)
+                                : cutlass_gemm::MakeRowwiseTile128(p, device);
   if (made.instance == nullptr) {
     const std::string what = absl::StrCat("CUTLASS row-wise GEMM: ", made.error);
     return made.unsupported ? absl::FailedPreconditionError(what) : absl::InternalError(what);

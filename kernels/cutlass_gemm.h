@@ -80,11 +80,16 @@ struct RowwiseGemmSpec {
   bool fast_accum = true;            // only fast accumulation is instantiated
 };
 
-// Cooperative: tile 128x128x128; pingpong: tile 64x128x128 (cluster 1x2x1 both).
-enum class RowwiseGemmSchedule { kCooperative, kPingpong };
-inline constexpr RowwiseGemmSchedule kRowwiseGemmSchedules[] = {RowwiseGemmSchedule::kCooperative,
-                                                                RowwiseGemmSchedule::kPingpong};
-// "cooperative", "pingpong".
+// All pingpong (block_gemm_kernels.h says why these).
+enum class RowwiseGemmSchedule {
+  kTile64,           // tile 64x128x128, cluster 1x2x1: small M
+  kTile128,          // tile 128x128x128, cluster 2x1x1
+  kTile128Swizzle8,  // kTile128, the tile scheduler's swizzle 8 (L2 reuse on big problems)
+};
+inline constexpr RowwiseGemmSchedule kRowwiseGemmSchedules[] = {
+    RowwiseGemmSchedule::kTile64, RowwiseGemmSchedule::kTile128,
+    RowwiseGemmSchedule::kTile128Swizzle8};
+// "pingpong 64x128", "pingpong 128x128", "pingpong 128x128 swizzle 8".
 const char* RowwiseGemmScheduleName(RowwiseGemmSchedule schedule);
 
 class CutlassGemm {

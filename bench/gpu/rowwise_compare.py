@@ -12,7 +12,9 @@ import sys
 from collections import defaultdict
 
 
-def totals(path, key, suffix_of):
+def totals(path, key, libraries=None):
+    """Per config: the sum of its items' medians and the count of items not done or not
+    verified; `libraries` (optional) counts, per config, the items each GEMM library ran."""
     sums, bad = defaultdict(float), defaultdict(int)
     with open(path) as f:
         for row in csv.DictReader(f):
@@ -22,6 +24,9 @@ def totals(path, key, suffix_of):
                 bad[name] += 1
                 continue
             sums[name] += float(row["median_ms"])
+            if libraries is not None:
+                lib = "CUTLASS" if "CUTLASS" in row.get("algorithm", "") else "cuBLASLt"
+                libraries[name][lib] += 1
     return sums, bad
 
 
@@ -32,9 +37,10 @@ def main():
              ("fp8-current prequant", "torch._scaled_mm tensorwise e4m3"))
     ratios = defaultdict(list)
     unverified = 0
+    libraries = defaultdict(lambda: defaultdict(int))
     for r in range(1, rounds + 1):
-        ours, bad = totals(f"{out}/ours_{r}.csv", "config", None)
-        torch, _ = totals(f"{out}/torch_{r}.csv", "impl", None)
+        ours, bad = totals(f"{out}/ours_{r}.csv", "config", libraries)
+        torch, _ = totals(f"{out}/torch_{r}.csv", "impl")
         unverified += sum(bad.values())
         for s in sets:
             for mine, theirs in pairs:
@@ -59,6 +65,10 @@ def main():
                   f"{statistics.mean(x[1] for x in v):10.4f} "
                   f"{' '.join(f'{x[2]:.3f}' for x in v):>24s} {mean:7.3f}  {verdict}")
     print(f"items not done or not verified: {unverified}")
+    print("fp8-rowwise items by the GEMM library that ran them (all rounds):")
+    for s in sets:
+        counts = libraries.get(f"{s} fp8-rowwise prequant", {})
+        print(f"  {s:16s} " + ", ".join(f"{lib} {n}" for lib, n in sorted(counts.items())))
     return 0 if ok else 1
 
 

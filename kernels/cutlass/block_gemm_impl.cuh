@@ -100,8 +100,9 @@ class DeviceArray {
 // "tile 128x128x128, cluster 1x2x1, Cooperative, 6 stages" of an instantiation `T`.
 template <class T>
 std::string ConfigOf() {
-  return "tile " + std::to_string(cute::size<0>(typename T::TileShape{})) +
-         "x128x128, cluster 1x2x1, " + T::kSchedule + ", " +
+  return "tile " + std::to_string(cute::size<0>(typename T::TileShape{})) + "x128x128, cluster " +
+         std::to_string(cute::size<0>(typename T::ClusterShape{})) + "x" +
+         std::to_string(cute::size<1>(typename T::ClusterShape{})) + "x1, " + T::kSchedule + ", " +
          std::to_string(T::Mainloop::DispatchPolicy::Stages) + " stages";
 }
 

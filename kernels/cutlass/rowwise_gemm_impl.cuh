@@ -11,11 +11,13 @@
 namespace gemmprof::kernels::cutlass_gemm {
 
 // The types of one instantiation, as a plain struct named `Name` (a macro for the reason
-// block_gemm_impl.cuh gives). Schedule: Cooperative (TileM 128) or Pingpong (TileM 64);
-// EpilogueSchedule to match (TmaWarpSpecializedCooperative, TmaWarpSpecialized). The
-// epilogue computes D = bf16(a_scale[m] * (b_scale[n] * acc)): A's scales are a column
-// vector over M (any M: unvectorized), B^T's a row vector over N.
-#define GEMMPROF_CUTLASS_ROWWISE_GEMM_TYPES(Name, TileM, Schedule, EpilogueSchedule)               \
+// block_gemm_impl.cuh gives): tile TileM x 128 x 128, cluster ClusterM x ClusterN x 1,
+// Schedule Cooperative or Pingpong with EpilogueSchedule to match
+// (TmaWarpSpecializedCooperative, TmaWarpSpecialized). The epilogue computes
+// D = bf16(a_scale[m] * (b_scale[n] * acc)): A's scales are a column vector over M (any
+// M: unvectorized), B^T's a row vector over N.
+#define GEMMPROF_CUTLASS_ROWWISE_GEMM_TYPES(Name, TileM, ClusterM, ClusterN, Schedule,             \
+                                            EpilogueSchedule)                                      \
   struct Name {                                                                                    \
     using ElementA = cutlass::float_e4m3_t;                                                        \
     using ElementB = cutlass::float_e4m3_t;                                                        \
@@ -26,7 +28,7 @@ namespace gemmprof::kernels::cutlass_gemm {
     static constexpr int kAlignA = 16, kAlignB = 16, kAlignD = 8;                                  \
     static constexpr const char* kSchedule = #Schedule;                                            \
     using TileShape = cute::Shape<cute::Int<TileM>, cute::_128, cute::_128>;                       \
-    using ClusterShape = cute::Shape<cute::_1, cute::_2, cute::_1>;                                \
+    using ClusterShape = cute::Shape<cute::Int<ClusterM>, cute::Int<ClusterN>, cute::_1>;          \
     static constexpr auto kRound = cutlass::FloatRoundStyle::round_to_nearest;                     \
     using AScale = cutlass::epilogue::fusion::Sm90ColBroadcast<                                    \
         0, TileShape, float, float, cute::Stride<cute::_1, cute::_0, cute::_0>, 1>;                \
@@ -68,10 +70,15 @@ class RowwiseGemm final : public AdapterInstance<typename T::Gemm> {
     return made;
   }
 
-  std::string Config() const override { return ConfigOf<T>() + ", FP8 fast accumulation"; }
+  std::string Config() const override {
+    return ConfigOf<T>() + (swizzle_ > 1 ? ", swizzle " + std::to_string(swizzle_) : "") +
+           ", FP8 fast accumulation";
+  }
 
  private:
   RowwiseGemm() = default;
+
+  int swizzle_ = 1;
 
   std::string Prepare(const RowwiseProblem& p, int device, bool* unsupported) {
     cudaError_t e = cudaSetDevice(device);
@@ -94,6 +101,8 @@ class RowwiseGemm final : public AdapterInstance<typename T::Gemm> {
         this->HardwareInfo(device)};
     // {A's scales, {B^T's scales, acc, multiply}, multiply}
     args.epilogue.thread = {{p.a_scales}, {{p.bt_scales}, {}, {}}, {}};
+    args.scheduler.max_swizzle_size = p.swizzle;
+    swizzle_ = p.swizzle;
     return this->Initialize(args, "this GEMM", unsupported);
   }
 };

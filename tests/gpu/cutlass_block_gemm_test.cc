@@ -482,6 +482,11 @@ TEST_F(BlockGemmTest, RowwiseGemmAppliesEachRowAndColumnScale) {
     SCOPED_TRACE(RowwiseGemmScheduleName(schedule));
     auto gemm = CutlassGemm::CreateRowwise(spec, schedule, 0, sm_);
     ASSERT_TRUE(gemm.ok()) << gemm.status();
+    EXPECT_THAT(gemm->Description(), HasSubstr(schedule == RowwiseGemmSchedule::kTile64
+                                                   ? "tile 64x128x128, cluster 1x2x1"
+                                                   : "tile 128x128x128, cluster 2x1x1"));
+    EXPECT_EQ(gemm->Description().find("swizzle 8") != std::string::npos,
+              schedule == RowwiseGemmSchedule::kTile128Swizzle8);
     // Random values: the host reference in double.
     ASSERT_EQ(cudaMemcpy(d_a.get(), a.data(), a.size(), cudaMemcpyHostToDevice), cudaSuccess);
     ASSERT_EQ(cudaMemcpy(d_bt.get(), bt.data(), bt.size(), cudaMemcpyHostToDevice), cudaSuccess);
@@ -546,19 +551,19 @@ TEST_F(BlockGemmTest, RowwiseGemmAppliesEachRowAndColumnScale) {
   // What it cannot run: FailedPrecondition with the reason, never a launch.
   RowwiseGemmSpec slow = spec;
   slow.fast_accum = false;
-  auto refused = CutlassGemm::CreateRowwise(slow, RowwiseGemmSchedule::kCooperative, 0, sm_);
+  auto refused = CutlassGemm::CreateRowwise(slow, RowwiseGemmSchedule::kTile128, 0, sm_);
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(refused.status().message()), HasSubstr("fast accumulation"));
   RowwiseGemmSpec odd = spec;
   odd.n = 260;
-  refused = CutlassGemm::CreateRowwise(odd, RowwiseGemmSchedule::kCooperative, 0, sm_);
+  refused = CutlassGemm::CreateRowwise(odd, RowwiseGemmSchedule::kTile128, 0, sm_);
   EXPECT_THAT(std::string(refused.status().message()), HasSubstr("N % 8 == 0"));
-  refused = CutlassGemm::CreateRowwise(spec, RowwiseGemmSchedule::kPingpong, 0, 100);
+  refused = CutlassGemm::CreateRowwise(spec, RowwiseGemmSchedule::kTile64, 0, 100);
   EXPECT_THAT(std::string(refused.status().message()), HasSubstr("sm_90a only"));
   RowwiseGemmSpec empty = spec;
   empty.m = 0;
   EXPECT_EQ(
-      CutlassGemm::CreateRowwise(empty, RowwiseGemmSchedule::kCooperative, 0, sm_).status().code(),
+      CutlassGemm::CreateRowwise(empty, RowwiseGemmSchedule::kTile128, 0, sm_).status().code(),
       absl::StatusCode::kInvalidArgument);
 }
 
