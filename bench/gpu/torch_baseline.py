@@ -19,11 +19,18 @@ the whole batch (gemmprof's own method, compiled here through CuPy), so the GPU 
 waits on Python between events and never idles longer than the queuing takes. Without
 CuPy it falls back to torch.cuda._sleep (said in the output). Median of --iters
 samples after --warmup replays.
+
+--sustain-s S replays each GEMM continuously for S seconds before its samples, so they
+are taken at the clocks of sustained load, as gemmprof's are (its items run back to back
+after a 2 s warm-up). Without it (the default) each GEMM's samples are a burst of a few
+milliseconds after the host's gaps between GEMMs, which a power-capped GPU may run at
+higher clocks than it can sustain.
 """
 import argparse
 import csv
 import statistics
 import sys
+import time
 
 import torch
 
@@ -97,7 +104,17 @@ def seed_layer_ops(hidden, intermediate, tokens):
     return ops
 
 
-def time_graph(fn, warmup, iters):
+def sustain(graph, stream, seconds):
+    """Replays `graph` for `seconds`, synchronizing after each chunk of replays so the
+    queue stays short."""
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        for _ in range(50):
+            graph.replay()
+        stream.synchronize()
+
+
+def time_graph(fn, warmup, iters, sustain_s=0.0):
     stream = torch.cuda.Stream()
     with torch.cuda.stream(stream):
         fn()  # let cuBLAS pick and cache its algorithm outside the capture
@@ -108,6 +125,8 @@ def time_graph(fn, warmup, iters):
         for _ in range(warmup):
             graph.replay()
         torch.cuda.synchronize()
+        if sustain_s > 0:
+            sustain(graph, stream, sustain_s)
         samples = []
         done = 0
         while done < iters:
@@ -157,7 +176,7 @@ def time_set(label, ops, make_fn, args, gen, rows):
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=gen)
         bt = torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=gen)
         fn = make_fn(pass_, a, bt)
-        samples = time_graph(fn, args.warmup, args.iters)
+        samples = time_graph(fn, args.warmup, args.iters, args.sustain_s)
         med = statistics.median(samples)
         total += med
         tflops = 2.0 * m * k * n / (med * 1e9)
@@ -234,6 +253,9 @@ def main():
     ap.add_argument("--iters", type=int, default=100)
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--quick", action="store_true", help="shapes divided by 4")
+    ap.add_argument("--sustain-s", type=float, default=0.0,
+                    help="seconds of continuous replays before each GEMM's samples "
+                         "(sustained-load clocks; default 0: a burst)")
     ap.add_argument("--set", choices=("seed", "rowwise"), default="seed",
                     help="seed: bf16 and tensor-wise fp8 on the seed layer (default); "
                          "rowwise: row-wise vs tensor-wise _scaled_mm (see above)")
