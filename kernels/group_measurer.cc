@@ -47,6 +47,10 @@ constexpr double kB2bGraphMs = 2.0;
 constexpr int32_t kMinAutoB2b = 2, kMaxAutoB2b = 10;
 constexpr int32_t kPilotSamples = 3;
 constexpr double kThinB2bFromMs = 1.0;
+// A second workspace size the cuBLASLt heuristic is asked for (PyTorch's default cuBLASLt
+// workspace): where its answer differs from the answer for the runner's full workspace,
+// both are timed and the faster kept.
+constexpr size_t kLimitedLtWorkspaceBytes = size_t{1} << 20;
 
 class ScopedNvtxRange {
  public:
@@ -218,11 +222,27 @@ absl::Status CudaRunner::MeasureMembersOnce(const core::GroupRequest& request,
       continue;
     }
     ASSIGN_OR_RETURN(m->plans, core::WhileDoing(std::move(created), "planning the cuBLASLt call"));
-    if (timing.autotune_k > 1) {
+    // One plan only: per-group plans of other sizes may have other candidate lists.
+    bool limited = false;
+    if (m->plans.size() == 1) {
+      ASSIGN_OR_RETURN(limited,
+                       m->plans.front().AddWorkspaceLimitedCandidate(kLimitedLtWorkspaceBytes));
+    }
+    if (timing.autotune_k > 1 || limited) {
       MatmulPlan& plan = m->plans.front();
       RETURN_IF_ERROR(core::WhileDoing(Autotune(plan, *timer_, st, topt), "autotuning"));
       for (size_t g = 1; g < m->plans.size(); ++g) {
         RETURN_IF_ERROR(m->plans[g].Choose(plan.chosen(), true));
+      }
+      if (limited) {
+        m->notes.push_back(absl::StrCat(
+            "cuBLASLt's heuristic answers differently for a ", kLimitedLtWorkspaceBytes >> 20,
+            " MiB workspace (PyTorch's default for cuBLASLt) than for this runner's ",
+            workspace_.bytes() >> 20, " MiB: both were timed (3 interleaved rounds) and ",
+            plan.chose_workspace_limited()
+                ? absl::StrCat("the ", kLimitedLtWorkspaceBytes >> 20, " MiB answer")
+                : std::string("the full-workspace answer"),
+            " kept"));
       }
     }
     if (item.recipe == Recipe::kFp8Block || item.recipe == Recipe::kFp8Rowwise) {

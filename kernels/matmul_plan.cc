@@ -1,6 +1,7 @@
 #include "kernels/matmul_plan.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -140,6 +141,27 @@ absl::StatusOr<MatmulPlan> MatmulPlan::Create(cublasLtHandle_t lt, const MatmulS
   return p;
 }
 
+absl::StatusOr<bool> MatmulPlan::AddWorkspaceLimitedCandidate(size_t limit_bytes) {
+  if (limit_bytes >= spec_.workspace_bytes || limited_index_ >= 0) return false;
+  ASSIGN_OR_RETURN(LtMatmulPreference pref, LtMatmulPreference::Create(limit_bytes));
+  cublasLtMatmulHeuristicResult_t result = {};
+  int returned = 0;
+  const cublasStatus_t st =
+      cublasLtMatmulAlgoGetHeuristic(lt_, desc_.get(), lt_a_.get(), lt_b_.get(), lt_d_.get(),
+                                     lt_d_.get(), pref.get(), 1, &result, &returned);
+  if (st == CUBLAS_STATUS_NOT_SUPPORTED || (st == CUBLAS_STATUS_SUCCESS && returned <= 0)) {
+    return false;
+  }
+  CUBLAS_RETURN_IF_ERROR(st);
+  for (const cublasLtMatmulHeuristicResult_t& h : heuristics_) {
+    if (std::memcmp(&h.algo, &result.algo, sizeof(result.algo)) == 0) return false;
+  }
+  heuristics_.push_back(result);
+  limited_index_ = static_cast<int>(heuristics_.size()) - 1;
+  limited_bytes_ = limit_bytes;
+  return true;
+}
+
 absl::Status MatmulPlan::EnqueueWith(const cublasLtMatmulAlgo_t& algo, cudaStream_t stream) const {
   const void* alpha = spec_.device_alpha ? static_cast<const void*>(spec_.device_alpha)
                                          : static_cast<const void*>(&host_alpha_);
@@ -168,7 +190,7 @@ std::string MatmulPlan::AlgorithmDescription() const {
   const cublasLtMatmulAlgo_t& a = heuristics_[chosen_].algo;
   return absl::StrFormat(
       "algo=%d tile=%d stages=%d splitK=%d reduction=%d swizzle=%d custom=%d cluster=%d "
-      "workspace=%d (candidate %d of %d%s)",
+      "workspace=%d (candidate %d of %d%s%s)",
       AlgoConfig(a, CUBLASLT_ALGO_CONFIG_ID), AlgoConfig(a, CUBLASLT_ALGO_CONFIG_TILE_ID),
       AlgoConfig(a, CUBLASLT_ALGO_CONFIG_STAGES_ID), AlgoConfig(a, CUBLASLT_ALGO_CONFIG_SPLITK_NUM),
       AlgoConfig(a, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME),
@@ -176,7 +198,11 @@ std::string MatmulPlan::AlgorithmDescription() const {
       AlgoConfig(a, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION),
       AlgoConfig(a, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID),
       static_cast<int64_t>(heuristics_[chosen_].workspaceSize), chosen_ + 1,
-      static_cast<int>(heuristics_.size()), autotuned_ ? ", autotuned" : ", heuristic");
+      static_cast<int>(heuristics_.size()),
+      chosen_ == limited_index_
+          ? absl::StrCat(", the heuristic's answer for a ", limited_bytes_ >> 20, " MiB workspace")
+          : "",
+      autotuned_ ? ", autotuned" : ", heuristic");
 }
 
 }  // namespace gemmprof::kernels

@@ -57,15 +57,26 @@ class MatmulPlan {
   static absl::StatusOr<MatmulPlan> Create(cublasLtHandle_t lt, const MatmulSpec& spec,
                                            int max_candidates);
 
+  // Asks the heuristic once more, as if the workspace held only `limit_bytes`, and adds
+  // its first answer as a candidate when it is none of the candidates already here (a
+  // smaller workspace rules out split-K reductions the full one allows, and the
+  // heuristic's answer for it can be the faster kernel). Returns whether one was added;
+  // false as well when limit_bytes is not below the plan's workspace or the heuristic
+  // has no answer for it.
+  absl::StatusOr<bool> AddWorkspaceLimitedCandidate(size_t limit_bytes);
+
   // Enqueues the matmul with the chosen algorithm (graph-capturable).
   absl::Status Enqueue(cudaStream_t stream) const;
   // Makes heuristic candidate `index` (0 = cuBLASLt's first choice) the one Enqueue
   // launches; `autotuned` is recorded in the description. OutOfRange for a bad index.
   absl::Status Choose(int index, bool autotuned);
-  // "algo=6 tile=... stages=... splitK=1 ... (candidate 2 of 8, autotuned)".
+  // "algo=6 tile=... stages=... splitK=1 ... (candidate 2 of 8, autotuned)"; a
+  // workspace-limited candidate says so ("..., the heuristic's answer for a 1 MiB
+  // workspace, autotuned").
   std::string AlgorithmDescription() const;
   int candidates() const { return static_cast<int>(heuristics_.size()); }
   int chosen() const { return chosen_; }
+  bool chose_workspace_limited() const { return chosen_ >= 0 && chosen_ == limited_index_; }
 
  private:
   absl::Status EnqueueWith(const cublasLtMatmulAlgo_t& algo, cudaStream_t stream) const;
@@ -77,6 +88,8 @@ class MatmulPlan {
   std::vector<cublasLtMatmulHeuristicResult_t> heuristics_;
   int chosen_ = 0;
   bool autotuned_ = false;
+  int limited_index_ = -1;  // the workspace-limited candidate, if any
+  size_t limited_bytes_ = 0;
   float host_alpha_ = 1.0f, host_beta_ = 0.0f;
 };
 

@@ -8,8 +8,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <vector>
 
+#include "core/quant/quant.h"
 #include "gtest/gtest.h"
 #include "kernels/cublaslt_handles.h"
 #include "kernels/cuda_handles.h"
@@ -20,7 +22,6 @@
 #include "kernels/matmul_plan.h"
 #include "kernels/operand_quantizer.h"
 #include "kernels/recipe_rules.h"
-#include "core/quant/quant.h"
 #include "server/device/host_gemm.h"
 #include "tests/gpu/gpu_test_util.h"
 
@@ -50,8 +51,7 @@ std::vector<float> HostDequantized(const OperandConfig& c, const std::vector<flo
   }
 }
 
-class CrossCheckTest
-    : public testing::LtSuite<::testing::TestWithParam<std::tuple<Recipe, Pass>>> {
+class CrossCheckTest : public testing::LtSuite<::testing::TestWithParam<std::tuple<Recipe, Pass>>> {
  protected:
   DevicePool pool_;
 };
@@ -193,6 +193,90 @@ TEST(ScaleLayoutTest, ConversionsFollowTheIndexFormulas) {
       ASSERT_EQ(sw[off], bytes[r * sc + c]) << r << "," << c;
     }
   }
+}
+
+// The heuristic asked again for a 1 MiB workspace: on cuBLASLt 13.1 (H100) its answer for
+// fp8 64x14336x4096 is a kernel without split-K, where the 32 MiB answer splits K in two.
+// The extra candidate is added once, only when new, only below the plan's workspace, and
+// computes the same GEMM as the first.
+class WorkspaceLimitedCandidateTest : public testing::LtSuite<::testing::Test> {
+ protected:
+  DevicePool pool_;
+};
+
+TEST_F(WorkspaceLimitedCandidateTest, AddedOnceWhenTheAnswerDiffersAndComputesTheSameGemm) {
+  constexpr int64_t m = 64, k = 14336, n = 4096;
+  const cudaStream_t st = stream_.get();
+  auto a = pool_.GetAs<uint8_t>("a", m * k);
+  auto bt = pool_.GetAs<uint8_t>("bt", n * k);
+  auto c0 = pool_.GetAs<__nv_bfloat16>("c0", m * n);
+  auto c1 = pool_.GetAs<__nv_bfloat16>("c1", m * n);
+  auto scales = pool_.GetAs<float>("scales", 2);
+  ASSERT_TRUE(a.ok() && bt.ok() && c0.ok() && c1.ok() && scales.ok());
+  // E4M3 bytes of small values (exponent field 5..8, any mantissa, any sign).
+  std::vector<uint8_t> ha(m * k), hb(n * k);
+  for (size_t i = 0; i < ha.size(); ++i)
+    ha[i] = static_cast<uint8_t>(((i * 2654435761u) >> 7) & 0xBF) | 0x28;
+  for (size_t i = 0; i < hb.size(); ++i)
+    hb[i] = static_cast<uint8_t>(((i * 40503u) >> 5) & 0xBF) | 0x28;
+  const float one[2] = {1.0f, 1.0f};
+  ASSERT_EQ(cudaMemcpy(*a, ha.data(), ha.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(*bt, hb.data(), hb.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(*scales, one, sizeof(one), cudaMemcpyHostToDevice), cudaSuccess);
+  MatmulSpec spec;
+  spec.m = m;
+  spec.n = n;
+  spec.k = k;
+  spec.a_type = spec.bt_type = CUDA_R_8F_E4M3;
+  spec.a = *a;
+  spec.bt = *bt;
+  spec.c = *c0;
+  spec.a_scale_mode = spec.bt_scale_mode = CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
+  spec.a_scale = *scales;
+  spec.bt_scale = *scales + 1;
+  spec.fast_accum = true;
+  spec.workspace = workspace_.get();
+  spec.workspace_bytes = workspace_.bytes();
+  auto plan = MatmulPlan::Create(lt_.get(), spec, 1);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->candidates(), 1);
+  // Not below the plan's workspace: nothing to ask.
+  auto same = plan->AddWorkspaceLimitedCandidate(workspace_.bytes());
+  ASSERT_TRUE(same.ok()) << same.status();
+  EXPECT_FALSE(*same);
+  EXPECT_EQ(plan->candidates(), 1);
+  auto added = plan->AddWorkspaceLimitedCandidate(size_t{1} << 20);
+  ASSERT_TRUE(added.ok()) << added.status();
+  ASSERT_TRUE(*added) << "cuBLASLt's heuristic gave the same answer for 1 MiB and 32 MiB ("
+                      << plan->AlgorithmDescription() << ")";
+  EXPECT_EQ(plan->candidates(), 2);
+  auto again = plan->AddWorkspaceLimitedCandidate(size_t{1} << 20);
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(*again);
+  EXPECT_EQ(plan->candidates(), 2);
+  EXPECT_FALSE(plan->chose_workspace_limited());
+  ASSERT_TRUE(plan->Enqueue(st).ok());
+  const std::string first = plan->AlgorithmDescription();
+  ASSERT_TRUE(plan->Choose(1, true).ok());
+  EXPECT_TRUE(plan->chose_workspace_limited());
+  const std::string limited = plan->AlgorithmDescription();
+  EXPECT_NE(limited.find("the heuristic's answer for a 1 MiB workspace"), std::string::npos)
+      << limited;
+  EXPECT_EQ(first.find("MiB workspace"), std::string::npos) << first;
+  // The same GEMM into another output: equal up to accumulation order.
+  MatmulSpec other = spec;
+  other.c = *c1;
+  auto plan1 = MatmulPlan::Create(lt_.get(), other, 1);
+  ASSERT_TRUE(plan1.ok());
+  auto added1 = plan1->AddWorkspaceLimitedCandidate(size_t{1} << 20);
+  ASSERT_TRUE(added1.ok() && *added1);
+  ASSERT_TRUE(plan1->Choose(1, true).ok());
+  ASSERT_TRUE(plan1->Enqueue(st).ok());
+  ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+  const double err = RelError(Bf16ToHostFloat(*c1, m * n), Bf16ToHostFloat(*c0, m * n));
+  EXPECT_LT(err, 1e-2) << first << " vs " << limited;
+  std::printf("workspace-limited candidate: %s\n  first answer: %s\n  rel. difference %.2e\n",
+              limited.c_str(), first.c_str(), err);
 }
 
 }  // namespace
