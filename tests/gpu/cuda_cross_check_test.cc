@@ -198,7 +198,9 @@ TEST(ScaleLayoutTest, ConversionsFollowTheIndexFormulas) {
 // The heuristic asked again for a 1 MiB workspace: on cuBLASLt 13.1 (H100) its answer for
 // fp8 64x14336x4096 is a kernel without split-K, where the 32 MiB answer splits K in two.
 // The extra candidate is added once, only when new, only below the plan's workspace, and
-// computes the same GEMM as the first.
+// computes the same GEMM as the first. (The split-K answer needs 2 MiB of workspace,
+// which is why a 1 MiB limit rules it out. Each scale gets its own allocation: with the
+// second scale 4 bytes after the first, the split-K kernel refused to launch on an H100.)
 class WorkspaceLimitedCandidateTest : public testing::LtSuite<::testing::Test> {
  protected:
   DevicePool pool_;
@@ -211,18 +213,20 @@ TEST_F(WorkspaceLimitedCandidateTest, AddedOnceWhenTheAnswerDiffersAndComputesTh
   auto bt = pool_.GetAs<uint8_t>("bt", n * k);
   auto c0 = pool_.GetAs<__nv_bfloat16>("c0", m * n);
   auto c1 = pool_.GetAs<__nv_bfloat16>("c1", m * n);
-  auto scales = pool_.GetAs<float>("scales", 2);
-  ASSERT_TRUE(a.ok() && bt.ok() && c0.ok() && c1.ok() && scales.ok());
+  auto a_scale = pool_.GetAs<float>("a.scale", 1);
+  auto bt_scale = pool_.GetAs<float>("bt.scale", 1);
+  ASSERT_TRUE(a.ok() && bt.ok() && c0.ok() && c1.ok() && a_scale.ok() && bt_scale.ok());
   // E4M3 bytes of small values (exponent field 5..8, any mantissa, any sign).
   std::vector<uint8_t> ha(m * k), hb(n * k);
   for (size_t i = 0; i < ha.size(); ++i)
     ha[i] = static_cast<uint8_t>(((i * 2654435761u) >> 7) & 0xBF) | 0x28;
   for (size_t i = 0; i < hb.size(); ++i)
     hb[i] = static_cast<uint8_t>(((i * 40503u) >> 5) & 0xBF) | 0x28;
-  const float one[2] = {1.0f, 1.0f};
+  const float one = 1.0f;
   ASSERT_EQ(cudaMemcpy(*a, ha.data(), ha.size(), cudaMemcpyHostToDevice), cudaSuccess);
   ASSERT_EQ(cudaMemcpy(*bt, hb.data(), hb.size(), cudaMemcpyHostToDevice), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(*scales, one, sizeof(one), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(*a_scale, &one, sizeof(one), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(*bt_scale, &one, sizeof(one), cudaMemcpyHostToDevice), cudaSuccess);
   MatmulSpec spec;
   spec.m = m;
   spec.n = n;
@@ -232,8 +236,8 @@ TEST_F(WorkspaceLimitedCandidateTest, AddedOnceWhenTheAnswerDiffersAndComputesTh
   spec.bt = *bt;
   spec.c = *c0;
   spec.a_scale_mode = spec.bt_scale_mode = CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
-  spec.a_scale = *scales;
-  spec.bt_scale = *scales + 1;
+  spec.a_scale = *a_scale;
+  spec.bt_scale = *bt_scale;
   spec.fast_accum = true;
   spec.workspace = workspace_.get();
   spec.workspace_bytes = workspace_.bytes();
@@ -255,7 +259,8 @@ TEST_F(WorkspaceLimitedCandidateTest, AddedOnceWhenTheAnswerDiffersAndComputesTh
   EXPECT_FALSE(*again);
   EXPECT_EQ(plan->candidates(), 2);
   EXPECT_FALSE(plan->chose_workspace_limited());
-  ASSERT_TRUE(plan->Enqueue(st).ok());
+  const absl::Status run0 = plan->Enqueue(st);
+  ASSERT_TRUE(run0.ok()) << run0 << " (" << plan->AlgorithmDescription() << ")";
   const std::string first = plan->AlgorithmDescription();
   ASSERT_TRUE(plan->Choose(1, true).ok());
   EXPECT_TRUE(plan->chose_workspace_limited());
@@ -271,7 +276,8 @@ TEST_F(WorkspaceLimitedCandidateTest, AddedOnceWhenTheAnswerDiffersAndComputesTh
   auto added1 = plan1->AddWorkspaceLimitedCandidate(size_t{1} << 20);
   ASSERT_TRUE(added1.ok() && *added1);
   ASSERT_TRUE(plan1->Choose(1, true).ok());
-  ASSERT_TRUE(plan1->Enqueue(st).ok());
+  const absl::Status run1 = plan1->Enqueue(st);
+  ASSERT_TRUE(run1.ok()) << run1 << " (" << plan1->AlgorithmDescription() << ")";
   ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
   const double err = RelError(Bf16ToHostFloat(*c1, m * n), Bf16ToHostFloat(*c0, m * n));
   EXPECT_LT(err, 1e-2) << first << " vs " << limited;
