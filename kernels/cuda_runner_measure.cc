@@ -117,16 +117,22 @@ absl::Status Autotune(MatmulPlan& plan, const IterationTimer& timer, cudaStream_
   return plan.Choose(best, true);
 }
 
+namespace {
+
+// The FP8 format of a quantized operand (the CUTLASS specs name it; E4M3 unless E5M2).
+core::quant::Fp8Format Fp8FormatOf(const OperandQuantizer& q) {
+  return q.data_type() == CUDA_R_8F_E5M2 ? core::quant::Fp8Format::kE5M2
+                                         : core::quant::Fp8Format::kE4M3;
+}
+
+}  // namespace
+
 absl::StatusOr<CutlassGemm> CreateBlockGemm(const core::WorkItem& item, const Operands& o,
                                             BlockGemmSchedule schedule, int device, int sm) {
   const core::GemmShape& s = item.op.shape;
-  auto format = [](const OperandQuantizer& q) {
-    return q.data_type() == CUDA_R_8F_E5M2 ? core::quant::Fp8Format::kE5M2
-                                           : core::quant::Fp8Format::kE4M3;
-  };
   BlockGemmSpec spec;
-  spec.a_format = format(o.a);
-  spec.bt_format = format(o.bt);
+  spec.a_format = Fp8FormatOf(o.a);
+  spec.bt_format = Fp8FormatOf(o.bt);
   spec.bt_128x128 = o.bt.config().weight;
   for (int64_t g = 0; g < item.op.groups; ++g) {
     BlockGemmGroup one;
@@ -146,13 +152,9 @@ absl::StatusOr<CutlassGemm> CreateBlockGemm(const core::WorkItem& item, const Op
 absl::StatusOr<CutlassGemm> CreateRowwiseGemm(const core::WorkItem& item, const Operands& o,
                                               bool fast_accum, RowwiseGemmSchedule schedule,
                                               int device, int sm) {
-  auto format = [](const OperandQuantizer& q) {
-    return q.data_type() == CUDA_R_8F_E5M2 ? core::quant::Fp8Format::kE5M2
-                                           : core::quant::Fp8Format::kE4M3;
-  };
   RowwiseGemmSpec spec;
-  spec.a_format = format(o.a);
-  spec.bt_format = format(o.bt);
+  spec.a_format = Fp8FormatOf(o.a);
+  spec.bt_format = Fp8FormatOf(o.bt);
   spec.m = item.op.shape.m;
   spec.n = item.op.shape.n;
   spec.k = item.op.shape.k;

@@ -47,25 +47,28 @@ class DeviceArray {
   void* ptr_ = nullptr;
 };
 
-// What every instantiation shares: e4m3 x e4m3 operands, K-major (A [m, k] row-major,
-// B [k, n] stored as B^T [n, k]), BF16 out [m, n] row-major, 16-byte accesses; tile
-// TileM x 128 x 128, cluster 1x2x1; A's scales 1x128 and B^T's ScaleN rows tall (128: a
-// weight's 128x128 blocks, 1: a gradient's 1x128), both K-major as the block-quantization
-// kernels write them (block_gemm_kernels.h). Schedule: Cooperative (TileM = 128, two
-// consumer warp groups on one tile) or Pingpong (TileM = 64, the two warp groups
-// alternate tiles, so one's epilogue overlaps the other's mainloop; their mainloops,
-// block-scale promotion included, take turns). M, N of one group need not be multiples
-// of the tile (predicated). Macros, not templates: the host
-// compiler rejects CUTLASS's collective builders in a dependent context, so each .cu
-// spells its struct out at namespace scope.
+// The operands every FP8 GEMM here shares: e4m3 x e4m3, both K-major (A row-major, B^T
+// column-major), BF16 D row-major, 16-byte aligned loads (8 BF16 for D).
+#define GEMMPROF_CUTLASS_E4M3_OPERANDS          \
+  using ElementA = cutlass::float_e4m3_t;       \
+  using ElementB = cutlass::float_e4m3_t;       \
+  using ElementD = cutlass::bfloat16_t;         \
+  using LayoutA = cutlass::layout::RowMajor;    \
+  using LayoutB = cutlass::layout::ColumnMajor; \
+  using LayoutD = cutlass::layout::RowMajor;    \
+  static constexpr int kAlignA = 16, kAlignB = 16, kAlignD = 8
+
+// What every block-scaled instantiation shares: the operands above (A [m, k], B [k, n]
+// stored as B^T [n, k], out [m, n]); tile TileM x 128 x 128, cluster 1x2x1; A's scales 1x128 and
+// B^T's ScaleN rows tall (128: a weight's 128x128 blocks, 1: a gradient's 1x128), both K-major as
+// the block-quantization kernels write them (block_gemm_kernels.h). Schedule: Cooperative (TileM =
+// 128, two consumer warp groups on one tile) or Pingpong (TileM = 64, the two warp groups alternate
+// tiles, so one's epilogue overlaps the other's mainloop; their mainloops, block-scale promotion
+// included, take turns). M, N of one group need not be multiples of the tile (predicated). Macros,
+// not templates: the host compiler rejects CUTLASS's collective builders in a dependent context, so
+// each .cu spells its struct out at namespace scope.
 #define GEMMPROF_CUTLASS_BLOCK_GEMM_COMMON(ScaleN, TileM, Schedule)                   \
-  using ElementA = cutlass::float_e4m3_t;                                             \
-  using ElementB = cutlass::float_e4m3_t;                                             \
-  using ElementD = cutlass::bfloat16_t;                                               \
-  using LayoutA = cutlass::layout::RowMajor;                                          \
-  using LayoutB = cutlass::layout::ColumnMajor;                                       \
-  using LayoutD = cutlass::layout::RowMajor;                                          \
-  static constexpr int kAlignA = 16, kAlignB = 16, kAlignD = 8;                       \
+  GEMMPROF_CUTLASS_E4M3_OPERANDS;                                                     \
   static constexpr const char* kSchedule = #Schedule;                                 \
   using TileShape = cute::Shape<cute::Int<TileM>, cute::_128, cute::_128>;            \
   using ClusterShape = cute::Shape<cute::_1, cute::_2, cute::_1>;                     \

@@ -19,13 +19,7 @@ namespace gemmprof::kernels::cutlass_gemm {
 #define GEMMPROF_CUTLASS_ROWWISE_GEMM_TYPES(Name, TileM, ClusterM, ClusterN, Schedule,             \
                                             EpilogueSchedule)                                      \
   struct Name {                                                                                    \
-    using ElementA = cutlass::float_e4m3_t;                                                        \
-    using ElementB = cutlass::float_e4m3_t;                                                        \
-    using ElementD = cutlass::bfloat16_t;                                                          \
-    using LayoutA = cutlass::layout::RowMajor;                                                     \
-    using LayoutB = cutlass::layout::ColumnMajor;                                                  \
-    using LayoutD = cutlass::layout::RowMajor;                                                     \
-    static constexpr int kAlignA = 16, kAlignB = 16, kAlignD = 8;                                  \
+    GEMMPROF_CUTLASS_E4M3_OPERANDS;                                                                \
     static constexpr const char* kSchedule = #Schedule;                                            \
     using TileShape = cute::Shape<cute::Int<TileM>, cute::_128, cute::_128>;                       \
     using ClusterShape = cute::Shape<cute::Int<ClusterM>, cute::Int<ClusterN>, cute::_1>;          \

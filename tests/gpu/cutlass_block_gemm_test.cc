@@ -12,7 +12,7 @@
 //     different per group (wgrad's K is the expert's tokens).
 //   - PackedTest: groups of one size stored back to back (the runner's layout), both
 //     forms (grouped; batched: one batched GEMM) against the host reference.
-//   - RowwiseGemmAppliesEachRowAndColumnScale: the fp8-rowwise CUTLASS GEMM (both
+//   - RowwiseGemmAppliesEachRowAndColumnScale: the fp8-rowwise CUTLASS GEMM (every
 //     schedules) against a host reference, and each row/column scale applied exactly
 //     to its row/column; its refusals.
 //   - RefusesWhatItCannotRun: FailedPrecondition with the reason (K % 16, N % 8, E5M2,
@@ -59,6 +59,16 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 struct Size {
   int64_t m, n, k;
 };
+
+// A device copy of a host vector (a failed allocation or copy fails the test).
+template <class T>
+DeviceBuffer ToDevice(const std::vector<T>& v) {
+  auto d = DeviceBuffer::Create(v.size() * sizeof(T));
+  EXPECT_TRUE(d.ok());
+  EXPECT_EQ(cudaMemcpy(d->get(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice),
+            cudaSuccess);
+  return std::move(*d);
+}
 
 // One group's operands on the host and the device; scales row-major and compact.
 struct HostGroup {
@@ -393,14 +403,7 @@ TEST_P(PackedTest, BatchedAndGroupedFormsMatchTheHostReference) {
     sa.insert(sa.end(), host.back().sa.begin(), host.back().sa.end());
     sb.insert(sb.end(), host.back().sb.begin(), host.back().sb.end());
   }
-  auto up = [](const auto& v) {
-    auto d = DeviceBuffer::Create(v.size() * sizeof(v[0]));
-    EXPECT_TRUE(d.ok());
-    EXPECT_EQ(cudaMemcpy(d->get(), v.data(), v.size() * sizeof(v[0]), cudaMemcpyHostToDevice),
-              cudaSuccess);
-    return std::move(*d);
-  };
-  DeviceBuffer d_a = up(a), d_bt = up(bt), d_sa = up(sa), d_sb = up(sb);
+  DeviceBuffer d_a = ToDevice(a), d_bt = ToDevice(bt), d_sa = ToDevice(sa), d_sb = ToDevice(sb);
   auto d_c = DeviceBuffer::Create(groups * s.m * s.n * 2);
   ASSERT_TRUE(d_c.ok());
   BlockGemmSpec spec;
@@ -459,14 +462,7 @@ TEST_F(BlockGemmTest, RowwiseGemmAppliesEachRowAndColumnScale) {
   std::vector<float> sa, sb;
   for (int64_t i = 0; i < s.m; ++i) sa.push_back(std::ldexp(1.0f, exponent(rng)));
   for (int64_t j = 0; j < s.n; ++j) sb.push_back(std::ldexp(1.0f, exponent(rng)));
-  auto up = [](const auto& v) {
-    auto d = DeviceBuffer::Create(v.size() * sizeof(v[0]));
-    EXPECT_TRUE(d.ok());
-    EXPECT_EQ(cudaMemcpy(d->get(), v.data(), v.size() * sizeof(v[0]), cudaMemcpyHostToDevice),
-              cudaSuccess);
-    return std::move(*d);
-  };
-  DeviceBuffer d_a = up(a), d_bt = up(bt), d_sa = up(sa), d_sb = up(sb);
+  DeviceBuffer d_a = ToDevice(a), d_bt = ToDevice(bt), d_sa = ToDevice(sa), d_sb = ToDevice(sb);
   auto d_c = DeviceBuffer::Create(s.m * s.n * 2);
   ASSERT_TRUE(d_c.ok());
   RowwiseGemmSpec spec;
