@@ -81,15 +81,15 @@ struct RowwiseProblem {
   void* c = nullptr;
   const float* a_scales = nullptr;
   const float* bt_scales = nullptr;
-  // The persistent tile scheduler's swizzle (1, 2, 4 or 8): neighbouring CTAs walk
-  // 2^k tiles along one dimension, so big problems reuse the operand tiles in L2.
+  // The persistent tile scheduler's swizzle width in tiles (1, 2, 4 or 8): consecutive
+  // CTAs take tiles in bands that wide, so a big problem reuses operand tiles in L2.
   int swizzle = 1;
 };
 // Both pingpong (each consumer warp group its own tile, one's epilogue overlapping the
 // other's MMAs). Tile64: tile 64x128x128, cluster 1x2x1, for small M (decode: M <= 128
 // gives a few 64-row tiles); Tile128: tile 128x128x128, cluster 2x1x1, for the rest. A
-// cooperative 128x128 form was measured on an H100 and won no Llama-3.1-8B or seed 5B
-// item against cuBLASLt or these two, so it is not instantiated.
+// cooperative 128x128 form was measured on an H100 against cuBLASLt and the 64x128 form
+// and won no Llama-3.1-8B or seed 5B item, so it is not instantiated.
 Made MakeRowwiseTile64(const RowwiseProblem& problem, int device);
 Made MakeRowwiseTile128(const RowwiseProblem& problem, int device);
 
