@@ -19,6 +19,11 @@ namespace gemmprof::core {
 // differ.
 inline constexpr int kGemmEngineRevision = 2;
 
+// The engine text in the key: the revision, and the CUTLASS version where this build
+// has the CUTLASS candidates ("2+cutlass-4.2.0"; "2" without), so a build without them
+// is never served a result a build with them measured, nor the reverse.
+std::string GemmEngine();
+
 // Deterministic text key; equal keys mean interchangeable measurements.
 std::string CacheKey(const DeviceInfo& device, const WorkItem& item, const TimingOptions& timing);
 

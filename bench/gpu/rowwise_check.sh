@@ -19,8 +19,10 @@ export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-/usr/local/cuda-13.0/targets/x86_64-li
 export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,power.draw,power.limit,temperature.gpu \
   --format=csv 2>&1 | tee "$out/gpu_state.txt" || true
-# SM clock and power every 100 ms for the whole comparison, with the start of each run.
-nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw --format=csv,noheader -lms 100 \
+# SM clock and power of GPU 0 (the one both benchmarks use) every 100 ms for the whole
+# comparison, with the start of each run.
+: > "$out/runs.txt"
+nvidia-smi -i 0 --query-gpu=timestamp,clocks.sm,power.draw --format=csv,noheader -lms 100 \
   > "$out/clocks.csv" 2>/dev/null &
 sampler=$!
 trap 'kill $sampler 2>/dev/null' EXIT
@@ -38,5 +40,7 @@ for r in $(seq 1 "$rounds"); do
     --csv "$out/torch_sustained_$r.csv" > "$out/torch_sustained_$r.log" 2>&1 || rc=1
 done
 mark end
+kill $sampler 2>/dev/null
+wait $sampler 2>/dev/null
 python3 "$here/rowwise_compare.py" "$out" "$rounds" 2>&1 | tee "$out/compare.txt"
 exit $(( rc || PIPESTATUS[0] ))

@@ -37,16 +37,24 @@ def totals(path, key, libraries=None):
 def clocks_by_run(out):
     """{run: (median SM MHz, mean W)} from rowwise_check.sh's clocks.csv and runs.txt."""
     fmt = "%Y/%m/%d %H:%M:%S.%f"
-    try:
-        marks = [(datetime.strptime(t.strip(), fmt), what.split()[-1])
-                 for t, what in (line.split(",", 1) for line in open(f"{out}/runs.txt"))]
-        samples = []
-        for line in open(f"{out}/clocks.csv"):
-            t, mhz, watts = (x.strip() for x in line.split(","))
-            samples.append((datetime.strptime(t, fmt), float(mhz.split()[0]),
-                            float(watts.split()[0])))
-    except (OSError, ValueError, IndexError):
-        return {}
+    def parsed(path, parse):
+        rows = []
+        try:
+            lines = open(path).readlines()
+        except OSError:
+            return rows
+        for line in lines:
+            try:
+                rows.append(parse([x.strip() for x in line.split(",")]))
+            except (ValueError, IndexError):
+                continue  # a line cut short, or "[N/A]" where a figure was not read
+        return rows
+
+    marks = parsed(f"{out}/runs.txt",
+                   lambda f: (datetime.strptime(f[0], fmt), f[1].split()[-1]))
+    samples = parsed(f"{out}/clocks.csv",
+                     lambda f: (datetime.strptime(f[0], fmt), float(f[1].split()[0]),
+                                float(f[2].split()[0])))
     result = {}
     for (t0, run), (t1, _) in zip(marks, marks[1:]):
         window = [(mhz, w) for t, mhz, w in samples if t0 <= t < t1]

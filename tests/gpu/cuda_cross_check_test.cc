@@ -216,7 +216,7 @@ TEST_F(WorkspaceLimitedCandidateTest, AddedOnceWhenTheAnswerDiffersAndComputesTh
   auto a_scale = pool_.GetAs<float>("a.scale", 1);
   auto bt_scale = pool_.GetAs<float>("bt.scale", 1);
   ASSERT_TRUE(a.ok() && bt.ok() && c0.ok() && c1.ok() && a_scale.ok() && bt_scale.ok());
-  // E4M3 bytes of small values (exponent field 5..8, any mantissa, any sign).
+  // E4M3 bytes of small values (exponent field 5 or 7, any mantissa, any sign).
   std::vector<uint8_t> ha(m * k), hb(n * k);
   for (size_t i = 0; i < ha.size(); ++i)
     ha[i] = static_cast<uint8_t>(((i * 2654435761u) >> 7) & 0xBF) | 0x28;
@@ -251,8 +251,11 @@ TEST_F(WorkspaceLimitedCandidateTest, AddedOnceWhenTheAnswerDiffersAndComputesTh
   EXPECT_EQ(plan->candidates(), 1);
   auto added = plan->AddWorkspaceLimitedCandidate(size_t{1} << 20);
   ASSERT_TRUE(added.ok()) << added.status();
-  ASSERT_TRUE(*added) << "cuBLASLt's heuristic gave the same answer for 1 MiB and 32 MiB ("
-                      << plan->AlgorithmDescription() << ")";
+  if (!*added) {
+    // Another cuBLASLt release or GPU may answer the same for both: nothing to compare.
+    GTEST_SKIP() << "cuBLASLt's heuristic gives the same answer for 1 MiB and 32 MiB here ("
+                 << plan->AlgorithmDescription() << "); cuBLASLt 13.1 on an H100 does not";
+  }
   EXPECT_EQ(plan->candidates(), 2);
   auto again = plan->AddWorkspaceLimitedCandidate(size_t{1} << 20);
   ASSERT_TRUE(again.ok());
@@ -274,7 +277,7 @@ TEST_F(WorkspaceLimitedCandidateTest, AddedOnceWhenTheAnswerDiffersAndComputesTh
   auto plan1 = MatmulPlan::Create(lt_.get(), other, 1);
   ASSERT_TRUE(plan1.ok());
   auto added1 = plan1->AddWorkspaceLimitedCandidate(size_t{1} << 20);
-  ASSERT_TRUE(added1.ok() && *added1);
+  ASSERT_TRUE(added1.ok() && *added1) << "the same spec got another heuristic answer";
   ASSERT_TRUE(plan1->Choose(1, true).ok());
   const absl::Status run1 = plan1->Enqueue(st);
   ASSERT_TRUE(run1.ok()) << run1 << " (" << plan1->AlgorithmDescription() << ")";
