@@ -4,7 +4,7 @@
 # ours, torch, ours, torch, so a clock drift of the power-capped GPU falls on both alike;
 # rowwise_compare.py pairs each of our runs with the torch runs right after it. PyTorch
 # runs twice per round: as a burst per GEMM (torch_baseline.py's default) and after
-# SUSTAIN_S seconds of continuous replays per GEMM (--sustain-s, default 1), the clocks
+# SUSTAIN_S seconds of replays per GEMM (--sustain-s, default 1), the clocks
 # of sustained load that gemmprof's items are measured at.
 # usage: bench/gpu/rowwise_check.sh BUNDLE_DIR OUT_DIR [ROUNDS (default 2)] [BENCH ARGS...]
 #   e.g. ... 1 --autotune 8: our items choose among cuBLASLt's top 8 candidates by timing

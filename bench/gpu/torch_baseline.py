@@ -20,12 +20,12 @@ waits on Python between events and never idles longer than the queuing takes. Wi
 CuPy it falls back to torch.cuda._sleep (said in the output). Median of --iters
 samples after --warmup replays.
 
---sustain-s S replays each GEMM for S seconds before its samples (in chunks of 50 replays,
-synchronizing after each; for the smallest GEMMs the host's relaunch gaps are a sizeable
-part of that time), so they are taken at the clocks of sustained load, as gemmprof's are
-(its items run back to back after a 2 s warm-up). Without it (the default) each GEMM's samples are a burst of a few
-milliseconds after the host's gaps between GEMMs, which a power-capped GPU may run at
-higher clocks than it can sustain.
+--sustain-s S replays each GEMM for S seconds before its samples (in chunks of 50
+replays, synchronizing after each; for the smallest GEMMs the host's relaunch gaps are a
+sizeable part of that time), so they are taken at the clocks of sustained load, as
+gemmprof's are (its items run back to back after a 2 s warm-up). Without it (the
+default) each GEMM's samples are a burst of a few milliseconds after the host's gaps
+between GEMMs, which a power-capped GPU may run at higher clocks than it can sustain.
 """
 import argparse
 import csv
