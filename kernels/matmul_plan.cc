@@ -125,34 +125,35 @@ absl::StatusOr<MatmulPlan> MatmulPlan::Create(cublasLtHandle_t lt, const MatmulS
   RETURN_IF_ERROR(SetBatch(p.lt_a_, spec.batch, spec.n, spec.k));
   RETURN_IF_ERROR(SetBatch(p.lt_b_, spec.batch, spec.m, spec.k));
   RETURN_IF_ERROR(SetBatch(p.lt_d_, spec.batch, spec.m, spec.n));
-  ASSIGN_OR_RETURN(LtMatmulPreference pref, LtMatmulPreference::Create(spec.workspace_bytes));
-  const int want = std::max(1, max_candidates);
-  p.heuristics_.resize(want);
+  ASSIGN_OR_RETURN(p.heuristics_,
+                   p.AskHeuristic(spec.workspace_bytes, std::max(1, max_candidates)));
+  if (p.heuristics_.empty()) return absl::FailedPreconditionError(NoAlgorithmMessage(spec));
+  return p;
+}
+
+absl::StatusOr<std::vector<cublasLtMatmulHeuristicResult_t>> MatmulPlan::AskHeuristic(
+    size_t workspace_bytes, int want) const {
+  ASSIGN_OR_RETURN(LtMatmulPreference pref, LtMatmulPreference::Create(workspace_bytes));
+  std::vector<cublasLtMatmulHeuristicResult_t> results(want);
   int returned = 0;
-  const cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(
-      lt, p.desc_.get(), p.lt_a_.get(), p.lt_b_.get(), p.lt_d_.get(), p.lt_d_.get(), pref.get(),
-      want, p.heuristics_.data(), &returned);
+  const cublasStatus_t st =
+      cublasLtMatmulAlgoGetHeuristic(lt_, desc_.get(), lt_a_.get(), lt_b_.get(), lt_d_.get(),
+                                     lt_d_.get(), pref.get(), want, results.data(), &returned);
   // cuBLASLt says "none" either way: NOT_SUPPORTED, or success with no result.
   if (st == CUBLAS_STATUS_NOT_SUPPORTED || (st == CUBLAS_STATUS_SUCCESS && returned <= 0)) {
-    return absl::FailedPreconditionError(NoAlgorithmMessage(spec));
+    return std::vector<cublasLtMatmulHeuristicResult_t>();
   }
   CUBLAS_RETURN_IF_ERROR(st);
-  p.heuristics_.resize(returned);
-  return p;
+  results.resize(returned);
+  return results;
 }
 
 absl::StatusOr<bool> MatmulPlan::AddWorkspaceLimitedCandidate(size_t limit_bytes) {
   if (limit_bytes >= spec_.workspace_bytes || limited_index_ >= 0) return false;
-  ASSIGN_OR_RETURN(LtMatmulPreference pref, LtMatmulPreference::Create(limit_bytes));
-  cublasLtMatmulHeuristicResult_t result = {};
-  int returned = 0;
-  const cublasStatus_t st =
-      cublasLtMatmulAlgoGetHeuristic(lt_, desc_.get(), lt_a_.get(), lt_b_.get(), lt_d_.get(),
-                                     lt_d_.get(), pref.get(), 1, &result, &returned);
-  if (st == CUBLAS_STATUS_NOT_SUPPORTED || (st == CUBLAS_STATUS_SUCCESS && returned <= 0)) {
-    return false;
-  }
-  CUBLAS_RETURN_IF_ERROR(st);
+  ASSIGN_OR_RETURN(const std::vector<cublasLtMatmulHeuristicResult_t> answer,
+                   AskHeuristic(limit_bytes, 1));
+  if (answer.empty()) return false;
+  const cublasLtMatmulHeuristicResult_t& result = answer.front();
   for (const cublasLtMatmulHeuristicResult_t& h : heuristics_) {
     if (std::memcmp(&h.algo, &result.algo, sizeof(result.algo)) == 0) return false;
   }

@@ -80,6 +80,10 @@ class MatmulPlan {
 
  private:
   absl::Status EnqueueWith(const cublasLtMatmulAlgo_t& algo, cudaStream_t stream) const;
+  // Up to `want` of the heuristic's answers for a workspace of `workspace_bytes`; empty
+  // when cuBLASLt has none for this GEMM.
+  absl::StatusOr<std::vector<cublasLtMatmulHeuristicResult_t>> AskHeuristic(size_t workspace_bytes,
+                                                                            int want) const;
 
   cublasLtHandle_t lt_ = nullptr;
   MatmulSpec spec_;

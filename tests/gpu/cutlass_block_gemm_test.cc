@@ -13,7 +13,7 @@
 //   - PackedTest: groups of one size stored back to back (the runner's layout), both
 //     forms (grouped; batched: one batched GEMM) against the host reference.
 //   - RowwiseGemmAppliesEachRowAndColumnScale: the fp8-rowwise CUTLASS GEMM (every
-//     schedules) against a host reference, and each row/column scale applied exactly
+//     schedule) against a host reference, and each row/column scale applied exactly
 //     to its row/column; its refusals.
 //   - RefusesWhatItCannotRun: FailedPrecondition with the reason (K % 16, N % 8, E5M2,
 //     sm_100), never a launch.
