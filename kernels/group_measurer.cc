@@ -46,7 +46,18 @@ constexpr int32_t kMaxSamplesPerVisit = 64;
 constexpr double kB2bGraphMs = 2.0;
 constexpr int32_t kMinAutoB2b = 2, kMaxAutoB2b = 10;
 constexpr int32_t kPilotSamples = 3;
-constexpr double kThinB2bFromMs = 1.0;
+// Back to back of GEMMs this long differs from isolated by little more than the launch
+// ramp, and its graph is the costliest unit of a round: noise-aware rounds visit it only
+// every `every`-th round (its figure does not gate the stop; it keeps the interval it
+// reached).
+struct B2bThinning {
+  double from_ms;
+  int32_t every;
+};
+constexpr B2bThinning kB2bThinning[] = {{1.0, 4}, {0.25, 2}};
+// Noise-aware rounds are checked against the stop rule about this often, so a group that
+// reached its precision does not run on for long.
+constexpr double kStopCheckMs = 100.0;
 // A second workspace size the cuBLASLt heuristic is asked for (PyTorch's default cuBLASLt
 // workspace): where its answer differs from the answer for the runner's full workspace,
 // both are timed and the faster kept.
@@ -366,11 +377,15 @@ absl::StatusOr<CudaRunner::Rounds> CudaRunner::TimeRounds(const core::GroupReque
     int32_t every = 1;                       // visited in rounds r with r % every == 0
     KernelSampler::VisitUnit tag;            // what kernel-only timing files its launches under
   };
-  // Where one GEMM takes a millisecond or more, back to back differs from isolated by
-  // little more than the launch ramp, and its N-GEMM graph is the costliest unit of a
-  // round: noise-aware rounds then time it every second round (all members alike, so
-  // its series stay paired).
-  const int32_t b2b_every = !fixed && t_min >= kThinB2bFromMs ? 2 : 1;
+  // Back to back thinned by GEMM length (kB2bThinning), all members alike, so its series
+  // stay paired.
+  int32_t b2b_every = 1;
+  for (const B2bThinning& thin : kB2bThinning) {
+    if (!fixed && t_min >= thin.from_ms) {
+      b2b_every = thin.every;
+      break;
+    }
+  }
   out.b2b_every = b2b_every;
   const bool hot = timing.l2 == core::L2Policy::kHot;
   std::vector<Unit> units;
@@ -400,8 +415,17 @@ absl::StatusOr<CudaRunner::Rounds> CudaRunner::TimeRounds(const core::GroupReque
   for (const Unit& u : units) {
     round_entries += (u.visit.samples + (u.visit.rewarm ? 1 : 0)) * (u.visit.graph->nodes() + 4);
   }
-  const int32_t per_call = static_cast<int32_t>(
+  double round_ms = 0;  // a round's GPU time, estimated from the pilot
+  for (size_t i = 0; i < members.size(); ++i) {
+    round_ms += SamplesFor(t_iso[i], fixed) * t_iso[i] +
+                SamplesFor(n * t_iso[i], fixed) * n * t_iso[i] / b2b_every +
+                SamplesFor(t_quant[i], fixed) * t_quant[i];
+  }
+  int32_t per_call = static_cast<int32_t>(
       std::max<size_t>(1, IterationTimer::kQueueBudget / std::max<size_t>(round_entries, 1)));
+  if (!fixed && round_ms > 0) {
+    per_call = std::clamp(static_cast<int32_t>(std::ceil(kStopCheckMs / round_ms)), 1, per_call);
+  }
 
   core::stats::StopOptions stop;
   stop.fixed_rounds = fixed ? timing.timed_iters : 0;
@@ -535,8 +559,12 @@ absl::Status CudaRunner::FinishMembers(const core::GroupRequest& request,
     if (std::string n = ThrottleNote(out.telemetry); !n.empty()) notes.push_back(n);
     if (!nvml_note_.empty()) notes.push_back(nvml_note_);
     if (rounds.b2b_every > 1) {
+      double from_ms = 0;
+      for (const B2bThinning& thin : kB2bThinning) {
+        if (thin.every == rounds.b2b_every) from_ms = thin.from_ms;
+      }
       notes.push_back(absl::StrCat("back to back timed every ", rounds.b2b_every,
-                                   " rounds (GEMMs of 1 ms or more)"));
+                                   " rounds (GEMMs of ", from_ms, " ms or more)"));
     }
     if (timing.l2 == core::L2Policy::kCold) {
       notes.push_back(absl::StrCat("back to back: one L2 flush per launch of ", rounds.b2b_count,
