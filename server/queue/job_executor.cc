@@ -91,14 +91,6 @@ RunEnd JobExecutor::Run(int64_t job_id) {
   }
   spdlog::info("job {}: running {} items on {} ({})", job_id, job->total_items, runner_.Info().name,
                runner_.Info().backend);
-  if (auto s = WarmUp(*job); !s.ok()) {
-    if (!runner_.Availability().ok()) return RunEnd::kDeviceLost;
-    if (const std::string source = core::SourceOf(s); !source.empty()) {
-      spdlog::warn("job {}: device warm-up failed at {}", job_id, source);
-    }
-    EndJob(job_id, core::JobState::kFailed, absl::StrCat("device warm-up failed: ", s.message()));
-    return RunEnd::kEnded;
-  }
   auto items = store_.GetItems(job_id);
   if (!items.ok()) {
     EndJob(job_id, core::JobState::kFailed,
@@ -117,9 +109,23 @@ RunEnd JobExecutor::Run(int64_t job_id) {
     std::vector<size_t>& group = groups.emplace_back();
     for (size_t m : members) group.push_back(index[m]);
   }
+  OrderLargestFirst(*items, groups);
   auto share = std::make_shared<JobShare>(*job, *std::move(items), std::move(groups),
                                           DeviceScope{ModelOf(runner_.Info()), job->spec.devices});
+  // Published before the lead's own warm-up, so idle devices warm up alongside it.
   if (hooks_.publish) hooks_.publish(share);
+  if (auto s = WarmUp(*job); !s.ok()) {
+    // Helpers finish the groups they hold; the lead's failure decides the job.
+    share->Close();
+    share->WaitIdle();
+    if (hooks_.withdraw) hooks_.withdraw(job_id);
+    if (!runner_.Availability().ok()) return RunEnd::kDeviceLost;
+    if (const std::string source = core::SourceOf(s); !source.empty()) {
+      spdlog::warn("job {}: device warm-up failed at {}", job_id, source);
+    }
+    EndJob(job_id, core::JobState::kFailed, absl::StrCat("device warm-up failed: ", s.message()));
+    return RunEnd::kEnded;
+  }
   LoopEnd end = RunGroups(*share);
   // A helper whose device went away hands its group back: the lead runs it.
   while (end == LoopEnd::kDone) {
@@ -256,7 +262,7 @@ absl::StatusOr<JobExecutor::ItemEnd> JobExecutor::RunGroup(JobShare& share,
     if (absl::IsUnavailable(fits) && !runner_.Availability().ok()) return ItemEnd::kDeviceLost;
     if (!fits.ok() && !absl::IsUnavailable(fits)) {
       const storage::ItemFinish f =
-          Failure(job, record, fits, share.IsLastPending(remaining[r]), keys[r]);
+          Failure(job, record, fits, share.IsLastPending(remaining, remaining[r]), keys[r]);
       RETURN_IF_ERROR(Finish(share, record, f.status, f.error, keys[r]));
       continue;
     }
@@ -319,7 +325,7 @@ absl::Status JobExecutor::MeasureGroup(JobShare& share, const std::vector<size_t
   std::vector<storage::ItemFinish> finishes;
   for (size_t g = 0; g < group.size(); ++g) {
     const core::ItemRecord& record = items[group[g]];
-    const bool last = share.IsLastPending(group[g]);
+    const bool last = share.IsLastPending(group, group[g]);
     // A failure of the group (device error, lost worker) fails every member alike.
     if (!result.ok()) {
       finishes.push_back(Failure(job, record, result.status(), last, keys[g]));

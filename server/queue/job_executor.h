@@ -46,8 +46,9 @@ class JobExecutor {
   JobExecutor(storage::ResultStore& store, JobEventBus& bus, device::Runner& runner,
               std::function<Interrupt(int64_t job_id)> interrupt, ShareHooks hooks = {});
 
-  // Runs every item of the job that is not final yet, in groups (core::GroupItems, in
-  // first-seq order); a group's items are measured together, or answered from the cache
+  // Runs every item of the job that is not final yet, in groups (core::GroupItems, the
+  // largest work first: OrderLargestFirst); a group's items are measured together, or
+  // answered from the cache
   // together when every one of them hits one measurement group. A job that runs to its end is
   // succeeded, or partial when any item failed ("3 of 96 items failed"; not_supported
   // items do not count). A failed item's error names the item, what failed and what

@@ -15,6 +15,16 @@ std::string ModelOf(const core::DeviceInfo& info) {
   return absl::StrCat(info.backend, " ", info.name, " sm", info.sm);
 }
 
+void OrderLargestFirst(const std::vector<core::ItemRecord>& items,
+                       std::vector<std::vector<size_t>>& groups) {
+  auto work = [&](const std::vector<size_t>& group) {
+    return group.empty() ? 0.0
+                         : items[group.front()].item.op.Flops() * static_cast<double>(group.size());
+  };
+  std::stable_sort(groups.begin(), groups.end(),
+                   [&](const auto& a, const auto& b) { return work(a) > work(b); });
+}
+
 JobShare::JobShare(core::JobRecord job, std::vector<core::ItemRecord> items,
                    std::vector<std::vector<size_t>> groups, DeviceScope scope)
     : job_(std::move(job)),
@@ -80,12 +90,17 @@ bool JobShare::IsFinished(int64_t item_id) const {
   return finished_ids_.contains(item_id);
 }
 
-bool JobShare::IsLastPending(size_t i) const {
+bool JobShare::IsLastPending(const std::vector<size_t>& group, size_t i) const {
   std::lock_guard lock(mu_);
-  for (size_t j = i + 1; j < items_.size(); ++j) {
-    if (!core::IsFinal(items_[j].status) && !finished_ids_.contains(items_[j].item.id)) {
-      return false;
-    }
+  auto pending = [&](size_t j) {
+    return !core::IsFinal(items_[j].status) && !finished_ids_.contains(items_[j].item.id);
+  };
+  const auto at = std::find(group.begin(), group.end(), i);
+  for (auto it = at == group.end() ? at : at + 1; it != group.end(); ++it) {
+    if (pending(*it)) return false;
+  }
+  for (size_t j = 0; j < items_.size(); ++j) {
+    if (std::find(group.begin(), group.end(), j) == group.end() && pending(j)) return false;
   }
   return true;
 }

@@ -30,6 +30,12 @@ struct DeviceScope {
 // key's device part without driver and library versions, which one node shares).
 std::string ModelOf(const core::DeviceInfo& info);
 
+// Orders `groups` (indexes into `items`) by their GPU work, largest first: one item's
+// FLOPs times the group's item count, ties in their order. The devices of a spread job
+// then finish close together, the last groups handed out being the short ones.
+void OrderLargestFirst(const std::vector<core::ItemRecord>& items,
+                       std::vector<std::vector<size_t>>& groups);
+
 class JobShare {
  public:
   JobShare(core::JobRecord job, std::vector<core::ItemRecord> items,
@@ -62,8 +68,10 @@ class JobShare {
   // Items recorded by any device since the share began.
   void MarkFinished(int64_t item_id);
   bool IsFinished(int64_t item_id) const;
-  // Whether no item after items()[i] is still to run (for the wording of failures).
-  bool IsLastPending(size_t i) const;
+  // Whether nothing is still to run after items()[i] of `group` (indexes into items()):
+  // no member after it in the group, no item outside the group. For the wording of
+  // failures ("the job goes on with its next item").
+  bool IsLastPending(const std::vector<size_t>& group, size_t i) const;
 
  private:
   const core::JobRecord job_;

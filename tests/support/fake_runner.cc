@@ -165,6 +165,16 @@ void FakeRunner::FailRunsWith(absl::Status status) {
   run_status_ = std::move(status);
 }
 
+absl::Status FakeRunner::BeginJob(const core::TimingOptions&) {
+  std::lock_guard lock(mu_);
+  return begin_status_;
+}
+
+void FakeRunner::FailBeginJobWith(absl::Status status) {
+  std::lock_guard lock(mu_);
+  begin_status_ = std::move(status);
+}
+
 void FakeRunner::FailItem(int32_t seq, absl::Status status) {
   std::lock_guard lock(mu_);
   item_status_[seq] = std::move(status);

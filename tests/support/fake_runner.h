@@ -31,7 +31,8 @@ class FakeRunner : public device::Runner {
   // whose N is not a multiple of 16 with FailedPrecondition (like FP8 on cuBLASLt).
   absl::Status CanImplement(const core::WorkItem& item,
                             const core::TimingOptions& timing) const override;
-  absl::Status BeginJob(const core::TimingOptions&) override { return absl::OkStatus(); }
+  // OK unless FailBeginJobWith said otherwise.
+  absl::Status BeginJob(const core::TimingOptions&) override;
   // A group of one (MeasureGroup); the item's failure is the returned status.
   absl::StatusOr<core::Measurement> Run(const core::WorkItem& item,
                                         const core::TimingOptions& timing) override;
@@ -48,6 +49,8 @@ class FakeRunner : public device::Runner {
   // Makes every later MeasureGroup (and Run) fail as a whole with `status` (OK to
   // measure again).
   void FailRunsWith(absl::Status status);
+  // Makes every later BeginJob (the job's device warm-up) return `status`.
+  void FailBeginJobWith(absl::Status status);
   // Makes the outcome of the item with this seq `status` (its group goes on).
   void FailItem(int32_t seq, absl::Status status);
   // Every group request seen, in order.
@@ -74,6 +77,7 @@ class FakeRunner : public device::Runner {
   std::condition_variable cv_;
   bool held_ = false;
   absl::Status run_status_;
+  absl::Status begin_status_;
   std::map<int32_t, absl::Status> item_status_;
   std::vector<core::GroupRequest> requests_;
   std::string unavailable_reason_;  // empty: available

@@ -86,18 +86,19 @@ class JobExecutorTest : public ::testing::Test {
 
 const core::GemmShape kA{64, 64, 64}, kB{32, 32, 32};
 
-TEST_F(JobExecutorTest, MeasuresGroupByGroupInFirstSeqOrder) {
+TEST_F(JobExecutorTest, MeasuresGroupByGroupLargestWorkFirst) {
+  // Work per group: one item's FLOPs times its items: kA twice, kA once, kB twice.
   const int64_t job = Create({{kA, Recipe::kBf16},
                               {kB, Recipe::kBf16},
                               {kA, Recipe::kFp8Current},
                               {kA, Recipe::kBf16, Mode::kAutocast, Pass::kDgrad},
                               {kB, Recipe::kFp8Block}});
   EXPECT_EQ(RunJob(job), RunEnd::kEnded);
-  EXPECT_THAT(RequestedSeqs(), ElementsAre(ElementsAre(0, 2), ElementsAre(1, 4), ElementsAre(3)));
+  EXPECT_THAT(RequestedSeqs(), ElementsAre(ElementsAre(0, 2), ElementsAre(3), ElementsAre(1, 4)));
   const auto requests = runner_.requests();
   EXPECT_THAT(requests[0].group_uid,
               StartsWith(runner_.Info().uuid + "/j" + std::to_string(job) + "/s0/"));
-  EXPECT_THAT(requests[1].group_uid, ::testing::HasSubstr("/s1/"));
+  EXPECT_THAT(requests[1].group_uid, ::testing::HasSubstr("/s3/"));
   EXPECT_TRUE(requests[0].share_identical_work);
   EXPECT_EQ(requests[0].timing.timed_iters, 4);
   for (const auto& item : Items(job)) {
@@ -106,6 +107,18 @@ TEST_F(JobExecutorTest, MeasuresGroupByGroupInFirstSeqOrder) {
     EXPECT_FALSE(item.cached);
   }
   EXPECT_EQ(store_->GetJob(job)->state, core::JobState::kSucceeded);
+}
+
+TEST_F(JobExecutorTest, AWarmUpFailureFailsTheJobBeforeAnyGroup) {
+  const int64_t job = Create({{kA, Recipe::kBf16}, {kB, Recipe::kBf16}});
+  runner_.FailBeginJobWith(absl::InternalError("the warm-up kernel failed"));
+  EXPECT_EQ(RunJob(job), RunEnd::kEnded);
+  EXPECT_TRUE(runner_.requests().empty());
+  const auto ended = store_->GetJob(job);
+  ASSERT_TRUE(ended.ok()) << ended.status();
+  EXPECT_EQ(ended->state, core::JobState::kFailed);
+  EXPECT_THAT(ended->error,
+              ::testing::HasSubstr("device warm-up failed: the warm-up kernel failed"));
 }
 
 TEST_F(JobExecutorTest, SharedMeasurementsAreRowsOfTheirOwnNotCacheHits) {
