@@ -23,7 +23,9 @@ std::vector<std::vector<size_t>> GroupItems(const std::vector<WorkItem>& items);
 
 struct GroupRequest {
   std::string group_uid;  // unique, e.g. "<device uuid>/j<job>/s<first seq>/<unix ms>"
-  std::vector<WorkItem> items;  // >= 1, all of one GroupKey
+  // >= 1 items: one GroupKey, or a batch of several timed in one set of rounds
+  // (docs/measurement.md "Batches"); results of one set of rounds share group_uid.
+  std::vector<WorkItem> items;
   TimingOptions timing;
   bool share_identical_work = true;  // false: identical work timed separately (benchmarks)
   int64_t deadline_unix_ms = 0;      // rounds end by then ("deadline"); 0 = none

@@ -128,24 +128,30 @@ bool CudaRunner::MembersFit(const core::GroupRequest& request,
   size_t free_bytes = 0, total_bytes = 0;
   if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) return false;
   const double available = static_cast<double>(free_bytes) + pool_.HeldBytes();
-  // The BF16 sources, the output, the workspace and the flush buffer are shared: count
-  // them once, and each member's quantized copies on top.
-  const core::WorkItem& first = request.items[members.front().front()];
-  double need =
-      static_cast<double>(MeasurementBytes(first, request.timing, kWorkspaceBytes, l2_bytes_)) +
-      static_cast<double>(VerificationBytes(first.op.shape, first.op.groups));
-  const core::GemmShape& s = first.op.shape;
-  const double shared = 2.0 * (s.m * s.k + s.n * s.k + s.m * s.n) * first.op.groups +
-                        kWorkspaceBytes +
-                        (request.timing.l2 == core::L2Policy::kCold ? 2.0 * l2_bytes_ : 0.0);
-  for (size_t i = 1; i < members.size(); ++i) {
-    const core::WorkItem& item = request.items[members[i].front()];
-    need +=
-        static_cast<double>(MeasurementBytes(item, request.timing, kWorkspaceBytes, l2_bytes_)) -
-        shared;
+  // The workspace and the flush buffer are shared by every member, the BF16 sources and
+  // the output by the members of one measurement group (GroupKey), the verification
+  // buffers are reused member after member: count each once, and each member's quantized
+  // copies on top.
+  const double fixed = kWorkspaceBytes +
+                       (request.timing.l2 == core::L2Policy::kCold ? 2.0 * l2_bytes_ : 0.0);
+  double need = fixed, verification = 0;
+  std::vector<std::string> counted;
+  for (const auto& m : members) {
+    const core::WorkItem& item = request.items[m.front()];
+    const core::GemmShape& s = item.op.shape;
+    const double shared = 2.0 * (s.m * s.k + s.n * s.k + s.m * s.n) * item.op.groups;
+    need += static_cast<double>(MeasurementBytes(item, request.timing, kWorkspaceBytes, l2_bytes_)) -
+            shared - fixed;
+    const std::string key = core::GroupKey(item.op);
+    if (std::find(counted.begin(), counted.end(), key) == counted.end()) {
+      counted.push_back(key);
+      need += shared;
+    }
+    verification =
+        std::max(verification, static_cast<double>(VerificationBytes(s, item.op.groups)));
   }
   // 5% headroom for the allocator's rounding (2 MiB grains) and cuBLASLt.
-  return need * 1.05 <= available;
+  return (need + verification) * 1.05 <= available;
 }
 
 absl::Status CudaRunner::CanImplement(const core::WorkItem& item,

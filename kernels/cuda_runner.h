@@ -54,8 +54,6 @@ class CudaRunner : public device::Runner {
                                   const std::string& group_uid, core::GroupResult* result);
   struct Rounds {
     int32_t rounds = 0;
-    int32_t b2b_count = 0;
-    int32_t b2b_every = 1;  // back to back visited every this many rounds
     std::string stop_reason, timer_notes;
     core::Telemetry telemetry;
   };

@@ -250,12 +250,13 @@ std::string ThrottleNote(const core::Telemetry& t) {
 }
 
 absl::StatusOr<Sources> PrepareSources(DevicePool& pool, const core::WorkItem& item,
-                                       const core::TimingOptions& timing, cudaStream_t st) {
+                                       const core::TimingOptions& timing, cudaStream_t st,
+                                       const std::string& prefix) {
   const core::GemmShape& s = item.op.shape;
   const int64_t a_n = item.op.groups * s.m * s.k, bt_n = item.op.groups * s.n * s.k;
   Sources src;
-  ASSIGN_OR_RETURN(src.a, pool.GetAs<__nv_bfloat16>("a.src", a_n));
-  ASSIGN_OR_RETURN(src.bt, pool.GetAs<__nv_bfloat16>("bt.src", bt_n));
+  ASSIGN_OR_RETURN(src.a, pool.GetAs<__nv_bfloat16>(prefix + "a.src", a_n));
+  ASSIGN_OR_RETURN(src.bt, pool.GetAs<__nv_bfloat16>(prefix + "bt.src", bt_n));
   CUDA_RETURN_IF_ERROR(FillRandomNormalBf16(src.a, a_n, timing.seed, kTensorA, st));
   CUDA_RETURN_IF_ERROR(FillRandomNormalBf16(src.bt, bt_n, timing.seed, kTensorBt, st));
   return src;

@@ -1,14 +1,17 @@
-// CudaRunner::MeasureGroup: the items a report compares, measured together.
+// CudaRunner::MeasureGroup: the items a report compares, measured together; a batch of
+// several measurement groups (GroupKeys) shares one set of rounds.
 //
 // Items are deduplicated by WorkKey into members (distinct pieces of GPU work). Every
-// member keeps its own quantized operands (pool slots "m<i>.*") over one pair of BF16
-// sources and one output. Each member is captured three ways: isolated (one iteration
-// per launch), back to back (N iterations in one graph) and, for an autocast member that
-// quantizes, its quantization alone. Rounds then visit every one of these units once, in
-// the order of a balanced design that changes from round to round, so clock and power
-// drift falls on all members alike; a unit's round value is the median of its visit's
-// samples. Rounds stop at a fixed count, or when every member's figures and every pair's
-// paired ratio are within the precision target, or at the time budget (core/stats.h).
+// member keeps its own quantized operands (pool slots "m<i>.*") over its group's pair of
+// BF16 sources and output ("a.src", "bt.src", "c"; "g<k>." before them for the k-th
+// group of a batch). Each member is captured three ways: isolated (one iteration
+// per launch), back to back (N iterations in one graph, N per group) and, for an
+// autocast member that quantizes, its quantization alone. Rounds then visit every one of
+// these units once, in the order of a balanced design that changes from round to round,
+// so clock and power drift falls on all members alike; a unit's round value is the median
+// of its visit's samples. Rounds stop at a fixed count, or when, in every group, every
+// member's isolated figure and every pair's paired ratio are within the precision target,
+// or at the time budget (core/stats.h).
 // With --timing kernels, CUPTI records the same launches (kernel_sampler.h); with
 // --profile, each member runs once more under the profiler API (profile_phase.cc).
 #include <nvtx3/nvToolsExt.h>
@@ -46,15 +49,7 @@ constexpr int32_t kMaxSamplesPerVisit = 64;
 constexpr double kB2bGraphMs = 2.0;
 constexpr int32_t kMinAutoB2b = 2, kMaxAutoB2b = 10;
 constexpr int32_t kPilotSamples = 3;
-// Back to back of GEMMs this long differs from isolated by little more than the launch
-// ramp, and its graph is the costliest unit of a round: noise-aware rounds visit it only
-// every `every`-th round (its figure does not gate the stop; it keeps the interval it
-// reached).
-struct B2bThinning {
-  double from_ms;
-  int32_t every;
-};
-constexpr B2bThinning kB2bThinning[] = {{1.0, 4}, {0.25, 2}};
+constexpr double kThinB2bFromMs = 1.0;
 // Noise-aware rounds are checked against the stop rule about this often, so a group that
 // reached its precision does not run on for long.
 constexpr double kStopCheckMs = 100.0;
@@ -120,15 +115,37 @@ absl::StatusOr<core::GroupResult> CudaRunner::MeasureGroup(const core::GroupRequ
   }
   if (members.empty()) return result;
   absl::Status measured;
+  // A batch of several measurement groups (GroupKeys) whose operands do not fit on the
+  // device together is measured group by group (each its own rounds and uid).
+  std::vector<std::vector<std::vector<size_t>>> parts;
   if (MembersFit(request, members)) {
-    measured = MeasureMembers(request, members, request.group_uid, &result);
+    parts.push_back(members);
   } else {
-    // Not all members fit on the device together: each is measured on its own, so its
-    // comparisons with the others are unpaired (different group uids).
-    for (size_t m = 0; m < members.size() && measured.ok(); ++m) {
+    std::vector<std::string> part_keys;
+    for (const auto& m : members) {
+      const std::string key = core::GroupKey(request.items[m.front()].op);
+      auto it = std::find(part_keys.begin(), part_keys.end(), key);
+      if (it == part_keys.end()) {
+        part_keys.push_back(key);
+        parts.emplace_back();
+        it = part_keys.end() - 1;
+      }
+      parts[it - part_keys.begin()].push_back(m);
+    }
+  }
+  for (size_t p = 0; p < parts.size() && measured.ok(); ++p) {
+    const std::string uid =
+        parts.size() == 1 ? request.group_uid : absl::StrCat(request.group_uid, "/g", p);
+    if (parts.size() == 1 || MembersFit(request, parts[p])) {
+      measured = MeasureMembers(request, parts[p], uid, &result);
+      continue;
+    }
+    // Not all members of one group fit on the device together: each is measured on its
+    // own, so its comparisons with the others are unpaired (different group uids).
+    for (size_t m = 0; m < parts[p].size() && measured.ok(); ++m) {
       measured =
-          MeasureMembers(request, {members[m]}, absl::StrCat(request.group_uid, "/m", m), &result);
-      for (size_t i : members[m]) {
+          MeasureMembers(request, {parts[p][m]}, absl::StrCat(uid, "/m", m), &result);
+      for (size_t i : parts[p][m]) {
         auto& out = result.outcomes[i];
         if (out.measurement.has_value()) {
           absl::StrAppend(&out.measurement->notes, out.measurement->notes.empty() ? "" : "; ",
@@ -180,12 +197,31 @@ absl::Status CudaRunner::MeasureMembersOnce(const core::GroupRequest& request,
   const core::WorkItem& first = request.items[member_items.front().front()];
   ScopedNvtxRange range(absl::StrCat("gemmprof group ", NvtxName(first)));
 
-  ASSIGN_OR_RETURN(Sources src, core::WhileDoing(PrepareSources(pool_, first, timing, st),
-                                                 "preparing the operands"));
-  const core::GemmShape& shape = first.op.shape;
-  ASSIGN_OR_RETURN(auto* c, core::WhileDoing(pool_.GetAs<__nv_bfloat16>(
-                                                 "c", first.op.groups * shape.m * shape.n),
-                                             "preparing the output"));
+  // The BF16 sources and the output, one set per measurement group (GroupKey) of the
+  // request, shared by that group's members.
+  struct ShapeBuffers {
+    std::string key;
+    Sources src;
+    __nv_bfloat16* c = nullptr;
+  };
+  std::vector<ShapeBuffers> buffers;
+  auto buffers_for = [&](const core::WorkItem& item) -> absl::StatusOr<const ShapeBuffers*> {
+    const std::string key = core::GroupKey(item.op);
+    for (const ShapeBuffers& b : buffers) {
+      if (b.key == key) return &b;
+    }
+    const std::string prefix = buffers.empty() ? "" : absl::StrCat("g", buffers.size(), ".");
+    ShapeBuffers b{key};
+    ASSIGN_OR_RETURN(b.src, core::WhileDoing(PrepareSources(pool_, item, timing, st, prefix),
+                                             "preparing the operands"));
+    const core::GemmShape& shape = item.op.shape;
+    ASSIGN_OR_RETURN(b.c, core::WhileDoing(pool_.GetAs<__nv_bfloat16>(
+                                               prefix + "c", item.op.groups * shape.m * shape.n),
+                                           "preparing the output"));
+    buffers.push_back(std::move(b));
+    return &buffers.back();
+  };
+  buffers.reserve(member_items.size());
   TimerOptions topt;
   topt.warmup_iters = timing.warmup_iters;
   if (timing.l2 == core::L2Policy::kCold) {
@@ -207,8 +243,10 @@ absl::Status CudaRunner::MeasureMembersOnce(const core::GroupRequest& request,
     m->work_key = WorkKey(m->item, timing);
     m->t = TimedPart(m->item, timing.accounting);
     const core::WorkItem& item = m->item;
-    absl::StatusOr<Operands> prepared = PrepareOperands(pool_, item, timing, m->t, src, c,
-                                                        absl::StrCat("m", mi, "."), st, &m->notes);
+    ASSIGN_OR_RETURN(const ShapeBuffers* shape_buffers, buffers_for(item));
+    absl::StatusOr<Operands> prepared =
+        PrepareOperands(pool_, item, timing, m->t, shape_buffers->src, shape_buffers->c,
+                        absl::StrCat("m", mi, "."), st, &m->notes);
     if (IsRefusal(prepared.status())) {
       // This recipe cannot take this operand here (e.g. a grouped layout it lacks): the
       // member's items are not supported; the rest of the group is measured.
@@ -349,22 +387,41 @@ absl::StatusOr<CudaRunner::Rounds> CudaRunner::TimeRounds(const core::GroupReque
   }
   ASSIGN_OR_RETURN(auto pilot_ms, timer_->TimeVisits(st, pilot, options, &out.timer_notes));
   std::vector<double> t_iso(members.size()), t_quant(members.size(), 0);
-  double t_min = 0;
   for (size_t i = 0, v = 0; i < members.size(); ++i) {
     t_iso[i] = Median(pilot_ms[v++]);
     if (members[i]->has_quant) t_quant[i] = Median(pilot_ms[v++]);
-    t_min = i == 0 ? t_iso[i] : std::min(t_min, t_iso[i]);
   }
-  const int32_t n =
-      timing.b2b_count > 0
-          ? timing.b2b_count
-          : static_cast<int32_t>(std::clamp<double>(std::round(kB2bGraphMs / std::max(t_min, 1e-6)),
-                                                    kMinAutoB2b, kMaxAutoB2b));
-  out.b2b_count = n;
-  for (Member* m : members) {
-    ASSIGN_OR_RETURN(m->b2b,
-                     IterationTimer::Capture(
-                         st, [this, m](cudaStream_t q) { return Iterate(*m, q, true); }, n));
+  // Back to back is sized per measurement group (GroupKey) of the request, from its
+  // shortest GEMM, so the members a report compares share N and their series stay paired.
+  // Where that GEMM takes a millisecond or more, back to back differs from isolated by
+  // little more than the launch ramp, and its N-GEMM graph is the costliest unit of a
+  // round: noise-aware rounds then time it every second round.
+  std::vector<std::string> group_keys;
+  std::vector<size_t> group_of(members.size());
+  std::vector<double> group_t_min;
+  for (size_t i = 0; i < members.size(); ++i) {
+    const std::string key = core::GroupKey(members[i]->item.op);
+    auto it = std::find(group_keys.begin(), group_keys.end(), key);
+    group_of[i] = static_cast<size_t>(it - group_keys.begin());
+    if (it == group_keys.end()) {
+      group_keys.push_back(key);
+      group_t_min.push_back(t_iso[i]);
+    } else {
+      group_t_min[group_of[i]] = std::min(group_t_min[group_of[i]], t_iso[i]);
+    }
+  }
+  for (size_t i = 0; i < members.size(); ++i) {
+    Member* m = members[i];
+    const double t_min = group_t_min[group_of[i]];
+    m->b2b_count = timing.b2b_count > 0
+                       ? timing.b2b_count
+                       : static_cast<int32_t>(std::clamp<double>(
+                             std::round(kB2bGraphMs / std::max(t_min, 1e-6)), kMinAutoB2b,
+                             kMaxAutoB2b));
+    m->b2b_every = !fixed && t_min >= kThinB2bFromMs ? 2 : 1;
+    ASSIGN_OR_RETURN(m->b2b, IterationTimer::Capture(
+                                 st, [this, m](cudaStream_t q) { return Iterate(*m, q, true); },
+                                 m->b2b_count));
     RETURN_IF_ERROR(IterationTimer::WarmUp(st, m->b2b, 1, options));
   }
 
@@ -377,21 +434,13 @@ absl::StatusOr<CudaRunner::Rounds> CudaRunner::TimeRounds(const core::GroupReque
     int32_t every = 1;                       // visited in rounds r with r % every == 0
     KernelSampler::VisitUnit tag;            // what kernel-only timing files its launches under
   };
-  // Back to back thinned by GEMM length (kB2bThinning), all members alike, so its series
-  // stay paired.
-  int32_t b2b_every = 1;
-  for (const B2bThinning& thin : kB2bThinning) {
-    if (!fixed && t_min >= thin.from_ms) {
-      b2b_every = thin.every;
-      break;
-    }
-  }
-  out.b2b_every = b2b_every;
   const bool hot = timing.l2 == core::L2Policy::kHot;
   std::vector<Unit> units;
-  std::vector<std::vector<double>*> iso_series;
+  // Per measurement group: the isolated series whose figures and paired ratios gate.
+  std::vector<std::vector<std::vector<double>*>> iso_series(group_keys.size());
   for (size_t i = 0; i < members.size(); ++i) {
     Member* m = members[i];
+    const int32_t n = m->b2b_count;
     const bool rewarm = hot && m->gemm_bytes + m->quant_bytes < 2.0 * l2_bytes_;
     units.push_back({{&m->iso, SamplesFor(t_iso[i], fixed), 1, rewarm},
                      &m->iso_rounds,
@@ -401,7 +450,7 @@ absl::StatusOr<CudaRunner::Rounds> CudaRunner::TimeRounds(const core::GroupReque
     units.push_back({{&m->b2b, SamplesFor(n * t_iso[i], fixed), n, rewarm},
                      &m->b2b_rounds,
                      nullptr,
-                     b2b_every});
+                     m->b2b_every});
     if (m->has_quant) {
       units.push_back({{&m->quant, SamplesFor(t_quant[i], fixed), 1, rewarm},
                        &m->quant_rounds,
@@ -409,7 +458,7 @@ absl::StatusOr<CudaRunner::Rounds> CudaRunner::TimeRounds(const core::GroupReque
                        1,
                        {m, KernelSampler::Unit::kQuant}});
     }
-    iso_series.push_back(&m->iso_rounds);
+    iso_series[group_of[i]].push_back(&m->iso_rounds);
   }
   size_t round_entries = 0;
   for (const Unit& u : units) {
@@ -417,8 +466,9 @@ absl::StatusOr<CudaRunner::Rounds> CudaRunner::TimeRounds(const core::GroupReque
   }
   double round_ms = 0;  // a round's GPU time, estimated from the pilot
   for (size_t i = 0; i < members.size(); ++i) {
+    const int32_t n = members[i]->b2b_count;
     round_ms += SamplesFor(t_iso[i], fixed) * t_iso[i] +
-                SamplesFor(n * t_iso[i], fixed) * n * t_iso[i] / b2b_every +
+                SamplesFor(n * t_iso[i], fixed) * n * t_iso[i] / members[i]->b2b_every +
                 SamplesFor(t_quant[i], fixed) * t_quant[i];
   }
   int32_t per_call = static_cast<int32_t>(
@@ -477,7 +527,10 @@ absl::StatusOr<CudaRunner::Rounds> CudaRunner::TimeRounds(const core::GroupReque
     const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
     // The headline figures and their paired comparisons gate; back to back is reported
     // with the interval its rounds reached.
-    const double precision = fixed ? 0 : core::stats::GroupPrecision(series_of(iso_series));
+    double precision = 0;
+    for (const auto& group : iso_series) {
+      if (!fixed) precision = std::max(precision, core::stats::GroupPrecision(series_of(group)));
+    }
     const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                                std::chrono::system_clock::now().time_since_epoch())
                                .count();
@@ -506,7 +559,7 @@ absl::Status CudaRunner::FinishMembers(const core::GroupRequest& request,
     out.time = core::SampleStats::FromSamples(m->iso_samples);
     out.isolated = core::stats::EstimateOf(m->iso_rounds);
     out.b2b = core::stats::EstimateOf(m->b2b_rounds);
-    out.b2b_count = rounds.b2b_count;
+    out.b2b_count = m->b2b_count;
     out.round_ms = m->iso_rounds;
     out.b2b_round_ms = m->b2b_rounds;
     if (m->has_quant) {
@@ -558,16 +611,12 @@ absl::Status CudaRunner::FinishMembers(const core::GroupRequest& request,
     if (!v.note.empty()) notes.push_back(v.note);
     if (std::string n = ThrottleNote(out.telemetry); !n.empty()) notes.push_back(n);
     if (!nvml_note_.empty()) notes.push_back(nvml_note_);
-    if (rounds.b2b_every > 1) {
-      double from_ms = 0;
-      for (const B2bThinning& thin : kB2bThinning) {
-        if (thin.every == rounds.b2b_every) from_ms = thin.from_ms;
-      }
-      notes.push_back(absl::StrCat("back to back timed every ", rounds.b2b_every,
-                                   " rounds (GEMMs of ", from_ms, " ms or more)"));
+    if (m->b2b_every > 1) {
+      notes.push_back(absl::StrCat("back to back timed every ", m->b2b_every,
+                                   " rounds (GEMMs of 1 ms or more)"));
     }
     if (timing.l2 == core::L2Policy::kCold) {
-      notes.push_back(absl::StrCat("back to back: one L2 flush per launch of ", rounds.b2b_count,
+      notes.push_back(absl::StrCat("back to back: one L2 flush per launch of ", m->b2b_count,
                                    " GEMMs, so only the first of them starts cold"));
     }
     out.notes = absl::StrJoin(notes, "; ");

@@ -31,9 +31,11 @@ struct Operands {
   OperandQuantizer a, bt;
 };
 
-// Random-normal BF16 A and B^T from the job's seed, generated on the device.
+// Random-normal BF16 A and B^T from the job's seed, generated on the device, in the pool
+// slots "<prefix>a.src" and "<prefix>bt.src".
 absl::StatusOr<Sources> PrepareSources(DevicePool& pool, const core::WorkItem& item,
-                                       const core::TimingOptions& timing, cudaStream_t st);
+                                       const core::TimingOptions& timing, cudaStream_t st,
+                                       const std::string& prefix = "");
 
 // Both operands of `item` quantized once from `src` into the pool slots under `prefix`
 // (so members of one group keep their own copies): what the timed region does not

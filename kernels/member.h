@@ -29,6 +29,8 @@ struct CudaRunner::Member {
   bool fast_accum = false;
   std::vector<std::string> notes;
   CudaGraphExec iso, b2b, quant;
+  int32_t b2b_count = 0;  // GEMMs per back-to-back launch
+  int32_t b2b_every = 1;  // back to back visited every this many rounds
   bool has_quant = false;
   double gemm_bytes = 0, quant_bytes = 0;
   std::vector<double> iso_samples, iso_rounds, b2b_rounds, quant_rounds;

@@ -332,7 +332,9 @@ absl::Status Serve(const Options& o, const security::DaemonSecurity& sec) {
     }
     raw.push_back(r.get());
   }
-  queue::JobQueue queue(*store, raw, {o.max_queued_jobs, o.max_items_per_job, o.node});
+  queue::JobQueue queue(*store, raw,
+                        {o.max_queued_jobs, o.max_items_per_job, o.node,
+                         static_cast<size_t>(o.batch_groups)});
   RETURN_IF_ERROR(queue.Start());
   ASSIGN_OR_RETURN(
       auto server,
@@ -391,6 +393,14 @@ void AddSecurityFlags(CLI::App& app, Options* o) {
       ->check(CLI::Range(int64_t{1}, queue::kMaxItemsPerJob))
       ->capture_default_str()
       ->group("Limits");
+  app.add_option("--batch-groups", o->batch_groups,
+                 "measurement groups (the recipes and modes of one GEMM shape) timed together in "
+                 "one set of interleaved rounds: a power-capped GPU's clock wanders over ~0.1 s, "
+                 "and longer rounds average it out sooner. 1: each shape alone (least memory; "
+                 "cancel and stop wait for one shape, not a batch)")
+      ->check(CLI::Range(1, queue::kMaxBatchGroups))
+      ->capture_default_str()
+      ->group("Measurement");
   app.add_option("--max-watches-per-client", o->max_watches_per_client,
                  "open WatchJob streams per token (per peer host without --tokens)")
       ->check(CLI::Range(1, security::kMaxWatchesPerClientCeiling))

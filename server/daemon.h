@@ -31,6 +31,7 @@ struct Options {
   // Limits.
   int64_t max_queued_jobs = 1000;  // queued + running
   int64_t max_items_per_job = 100000;
+  int batch_groups = 6;  // measurement groups timed in one set of rounds (queue::PackBatches)
   int max_watches_per_client = 32;  // per token name, or per peer host without tokens
   int host_devices = 1;             // --backend host: emulated devices, one worker each
   double item_timeout_s = 0;        // 0: derived from each item (server/worker/item_deadline.h)

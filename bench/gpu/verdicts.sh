@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The verdict bars on one GPU, in one device call (DESIGN.md "Measurement"):
+# The verdict bars on one GPU (GPU 0, also on a node of several), in one device call
+# (DESIGN.md "Measurement"):
 #  1. the seed 5B job in both modes (bf16, fp8-current, fp8-delayed, fp8-block), default
 #     noise-aware timing, through gemmprofd as a user runs it: wall time, identical work
 #     shared or within 2%; then the same job again (--force): per-layer totals within 0.5%;
@@ -41,7 +42,7 @@ recipes=bf16,fp8-current,fp8-delayed,fp8-block
 for run in 1 2; do
   start=$(date +%s%N)
   job=$("$cli" submit "${seed_model[@]}" --mode both --recipes "$recipes" --force \
-        --label "5B both modes, run $run")
+        --devices 0 --label "5B both modes, run $run")
   "$cli" watch "$job" >"$out/watch_5b_$run.txt"
   echo "5b_run$run $(( ($(date +%s%N) - start) / 1000000 )) ms" | tee -a "$out/wall.txt"
   "$cli" report "$job" --format csv >"$out/report_5b_$run.csv"
@@ -54,7 +55,7 @@ done
 "$cli" plot "$job1" -o "$out/5b_layer.svg" --kind layer
 
 dec=$("$cli" submit --shapes "$decode_shapes" --recipes bf16,fp8-current --mode prequant \
-      --b2b 10 --force --label "decode sizes, back to back")
+      --b2b 10 --force --devices 0 --label "decode sizes, back to back")
 "$cli" watch "$dec" >"$out/watch_decode.txt"
 "$cli" report "$dec" --format csv >"$out/report_decode.csv"
 "$cli" report "$dec" >"$out/report_decode.txt"

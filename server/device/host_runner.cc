@@ -492,6 +492,29 @@ void FillOutcomes(const core::GroupRequest& request, const Member& member,
 }  // namespace
 
 absl::StatusOr<core::GroupResult> HostRunner::MeasureGroup(const core::GroupRequest& request) {
+  if (request.items.empty()) {
+    return absl::InvalidArgumentError("items: a measurement group needs at least one item");
+  }
+  const std::vector<std::vector<size_t>> groups = core::GroupItems(request.items);
+  if (groups.size() == 1) return MeasureOneGroup(request);
+  core::GroupResult result;
+  result.outcomes.resize(request.items.size());
+  for (size_t g = 0; g < groups.size(); ++g) {
+    core::GroupRequest one = request;
+    one.group_uid = absl::StrCat(request.group_uid, "/g", g);
+    one.items.clear();
+    for (size_t i : groups[g]) one.items.push_back(request.items[i]);
+    ASSIGN_OR_RETURN(core::GroupResult part, MeasureOneGroup(one));
+    for (size_t j = 0; j < groups[g].size(); ++j) {
+      result.outcomes[groups[g][j]] = std::move(part.outcomes[j]);
+    }
+    result.rounds = std::max(result.rounds, part.rounds);
+    result.stop_reason = part.stop_reason;
+  }
+  return result;
+}
+
+absl::StatusOr<core::GroupResult> HostRunner::MeasureOneGroup(const core::GroupRequest& request) {
   RETURN_IF_ERROR(CheckOneGroup(request));
   const core::TimingOptions& timing = request.timing;
   core::GroupResult result;

@@ -74,10 +74,15 @@ class HostRunner : public Runner {
   // iterations back to back (HostB2bCount), and for autocast members that quantize, the
   // quantization alone. Random operands from timing.seed, verification against
   // ErrorThreshold(). Refusals (CanImplement) and failures of one item come back in its
-  // outcome; the returned status is always OK.
+  // outcome; the returned status is always OK. A request of several measurement groups
+  // (a batch) is timed group by group, each with its own rounds and group uid
+  // ("<uid>/g<k>"): the host reference's operands are one shape's.
   absl::StatusOr<core::GroupResult> MeasureGroup(const core::GroupRequest& request) override;
 
  private:
+  // MeasureGroup of one measurement group (every item of one GroupKey).
+  absl::StatusOr<core::GroupResult> MeasureOneGroup(const core::GroupRequest& request);
+
   int threads_;
   core::DeviceInfo info_;
   double copy_bytes_per_s_ = 0;  // from BeginJob; 0 before it

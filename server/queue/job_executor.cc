@@ -109,9 +109,12 @@ RunEnd JobExecutor::Run(int64_t job_id) {
     std::vector<size_t>& group = groups.emplace_back();
     for (size_t m : members) group.push_back(index[m]);
   }
-  OrderLargestFirst(*items, groups);
-  auto share = std::make_shared<JobShare>(*job, *std::move(items), std::move(groups),
-                                          DeviceScope{ModelOf(runner_.Info()), job->spec.devices});
+  DeviceScope scope{ModelOf(runner_.Info()), job->spec.devices};
+  std::vector<std::vector<size_t>> batches =
+      PackBatches(*items, std::move(groups), hooks_.devices ? hooks_.devices(scope) : 1,
+                  hooks_.batch_groups);
+  auto share = std::make_shared<JobShare>(*job, *std::move(items), std::move(batches),
+                                          std::move(scope));
   // Published before the lead's own warm-up, so idle devices warm up alongside it.
   if (hooks_.publish) hooks_.publish(share);
   if (auto s = WarmUp(*job); !s.ok()) {
@@ -225,7 +228,26 @@ void JobExecutor::EndRanToTheEnd(int64_t job_id) {
 }
 
 absl::StatusOr<JobExecutor::ItemEnd> JobExecutor::RunGroup(JobShare& share,
-                                                           const std::vector<size_t>& group) {
+                                                           const std::vector<size_t>& batch) {
+  const std::vector<core::ItemRecord>& items = share.items();
+  std::vector<core::WorkItem> batch_items;
+  for (size_t i : batch) batch_items.push_back(items[i].item);
+  std::vector<size_t> measure;
+  std::vector<std::string> keys;
+  for (const std::vector<size_t>& members : core::GroupItems(batch_items)) {
+    std::vector<size_t> group;
+    for (size_t m : members) group.push_back(batch[m]);
+    ASSIGN_OR_RETURN(const ItemEnd end, SettleGroup(share, group, &measure, &keys));
+    if (end == ItemEnd::kDeviceLost) return end;
+  }
+  if (!measure.empty()) RETURN_IF_ERROR(MeasureGroup(share, measure, keys));
+  return ItemEnd::kRecorded;
+}
+
+absl::StatusOr<JobExecutor::ItemEnd> JobExecutor::SettleGroup(JobShare& share,
+                                                              const std::vector<size_t>& group,
+                                                              std::vector<size_t>* measure,
+                                                              std::vector<std::string>* keys_out) {
   const core::JobRecord& job = share.job();
   const std::vector<core::ItemRecord>& items = share.items();
   const core::TimingOptions& timing = job.spec.timing;
@@ -276,7 +298,8 @@ absl::StatusOr<JobExecutor::ItemEnd> JobExecutor::RunGroup(JobShare& share,
     ASSIGN_OR_RETURN(const bool served, ServeFromCache(share, fit, fit_keys));
     if (served) return ItemEnd::kRecorded;
   }
-  RETURN_IF_ERROR(MeasureGroup(share, fit, fit_keys));
+  measure->insert(measure->end(), fit.begin(), fit.end());
+  keys_out->insert(keys_out->end(), fit_keys.begin(), fit_keys.end());
   return ItemEnd::kRecorded;
 }
 

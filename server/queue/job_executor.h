@@ -36,6 +36,11 @@ enum class RunEnd {
 struct ShareHooks {
   std::function<void(std::shared_ptr<JobShare>)> publish;
   std::function<void(int64_t job_id)> withdraw;
+  // How many devices of the node may work on a job of `scope`, the lead included (how
+  // many batches its groups are packed into at least); empty: 1.
+  std::function<int(const DeviceScope& scope)> devices;
+  // Measurement groups per batch (PackBatches).
+  size_t batch_groups = kDefaultBatchGroups;
 };
 
 // Not thread-safe; one executor per worker thread.
@@ -46,9 +51,10 @@ class JobExecutor {
   JobExecutor(storage::ResultStore& store, JobEventBus& bus, device::Runner& runner,
               std::function<Interrupt(int64_t job_id)> interrupt, ShareHooks hooks = {});
 
-  // Runs every item of the job that is not final yet, in groups (core::GroupItems, the
-  // largest work first: OrderLargestFirst); a group's items are measured together, or
-  // answered from the cache
+  // Runs every item of the job that is not final yet, in measurement groups
+  // (core::GroupItems) packed into batches (PackBatches), the largest first; a batch's
+  // items that need measuring are measured together in one set of interleaved rounds; a
+  // group's items are answered from the cache
   // together when every one of them hits one measurement group. A job that runs to its end is
   // succeeded, or partial when any item failed ("3 of 96 items failed"; not_supported
   // items do not count). A failed item's error names the item, what failed and what
@@ -65,11 +71,17 @@ class JobExecutor {
   enum class LoopEnd { kDone, kStop, kCancel, kDeviceLost };
 
   absl::Status WarmUp(const core::JobRecord& job);
-  // Takes groups from `share` and runs them until one of LoopEnd happens. A store
+  // Takes batches from `share` and runs them until one of LoopEnd happens. A store
   // failure closes the share with its reason.
   LoopEnd RunGroups(JobShare& share);
-  // Settles and measures the items `group` (indexes into share.items(), one GroupKey).
-  absl::StatusOr<ItemEnd> RunGroup(JobShare& share, const std::vector<size_t>& group);
+  // Settles each measurement group of `batch` (indexes into share.items()), then measures
+  // what is left of all of them in one MeasureGroup call.
+  absl::StatusOr<ItemEnd> RunGroup(JobShare& share, const std::vector<size_t>& batch);
+  // Settles the items of `group` (one GroupKey) that need no measuring: not supported,
+  // refused, or answered from the cache as a group. Appends the rest, with their cache
+  // keys, to `measure` and `keys`.
+  absl::StatusOr<ItemEnd> SettleGroup(JobShare& share, const std::vector<size_t>& group,
+                                      std::vector<size_t>* measure, std::vector<std::string>* keys);
   // Finishes every item of `group` as cached when each one hits and all hits come from
   // one measurement group; false (nothing recorded) otherwise.
   absl::StatusOr<bool> ServeFromCache(JobShare& share, const std::vector<size_t>& group,

@@ -314,6 +314,15 @@ void JobQueue::WorkerLoop(size_t index) {
     std::lock_guard lock(mu_);
     shares_.erase(job_id);
   };
+  hooks.batch_groups = limits_.batch_groups;
+  hooks.devices = [this](const DeviceScope& scope) {
+    int count = 0;
+    for (size_t d = 0; d < runners_.size(); ++d) {
+      const device::Runner& r = *runners_[d];
+      if (scope.Admits(static_cast<int>(d), r.Info()) && r.Availability().ok()) ++count;
+    }
+    return count;
+  };
   JobExecutor executor(
       store_, events_, *runner, [this](int64_t id) { return Poll(id); }, std::move(hooks));
   // Jobs this device helped with: it helps each job once (it leaves when no group is left

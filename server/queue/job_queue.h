@@ -47,6 +47,8 @@ struct QueueLimits {
   // This daemon's node (gemmprofd --node). In a store several daemons share, a job of
   // another node is that daemon's to cancel and to follow (CheckOwnJob).
   std::string node;
+  // Measurement groups timed in one set of rounds (PackBatches); --batch-groups.
+  size_t batch_groups = kDefaultBatchGroups;
 };
 
 // How many of this daemon's jobs wait and run now (for /metrics).

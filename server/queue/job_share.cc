@@ -15,14 +15,47 @@ std::string ModelOf(const core::DeviceInfo& info) {
   return absl::StrCat(info.backend, " ", info.name, " sm", info.sm);
 }
 
+namespace {
+
+double Work(const std::vector<core::ItemRecord>& items, const std::vector<size_t>& group) {
+  double work = 0;
+  for (size_t i : group) work += items[i].item.op.Flops();
+  return work;
+}
+
+}  // namespace
+
 void OrderLargestFirst(const std::vector<core::ItemRecord>& items,
                        std::vector<std::vector<size_t>>& groups) {
-  auto work = [&](const std::vector<size_t>& group) {
-    return group.empty() ? 0.0
-                         : items[group.front()].item.op.Flops() * static_cast<double>(group.size());
-  };
-  std::stable_sort(groups.begin(), groups.end(),
-                   [&](const auto& a, const auto& b) { return work(a) > work(b); });
+  std::stable_sort(groups.begin(), groups.end(), [&](const auto& a, const auto& b) {
+    return Work(items, a) > Work(items, b);
+  });
+}
+
+std::vector<std::vector<size_t>> PackBatches(const std::vector<core::ItemRecord>& items,
+                                             std::vector<std::vector<size_t>> groups,
+                                             int devices, size_t batch_groups) {
+  if (groups.empty()) return {};
+  batch_groups = std::max<size_t>(batch_groups, 1);
+  const size_t wanted = std::max<size_t>(std::max(devices, 1),
+                                         (groups.size() + batch_groups - 1) / batch_groups);
+  const size_t count = std::min(wanted, groups.size());
+  OrderLargestFirst(items, groups);
+  std::vector<std::vector<size_t>> batches(count);
+  std::vector<double> work(count, 0);
+  std::vector<size_t> groups_in(count, 0);
+  for (const std::vector<size_t>& group : groups) {
+    size_t best = count;
+    for (size_t b = 0; b < count; ++b) {
+      if (groups_in[b] >= batch_groups) continue;
+      if (best == count || work[b] < work[best]) best = b;
+    }
+    batches[best].insert(batches[best].end(), group.begin(), group.end());
+    work[best] += Work(items, group);
+    ++groups_in[best];
+  }
+  OrderLargestFirst(items, batches);
+  return batches;
 }
 
 JobShare::JobShare(core::JobRecord job, std::vector<core::ItemRecord> items,

@@ -36,6 +36,21 @@ std::string ModelOf(const core::DeviceInfo& info);
 void OrderLargestFirst(const std::vector<core::ItemRecord>& items,
                        std::vector<std::vector<size_t>>& groups);
 
+// Measurement groups timed in one batch's rounds: the default, and the most accepted.
+inline constexpr size_t kDefaultBatchGroups = 6;
+inline constexpr int kMaxBatchGroups = 64;
+
+// Packs measurement groups (GroupKey groups, indexes into `items`) into batches of at
+// most `batch_groups` groups, each timed in one set of interleaved rounds: max(`devices`,
+// groups / batch_groups rounded up) batches, never more than there are groups. Each group, largest work
+// first, joins the batch with the least work so far; batches come largest first, a
+// batch's groups in that order. On a power-capped GPU the clock wanders on a scale of
+// ~0.1 s: rounds spanning several GEMMs average it out in fewer rounds than one GEMM's
+// short rounds do, and per-layer sums come from the same rounds.
+std::vector<std::vector<size_t>> PackBatches(const std::vector<core::ItemRecord>& items,
+                                             std::vector<std::vector<size_t>> groups,
+                                             int devices, size_t batch_groups);
+
 class JobShare {
  public:
   JobShare(core::JobRecord job, std::vector<core::ItemRecord> items,

@@ -1,6 +1,6 @@
 // CudaRunner::MeasureGroup on the device: identical work shared by work key, interleaved
-// fixed and noise-aware rounds, back-to-back figures, a refused member in a group, and
-// the work keys themselves. Fails without a GPU.
+// fixed and noise-aware rounds, back-to-back figures, a refused member in a group, a
+// batch of several shapes, and the work keys themselves. Fails without a GPU.
 #include <string>
 #include <vector>
 
@@ -149,6 +149,39 @@ TEST_F(CudaGroupTest, BackToBackCountIsHonoured) {
   // by far: a wrong divisor (7x off) fails this.
   EXPECT_GT(m.b2b.center_ms, m.isolated.center_ms / 3);
   EXPECT_LT(m.b2b.center_ms, m.isolated.center_ms * 1.5);
+}
+
+TEST_F(CudaGroupTest, ABatchOfShapesSharesItsRoundsAndKeepsEachShapesOperands) {
+  // Two shapes of different sizes (and one pass of each): sources, outputs and back to
+  // back sized per shape, one set of rounds.
+  std::vector<core::WorkItem> items = {
+      Item(1, Pass::kFprop, Recipe::kBf16, Mode::kAutocast),
+      Item(2, Pass::kFprop, Recipe::kFp8Current, Mode::kAutocast),
+      Item(3, Pass::kDgrad, Recipe::kBf16, Mode::kAutocast, 256, 512, 768),
+      Item(4, Pass::kDgrad, Recipe::kFp8Current, Mode::kPrequant, 256, 512, 768)};
+  core::TimingOptions t = Fixed(0);
+  t.precision_target = 0.05;
+  t.item_budget_s = 0.5;
+  auto r = runner_->MeasureGroup(Request(items, t));
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->outcomes.size(), 4u);
+  size_t rounds = 0;
+  for (size_t i = 0; i < 4; ++i) {
+    const auto& o = r->outcomes[i];
+    ASSERT_TRUE(o.measurement.has_value()) << i << ": " << o.status;
+    const core::Measurement& m = *o.measurement;
+    EXPECT_EQ(m.verification, core::Verification::kPassed) << i << " " << m.rel_error;
+    EXPECT_EQ(m.group_uid, "test/group");
+    EXPECT_EQ(m.group_members, 4);
+    EXPECT_EQ(m.flops, items[i].op.Flops());
+    if (i == 0) rounds = m.round_ms.size();
+    EXPECT_EQ(m.round_ms.size(), rounds) << "one set of rounds";
+  }
+  const core::Measurement& large = *r->outcomes[0].measurement;
+  const core::Measurement& small = *r->outcomes[2].measurement;
+  EXPECT_GT(large.isolated.center_ms, small.isolated.center_ms);
+  EXPECT_GE(small.b2b_count, large.b2b_count) << "back to back sized by each shape";
+  EXPECT_EQ(r->outcomes[3].measurement->b2b_count, small.b2b_count);
 }
 
 TEST(WorkKeyTest, SaysWhatIsTheSameWork) {

@@ -145,6 +145,9 @@ TEST_F(SecurityTest, BadSecurityAndLimitFlagsAreOneLineEach) {
       {{"--max-watches-per-client", "0"}, "--max-watches-per-client"},
       {{"--max-watches-per-client", "-5"}, "--max-watches-per-client"},
       {{"--max-watches-per-client", "100001"}, "--max-watches-per-client"},
+      {{"--batch-groups", "0"}, "--batch-groups: Value 0 not in range 1 to 64"},
+      {{"--batch-groups", "65"}, "--batch-groups: Value 65 not in range 1 to 64"},
+      {{"--batch-groups", "two"}, "--batch-groups"},
   };
   for (const Case& c : cases) {
     CommandResult r = RunDaemon(c.args);

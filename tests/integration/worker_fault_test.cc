@@ -50,7 +50,9 @@ class WorkerFaultTest : public ::testing::Test {
     const std::string port_file = dir_.File("port");
     std::vector<std::string> argv = {
         GEMMPROFD_PATH, "--listen", "127.0.0.1:0", "--db",   dir_.File("results.db"),
-        "--backend",    "host",     "--port-file", port_file};
+        "--backend",    "host",     "--port-file", port_file,
+        // Faults are followed group by group: one measurement group per batch.
+        "--batch-groups", "1"};
     argv.insert(argv.end(), flags.begin(), flags.end());
     daemon_ = std::make_unique<Process>(argv, log_path(),
                                         std::vector<std::string>{"GEMMPROF_WORKER_FAULT=" + fault});

@@ -208,12 +208,27 @@ TEST(HostRunnerGroup, ABadRequestIsTheGroupsError) {
   HostRunner runner;
   EXPECT_EQ(runner.MeasureGroup(Request({})).status().message(),
             "items: a measurement group needs at least one item");
+}
+
+TEST(HostRunnerGroup, ABatchOfSeveralShapesIsMeasuredGroupByGroup) {
+  HostRunner runner;
   core::WorkItem other = Item(2, Recipe::kBf16, Mode::kAutocast);
   other.op.shape.n = 48;
-  EXPECT_EQ(runner.MeasureGroup(Request({Item(1, Recipe::kBf16, Mode::kAutocast), other}))
-                .status()
-                .message(),
-            "items: item 2 (fprop 24x40x48 g1) is not of the group fprop 24x40x32 g1");
+  core::GroupRequest request =
+      Request({Item(1, Recipe::kBf16, Mode::kAutocast), other,
+               Item(3, Recipe::kBf16, Mode::kPrequant)});
+  request.group_uid = "host/j1/s1/0";
+  auto result = runner.MeasureGroup(request);
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_EQ(result->outcomes.size(), 3u);
+  for (const auto& out : result->outcomes) ASSERT_TRUE(out.measurement.has_value());
+  // Outcomes in request order; each shape its own rounds and uid.
+  EXPECT_EQ(result->outcomes[1].item_id, 102);
+  EXPECT_EQ(result->outcomes[0].measurement->group_uid, "host/j1/s1/0/g0");
+  EXPECT_EQ(result->outcomes[1].measurement->group_uid, "host/j1/s1/0/g1");
+  EXPECT_EQ(result->outcomes[2].measurement->group_uid, "host/j1/s1/0/g0");
+  EXPECT_EQ(result->outcomes[2].measurement->shared_with_item, 101) << "bf16 prequant = autocast";
+  EXPECT_EQ(result->outcomes[1].measurement->flops, 2.0 * 24 * 40 * 48);
 }
 
 TEST(HostRunnerGroup, EveryItemRefusedMeasuresNothing) {

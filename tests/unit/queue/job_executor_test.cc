@@ -56,9 +56,13 @@ class JobExecutorTest : public ::testing::Test {
     return created.ok() ? created->id : 0;
   }
 
-  RunEnd RunJob(int64_t job_id, std::function<Interrupt(int64_t)> interrupt = nullptr) {
+  // Most tests follow a job group by group (batch_groups 1); batches have their own.
+  RunEnd RunJob(int64_t job_id, std::function<Interrupt(int64_t)> interrupt = nullptr,
+                size_t batch_groups = 1) {
     if (!interrupt) interrupt = [](int64_t) { return Interrupt::kNone; };
-    JobExecutor executor(*store_, bus_, runner_, std::move(interrupt));
+    ShareHooks hooks;
+    hooks.batch_groups = batch_groups;
+    JobExecutor executor(*store_, bus_, runner_, std::move(interrupt), std::move(hooks));
     return executor.Run(job_id);
   }
 
@@ -159,6 +163,33 @@ TEST_F(JobExecutorTest, AFullCacheHitMeasuresNothingAndAPartialOneMeasuresTheWho
   for (const auto& item : Items(more)) {
     EXPECT_EQ(item.status, ItemStatus::kDone);
     EXPECT_FALSE(item.cached);
+  }
+}
+
+TEST_F(JobExecutorTest, ABatchIsOneRequestAndItsCachedGroupsAreServed) {
+  const core::GemmShape kC{16, 16, 16};
+  const int64_t first = Create({{kA, Recipe::kBf16},
+                                {kB, Recipe::kBf16},
+                                {kA, Recipe::kFp8Current},
+                                {kB, Recipe::kFp8Current}});
+  RunJob(first, nullptr, kDefaultBatchGroups);
+  ASSERT_EQ(runner_.groups_started(), 1) << "two shapes, one batch";
+  EXPECT_THAT(RequestedSeqs().front(), ElementsAre(0, 2, 1, 3)) << "groups whole, largest first";
+  const auto measured = Items(first);
+  EXPECT_EQ(measured[0].result->group_uid, measured[1].result->group_uid) << "the same rounds";
+
+  // kA and kB hit, group by group; only the new shape is measured.
+  const int64_t more = Create({{kA, Recipe::kBf16},
+                               {kB, Recipe::kBf16},
+                               {kC, Recipe::kBf16},
+                               {kA, Recipe::kFp8Current},
+                               {kB, Recipe::kFp8Current}});
+  RunJob(more, nullptr, kDefaultBatchGroups);
+  ASSERT_EQ(runner_.groups_started(), 2);
+  EXPECT_THAT(RequestedSeqs().back(), ElementsAre(2));
+  for (const auto& item : Items(more)) {
+    EXPECT_EQ(item.status, ItemStatus::kDone) << item.item.seq;
+    EXPECT_EQ(item.cached, item.item.seq != 2) << item.item.seq;
   }
 }
 

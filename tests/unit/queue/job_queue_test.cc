@@ -28,11 +28,18 @@ core::JobSpec ShapesSpec(std::vector<core::GemmShape> shapes, std::vector<core::
   return spec;
 }
 
+// These tests follow jobs group by group: one measurement group per batch.
+QueueLimits OneGroupPerBatch() {
+  QueueLimits limits;
+  limits.batch_groups = 1;
+  return limits;
+}
+
 class JobQueueTest : public ::testing::Test {
  protected:
   void SetUp() override { Open(); }
 
-  void Open(QueueLimits limits = {}) {
+  void Open(QueueLimits limits = OneGroupPerBatch()) {
     queue_.reset();
     store_.reset();
     auto store = storage::SqliteStore::Open(dir_.File("q.db"));
@@ -227,7 +234,8 @@ TEST_F(JobQueueTest, ItemErrorsKeepSourceLocationsOutAndInTheLog) {
 TEST_F(JobQueueTest, AJobWhoseDeviceGoesAwayFinishesOnAnother) {
   testing::FakeRunner second;
   queue_.reset();
-  queue_ = std::make_unique<JobQueue>(*store_, std::vector<device::Runner*>{&runner_, &second});
+  queue_ = std::make_unique<JobQueue>(*store_, std::vector<device::Runner*>{&runner_, &second},
+                                      OneGroupPerBatch());
   ASSERT_TRUE(queue_->Start().ok());
   runner_.Hold();
   second.Hold();

@@ -26,6 +26,13 @@ core::JobSpec Spec(int shapes) {
   return spec;
 }
 
+// These tests follow jobs group by group: one measurement group per batch.
+QueueLimits OneGroupPerBatch() {
+  QueueLimits limits;
+  limits.batch_groups = 1;
+  return limits;
+}
+
 class JobSpreadTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -38,7 +45,8 @@ class JobSpreadTest : public ::testing::Test {
   void TearDown() override { queue_.reset(); }
 
   void Start() {
-    queue_ = std::make_unique<JobQueue>(*store_, std::vector<device::Runner*>{&first_, &second_});
+    queue_ = std::make_unique<JobQueue>(*store_, std::vector<device::Runner*>{&first_, &second_},
+                                        OneGroupPerBatch());
     ASSERT_TRUE(queue_->Start().ok());
   }
 
@@ -91,6 +99,29 @@ TEST_F(JobSpreadTest, BothDevicesOfTheModelMeasureGroupsOfOneJob) {
   const auto devices = ResultDevices(job->id);
   EXPECT_GT(devices.count("GPU-aaaa"), 0u);
   EXPECT_GT(devices.count("GPU-bbbb"), 0u);
+}
+
+TEST_F(JobSpreadTest, WithDefaultBatchesEachDeviceTakesOneBatchOfTwoShapes) {
+  queue_ = std::make_unique<JobQueue>(*store_, std::vector<device::Runner*>{&first_, &second_});
+  first_.Hold();
+  second_.Hold();
+  ASSERT_TRUE(queue_->Start().ok());
+  auto job = queue_->Submit(Spec(4));  // 4 groups of 4 items: 2 devices, 2 batches
+  ASSERT_TRUE(job.ok()) << job.status();
+  ASSERT_TRUE(first_.WaitForRunsStarted(8));
+  ASSERT_TRUE(second_.WaitForRunsStarted(8));
+  first_.Release();
+  second_.Release();
+  EXPECT_EQ(WaitForEnd(job->id).state, JobState::kSucceeded);
+  EXPECT_EQ(first_.groups_started(), 1);
+  EXPECT_EQ(second_.groups_started(), 1);
+  // Each request holds two shapes; the largest work goes with the smallest.
+  std::set<int64_t> first_m, second_m;
+  for (const auto& item : first_.requests().front().items) first_m.insert(item.op.shape.m);
+  for (const auto& item : second_.requests().front().items) second_m.insert(item.op.shape.m);
+  EXPECT_EQ(first_m.size() + second_m.size(), 4u);
+  const std::set<int64_t> a = {112, 64}, b = {96, 80};
+  EXPECT_TRUE((first_m == a && second_m == b) || (first_m == b && second_m == a));
 }
 
 TEST_F(JobSpreadTest, DevicesPinsTheJob) {
@@ -206,13 +237,65 @@ TEST_F(JobSpreadTest, AJobPinnedToAGpuTheNodeLostFailsAtRestartSayingWhy) {
   queue_.reset();  // the job stays unfinished, to resume after a restart
   ASSERT_FALSE(core::IsTerminal(store_->GetJob(job->id)->state));
   // The node comes back with one GPU.
-  queue_ = std::make_unique<JobQueue>(*store_, std::vector<device::Runner*>{&first_});
+  queue_ = std::make_unique<JobQueue>(*store_, std::vector<device::Runner*>{&first_},
+                                      OneGroupPerBatch());
   ASSERT_TRUE(queue_->Start().ok());
   const core::JobRecord ended = *store_->GetJob(job->id);
   EXPECT_EQ(ended.state, JobState::kFailed);
   EXPECT_EQ(ended.error,
             "cannot resume: devices[0]: 1 is not a device of this node (it has 1 device: 0)");
   EXPECT_EQ(first_.groups_started(), 0);
+}
+
+core::ItemRecord Record(int64_t m, int64_t n) {
+  core::ItemRecord r;
+  r.item.op.shape = {m, 64, n};
+  return r;
+}
+
+// Work of a batch (FLOPs of its items) and its item indexes.
+double BatchWork(const std::vector<core::ItemRecord>& items, const std::vector<size_t>& batch) {
+  double w = 0;
+  for (size_t i : batch) w += items[i].item.op.Flops();
+  return w;
+}
+
+TEST(PackBatches, BalancesWorkLargestFirstWithinTheGroupLimit) {
+  // Twelve one-item groups of works 1..12 (M = 64 x work).
+  std::vector<core::ItemRecord> items;
+  std::vector<std::vector<size_t>> groups;
+  for (int w = 1; w <= 12; ++w) {
+    items.push_back(Record(64 * w, 64));
+    groups.push_back({items.size() - 1});
+  }
+  const auto one_gpu = PackBatches(items, groups, 1, 6);
+  ASSERT_EQ(one_gpu.size(), 2u) << "12 groups, at most 6 per batch";
+  EXPECT_EQ(one_gpu[0].size(), 6u);
+  EXPECT_EQ(one_gpu[1].size(), 6u);
+  EXPECT_GE(BatchWork(items, one_gpu[0]), BatchWork(items, one_gpu[1])) << "largest first";
+  EXPECT_EQ(BatchWork(items, one_gpu[0]), BatchWork(items, one_gpu[1])) << "1..12 splits 39/39";
+  EXPECT_EQ(one_gpu[0].front(), 11u) << "a batch's groups largest first";
+
+  const auto four_gpus = PackBatches(items, groups, 4, 6);
+  ASSERT_EQ(four_gpus.size(), 4u) << "at least one batch per device";
+  for (const auto& b : four_gpus) EXPECT_NEAR(BatchWork(items, b), 19.5 * 2 * 64 * 64 * 64, 4 * 2 * 64 * 64 * 64);
+
+  const auto alone = PackBatches(items, groups, 1, 1);
+  ASSERT_EQ(alone.size(), 12u);
+  for (size_t b = 0; b < alone.size(); ++b) EXPECT_EQ(alone[b], std::vector<size_t>{11 - b});
+
+  EXPECT_EQ(PackBatches(items, {groups[0], groups[1]}, 8, 6).size(), 2u)
+      << "never more batches than groups";
+  EXPECT_TRUE(PackBatches(items, {}, 2, 6).empty());
+}
+
+TEST(PackBatches, KeepsEachGroupWhole) {
+  std::vector<core::ItemRecord> items = {Record(64, 64), Record(64, 64), Record(128, 64),
+                                         Record(128, 64), Record(64, 64)};
+  const auto batches = PackBatches(items, {{0, 1, 4}, {2, 3}}, 2, 6);
+  ASSERT_EQ(batches.size(), 2u);
+  EXPECT_EQ(batches[0], (std::vector<size_t>{2, 3}));
+  EXPECT_EQ(batches[1], (std::vector<size_t>{0, 1, 4}));
 }
 
 }  // namespace
