@@ -87,11 +87,14 @@ std::string TimingMethod(const core::DeviceInfo& d) {
 std::string TimingLine(const core::Report& report) {
   const core::TimingOptions& t = report.job.spec.timing;
   std::vector<double> widths;
-  int32_t b2b = 0;
+  int32_t b2b_min = 0, b2b_max = 0;
   for (const auto& item : report.items) {
     if (!item.result || !item.result->isolated.present()) continue;
     widths.push_back(item.result->isolated.RelHalfWidth());
-    if (item.result->b2b.present()) b2b = std::max(b2b, item.result->b2b_count);
+    if (const int32_t n = item.result->b2b_count; item.result->b2b.present() && n > 0) {
+      b2b_min = b2b_min == 0 ? n : std::min(b2b_min, n);
+      b2b_max = std::max(b2b_max, n);
+    }
   }
   if (widths.empty())
     return "median of " + std::to_string(t.timed_iters) + " timed iterations per item after " +
@@ -108,7 +111,13 @@ std::string TimingLine(const core::Report& report) {
   s += " (achieved: median " + FormatPlusMinus(median) + ", worst " +
        FormatPlusMinus(widths.back()) + "); " + std::to_string(t.warmup_iters) +
        " warm-up iterations; " + FormatFixed(t.gpu_warmup_s, 1) + " s GPU warm-up before the job";
-  if (b2b > 0) s += "; back to back: " + std::to_string(b2b) + " GEMMs per graph";
+  if (b2b_max > 0) {
+    // Sized per GEMM shape (a launch of about 2 ms): a job of several sizes has a range.
+    const std::string n = b2b_min < b2b_max
+                              ? std::to_string(b2b_min) + "-" + std::to_string(b2b_max)
+                              : std::to_string(b2b_max);
+    s += "; back to back: " + n + " GEMMs per graph";
+  }
   return s;
 }
 

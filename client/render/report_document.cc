@@ -82,11 +82,17 @@ bool HasB2b(const ReportAnalysis& a, Recipe recipe, Mode mode, std::optional<cor
 }
 
 // The largest back-to-back count of the report (0: none measured).
-int32_t B2bCount(const ReportAnalysis& a) {
-  int32_t n = 0;
-  for (const auto& item : a.report().items)
-    if (item.result && item.result->b2b.present()) n = std::max(n, item.result->b2b_count);
-  return n;
+// "5", or "2-5" where the back-to-back count differs between items (it is sized per GEMM
+// shape); empty when no item has a back-to-back figure.
+std::string B2bCountText(const ReportAnalysis& a) {
+  int32_t lo = 0, hi = 0;
+  for (const auto& item : a.report().items) {
+    if (!item.result || !item.result->b2b.present() || item.result->b2b_count <= 0) continue;
+    lo = lo == 0 ? item.result->b2b_count : std::min(lo, item.result->b2b_count);
+    hi = std::max(hi, item.result->b2b_count);
+  }
+  if (hi == 0) return "";
+  return lo < hi ? std::to_string(lo) + "-" + std::to_string(hi) : std::to_string(hi);
 }
 
 bool AnyRounds(const ReportAnalysis& a) {
@@ -154,8 +160,8 @@ Block GemmTable(const ReportAnalysis& a, core::Pass pass, Mode mode) {
   std::string what = " (median ms per call, TFLOP/s)";
   if (AnyRounds(a)) {
     what = " (ms: one GEMM per launch, mean of interleaved rounds \u00b1 95% interval; TFLOP/s";
-    if (const int32_t n = B2bCount(a); n > 0)
-      what += "; b2b ms: back to back, " + std::to_string(n) + " per graph";
+    if (const std::string n = B2bCountText(a); !n.empty())
+      what += "; b2b ms: back to back, " + n + " per graph";
     what += ")";
   }
   Block b = Table(std::move(table), std::string(PassTitle(pass)) + " GEMMs, " + Name(mode) + what);

@@ -327,6 +327,18 @@ TEST(Charts, LayerChartShowsIntervalsAndTheBackToBackTick) {
   }
 }
 
+TEST(Document, BackToBackCountsSizedPerShapeShowAsARange) {
+  core::Report report = testing::RoundsReport();
+  const std::string uniform = RenderReportTable(report);
+  EXPECT_NE(uniform.find("back to back: 8 GEMMs per graph"), std::string::npos) << uniform;
+  for (size_t i = 0; i < report.items.size(); i += 2) {
+    if (report.items[i].result) report.items[i].result->b2b_count = 3;
+  }
+  const std::string mixed = RenderReportTable(report);
+  EXPECT_NE(mixed.find("back to back: 3-8 GEMMs per graph"), std::string::npos) << mixed;
+  EXPECT_NE(mixed.find("b2b ms: back to back, 3-8 per graph"), std::string::npos) << mixed;
+}
+
 TEST(Csv, NewColumnsAreAppendedAndFilled) {
   const std::vector<std::string>& cols = ReportCsvColumns();
   ASSERT_GE(cols.size(), 27u);
