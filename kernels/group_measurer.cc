@@ -118,7 +118,8 @@ absl::StatusOr<core::GroupResult> CudaRunner::MeasureGroup(const core::GroupRequ
   // A batch of several measurement groups (GroupKeys) whose operands do not fit on the
   // device together is measured group by group (each its own rounds and uid).
   std::vector<std::vector<std::vector<size_t>>> parts;
-  if (MembersFit(request, members)) {
+  const bool all_fit = MembersFit(request, members);
+  if (all_fit) {
     parts.push_back(members);
   } else {
     std::vector<std::string> part_keys;
@@ -136,7 +137,7 @@ absl::StatusOr<core::GroupResult> CudaRunner::MeasureGroup(const core::GroupRequ
   for (size_t p = 0; p < parts.size() && measured.ok(); ++p) {
     const std::string uid =
         parts.size() == 1 ? request.group_uid : absl::StrCat(request.group_uid, "/g", p);
-    if (parts.size() == 1 || MembersFit(request, parts[p])) {
+    if (all_fit || (parts.size() > 1 && MembersFit(request, parts[p]))) {
       measured = MeasureMembers(request, parts[p], uid, &result);
       continue;
     }
