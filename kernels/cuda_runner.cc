@@ -132,16 +132,17 @@ bool CudaRunner::MembersFit(const core::GroupRequest& request,
   // the output by the members of one measurement group (GroupKey), the verification
   // buffers are reused member after member: count each once, and each member's quantized
   // copies on top.
-  const double fixed = kWorkspaceBytes +
-                       (request.timing.l2 == core::L2Policy::kCold ? 2.0 * l2_bytes_ : 0.0);
+  const double fixed =
+      kWorkspaceBytes + (request.timing.l2 == core::L2Policy::kCold ? 2.0 * l2_bytes_ : 0.0);
   double need = fixed, verification = 0;
   std::vector<std::string> counted;
   for (const auto& m : members) {
     const core::WorkItem& item = request.items[m.front()];
     const core::GemmShape& s = item.op.shape;
     const double shared = 2.0 * (s.m * s.k + s.n * s.k + s.m * s.n) * item.op.groups;
-    need += static_cast<double>(MeasurementBytes(item, request.timing, kWorkspaceBytes, l2_bytes_)) -
-            shared - fixed;
+    need +=
+        static_cast<double>(MeasurementBytes(item, request.timing, kWorkspaceBytes, l2_bytes_)) -
+        shared - fixed;
     const std::string key = core::GroupKey(item.op);
     if (std::find(counted.begin(), counted.end(), key) == counted.end()) {
       counted.push_back(key);

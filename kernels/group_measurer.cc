@@ -100,11 +100,14 @@ absl::StatusOr<core::GroupResult> CudaRunner::MeasureGroup(const core::GroupRequ
       live.push_back(i);
     }
   }
-  // Members: items with equal work keys, in item order.
+  // Members: items of one measurement group with equal work keys, in item order. Equal
+  // work in two groups of a batch (a square fprop and its dgrad) stays two members, so
+  // each group's comparisons, stop rule and back-to-back N are its own.
   std::vector<std::vector<size_t>> members;
   std::vector<std::string> keys;
   for (size_t i : live) {
-    std::string key = WorkKey(request.items[i], request.timing);
+    std::string key = absl::StrCat(core::GroupKey(request.items[i].op), "|",
+                                   WorkKey(request.items[i], request.timing));
     auto it = std::find(keys.begin(), keys.end(), key);
     if (request.share_identical_work && it != keys.end()) {
       members[it - keys.begin()].push_back(i);
@@ -114,39 +117,46 @@ absl::StatusOr<core::GroupResult> CudaRunner::MeasureGroup(const core::GroupRequ
     }
   }
   if (members.empty()) return result;
+  // The members of each measurement group (GroupKey) of the request, in order.
+  std::vector<std::vector<std::vector<size_t>>> groups;
+  std::vector<std::string> group_keys;
+  for (const auto& m : members) {
+    const std::string key = core::GroupKey(request.items[m.front()].op);
+    auto it = std::find(group_keys.begin(), group_keys.end(), key);
+    if (it == group_keys.end()) {
+      group_keys.push_back(key);
+      groups.emplace_back();
+      it = group_keys.end() - 1;
+    }
+    groups[it - group_keys.begin()].push_back(m);
+  }
   absl::Status measured;
-  // A batch of several measurement groups (GroupKeys) whose operands do not fit on the
-  // device together is measured group by group (each its own rounds and uid).
-  std::vector<std::vector<std::vector<size_t>>> parts;
-  const bool all_fit = MembersFit(request, members);
-  if (all_fit) {
-    parts.push_back(members);
-  } else {
-    std::vector<std::string> part_keys;
-    for (const auto& m : members) {
-      const std::string key = core::GroupKey(request.items[m.front()].op);
-      auto it = std::find(part_keys.begin(), part_keys.end(), key);
-      if (it == part_keys.end()) {
-        part_keys.push_back(key);
-        parts.emplace_back();
-        it = part_keys.end() - 1;
+  bool measured_whole = false;
+  if (MembersFit(request, members)) {
+    measured = MeasureMembers(request, members, request.group_uid, &result);
+    measured_whole = !(absl::IsResourceExhausted(measured) && groups.size() > 1);
+    if (!measured_whole) {
+      // Estimated to fit, but the device ran out: the batch's groups one after another.
+      for (const auto& m : members) {
+        for (size_t i : m) result.outcomes[i] = {request.items[i].id, absl::OkStatus(), {}};
       }
-      parts[it - part_keys.begin()].push_back(m);
+      measured = absl::OkStatus();
     }
   }
-  for (size_t p = 0; p < parts.size() && measured.ok(); ++p) {
+  // A batch whose operands do not fit on the device together is measured group by group
+  // (each its own rounds and uid); a group that does not fit, member by member.
+  for (size_t g = 0; !measured_whole && g < groups.size() && measured.ok(); ++g) {
     const std::string uid =
-        parts.size() == 1 ? request.group_uid : absl::StrCat(request.group_uid, "/g", p);
-    if (all_fit || (parts.size() > 1 && MembersFit(request, parts[p]))) {
-      measured = MeasureMembers(request, parts[p], uid, &result);
+        groups.size() == 1 ? request.group_uid : absl::StrCat(request.group_uid, "/g", g);
+    if (groups.size() > 1 && MembersFit(request, groups[g])) {
+      measured = MeasureMembers(request, groups[g], uid, &result);
       continue;
     }
     // Not all members of one group fit on the device together: each is measured on its
     // own, so its comparisons with the others are unpaired (different group uids).
-    for (size_t m = 0; m < parts[p].size() && measured.ok(); ++m) {
-      measured =
-          MeasureMembers(request, {parts[p][m]}, absl::StrCat(uid, "/m", m), &result);
-      for (size_t i : parts[p][m]) {
+    for (size_t m = 0; m < groups[g].size() && measured.ok(); ++m) {
+      measured = MeasureMembers(request, {groups[g][m]}, absl::StrCat(uid, "/m", m), &result);
+      for (size_t i : groups[g][m]) {
         auto& out = result.outcomes[i];
         if (out.measurement.has_value()) {
           absl::StrAppend(&out.measurement->notes, out.measurement->notes.empty() ? "" : "; ",
@@ -404,6 +414,7 @@ absl::StatusOr<CudaRunner::Rounds> CudaRunner::TimeRounds(const core::GroupReque
     const std::string key = core::GroupKey(members[i]->item.op);
     auto it = std::find(group_keys.begin(), group_keys.end(), key);
     group_of[i] = static_cast<size_t>(it - group_keys.begin());
+    members[i]->group = group_of[i];
     if (it == group_keys.end()) {
       group_keys.push_back(key);
       group_t_min.push_back(t_iso[i]);
@@ -414,15 +425,15 @@ absl::StatusOr<CudaRunner::Rounds> CudaRunner::TimeRounds(const core::GroupReque
   for (size_t i = 0; i < members.size(); ++i) {
     Member* m = members[i];
     const double t_min = group_t_min[group_of[i]];
-    m->b2b_count = timing.b2b_count > 0
-                       ? timing.b2b_count
-                       : static_cast<int32_t>(std::clamp<double>(
-                             std::round(kB2bGraphMs / std::max(t_min, 1e-6)), kMinAutoB2b,
-                             kMaxAutoB2b));
+    m->b2b_count =
+        timing.b2b_count > 0
+            ? timing.b2b_count
+            : static_cast<int32_t>(std::clamp<double>(
+                  std::round(kB2bGraphMs / std::max(t_min, 1e-6)), kMinAutoB2b, kMaxAutoB2b));
     m->b2b_every = !fixed && t_min >= kThinB2bFromMs ? 2 : 1;
-    ASSIGN_OR_RETURN(m->b2b, IterationTimer::Capture(
-                                 st, [this, m](cudaStream_t q) { return Iterate(*m, q, true); },
-                                 m->b2b_count));
+    ASSIGN_OR_RETURN(
+        m->b2b, IterationTimer::Capture(
+                    st, [this, m](cudaStream_t q) { return Iterate(*m, q, true); }, m->b2b_count));
     RETURN_IF_ERROR(IterationTimer::WarmUp(st, m->b2b, 1, options));
   }
 
@@ -491,6 +502,7 @@ absl::StatusOr<CudaRunner::Rounds> CudaRunner::TimeRounds(const core::GroupReque
   sampler.Start();
   const Clock::time_point start = Clock::now();
   core::stats::StopDecision decision;
+  double elapsed = 0;
   while (!decision.stop) {
     int32_t k = per_call;
     if (fixed) k = std::min(k, timing.timed_iters - out.rounds);
@@ -525,7 +537,7 @@ absl::StatusOr<CudaRunner::Rounds> CudaRunner::TimeRounds(const core::GroupReque
       }
     }
     out.rounds += k;
-    const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+    elapsed = std::chrono::duration<double>(Clock::now() - start).count();
     // The headline figures and their paired comparisons gate; back to back is reported
     // with the interval its rounds reached.
     double precision = 0;
@@ -543,6 +555,21 @@ absl::StatusOr<CudaRunner::Rounds> CudaRunner::TimeRounds(const core::GroupReque
   }
   out.telemetry = sampler.Stop();
   out.stop_reason = decision.reason;
+  // The rounds ended for the whole batch; each group's items state its own precision.
+  for (size_t g = 0; g < iso_series.size(); ++g) {
+    core::stats::StopDecision own = decision;
+    if (!fixed && iso_series.size() > 1) {
+      const double precision = core::stats::GroupPrecision(series_of(iso_series[g]));
+      own = core::stats::ShouldStop(stop, out.rounds, elapsed, precision);
+      if (!own.stop) {
+        // Ended by the deadline: its reason, with this group's precision.
+        own.reason = absl::StrCat("deadline (", core::stats::PlusMinusPercent(precision), ")");
+      }
+    }
+    for (size_t i = 0; i < members.size(); ++i) {
+      if (group_of[i] == g) members[i]->stop_reason = own.reason;
+    }
+  }
   return out;
 }
 
@@ -595,11 +622,12 @@ absl::Status CudaRunner::FinishMembers(const core::GroupRequest& request,
     out.verification = v.verdict;
     out.rel_error = v.rel_error;
     out.group_uid = group_uid;
-    out.group_members = static_cast<int32_t>(members.size());
+    out.group_members = static_cast<int32_t>(std::count_if(
+        members.begin(), members.end(), [m](const Member* o) { return o->group == m->group; }));
     out.work_key = m->work_key;
     out.quant_bytes = m->quant_bytes;
     out.copy_bytes_per_s = copy_bytes_per_s_;
-    out.stop_reason = rounds.stop_reason;
+    out.stop_reason = m->stop_reason;
     std::vector<std::string> notes = m->notes;
     if (!rounds.timer_notes.empty()) notes.push_back(rounds.timer_notes);
     if (!m->kernel_note.empty()) notes.push_back(m->kernel_note);

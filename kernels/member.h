@@ -29,8 +29,10 @@ struct CudaRunner::Member {
   bool fast_accum = false;
   std::vector<std::string> notes;
   CudaGraphExec iso, b2b, quant;
-  int32_t b2b_count = 0;  // GEMMs per back-to-back launch
-  int32_t b2b_every = 1;  // back to back visited every this many rounds
+  int32_t b2b_count = 0;    // GEMMs per back-to-back launch
+  int32_t b2b_every = 1;    // back to back visited every this many rounds
+  size_t group = 0;         // its measurement group (GroupKey) in the request, 0-based
+  std::string stop_reason;  // why the rounds stopped, with its group's precision
   bool has_quant = false;
   double gemm_bytes = 0, quant_bytes = 0;
   std::vector<double> iso_samples, iso_rounds, b2b_rounds, quant_rounds;

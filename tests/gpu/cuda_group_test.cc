@@ -172,7 +172,7 @@ TEST_F(CudaGroupTest, ABatchOfShapesSharesItsRoundsAndKeepsEachShapesOperands) {
     const core::Measurement& m = *o.measurement;
     EXPECT_EQ(m.verification, core::Verification::kPassed) << i << " " << m.rel_error;
     EXPECT_EQ(m.group_uid, "test/group");
-    EXPECT_EQ(m.group_members, 4);
+    EXPECT_EQ(m.group_members, 2) << "members of its own group";
     EXPECT_EQ(m.flops, items[i].op.Flops());
     if (i == 0) rounds = m.round_ms.size();
     EXPECT_EQ(m.round_ms.size(), rounds) << "one set of rounds";
@@ -182,6 +182,26 @@ TEST_F(CudaGroupTest, ABatchOfShapesSharesItsRoundsAndKeepsEachShapesOperands) {
   EXPECT_GT(large.isolated.center_ms, small.isolated.center_ms);
   EXPECT_GE(small.b2b_count, large.b2b_count) << "back to back sized by each shape";
   EXPECT_EQ(r->outcomes[3].measurement->b2b_count, small.b2b_count);
+}
+
+TEST_F(CudaGroupTest, EqualWorkInTwoGroupsOfABatchIsMeasuredOncePerGroup) {
+  // A square layer: fprop and dgrad of the same M x K x N are the same GPU work for
+  // bf16, but each group's comparisons keep their own member.
+  std::vector<core::WorkItem> items = {
+      Item(1, Pass::kFprop, Recipe::kBf16, Mode::kAutocast, 512, 1024, 1024),
+      Item(2, Pass::kFprop, Recipe::kFp8Current, Mode::kPrequant, 512, 1024, 1024),
+      Item(3, Pass::kDgrad, Recipe::kBf16, Mode::kAutocast, 512, 1024, 1024),
+      Item(4, Pass::kDgrad, Recipe::kBf16, Mode::kPrequant, 512, 1024, 1024),
+      Item(5, Pass::kDgrad, Recipe::kFp8Current, Mode::kPrequant, 512, 1024, 1024)};
+  auto r = runner_->MeasureGroup(Request(items, Fixed(8)));
+  ASSERT_TRUE(r.ok()) << r.status();
+  for (const auto& o : r->outcomes) ASSERT_TRUE(o.measurement.has_value()) << o.status;
+  EXPECT_EQ(r->outcomes[2].measurement->shared_with_item, 0) << "not shared across groups";
+  EXPECT_EQ(r->outcomes[3].measurement->shared_with_item, 103) << "shared inside its group";
+  EXPECT_EQ(r->outcomes[0].measurement->group_members, 2);
+  EXPECT_EQ(r->outcomes[4].measurement->group_members, 2);
+  EXPECT_EQ(r->outcomes[2].measurement->b2b_round_ms.size(),
+            r->outcomes[4].measurement->b2b_round_ms.size());
 }
 
 TEST(WorkKeyTest, SaysWhatIsTheSameWork) {
