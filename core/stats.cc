@@ -295,6 +295,33 @@ Interval SumOf(std::span<const double> weights, std::span<const Estimate> estima
   return Symmetric(sum, parts);
 }
 
+Interval SumOfTerms(std::span<const SumTerm> terms) {
+  std::vector<double> weights;
+  std::vector<Estimate> estimates;
+  // Buckets of terms from the same rounds: per-round weighted sums.
+  std::vector<std::pair<std::string, std::vector<double>>> buckets;
+  for (const SumTerm& t : terms) {
+    if (t.rounds_id.empty() || t.series.size() < 2) {
+      weights.push_back(t.weight);
+      estimates.push_back(t.estimate);
+      continue;
+    }
+    const std::string id = t.rounds_id + "#" + std::to_string(t.series.size());
+    auto it =
+        std::find_if(buckets.begin(), buckets.end(), [&](const auto& b) { return b.first == id; });
+    if (it == buckets.end()) {
+      buckets.push_back({id, std::vector<double>(t.series.size(), 0.0)});
+      it = buckets.end() - 1;
+    }
+    for (size_t r = 0; r < t.series.size(); ++r) it->second[r] += t.weight * t.series[r];
+  }
+  for (const auto& [id, sums] : buckets) {
+    weights.push_back(1);
+    estimates.push_back(EstimateOf(sums));
+  }
+  return SumOf(weights, estimates);
+}
+
 std::vector<int> RoundOrder(int units, int round) {
   if (units <= 0) return {};
   // Row 0 is 0, 1, n-1, 2, n-2, ...; row i adds i mod n. Even n: these n rows are

@@ -71,6 +71,21 @@ Interval DifferenceOfSums(std::span<const Term> terms);
 // has no interval.
 Interval SumOf(std::span<const double> weights, std::span<const Estimate> estimates);
 
+// One term of a sum whose terms may come from shared rounds (a batch of measurement
+// groups): `series` its per-round values, `rounds_id` the rounds they came from (the
+// measurement's group_uid; empty: none), `estimate` its figure.
+struct SumTerm {
+  double weight = 1;
+  std::span<const double> series;
+  Estimate estimate;
+  std::string rounds_id;
+};
+// Sum_g w x_g. Terms of one rounds_id whose series have the same length (>= 2) are summed
+// round by round first, so the drift they share counts once in the interval (their
+// covariance is kept); those sums and the other terms are then added as independent
+// (SumOf).
+Interval SumOfTerms(std::span<const SumTerm> terms);
+
 // Order of the units in round `round` of a balanced (Williams) design over `units`
 // units: over 2*units rounds (units rounds when even) each unit takes each position
 // equally often and follows each other unit equally often. Returns a permutation of

@@ -29,6 +29,12 @@ const core::Estimate& Est(const core::Measurement& m, Figure figure) {
   return figure == Figure::kB2b ? m.b2b : m.isolated;
 }
 
+// A total's term. GEMMs of one batch share their rounds (group_uid): SumOfTerms adds
+// their per-round values first, so the drift they share is counted.
+core::stats::SumTerm SumTermOf(double weight, const core::Measurement& m, Figure figure) {
+  return {weight, Series(m, figure), Est(m, figure), m.group_uid};
+}
+
 template <typename T>
 void InsertSorted(std::vector<T>& v, T x) {
   if (std::find(v.begin(), v.end(), x) == v.end()) {
@@ -157,16 +163,14 @@ ReportAnalysis::ReportAnalysis(const core::Report& report) : report_(&report) {
     }
   }
   for (auto& [key, t] : totals_) {
-    std::vector<double> weights;
-    std::vector<core::Estimate> iso, b2b;
+    std::vector<core::stats::SumTerm> iso, b2b;
     for (const TotalTerm& term : t.terms) {
       if (term.layer_weight <= 0) continue;
-      weights.push_back(term.layer_weight);
-      iso.push_back(term.m->isolated);
-      b2b.push_back(term.m->b2b);
+      iso.push_back(SumTermOf(term.layer_weight, *term.m, Figure::kIsolated));
+      b2b.push_back(SumTermOf(term.layer_weight, *term.m, Figure::kB2b));
     }
-    t.layer_ci = core::stats::SumOf(weights, iso);
-    t.b2b_layer_ci = core::stats::SumOf(weights, b2b);
+    t.layer_ci = core::stats::SumOfTerms(iso);
+    t.b2b_layer_ci = core::stats::SumOfTerms(b2b);
   }
 }
 
@@ -356,15 +360,13 @@ int ReportAnalysis::PendingItems() const {
 core::stats::Interval TotalSum(const ReportAnalysis& a, RecipeMode key, const Scope& scope) {
   const Totals* t = a.FindTotals(key);
   if (!t) return {};
-  std::vector<double> w;
-  std::vector<core::Estimate> e;
+  std::vector<core::stats::SumTerm> terms;
   for (const TotalTerm& term : t->terms) {
     const double weight = scope.full_model ? term.model_weight : term.layer_weight;
     if (weight <= 0 || !scope.passes[PassIndex(a.rows()[term.row].op.pass)]) continue;
-    w.push_back(weight);
-    e.push_back(scope.figure == Figure::kB2b ? term.m->b2b : term.m->isolated);
+    terms.push_back(SumTermOf(weight, *term.m, scope.figure));
   }
-  return core::stats::SumOf(w, e);
+  return core::stats::SumOfTerms(terms);
 }
 
 }  // namespace gemmprof::client::render

@@ -330,6 +330,35 @@ TEST(SumOfTest, WeightedSumWithSatterthwaiteDegreesOfFreedom) {
   EXPECT_NEAR(5 - s.low, s.high - 5, 1e-12);
 }
 
+TEST(SumOfTermsTest, TermsOfSharedRoundsKeepTheirCovariance) {
+  // Two GEMMs drifting together round by round (one batch): the sum's interval is the
+  // per-round sums' own, wider than adding the two as independent.
+  const std::vector<double> x = {1.00, 1.04, 0.97, 1.05, 0.96, 1.02, 0.99, 1.03};
+  std::vector<double> y;
+  for (double v : x) y.push_back(2 * v);
+  const Estimate ex = EstimateOf(x), ey = EstimateOf(y);
+  const std::vector<SumTerm> shared = {{1, x, ex, "batch"}, {1, y, ey, "batch"}};
+  const Interval together = SumOfTerms(shared);
+  std::vector<double> sums;
+  for (size_t r = 0; r < x.size(); ++r) sums.push_back(x[r] + y[r]);
+  const Estimate direct = EstimateOf(sums);
+  ASSERT_TRUE(together.valid);
+  EXPECT_NEAR(together.center, direct.center_ms, 1e-12);
+  EXPECT_NEAR(together.high, direct.ci_high_ms, 1e-9);
+  EXPECT_NEAR(together.low, direct.ci_low_ms, 1e-9);
+  const std::vector<SumTerm> apart = {{1, x, ex, "a"}, {1, y, ey, "b"}};
+  const Interval independent = SumOfTerms(apart);
+  EXPECT_NEAR(independent.center, together.center, 1e-12);
+  EXPECT_LT(independent.high - independent.low, together.high - together.low);
+  // Without series or rounds id a term is its estimate, as SumOf.
+  const std::vector<SumTerm> old = {{1, {}, ex, ""}, {3, {}, ey, "batch"}};
+  const Interval plain = SumOfTerms(old);
+  const Interval reference = SumOf(std::vector<double>{1, 3}, std::vector<Estimate>{ex, ey});
+  EXPECT_DOUBLE_EQ(plain.center, reference.center);
+  EXPECT_DOUBLE_EQ(plain.high, reference.high);
+  EXPECT_FALSE(SumOfTerms({}).valid);
+}
+
 TEST(SumOfTest, BadInputs) {
   const std::vector<Estimate> e = {{2, 1.9, 2.1, 10, 10}, {1, 1, 1, 0, 0}};
   const Interval absent = SumOf(std::vector<double>{1, 1}, e);
