@@ -110,11 +110,10 @@ RunEnd JobExecutor::Run(int64_t job_id) {
     for (size_t m : members) group.push_back(index[m]);
   }
   DeviceScope scope{ModelOf(runner_.Info()), job->spec.devices};
-  std::vector<std::vector<size_t>> batches =
-      PackBatches(*items, std::move(groups), hooks_.devices ? hooks_.devices(scope) : 1,
-                  hooks_.batch_groups);
-  auto share = std::make_shared<JobShare>(*job, *std::move(items), std::move(batches),
-                                          std::move(scope));
+  std::vector<std::vector<size_t>> batches = PackBatches(
+      *items, std::move(groups), hooks_.devices ? hooks_.devices(scope) : 1, hooks_.batch_groups);
+  auto share =
+      std::make_shared<JobShare>(*job, *std::move(items), std::move(batches), std::move(scope));
   // Published before the lead's own warm-up, so idle devices warm up alongside it.
   if (hooks_.publish) hooks_.publish(share);
   if (auto s = WarmUp(*job); !s.ok()) {
@@ -142,7 +141,7 @@ RunEnd JobExecutor::Run(int64_t job_id) {
   if (hooks_.withdraw) hooks_.withdraw(job_id);
   switch (end) {
     case LoopEnd::kStop:
-      spdlog::info("job {}: stopping at a group boundary; it resumes on restart", job_id);
+      spdlog::info("job {}: stopping at a batch boundary; it resumes on restart", job_id);
       return RunEnd::kStopped;
     case LoopEnd::kCancel:
       if (auto s = WithStoreRetry(job_id, [&] { return store_.CancelPendingItems(job_id); });
@@ -284,7 +283,7 @@ absl::StatusOr<JobExecutor::ItemEnd> JobExecutor::SettleGroup(JobShare& share,
     if (absl::IsUnavailable(fits) && !runner_.Availability().ok()) return ItemEnd::kDeviceLost;
     if (!fits.ok() && !absl::IsUnavailable(fits)) {
       const storage::ItemFinish f =
-          Failure(job, record, fits, share.IsLastPending(remaining, remaining[r]), keys[r]);
+          Failure(job, record, fits, share.IsLastPending({remaining[r]}, remaining[r]), keys[r]);
       RETURN_IF_ERROR(Finish(share, record, f.status, f.error, keys[r]));
       continue;
     }

@@ -18,7 +18,7 @@
 
 namespace gemmprof::queue {
 
-// What the executor should do at the next group boundary.
+// What the executor should do at the next batch boundary.
 enum class Interrupt { kNone, kCancel, kStop };
 
 // How JobExecutor::Run left a job.

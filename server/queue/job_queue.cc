@@ -29,7 +29,7 @@ bool IsNotSupportedRefusal(const absl::Status& status) {
 
 JobQueue::JobQueue(storage::ResultStore& store, std::vector<device::Runner*> runners,
                    QueueLimits limits)
-    : store_(store), runners_(std::move(runners)), limits_(limits) {}
+    : store_(store), runners_(std::move(runners)), limits_(limits), busy_(runners_.size(), 0) {}
 
 JobQueue::~JobQueue() { Stop(); }
 
@@ -267,6 +267,7 @@ bool JobQueue::FindWorkLocked(size_t index, const std::set<int64_t>& declined, W
     if (declined.contains(id)) continue;
     if (share->HasWork() && share->scope().Admits(static_cast<int>(index), runner.Info())) {
       work->help = share;
+      busy_[index] = 1;
       return true;
     }
   }
@@ -279,6 +280,7 @@ bool JobQueue::FindWorkLocked(size_t index, const std::set<int64_t>& declined, W
     work->lead = *it;
     pending_.erase(it);
     running_.insert(work->lead);
+    busy_[index] = 1;
     return true;
   }
   return false;
@@ -290,6 +292,11 @@ bool JobQueue::NextWork(size_t index, std::set<int64_t>& declined, Work* work) {
   std::erase_if(declined, [this](int64_t id) { return !shares_.contains(id); });
   cv_.wait(lock, [&] { return stopping_ || FindWorkLocked(index, declined, work); });
   return !stopping_;
+}
+
+void JobQueue::SetBusy(size_t index, bool busy) {
+  std::lock_guard lock(mu_);
+  busy_[index] = busy ? 1 : 0;
 }
 
 Interrupt JobQueue::Poll(int64_t job_id) {
@@ -315,11 +322,20 @@ void JobQueue::WorkerLoop(size_t index) {
     shares_.erase(job_id);
   };
   hooks.batch_groups = limits_.batch_groups;
-  hooks.devices = [this](const DeviceScope& scope) {
-    int count = 0;
+  // The lead and the idle devices that may help it (busy ones would only join late).
+  hooks.devices = [this, index](const DeviceScope& scope) {
+    std::vector<char> busy;
+    {
+      std::lock_guard lock(mu_);
+      busy = busy_;
+    }
+    int count = 1;
     for (size_t d = 0; d < runners_.size(); ++d) {
       const device::Runner& r = *runners_[d];
-      if (scope.Admits(static_cast<int>(d), r.Info()) && r.Availability().ok()) ++count;
+      if (d != index && !busy[d] && scope.Admits(static_cast<int>(d), r.Info()) &&
+          r.Availability().ok()) {
+        ++count;
+      }
     }
     return count;
   };
@@ -335,10 +351,13 @@ void JobQueue::WorkerLoop(size_t index) {
     if (work.help != nullptr) {
       helped.insert(work.help->job().id);
       executor.Help(*work.help);
+      SetBusy(index, false);
       continue;
     }
     const int64_t job_id = work.lead;
-    if (executor.Run(job_id) == RunEnd::kDeviceLost) {
+    const RunEnd end = executor.Run(job_id);
+    SetBusy(index, false);
+    if (end == RunEnd::kDeviceLost) {
       GiveBack(job_id);
       continue;
     }

@@ -111,6 +111,8 @@ class JobQueue {
                                              const core::JobSpec& spec) const;
   absl::StatusOr<core::JobRecord> EndUnstarted(int64_t job_id);
   void GiveBack(int64_t job_id);
+  // Device `index` starts (with NextWork) or ends work on a job.
+  void SetBusy(size_t index, bool busy);
   // Blocks until there is work for device `index` or the queue stops (false).
   // `declined`: jobs this device helped with already; ended shares leave it.
   bool NextWork(size_t index, std::set<int64_t>& declined, Work* work);
@@ -132,6 +134,7 @@ class JobQueue {
   std::map<int64_t, std::vector<int32_t>> pinned_;       // queued jobs' spec.devices, when set
   std::map<int64_t, std::shared_ptr<JobShare>> shares_;  // running jobs others may help with
   std::set<int64_t> running_;
+  std::vector<char> busy_;  // per runner: leading or helping a job now
   std::set<int64_t> cancel_requested_;
   int64_t submitting_ = 0;  // Submit calls past the queue-length check, not yet enqueued
   bool stopping_ = false;

@@ -27,18 +27,17 @@ double Work(const std::vector<core::ItemRecord>& items, const std::vector<size_t
 
 void OrderLargestFirst(const std::vector<core::ItemRecord>& items,
                        std::vector<std::vector<size_t>>& groups) {
-  std::stable_sort(groups.begin(), groups.end(), [&](const auto& a, const auto& b) {
-    return Work(items, a) > Work(items, b);
-  });
+  std::stable_sort(groups.begin(), groups.end(),
+                   [&](const auto& a, const auto& b) { return Work(items, a) > Work(items, b); });
 }
 
 std::vector<std::vector<size_t>> PackBatches(const std::vector<core::ItemRecord>& items,
-                                             std::vector<std::vector<size_t>> groups,
-                                             int devices, size_t batch_groups) {
+                                             std::vector<std::vector<size_t>> groups, int devices,
+                                             size_t batch_groups) {
   if (groups.empty()) return {};
   batch_groups = std::max<size_t>(batch_groups, 1);
-  const size_t wanted = std::max<size_t>(std::max(devices, 1),
-                                         (groups.size() + batch_groups - 1) / batch_groups);
+  const size_t wanted =
+      std::max<size_t>(std::max(devices, 1), (groups.size() + batch_groups - 1) / batch_groups);
   const size_t count = std::min(wanted, groups.size());
   OrderLargestFirst(items, groups);
   std::vector<std::vector<size_t>> batches(count);
@@ -133,7 +132,7 @@ bool JobShare::IsLastPending(const std::vector<size_t>& group, size_t i) const {
     if (pending(*it)) return false;
   }
   for (size_t j = 0; j < items_.size(); ++j) {
-    if (std::find(group.begin(), group.end(), j) == group.end() && pending(j)) return false;
+    if (pending(j) && std::find(group.begin(), group.end(), j) == group.end()) return false;
   }
   return true;
 }

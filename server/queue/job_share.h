@@ -42,14 +42,14 @@ inline constexpr int kMaxBatchGroups = 64;
 
 // Packs measurement groups (GroupKey groups, indexes into `items`) into batches of at
 // most `batch_groups` groups, each timed in one set of interleaved rounds: max(`devices`,
-// groups / batch_groups rounded up) batches, never more than there are groups. Each group, largest work
-// first, joins the batch with the least work so far; batches come largest first, a
-// batch's groups in that order. On a power-capped GPU the clock wanders on a scale of
-// ~0.1 s: rounds spanning several GEMMs average it out in fewer rounds than one GEMM's
-// short rounds do, and per-layer sums come from the same rounds.
+// groups / batch_groups rounded up) batches, never more than there are groups. Each group, largest
+// work first, joins the batch with the least work so far; batches come largest first, a batch's
+// groups in that order. On a power-capped GPU the clock wanders on a scale of ~0.1 s: rounds
+// spanning several GEMMs average it out in fewer rounds than one GEMM's short rounds do, and
+// per-layer sums come from the same rounds.
 std::vector<std::vector<size_t>> PackBatches(const std::vector<core::ItemRecord>& items,
-                                             std::vector<std::vector<size_t>> groups,
-                                             int devices, size_t batch_groups);
+                                             std::vector<std::vector<size_t>> groups, int devices,
+                                             size_t batch_groups);
 
 class JobShare {
  public:
@@ -61,22 +61,24 @@ class JobShare {
   const core::JobRecord& job() const { return job_; }
   // Loaded once when the job started; items finished since are in IsFinished.
   const std::vector<core::ItemRecord>& items() const { return items_; }
+  // The share hands out batches (PackBatches; "groups" below): item indexes, several
+  // measurement groups each.
   const std::vector<size_t>& group(size_t g) const { return groups_[g]; }
   const DeviceScope& scope() const { return scope_; }
 
-  // The next group to measure (an index for group()), or nullopt when every group is
+  // The next batch to measure (an index for group()), or nullopt when every batch is
   // handed out or the share is closed. The caller calls Done or Return for it.
   std::optional<size_t> Take();
-  // A taken group was recorded.
+  // A taken batch was recorded.
   void Done();
-  // A taken group was not run (its device went away): another device takes it.
+  // A taken batch was not run (its device went away): another device takes it.
   void Return(size_t g);
-  // No group is handed out any more (cancel, stop, a store failure); `why` non-empty
+  // No batch is handed out any more (cancel, stop, a store failure); `why` non-empty
   // marks a failure the lead ends the job with. Idempotent; the first reason stays.
   void Close(const std::string& why = "");
-  // Blocks until no taken group is in flight.
+  // Blocks until no taken batch is in flight.
   void WaitIdle();
-  // Whether groups are left to hand out (a device may join).
+  // Whether batches are left to hand out (a device may join).
   bool HasWork() const;
   std::string failure() const;
 

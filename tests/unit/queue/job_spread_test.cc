@@ -278,7 +278,8 @@ TEST(PackBatches, BalancesWorkLargestFirstWithinTheGroupLimit) {
 
   const auto four_gpus = PackBatches(items, groups, 4, 6);
   ASSERT_EQ(four_gpus.size(), 4u) << "at least one batch per device";
-  for (const auto& b : four_gpus) EXPECT_NEAR(BatchWork(items, b), 19.5 * 2 * 64 * 64 * 64, 4 * 2 * 64 * 64 * 64);
+  for (const auto& b : four_gpus)
+    EXPECT_NEAR(BatchWork(items, b), 19.5 * 2 * 64 * 64 * 64, 4 * 2 * 64 * 64 * 64);
 
   const auto alone = PackBatches(items, groups, 1, 1);
   ASSERT_EQ(alone.size(), 12u);
