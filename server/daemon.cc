@@ -332,9 +332,9 @@ absl::Status Serve(const Options& o, const security::DaemonSecurity& sec) {
     }
     raw.push_back(r.get());
   }
-  queue::JobQueue queue(*store, raw,
-                        {o.max_queued_jobs, o.max_items_per_job, o.node,
-                         static_cast<size_t>(o.batch_groups)});
+  queue::JobQueue queue(
+      *store, raw,
+      {o.max_queued_jobs, o.max_items_per_job, o.node, static_cast<size_t>(o.batch_groups)});
   RETURN_IF_ERROR(queue.Start());
   ASSIGN_OR_RETURN(
       auto server,

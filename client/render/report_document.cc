@@ -81,7 +81,6 @@ bool HasB2b(const ReportAnalysis& a, Recipe recipe, Mode mode, std::optional<cor
   return false;
 }
 
-// The largest back-to-back count of the report (0: none measured).
 // "5", or "2-5" where the back-to-back count differs between items (it is sized per GEMM
 // shape); empty when no item has a back-to-back figure.
 std::string B2bCountText(const ReportAnalysis& a) {

@@ -43,7 +43,8 @@ class Runner {
   virtual absl::StatusOr<core::Measurement> Run(const core::WorkItem& item,
                                                 const core::TimingOptions& timing) = 0;
 
-  // Measures the items of one group together in interleaved rounds (core/group.h):
+  // Measures the items of one group, or a batch of groups, together in interleaved
+  // rounds (core/group.h):
   // identical GPU work once (request.share_identical_work), every figure with its
   // interval, stopping per request.timing. Per-item refusals and failures come back in
   // the outcomes; a non-OK return (device error, lost worker) fails the whole group.

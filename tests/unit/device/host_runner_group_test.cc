@@ -214,9 +214,8 @@ TEST(HostRunnerGroup, ABatchOfSeveralShapesIsMeasuredGroupByGroup) {
   HostRunner runner;
   core::WorkItem other = Item(2, Recipe::kBf16, Mode::kAutocast);
   other.op.shape.n = 48;
-  core::GroupRequest request =
-      Request({Item(1, Recipe::kBf16, Mode::kAutocast), other,
-               Item(3, Recipe::kBf16, Mode::kPrequant)});
+  core::GroupRequest request = Request(
+      {Item(1, Recipe::kBf16, Mode::kAutocast), other, Item(3, Recipe::kBf16, Mode::kPrequant)});
   request.group_uid = "host/j1/s1/0";
   auto result = runner.MeasureGroup(request);
   ASSERT_TRUE(result.ok()) << result.status();
