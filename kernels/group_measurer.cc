@@ -232,6 +232,7 @@ absl::Status CudaRunner::MeasureMembersOnce(const core::GroupRequest& request,
     buffers.push_back(std::move(b));
     return &buffers.back();
   };
+  // At most one set per member: reserved, so the pointers buffers_for returns stay valid.
   buffers.reserve(member_items.size());
   TimerOptions topt;
   topt.warmup_iters = timing.warmup_iters;
