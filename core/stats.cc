@@ -139,6 +139,8 @@ struct SumParts {
 SumParts Collect(std::span<const Term> terms, double k) {
   SumParts out;
   out.valid = !terms.empty();
+  // Residuals of paired terms from the same rounds, summed round by round.
+  std::vector<std::pair<std::string, std::vector<double>>> shared;
   for (const Term& t : terms) {
     const Side x = SideOf(t.x, t.x_est), y = SideOf(t.y, t.y_est);
     out.sum_x += t.weight * x.center;
@@ -151,7 +153,18 @@ SumParts Collect(std::span<const Term> terms, double k) {
       }
       std::vector<double> residual(t.x.size());
       for (size_t r = 0; r < residual.size(); ++r) residual[r] = t.weight * (t.x[r] - k * t.y[r]);
-      out.parts.push_back(SeriesMeanVariance(residual));
+      if (t.rounds_id.empty()) {
+        out.parts.push_back(SeriesMeanVariance(residual));
+        continue;
+      }
+      const std::string id = t.rounds_id + "#" + std::to_string(residual.size());
+      auto it = std::find_if(shared.begin(), shared.end(),
+                             [&](const auto& b) { return b.first == id; });
+      if (it == shared.end()) {
+        shared.push_back({id, std::vector<double>(residual.size(), 0.0)});
+        it = shared.end() - 1;
+      }
+      for (size_t r = 0; r < residual.size(); ++r) it->second[r] += residual[r];
     } else if (x.has_var && y.has_var) {
       const double w2 = t.weight * t.weight;
       out.parts.push_back({w2 * x.var.var, x.var.df});
@@ -160,6 +173,7 @@ SumParts Collect(std::span<const Term> terms, double k) {
       out.valid = false;
     }
   }
+  for (const auto& [id, residual] : shared) out.parts.push_back(SeriesMeanVariance(residual));
   return out;
 }
 

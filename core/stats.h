@@ -61,9 +61,14 @@ struct Term {
   std::span<const double> x, y;
   Estimate x_est, y_est;
   bool paired = false;
+  // Paired terms of one rounds_id (a batch's group_uid) with series of one length come
+  // from the same rounds: their per-round residuals are summed before the variance, so
+  // their covariance counts. Empty: the term stands alone.
+  std::string rounds_id;
 };
 
-// Sum_g w x_g / Sum_g w y_g with a delta-method interval (per-term variances add).
+// Sum_g w x_g / Sum_g w y_g with a delta-method interval (per-term variances add; terms
+// of one rounds_id add per round first).
 Interval RatioOfSums(std::span<const Term> terms);
 // Sum_g w (x_g - y_g) in ms, with its interval.
 Interval DifferenceOfSums(std::span<const Term> terms);

@@ -220,6 +220,8 @@ std::vector<core::stats::Term> ReportAnalysis::Terms(RecipeMode x, RecipeMode y,
       term.y = Series(*it->second->m, scope.figure);
       term.y_est = Est(*it->second->m, scope.figure);
       term.paired = Paired(*a.m, *it->second->m, scope.figure);
+      // GEMMs of one batch share their rounds: RatioOfSums counts their covariance.
+      if (term.paired) term.rounds_id = a.m->group_uid;
     }
     out.push_back(term);
   }

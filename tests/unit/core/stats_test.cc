@@ -259,6 +259,28 @@ TEST(RatioOfSumsTest, PairedTermsCancelDriftUnpairedDoNot) {
   EXPECT_TRUE(unpaired.Contains(1.1));
 }
 
+TEST(RatioOfSumsTest, TermsOfSharedRoundsKeepTheirCovariance) {
+  // Two GEMMs whose paired residuals move together round by round (one batch): summed
+  // per round first, the interval is wider than for independent terms.
+  const std::vector<double> x = {3.1, 2.9, 3.2, 2.8, 3.0, 3.05, 2.95, 3.1};
+  const std::vector<double> y(x.size(), 1.0);
+  const Estimate ex = EstimateOf(x), ey = EstimateOf(y);
+  Term a{1, x, y, ex, ey, true, "batch"};
+  Term b = a;
+  const std::vector<Term> shared = {a, b};
+  a.rounds_id = "";
+  b.rounds_id = "";
+  const std::vector<Term> apart = {a, b};
+  const Interval together = RatioOfSums(shared), independent = RatioOfSums(apart);
+  ASSERT_TRUE(together.valid);
+  ASSERT_TRUE(independent.valid);
+  EXPECT_DOUBLE_EQ(together.center, independent.center);
+  EXPECT_GT(together.high - together.low, independent.high - independent.low);
+  const Interval diff_together = DifferenceOfSums(shared);
+  const Interval diff_apart = DifferenceOfSums(apart);
+  EXPECT_GT(diff_together.high - diff_together.low, diff_apart.high - diff_apart.low);
+}
+
 TEST(RatioOfSumsTest, EstimatesWithoutSeriesAndOldResults) {
   // Unpaired terms from estimates alone still have an interval.
   const Term from_estimates{
