@@ -158,8 +158,8 @@ SumParts Collect(std::span<const Term> terms, double k) {
         continue;
       }
       const std::string id = t.rounds_id + "#" + std::to_string(residual.size());
-      auto it = std::find_if(shared.begin(), shared.end(),
-                             [&](const auto& b) { return b.first == id; });
+      auto it =
+          std::find_if(shared.begin(), shared.end(), [&](const auto& b) { return b.first == id; });
       if (it == shared.end()) {
         shared.push_back({id, std::vector<double>(residual.size(), 0.0)});
         it = shared.end() - 1;
