@@ -18,7 +18,6 @@
 namespace gemmprof::testing {
 namespace {
 
-
 // Waits up to `seconds` for `done`; true when it came.
 template <typename Pred>
 bool WaitFor(Pred done, double seconds = 30) {
@@ -46,13 +45,14 @@ class WorkerFaultTest : public ::testing::Test {
  protected:
   // Starts gemmprofd with GEMMPROF_WORKER_FAULT=`fault` and `flags`; false when it did
   // not come up.
-  bool StartDaemon(const std::string& fault, std::vector<std::string> flags = {}) {
+  // Most tests follow faults group by group: one measurement group per batch.
+  bool StartDaemon(const std::string& fault, std::vector<std::string> flags = {},
+                   const std::string& batch_groups = "1") {
     const std::string port_file = dir_.File("port");
     std::vector<std::string> argv = {
-        GEMMPROFD_PATH, "--listen", "127.0.0.1:0", "--db",   dir_.File("results.db"),
-        "--backend",    "host",     "--port-file", port_file,
-        // Faults are followed group by group: one measurement group per batch.
-        "--batch-groups", "1"};
+        GEMMPROFD_PATH, "--listen", "127.0.0.1:0", "--db",    dir_.File("results.db"),
+        "--backend",    "host",     "--port-file", port_file, "--batch-groups",
+        batch_groups};
     argv.insert(argv.end(), flags.begin(), flags.end());
     daemon_ = std::make_unique<Process>(argv, log_path(),
                                         std::vector<std::string>{"GEMMPROF_WORKER_FAULT=" + fault});
@@ -142,6 +142,32 @@ TEST_F(WorkerFaultTest, AWorkerKilledMidJobCostsOneGroupAndTheDaemonKeepsServing
   EXPECT_NE(now[0], workers[0]);
   EXPECT_NE(Slurp(log_path()).find("signal 9 (Killed); starting a new one"), std::string::npos)
       << Slurp(log_path());
+}
+
+TEST_F(WorkerFaultTest, AWorkerKilledMidBatchCostsThatBatchAndTheJobGoesOn) {
+  // Default batches: 8 shapes in 2 batches of 4 GEMMs, packed by work (M 120, 96, 88, 64
+  // and M 112, 104, 80, 72). Item 5 (80x128x128) kills its worker: its batch fails.
+  ASSERT_TRUE(StartDaemon("kill@5", {}, "6")) << Slurp(log_path());
+  const int64_t id = Submit(kSixteenItems);
+  ASSERT_TRUE(WaitFor([&] { return Ended(id); })) << Slurp(log_path());
+  const auto report = Report(id);
+  EXPECT_EQ(report.job().state(), "partial");
+  EXPECT_EQ(report.job().error(), "8 of 16 items failed");
+  for (const auto& item : report.items()) {
+    const int64_t m = item.op().shape().m();
+    if (m == 112 || m == 104 || m == 80 || m == 72) {
+      EXPECT_EQ(item.status(), "failed") << m;
+      EXPECT_NE(item.error().find("worker exited: signal 9 (Killed); the worker restarts"),
+                std::string::npos)
+          << item.error();
+    } else {
+      EXPECT_EQ(item.status(), "done") << m << ": " << item.error();
+    }
+  }
+  // The restarted worker serves the next job.
+  const int64_t next = Submit({"--shapes", "64x64x64", "--recipes", "bf16", "--num-iters", "2"});
+  ASSERT_TRUE(WaitFor([&] { return Ended(next); })) << Slurp(log_path());
+  EXPECT_EQ(Report(next).job().state(), "succeeded");
 }
 
 TEST_F(WorkerFaultTest, AHungItemTimesOutWithTheReasonAndTheNextItemRuns) {
