@@ -87,14 +87,9 @@ std::string TimingMethod(const core::DeviceInfo& d) {
 std::string TimingLine(const core::Report& report) {
   const core::TimingOptions& t = report.job.spec.timing;
   std::vector<double> widths;
-  int32_t b2b_min = 0, b2b_max = 0;
   for (const auto& item : report.items) {
-    if (!item.result || !item.result->isolated.present()) continue;
-    widths.push_back(item.result->isolated.RelHalfWidth());
-    if (const int32_t n = item.result->b2b_count; item.result->b2b.present() && n > 0) {
-      b2b_min = b2b_min == 0 ? n : std::min(b2b_min, n);
-      b2b_max = std::max(b2b_max, n);
-    }
+    if (item.result && item.result->isolated.present())
+      widths.push_back(item.result->isolated.RelHalfWidth());
   }
   if (widths.empty())
     return "median of " + std::to_string(t.timed_iters) + " timed iterations per item after " +
@@ -111,17 +106,23 @@ std::string TimingLine(const core::Report& report) {
   s += " (achieved: median " + FormatPlusMinus(median) + ", worst " +
        FormatPlusMinus(widths.back()) + "); " + std::to_string(t.warmup_iters) +
        " warm-up iterations; " + FormatFixed(t.gpu_warmup_s, 1) + " s GPU warm-up before the job";
-  if (b2b_max > 0) {
-    // Sized per GEMM shape (a launch of about 2 ms): a job of several sizes has a range.
-    const std::string n = b2b_min < b2b_max
-                              ? std::to_string(b2b_min) + "-" + std::to_string(b2b_max)
-                              : std::to_string(b2b_max);
+  if (const std::string n = B2bCountText(report); !n.empty())
     s += "; back to back: " + n + " GEMMs per graph";
-  }
   return s;
 }
 
 }  // namespace
+
+std::string B2bCountText(const core::Report& report) {
+  int32_t lo = 0, hi = 0;
+  for (const auto& item : report.items) {
+    if (!item.result || !item.result->b2b.present() || item.result->b2b_count <= 0) continue;
+    lo = lo == 0 ? item.result->b2b_count : std::min(lo, item.result->b2b_count);
+    hi = std::max(hi, item.result->b2b_count);
+  }
+  if (hi == 0) return "";
+  return lo < hi ? std::to_string(lo) + "-" + std::to_string(hi) : std::to_string(hi);
+}
 
 std::vector<std::pair<std::string, std::string>> ContextFields(const ReportAnalysis& a) {
   const core::JobRecord& job = a.report().job;

@@ -81,19 +81,6 @@ bool HasB2b(const ReportAnalysis& a, Recipe recipe, Mode mode, std::optional<cor
   return false;
 }
 
-// "5", or "2-5" where the back-to-back count differs between items (it is sized per GEMM
-// shape); empty when no item has a back-to-back figure.
-std::string B2bCountText(const ReportAnalysis& a) {
-  int32_t lo = 0, hi = 0;
-  for (const auto& item : a.report().items) {
-    if (!item.result || !item.result->b2b.present() || item.result->b2b_count <= 0) continue;
-    lo = lo == 0 ? item.result->b2b_count : std::min(lo, item.result->b2b_count);
-    hi = std::max(hi, item.result->b2b_count);
-  }
-  if (hi == 0) return "";
-  return lo < hi ? std::to_string(lo) + "-" + std::to_string(hi) : std::to_string(hi);
-}
-
 bool AnyRounds(const ReportAnalysis& a) {
   return a.OldItems() <
          static_cast<int>(std::count_if(
@@ -159,7 +146,7 @@ Block GemmTable(const ReportAnalysis& a, core::Pass pass, Mode mode) {
   std::string what = " (median ms per call, TFLOP/s)";
   if (AnyRounds(a)) {
     what = " (ms: one GEMM per launch, mean of interleaved rounds \u00b1 95% interval; TFLOP/s";
-    if (const std::string n = B2bCountText(a); !n.empty())
+    if (const std::string n = B2bCountText(a.report()); !n.empty())
       what += "; b2b ms: back to back, " + n + " per graph";
     what += ")";
   }
