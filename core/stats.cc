@@ -136,11 +136,25 @@ struct SumParts {
   std::vector<VarPart> parts;
 };
 
+// Per-round sums of series that came from the same rounds: one bucket per rounds id and
+// series length.
+using RoundSums = std::vector<std::pair<std::string, std::vector<double>>>;
+void AddToRoundSums(RoundSums& sums, const std::string& rounds_id, double weight,
+                    std::span<const double> series) {
+  const std::string id = rounds_id + "#" + std::to_string(series.size());
+  auto it = std::find_if(sums.begin(), sums.end(), [&](const auto& b) { return b.first == id; });
+  if (it == sums.end()) {
+    sums.push_back({id, std::vector<double>(series.size(), 0.0)});
+    it = sums.end() - 1;
+  }
+  for (size_t r = 0; r < series.size(); ++r) it->second[r] += weight * series[r];
+}
+
 SumParts Collect(std::span<const Term> terms, double k) {
   SumParts out;
   out.valid = !terms.empty();
   // Residuals of paired terms from the same rounds, summed round by round.
-  std::vector<std::pair<std::string, std::vector<double>>> shared;
+  RoundSums shared;
   for (const Term& t : terms) {
     const Side x = SideOf(t.x, t.x_est), y = SideOf(t.y, t.y_est);
     out.sum_x += t.weight * x.center;
@@ -155,16 +169,9 @@ SumParts Collect(std::span<const Term> terms, double k) {
       for (size_t r = 0; r < residual.size(); ++r) residual[r] = t.weight * (t.x[r] - k * t.y[r]);
       if (t.rounds_id.empty()) {
         out.parts.push_back(SeriesMeanVariance(residual));
-        continue;
+      } else {
+        AddToRoundSums(shared, t.rounds_id, 1.0, residual);
       }
-      const std::string id = t.rounds_id + "#" + std::to_string(residual.size());
-      auto it =
-          std::find_if(shared.begin(), shared.end(), [&](const auto& b) { return b.first == id; });
-      if (it == shared.end()) {
-        shared.push_back({id, std::vector<double>(residual.size(), 0.0)});
-        it = shared.end() - 1;
-      }
-      for (size_t r = 0; r < residual.size(); ++r) it->second[r] += residual[r];
     } else if (x.has_var && y.has_var) {
       const double w2 = t.weight * t.weight;
       out.parts.push_back({w2 * x.var.var, x.var.df});
@@ -312,22 +319,15 @@ Interval SumOf(std::span<const double> weights, std::span<const Estimate> estima
 Interval SumOfTerms(std::span<const SumTerm> terms) {
   std::vector<double> weights;
   std::vector<Estimate> estimates;
-  // Buckets of terms from the same rounds: per-round weighted sums.
-  std::vector<std::pair<std::string, std::vector<double>>> buckets;
+  // Terms from the same rounds: per-round weighted sums.
+  RoundSums buckets;
   for (const SumTerm& t : terms) {
     if (t.rounds_id.empty() || t.series.size() < 2) {
       weights.push_back(t.weight);
       estimates.push_back(t.estimate);
-      continue;
+    } else {
+      AddToRoundSums(buckets, t.rounds_id, t.weight, t.series);
     }
-    const std::string id = t.rounds_id + "#" + std::to_string(t.series.size());
-    auto it =
-        std::find_if(buckets.begin(), buckets.end(), [&](const auto& b) { return b.first == id; });
-    if (it == buckets.end()) {
-      buckets.push_back({id, std::vector<double>(t.series.size(), 0.0)});
-      it = buckets.end() - 1;
-    }
-    for (size_t r = 0; r < t.series.size(); ++r) it->second[r] += t.weight * t.series[r];
   }
   for (const auto& [id, sums] : buckets) {
     weights.push_back(1);
