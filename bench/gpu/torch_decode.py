@@ -5,18 +5,52 @@ tokens against (K, N) = (4096, 14336), (14336, 4096), (8192, 8192), in BF16
 accumulation as gemmprof's fprop). Ten calls are captured back to back in one CUDA
 graph; a sample is one replay between two CUDA events, divided by 10, queued behind the
 same blocking kernel torch_baseline.py uses. Median of --iters samples.
+
+torch.matmul runs twice: with PyTorch's default BLAS library (cuBLAS, backend "cublas")
+and with torch.backends.cuda.preferred_blas_library("cublaslt") (backend "cublaslt",
+PyTorch's cuBLASLt workspace); torch._scaled_mm always runs cuBLASLt. Each row names the
+CUDA kernels one call ran (torch.profiler), so a comparison can tell whether gemmprof and
+PyTorch ran the same kernel.
 """
 import argparse
 import statistics
 import sys
 
 import torch
+from torch.profiler import ProfilerActivity, profile
 
 import torch_baseline as tb
 
 MS = (16, 64, 128)
 KNS = ((4096, 14336), (14336, 4096), (8192, 8192))
 REPEAT = 10
+
+
+def with_blas(backend, fn):
+    """fn run with `backend` as PyTorch's preferred BLAS library (restored after)."""
+    def run():
+        before = torch.backends.cuda.preferred_blas_library()
+        torch.backends.cuda.preferred_blas_library(backend)
+        try:
+            return fn()
+        finally:
+            torch.backends.cuda.preferred_blas_library(before)
+    return run
+
+
+def kernel_names(fn):
+    """The CUDA kernels of one call of fn, "name xN; ..." in launch order."""
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    counts = {}
+    for e in prof.events():
+        if e.device_type.name == "CUDA":
+            counts[e.name] = counts.get(e.name, 0) + 1
+    return "; ".join(f"{name} x{n}" for name, n in counts.items())
 
 
 def main():
@@ -42,21 +76,24 @@ def main():
             qa, sa = tb.to_fp8(a, torch.float8_e4m3fn)
             qb, sb = tb.to_fp8(bt, torch.float8_e4m3fn)
             impls = {
-                "bf16": lambda: torch.matmul(a, bt.t()),
-                "fp8-current": lambda: torch._scaled_mm(qa, qb.t(), scale_a=sa, scale_b=sb,
-                                                        out_dtype=torch.bfloat16,
-                                                        use_fast_accum=True),
+                ("bf16", "cublas"): with_blas("cublas", lambda: torch.matmul(a, bt.t())),
+                ("bf16", "cublaslt"): with_blas("cublaslt", lambda: torch.matmul(a, bt.t())),
+                ("fp8-current", "cublaslt"): lambda: torch._scaled_mm(
+                    qa, qb.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16,
+                    use_fast_accum=True),
             }
-            for recipe, fn in impls.items():
+            for (recipe, backend), fn in impls.items():
                 def ten(fn=fn):
                     for _ in range(REPEAT):
                         fn()
                 samples = [s / REPEAT for s in tb.time_graph(ten, args.warmup, args.iters)]
                 med = statistics.median(samples)
-                print(f"  {recipe:12s} {m}x{k}x{n:<6d} {med * 1000:9.2f} us per GEMM "
-                      f"({REPEAT} back to back in one graph)")
-                rows.append({"recipe": recipe, "m": m, "k": k, "n": n,
-                             "b2b_ms": f"{med:.6f}", "count": len(samples)})
+                names = kernel_names(fn)
+                print(f"  {recipe:12s} {backend:9s} {m}x{k}x{n:<6d} {med * 1000:9.2f} us per GEMM "
+                      f"({REPEAT} back to back in one graph): {names}")
+                rows.append({"recipe": recipe, "backend": backend, "m": m, "k": k, "n": n,
+                             "b2b_ms": f"{med:.6f}", "count": len(samples),
+                             "kernels": names})
             del a, bt, qa, qb
     tb.finish(rows, args.csv)
     return 0

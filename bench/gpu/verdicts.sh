@@ -5,7 +5,9 @@
 #     noise-aware timing, through gemmprofd as a user runs it: wall time, identical work
 #     shared or within 2%; then the same job again (--force): per-layer totals within 0.5%;
 #  2. decode sizes, bf16 and fp8-current prequant, --b2b 10: the back-to-back figure
-#     within 3% of PyTorch's 10 calls in one CUDA graph, PyTorch run before and after;
+#     within 3% of PyTorch's 10 calls in one CUDA graph running the same GEMM kernel
+#     (torch.matmul through cuBLAS and through cuBLASLt; kernel names from the profiler
+#     and from a --timing kernels job), PyTorch run before and after;
 #  3. identical work measured unshared in interleaved rounds (gemmprof_gpu_bench
 #     --identity): each pair's paired ratio within 2%.
 # usage: bench/gpu/verdicts.sh BUNDLE_DIR OUT_DIR
@@ -59,6 +61,12 @@ dec=$("$cli" submit --shapes "$decode_shapes" --recipes bf16,fp8-current --mode 
 "$cli" watch "$dec" >"$out/watch_decode.txt"
 "$cli" report "$dec" --format csv >"$out/report_decode.csv"
 "$cli" report "$dec" >"$out/report_decode.txt"
+# The same shapes once more with CUPTI kernel records, for the kernel names only (the
+# figures above are the events timing, without CUPTI).
+names=$("$cli" submit --shapes "$decode_shapes" --recipes bf16,fp8-current --mode prequant \
+        --b2b 10 --num-iters 20 --timing kernels --force --devices 0 --label "decode kernel names")
+"$cli" watch "$names" >"$out/watch_decode_kernels.txt"
+"$cli" report "$names" --format csv >"$out/report_decode_kernels.csv"
 kill -TERM $daemon; wait $daemon; trap - EXIT
 
 python3 "$here/torch_decode.py" --csv "$out/torch_decode_after.csv" 2>&1 | tee "$out/torch_decode_after.log"
