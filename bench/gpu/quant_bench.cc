@@ -2,10 +2,14 @@
 // copy of the same tensor, measured in the same run.
 //
 //   gemmprof_quant_bench [--csv PATH] [--rows 15872] [--cols 4096] [--iters 100]
-//                        [--warmup 20] [--set all|rowwise]
+//                        [--warmup 20] [--set all|rowwise] [--l2 hot|cold|both]
 //
 // Each case: warm-up launches, then `iters` launches each timed with its own pair of
-// cudaEvents; the median is reported. Bytes are the minimal traffic (bytes read + bytes
+// cudaEvents; the median is reported. --l2 cold writes a buffer of twice the L2 size
+// (cudaMemsetAsync, outside the events) before each timed launch, as the daemon's cold L2
+// policy does, so the input comes from device memory; hot (the default) leaves in L2 what
+// the previous launch left there, which for a tensor smaller than L2 is the whole input.
+// both: every case hot, then every case cold, each against the copy of its own policy. Bytes are the minimal traffic (bytes read + bytes
 // written). A case's "% of copy" is against the copy measured last before it: --set all
 // (every kernel at --rows x --cols) has one copy first; --set rowwise (fp8-rowwise at the
 // per-token activation shapes M = 1024, 4096, 15872 x K = 4096, 14336 and a per-channel
@@ -53,6 +57,7 @@ struct Options {
   int warmup = 20;
   std::string csv_path;
   std::string set = "all";
+  std::string l2 = "hot";  // hot | cold | both
 };
 
 // One measured case.
@@ -62,6 +67,7 @@ struct Row {
   double bytes = 0;
   double target_pct = 0;  // 0: no target
   bool is_copy = false;   // the baseline of the cases after it
+  bool cold = false;      // L2 written over before each timed launch
   double gbps() const { return bytes / (runtime_ms * 1e6); }
 };
 
@@ -112,6 +118,11 @@ absl::Status ParseArgs(int argc, char** argv, Options* o) {
         return absl::InvalidArgumentError(absl::StrCat("--set ", v, ": not all or rowwise"));
       }
       o->set = v;
+    } else if (a == "--l2") {
+      if (v != "hot" && v != "cold" && v != "both") {
+        return absl::InvalidArgumentError(absl::StrCat("--l2 ", v, ": not hot, cold or both"));
+      }
+      o->l2 = v;
     } else {
       return absl::InvalidArgumentError(absl::StrCat("unknown flag ", a));
     }
@@ -158,13 +169,23 @@ absl::Status Setup(const Options& o, Buffers* b) {
   return absl::OkStatus();
 }
 
-// Median runtime in ms of `launch` (which returns the launch status) on `stream`.
-absl::Status TimeMedian(const Options& o, cudaStream_t stream,
+// A buffer whose writing evicts the L2 (twice its size), for --l2 cold.
+struct L2Flush {
+  void* buffer = nullptr;
+  size_t bytes = 0;
+};
+
+// Median runtime in ms of `launch` (which returns the launch status) on `stream`; with a
+// flush buffer, it is written before each timed launch, outside the events.
+absl::Status TimeMedian(const Options& o, cudaStream_t stream, const L2Flush* flush,
                         const std::function<cudaError_t()>& launch, double* median_ms) {
   for (int i = 0; i < o.warmup; ++i) RETURN_IF_CUDA_ERROR(launch());
   std::vector<cudaEvent_t> events(2 * o.iters);
   for (auto& e : events) RETURN_IF_CUDA_ERROR(cudaEventCreate(&e));
   for (int i = 0; i < o.iters; ++i) {
+    if (flush != nullptr) {
+      RETURN_IF_CUDA_ERROR(cudaMemsetAsync(flush->buffer, 0, flush->bytes, stream));
+    }
     RETURN_IF_CUDA_ERROR(cudaEventRecord(events[2 * i], stream));
     RETURN_IF_CUDA_ERROR(launch());
     RETURN_IF_CUDA_ERROR(cudaEventRecord(events[2 * i + 1], stream));
@@ -317,32 +338,35 @@ std::vector<double> CopyBaselines(const std::vector<Row>& rows) {
 absl::Status Report(const Options& o, const std::vector<Row>& rows) {
   const std::vector<double> copy = CopyBaselines(rows);
   if (o.set == "rowwise") {
-    std::printf("gemmprof_quant_bench --set rowwise: BF16, median of %d runs after %d warm-up\n",
-                o.iters, o.warmup);
+    std::printf("gemmprof_quant_bench --set rowwise: BF16, median of %d runs after %d warm-up, "
+                "L2 %s\n",
+                o.iters, o.warmup, o.l2.c_str());
   } else {
-    std::printf("gemmprof_quant_bench: %lld x %lld BF16, median of %d runs after %d warm-up\n",
-                static_cast<long long>(o.rows), static_cast<long long>(o.cols), o.iters, o.warmup);
+    std::printf("gemmprof_quant_bench: %lld x %lld BF16, median of %d runs after %d warm-up, "
+                "L2 %s\n",
+                static_cast<long long>(o.rows), static_cast<long long>(o.cols), o.iters, o.warmup,
+                o.l2.c_str());
   }
-  std::printf("%-36s %10s %14s %10s %8s %7s %6s\n", "kernel", "ms", "bytes", "GB/s", "%copy",
-              "target", "result");
+  std::printf("%-36s %4s %10s %14s %10s %8s %7s %6s\n", "kernel", "L2", "ms", "bytes", "GB/s",
+              "%copy", "target", "result");
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& row = rows[i];
     const std::string target = row.target_pct > 0 ? absl::StrCat(row.target_pct, "%") : "-";
-    std::printf("%-36s %10.4f %14.0f %10.1f %7.1f%% %7s %6s\n", row.kernel.c_str(), row.runtime_ms,
-                row.bytes, row.gbps(), 100.0 * row.gbps() / copy[i], target.c_str(),
-                Verdict(row, copy[i]).c_str());
+    std::printf("%-36s %4s %10.4f %14.0f %10.1f %7.1f%% %7s %6s\n", row.kernel.c_str(),
+                row.cold ? "cold" : "hot", row.runtime_ms, row.bytes, row.gbps(),
+                100.0 * row.gbps() / copy[i], target.c_str(), Verdict(row, copy[i]).c_str());
   }
   if (o.csv_path.empty()) return absl::OkStatus();
   FILE* f = std::fopen(o.csv_path.c_str(), "w");
   if (f == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat("--csv ", o.csv_path, ": cannot open"));
   }
-  std::fprintf(f, "kernel,runtime_ms,bytes,gbps,pct_of_copy,target_pct,result\n");
+  std::fprintf(f, "kernel,l2,runtime_ms,bytes,gbps,pct_of_copy,target_pct,result\n");
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& row = rows[i];
-    std::fprintf(f, "%s,%.6f,%.0f,%.3f,%.3f,%.0f,%s\n", row.kernel.c_str(), row.runtime_ms,
-                 row.bytes, row.gbps(), 100.0 * row.gbps() / copy[i], row.target_pct,
-                 Verdict(row, copy[i]).c_str());
+    std::fprintf(f, "%s,%s,%.6f,%.0f,%.3f,%.3f,%.0f,%s\n", row.kernel.c_str(),
+                 row.cold ? "cold" : "hot", row.runtime_ms, row.bytes, row.gbps(),
+                 100.0 * row.gbps() / copy[i], row.target_pct, Verdict(row, copy[i]).c_str());
   }
   std::fclose(f);
   return absl::OkStatus();
@@ -363,17 +387,30 @@ absl::Status Run(int argc, char** argv) {
   RETURN_IF_ERROR(Setup(o, &b));
   cudaStream_t stream = nullptr;
   RETURN_IF_CUDA_ERROR(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  L2Flush flush;
+  if (o.l2 != "hot") {
+    int l2_bytes = 0;
+    RETURN_IF_CUDA_ERROR(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, 0));
+    flush.bytes = 2 * static_cast<size_t>(l2_bytes);
+    RETURN_IF_ERROR(b.Alloc(&flush.buffer, flush.bytes));
+  }
   std::vector<Row> rows;
   const std::vector<Case> cases =
       o.set == "rowwise" ? RowwiseCases(b, stream) : MakeCases(o, b, stream);
-  for (const Case& c : cases) {
-    Row row{c.kernel, 0, c.bytes, c.target_pct, c.is_copy};
-    const absl::Status st = TimeMedian(o, stream, c.launch, &row.runtime_ms);
-    if (!st.ok()) {
-      cudaStreamDestroy(stream);
-      return absl::Status(st.code(), absl::StrCat(c.kernel, ": ", st.message()));
+  std::vector<bool> policies;  // cold?
+  if (o.l2 != "cold") policies.push_back(false);
+  if (o.l2 != "hot") policies.push_back(true);
+  for (const bool cold : policies) {
+    for (const Case& c : cases) {
+      Row row{c.kernel, 0, c.bytes, c.target_pct, c.is_copy, cold};
+      const absl::Status st =
+          TimeMedian(o, stream, cold ? &flush : nullptr, c.launch, &row.runtime_ms);
+      if (!st.ok()) {
+        cudaStreamDestroy(stream);
+        return absl::Status(st.code(), absl::StrCat(c.kernel, ": ", st.message()));
+      }
+      rows.push_back(row);
     }
-    rows.push_back(row);
   }
   RETURN_IF_CUDA_ERROR(cudaStreamDestroy(stream));
   return Report(o, rows);

@@ -5,7 +5,8 @@
 # rowwise_compare.py pairs each of our runs with the torch runs right after it. PyTorch
 # runs twice per round: as a burst per GEMM (torch_baseline.py's default) and after
 # SUSTAIN_S seconds of replays per GEMM (--sustain-s, default 1), the clocks
-# of sustained load that gemmprof's items are measured at.
+# of sustained load that gemmprof's items are measured at (the target is judged against
+# that one; see rowwise_compare.py). First, gemmprof_quant_bench --set rowwise --l2 both.
 # usage: bench/gpu/rowwise_check.sh BUNDLE_DIR OUT_DIR [ROUNDS (default 2)] [BENCH ARGS...]
 #   e.g. ... 1 --autotune 8: our items choose among cuBLASLt's top 8 candidates by timing
 set -uo pipefail
@@ -28,6 +29,10 @@ sampler=$!
 trap 'kill $sampler 2>/dev/null' EXIT
 mark() { echo "$(date '+%Y/%m/%d %H:%M:%S.%3N'), start $1" >> "$out/runs.txt"; }
 rc=0
+# The per-token quantization kernel against a copy of the same tensor, with L2 hot and
+# cold (the bandwidth target is for M >= 1024).
+"$bundle/bin/gemmprof_quant_bench" --set rowwise --l2 both --csv "$out/quant_rowwise.csv" \
+  > "$out/quant_rowwise.txt" 2>&1 || rc=1
 for r in $(seq 1 "$rounds"); do
   mark "ours_$r"
   "$bundle/bin/gemmprof_gpu_bench" --rowwise --gpu-warmup-s 2 --csv "$out/ours_$r.csv" "$@" \
