@@ -9,8 +9,9 @@ same blocking kernel torch_baseline.py uses. Median of --iters samples.
 torch.matmul runs twice: with PyTorch's default BLAS library (cuBLAS, backend "cublas")
 and with torch.backends.cuda.preferred_blas_library("cublaslt") (backend "cublaslt",
 PyTorch's cuBLASLt workspace); torch._scaled_mm always runs cuBLASLt. Each row names the
-CUDA kernels one call ran (torch.profiler), so a comparison can tell whether gemmprof and
-PyTorch ran the same kernel.
+CUDA kernels one call ran and their summed duration (torch.profiler, 20 calls), so a
+comparison can tell whether gemmprof and PyTorch ran the same kernel, and compare kernel
+time apart from the gaps between launches.
 """
 import argparse
 import statistics
@@ -38,19 +39,23 @@ def with_blas(backend, fn):
     return run
 
 
-def kernel_names(fn):
-    """The CUDA kernels of one call of fn, "name xN; ..." in launch order."""
+def kernels_of(fn, calls=20):
+    """The CUDA kernels of one call of fn ("name xN; ..." in launch order) and their summed
+    duration per call in ms (the mean over `calls` profiled calls)."""
     for _ in range(3):
         fn()
     torch.cuda.synchronize()
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        fn()
+        for _ in range(calls):
+            fn()
         torch.cuda.synchronize()
-    counts = {}
+    counts, total_us = {}, 0.0
     for e in prof.events():
         if e.device_type.name == "CUDA":
             counts[e.name] = counts.get(e.name, 0) + 1
-    return "; ".join(f"{name} x{n}" for name, n in counts.items())
+            total_us += e.device_time
+    names = "; ".join(f"{name} x{n // calls}" for name, n in counts.items())
+    return names, total_us / calls / 1000
 
 
 def main():
@@ -88,12 +93,13 @@ def main():
                         fn()
                 samples = [s / REPEAT for s in tb.time_graph(ten, args.warmup, args.iters)]
                 med = statistics.median(samples)
-                names = kernel_names(fn)
+                names, kernel_ms = kernels_of(fn)
                 print(f"  {recipe:12s} {backend:9s} {m}x{k}x{n:<6d} {med * 1000:9.2f} us per GEMM "
-                      f"({REPEAT} back to back in one graph): {names}")
+                      f"({REPEAT} back to back in one graph); kernels {kernel_ms * 1000:.2f} us: "
+                      f"{names}")
                 rows.append({"recipe": recipe, "backend": backend, "m": m, "k": k, "n": n,
                              "b2b_ms": f"{med:.6f}", "count": len(samples),
-                             "kernels": names})
+                             "kernel_ms": f"{kernel_ms:.6f}", "kernels": names})
             del a, bt, qa, qb
     tb.finish(rows, args.csv)
     return 0

@@ -107,14 +107,21 @@ def decode(ours, before, after, ours_kernels):
             t = ref[key][r.get("backend", "default")]
             t[name] = f(r["b2b_ms"])
             t["kernel"] = first_kernel(r.get("kernels", ""))
-    names = {(r["recipe"], int(r["m"]), int(r["k"]), int(r["n"])): first_kernel(r.get("kernel_names"))
-             for r in ours_kernels if r["status"] == "done"}
+            t.setdefault("kernel_ms", []).append(f(r.get("kernel_ms")))
+    names, kernel_ms = {}, {}
+    for r in ours_kernels:
+        if r["status"] == "done":
+            key = (r["recipe"], int(r["m"]), int(r["k"]), int(r["n"]))
+            names[key] = first_kernel(r.get("kernel_names"))
+            kernel_ms[key] = f(r.get("kernel_median_ms"))
     default_backend = {"bf16": "cublas"}
     print("\n## decode sizes, back to back (10 per graph): gemmprof vs PyTorch running the same "
           "kernel, within 3%")
+    print("(kernel us: the kernels' own durations, gemmprof's from CUPTI in the --timing kernels "
+          "job, PyTorch's from torch.profiler; the b2b figures add the gaps between launches)")
     print(f"{'recipe':12s} {'shape':18s} {'gemmprof us':>11s} {'torch before':>12s} "
           f"{'torch after':>11s} {'vs mean':>8s} {'against':>9s} {'torch default':>13s} "
-          f"{'vs default':>10s}  gemmprof's GEMM kernel")
+          f"{'vs default':>10s} {'kernel us ours/torch':>21s}  gemmprof's GEMM kernel")
     for r in ours:
         if r["status"] != "done":
             print(f"{r['recipe']:12s} {r['m']}x{r['k']}x{r['n']}: {r['status']} {r.get('error', '')}")
@@ -139,9 +146,12 @@ def decode(ours, before, after, ours_kernels):
         dt = backends[default]
         d_default = ours_ms / ((dt["before"] + dt["after"]) / 2) - 1
         ok &= abs(d) <= 0.03
+        torch_kernel = [x for x in t.get("kernel_ms", []) if x > 0]
+        kernels = (f"{kernel_ms.get(key, 0) * 1e3:.2f}/{sum(torch_kernel) / len(torch_kernel) * 1e3:.2f}"
+                   if kernel_ms.get(key) and torch_kernel else "-")
         print(f"{key[0]:12s} {key[1]}x{key[2]}x{key[3]:<8d} {ours_ms * 1e3:11.2f} "
               f"{t['before'] * 1e3:12.2f} {t['after'] * 1e3:11.2f} {d:+8.2%} {against:>9s} "
-              f"{(dt['before'] + dt['after']) / 2 * 1e3:13.2f} {d_default:+10.2%}  "
+              f"{(dt['before'] + dt['after']) / 2 * 1e3:13.2f} {d_default:+10.2%} {kernels:>21s}  "
               f"{kernel or '(no names)'}{'' if same else '  [different kernel]'}"
               f"{'' if abs(d) <= 0.03 else '  FAIL'}")
     return ok
