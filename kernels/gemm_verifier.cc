@@ -19,6 +19,8 @@ struct RefBuffers {
   double* sums = nullptr;
 };
 
+constexpr const char* kRefSlots[] = {"ref.a", "ref.bt", "ref.c", "ref.sums"};
+
 absl::StatusOr<RefBuffers> GetBuffers(DevicePool& pool, int64_t m, int64_t n, int64_t k,
                                       int64_t groups) {
   RefBuffers b;
@@ -39,6 +41,15 @@ absl::StatusOr<VerificationResult> VerifyGemm(cublasLtHandle_t lt, DevicePool& p
                                               cudaStream_t stream) {
   VerificationResult r;
   absl::StatusOr<RefBuffers> bufs = GetBuffers(pool, m, n, k, groups);
+  if (absl::IsResourceExhausted(bufs.status())) {
+    // The reference slots may have grown piecewise for other shapes (one member's A, the
+    // next one's B^T), and other batches' buffers may still be held: free both, and ask
+    // again for exactly this GEMM's reference.
+    (void)cudaGetLastError();
+    for (const char* slot : kRefSlots) pool.Release(slot);
+    pool.ReleaseUnused();
+    bufs = GetBuffers(pool, m, n, k, groups);
+  }
   if (!bufs.ok()) {
     if (!absl::IsResourceExhausted(bufs.status())) return bufs.status();
     // The measurement stands; only the check could not be made.

@@ -207,6 +207,8 @@ absl::Status CudaRunner::MeasureMembersOnce(const core::GroupRequest& request,
   const cudaStream_t st = stream_.get();
   const core::WorkItem& first = request.items[member_items.front().front()];
   ScopedNvtxRange range(absl::StrCat("gemmprof group ", NvtxName(first)));
+  // What this measurement asks the pool for is its use; the verification may free the rest.
+  pool_.BeginUse();
 
   // The BF16 sources and the output, one set per measurement group (GroupKey) of the
   // request, shared by that group's members.

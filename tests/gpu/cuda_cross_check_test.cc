@@ -147,6 +147,51 @@ TEST_P(CrossCheckTest, VerifierRejectsACorruptedOutput) {
   EXPECT_GT(v->rel_error, 0.5);
 }
 
+// A device short of memory for the fp32 reference while the pool still holds an earlier
+// measurement's buffers: the verifier frees those (ReleaseUnused) and checks the output.
+TEST_P(CrossCheckTest, VerifierFreesBuffersOfEarlierUsesWhenShortOfMemory) {
+  const auto [recipe, pass] = GetParam();
+  if (recipe != Recipe::kBf16 || pass != Pass::kFprop) return;  // once is enough
+  const int64_t m = 8192, n = 8192, k = 8192;
+  const size_t reference_bytes = 4 * (m * k + n * k + m * n);  // 768 MiB
+  const size_t stale_bytes = size_t{1} << 30;
+  const cudaStream_t st = stream_.get();
+  pool_.BeginUse();  // an earlier measurement, done
+  ASSERT_TRUE(pool_.Get("earlier.a.src", stale_bytes).ok());
+  pool_.BeginUse();  // this one
+  auto a = pool_.GetAs<__nv_bfloat16>("a.src", m * k);
+  auto b = pool_.GetAs<__nv_bfloat16>("bt.src", n * k);
+  auto c = pool_.GetAs<__nv_bfloat16>("c", m * n);
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  ASSERT_EQ(FillRandomNormalBf16(*a, m * k, 1, 1, st), cudaSuccess);
+  ASSERT_EQ(FillRandomNormalBf16(*b, n * k, 1, 2, st), cudaSuccess);
+  ASSERT_EQ(FillRandomNormalBf16(*c, m * n, 1, 3, st), cudaSuccess);
+  OperandConfig ca{.slot = "a", .rows = m, .cols = k}, cb{.slot = "bt", .rows = n, .cols = k};
+  auto qa = OperandQuantizer::Create(pool_, ca, *a, false);
+  auto qb = OperandQuantizer::Create(pool_, cb, *b, false);
+  ASSERT_TRUE(qa.ok() && qb.ok());
+  ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+  // Leave 256 MiB less free than the reference needs; the earlier buffer frees 1 GiB.
+  size_t free_bytes = 0, total_bytes = 0;
+  ASSERT_EQ(cudaMemGetInfo(&free_bytes, &total_bytes), cudaSuccess);
+  const size_t leave = reference_bytes - (size_t{256} << 20);
+  ASSERT_GT(free_bytes, leave);
+  auto blocker = DeviceBuffer::Create(free_bytes - leave);
+  ASSERT_TRUE(blocker.ok()) << blocker.status();
+  const size_t held_before = pool_.HeldBytes();
+  auto v = VerifyGemm(lt_.get(), pool_, *qa, *qb, *c, m, n, k, /*groups=*/1, 1e-2,
+                      workspace_.get(), workspace_.bytes(), st);
+  ASSERT_TRUE(v.ok()) << v.status();
+  // Checked (the random "output" is not the product), not "not verified".
+  EXPECT_EQ(v->verdict, core::Verification::kIncorrect) << v->note;
+  EXPECT_EQ(v->note.find("not verified"), std::string::npos) << v->note;
+  // The earlier buffer went, this measurement's stayed (its operands are still usable).
+  EXPECT_LE(pool_.HeldBytes(), held_before - stale_bytes + reference_bytes + (size_t{16} << 20));
+  auto again = pool_.GetAs<__nv_bfloat16>("a.src", m * k);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *a);
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Hopper, CrossCheckTest,
     ::testing::Combine(::testing::Values(Recipe::kBf16, Recipe::kFp8Current, Recipe::kFp8Delayed,
