@@ -24,6 +24,10 @@ item's samples; otherwise "same". The p20-p80 spread ignores the few outlier sam
 Items measured in interleaved rounds on both sides: B/A gets an unpaired 95% interval,
 and the verdict needs it to exclude 1 and a change above 2% (drift between jobs is not
 inside either job's interval). Back-to-back times, when both measured them, too.
+Where both jobs carry GPU telemetry, "Running conditions" gives each job's SM clock,
+power, temperature and throttled share over the matched items, and says when the
+clocks differ by 0.5% or more: a change of that size on every item is the GPU's
+running state drifting between the jobs, not the GEMMs.
 Example (CI after a driver or cuBLASLt upgrade):
   gemmprof compare 41 42 --fail-on-regression
   gemmprof compare 41 42 --format csv    one row per matched item, raw ms and interval bounds)");

@@ -150,9 +150,41 @@ std::string UnmatchedLine(const std::string& side, const std::vector<UnmatchedIt
   return line;
 }
 
+RunningConditions ConditionsOf(const std::vector<const core::Measurement*>& items) {
+  RunningConditions c;
+  std::vector<double> clock, clock_min, temp;
+  double power = 0;
+  int64_t throttled = 0, samples = 0;
+  for (const core::Measurement* m : items) {
+    const core::Telemetry& t = m->telemetry;
+    if (t.telemetry_samples <= 0) continue;
+    ++c.items;
+    clock.push_back(t.sm_clock_mhz_mean > 0 ? t.sm_clock_mhz_mean
+                                            : (t.sm_clock_mhz_min + t.sm_clock_mhz_max) / 2);
+    clock_min.push_back(t.sm_clock_mhz_min);
+    temp.push_back(t.temp_c_max);
+    power += t.power_w_avg;
+    throttled += t.throttled_samples;
+    samples += t.telemetry_samples;
+  }
+  if (c.items == 0) return c;
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  };
+  c.sm_clock_mhz = median(clock);
+  c.sm_clock_min_mhz = median(clock_min);
+  c.temp_c = median(temp);
+  c.power_w = power / c.items;
+  c.throttled_share = static_cast<double>(throttled) / static_cast<double>(samples);
+  return c;
+}
+
 Comparison CompareReports(const core::Report& a, const core::Report& b) {
   Comparison c;
   ContextDiffs(a.job, b.job, c.context_diffs);
+  std::vector<const core::Measurement*> telemetry_a, telemetry_b;
   std::map<Key, const core::ItemRecord*> in_b;
   for (const auto& r : b.items)
     if (HasTime(r)) in_b.emplace(KeyOf(r), &r);
@@ -165,6 +197,11 @@ Comparison CompareReports(const core::Report& a, const core::Report& b) {
       continue;
     }
     matched[it->first] = true;
+    if (r.result->telemetry.telemetry_samples > 0 &&
+        it->second->result->telemetry.telemetry_samples > 0) {
+      telemetry_a.push_back(&*r.result);
+      telemetry_b.push_back(&*it->second->result);
+    }
     ItemComparison ic = CompareItem(*r.result, *it->second->result);
     ic.op = r.item.op;
     ic.recipe = r.item.recipe;
@@ -177,6 +214,8 @@ Comparison CompareReports(const core::Report& a, const core::Report& b) {
   for (const auto& [key, r] : in_b)
     if (!matched.count(key)) c.only_in_b.push_back(Unmatched(*r));
   CompareLayers(a, b, c);
+  c.conditions_a = ConditionsOf(telemetry_a);
+  c.conditions_b = ConditionsOf(telemetry_b);
   return c;
 }
 
@@ -239,9 +278,21 @@ nlohmann::ordered_json ComparisonSummary(const Comparison& c, int64_t job_a, int
                      {"mode", std::string(core::ToString(u.mode))}});
     return out;
   };
+  auto conditions = [](const RunningConditions& rc) {
+    return Json{{"items", rc.items},
+                {"sm_clock_mhz", rc.sm_clock_mhz},
+                {"sm_clock_min_mhz", rc.sm_clock_min_mhz},
+                {"power_w", rc.power_w},
+                {"temp_c", rc.temp_c},
+                {"throttled_share", rc.throttled_share}};
+  };
+  Json running = nullptr;
+  if (c.conditions_a.items > 0)
+    running = {{"a", conditions(c.conditions_a)}, {"b", conditions(c.conditions_b)}};
   return {{"job_a", job_a},
           {"job_b", job_b},
           {"noise_rule", kNoiseRule},
+          {"running_conditions", running},
           {"matched", c.items.size()},
           {"faster", c.faster},
           {"same", c.same},
@@ -250,6 +301,30 @@ nlohmann::ordered_json ComparisonSummary(const Comparison& c, int64_t job_a, int
           {"layers", layers},
           {"only_in_a", unmatched(c.only_in_a)},
           {"only_in_b", unmatched(c.only_in_b)}};
+}
+
+// Both jobs' running state over the matched items, and what a clock difference means.
+Section ConditionsSection(const Comparison& c) {
+  TextTable table({"job", "items", "SM clock MHz", "lowest SM clock MHz", "power W",
+                   "max temperature C", "throttled samples"},
+                  {Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kRight,
+                   Align::kRight, Align::kRight});
+  for (const auto& [name, rc] : {std::pair<const char*, const RunningConditions&>{"A", c.conditions_a},
+                                 {"B", c.conditions_b}}) {
+    table.AddRow({name, std::to_string(rc.items), FormatFixed(rc.sm_clock_mhz, 0),
+                  FormatFixed(rc.sm_clock_min_mhz, 0), FormatFixed(rc.power_w, 0),
+                  FormatFixed(rc.temp_c, 1), FormatPercent(100 * rc.throttled_share)});
+  }
+  Section section{"Running conditions (medians over the matched items; power: their mean)",
+                  {Table(std::move(table))}};
+  const double a = c.conditions_a.sm_clock_mhz, b = c.conditions_b.sm_clock_mhz;
+  if (a > 0 && b > 0 && std::abs(b / a - 1) >= kClockDriftNote) {
+    section.blocks.push_back(Note(
+        "B ran at a " + FormatPercent(100 * std::abs(b / a - 1)) + (b < a ? " lower" : " higher") +
+        " SM clock than A: a change of about that size on every item is the GPU's running "
+        "state (power cap, temperature) drifting between the jobs, not a change in the GEMMs."));
+  }
+  return section;
 }
 
 }  // namespace
@@ -264,6 +339,7 @@ Listing ComparisonListing(const Comparison& c, int64_t job_a, int64_t job_b) {
   doc.title = "gemmprof compare: " + a + " (A) vs " + b + " (B)";
   if (!c.context_diffs.empty())
     doc.sections.push_back({"Context differences", {Bullets(c.context_diffs)}});
+  if (c.conditions_a.items > 0) doc.sections.push_back(ConditionsSection(c));
   bool intervals = false, b2b = false;
   for (const ItemComparison& i : c.items) {
     intervals |= i.ratio_ci.valid;

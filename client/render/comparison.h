@@ -73,6 +73,22 @@ struct UnmatchedItem {
   core::Mode mode = core::Mode::kAutocast;
 };
 
+// The GPU's running state while one job's matched items were measured (NVML telemetry):
+// SM clock and temperature as medians over the items, power as their mean, the share
+// of telemetry samples taken while a clocks-event reason was active.
+struct RunningConditions {
+  int items = 0;               // matched items with telemetry; 0: none (host runner, old results)
+  double sm_clock_mhz = 0;     // median of the items' mean SM clock (midrange where not recorded)
+  double sm_clock_min_mhz = 0; // median of the items' lowest SM clock
+  double power_w = 0;          // mean of the items' average power
+  double temp_c = 0;           // median of the items' highest temperature
+  double throttled_share = 0;  // throttled samples / samples
+};
+// Conditions of the given items (those with telemetry samples).
+RunningConditions ConditionsOf(const std::vector<const core::Measurement*>& items);
+// Where the two jobs' median SM clocks differ by this much or more, compare says so.
+inline constexpr double kClockDriftNote = 0.005;
+
 struct Comparison {
   std::vector<ItemComparison> items;     // in A's order
   std::vector<UnmatchedItem> only_in_a;  // with a result only in A, in A's order
@@ -80,14 +96,17 @@ struct Comparison {
   std::vector<LayerComparison> layers;     // recipes complete in both
   std::vector<std::string> context_diffs;  // "cuBLASLt 13.0.1 -> 13.1.0", ...
   int faster = 0, same = 0, slower = 0;
+  // Over the matched items that carry telemetry on both sides.
+  RunningConditions conditions_a, conditions_b;
 };
 
 Comparison CompareReports(const core::Report& a, const core::Report& b);
 // One line for the items only in `side` ("A" or "B"): their count and counts per
 // recipe/mode (at most 5 groups named), and the items themselves when there are at most 5.
 std::string UnmatchedLine(const std::string& side, const std::vector<UnmatchedItem>& items);
-// Context differences, per-item table (op, pass, MxKxN, recipe, mode, A ms, B ms,
-// B/A, threshold, verdict), per-layer table, unmatched items and a one-line summary.
+// Context differences, running conditions (when both jobs carry telemetry), per-item
+// table (op, pass, MxKxN, recipe, mode, A ms, B ms, B/A, threshold, verdict), per-layer
+// table, unmatched items and a one-line summary.
 // The same as a listing (`compare --format`): CSV/JSON rows are the matched items with
 // raw times and interval bounds; JSON adds the counts, per-layer ratios, unmatched
 // items and context differences.

@@ -265,5 +265,67 @@ TEST(CompareRoundsTest, RenderShowsTheIntervalAndTheRule) {
   EXPECT_EQ(RenderComparison(CompareReports(oa, ob), 1, 2).find("95% interval"), std::string::npos);
 }
 
+// Telemetry as NVML gives it for one item.
+void SetTelemetry(core::ItemRecord& item, double clock_mean, double clock_min, double power,
+                  double temp, int64_t throttled, int64_t samples) {
+  core::Telemetry& t = item.result->telemetry;
+  t.sm_clock_mhz_mean = clock_mean;
+  t.sm_clock_mhz_min = clock_min;
+  t.sm_clock_mhz_max = clock_mean + 100;
+  t.power_w_avg = power;
+  t.temp_c_max = temp;
+  t.throttled_samples = throttled;
+  t.telemetry_samples = samples;
+}
+
+TEST(CompareConditionsTest, BothJobsRunningStateAndAClockDriftNote) {
+  auto [a, b] = Jobs();
+  // Items 0-3 carry telemetry on both sides; item 4 only in A (left out of both).
+  for (int i = 0; i < 4; ++i) {
+    SetTelemetry(a.items[i], 1400 + i, 1300, 690, 68 + i, 50, 100);
+    SetTelemetry(b.items[i], 1379 + i, 1290, 692, 70 + i, 100, 100);
+  }
+  SetTelemetry(a.items[4], 1900, 1900, 300, 40, 0, 100);
+  const Comparison c = CompareReports(a, b);
+  EXPECT_EQ(c.conditions_a.items, 4);
+  EXPECT_EQ(c.conditions_b.items, 4);
+  EXPECT_DOUBLE_EQ(c.conditions_a.sm_clock_mhz, 1401.5);  // median of 1400..1403
+  EXPECT_DOUBLE_EQ(c.conditions_b.sm_clock_mhz, 1380.5);
+  EXPECT_DOUBLE_EQ(c.conditions_a.sm_clock_min_mhz, 1300);
+  EXPECT_DOUBLE_EQ(c.conditions_a.temp_c, 69.5);
+  EXPECT_DOUBLE_EQ(c.conditions_b.power_w, 692);
+  EXPECT_DOUBLE_EQ(c.conditions_a.throttled_share, 0.5);
+  EXPECT_DOUBLE_EQ(c.conditions_b.throttled_share, 1.0);
+  const std::string text = RenderComparison(c, 1, 2);
+  EXPECT_NE(text.find("Running conditions"), std::string::npos) << text;
+  EXPECT_NE(LineWith(text, "  A  ").find("1402"), std::string::npos) << text;
+  EXPECT_NE(text.find("B ran at a 1.5% lower SM clock than A"), std::string::npos) << text;
+  const nlohmann::ordered_json summary = ComparisonListing(c, 1, 2).summary;
+  EXPECT_EQ(summary["running_conditions"]["a"]["items"], 4);
+  EXPECT_DOUBLE_EQ(summary["running_conditions"]["b"]["sm_clock_mhz"].get<double>(), 1380.5);
+}
+
+TEST(CompareConditionsTest, NoNoteWithinHalfAPercentAndNoSectionWithoutTelemetry) {
+  auto [a, b] = Jobs();
+  for (int i = 0; i < 5; ++i) {
+    SetTelemetry(a.items[i], 1400, 1300, 690, 68, 0, 100);
+    SetTelemetry(b.items[i], 1395, 1300, 690, 68, 0, 100);  // -0.36%
+  }
+  const std::string text = RenderComparison(CompareReports(a, b), 1, 2);
+  EXPECT_NE(text.find("Running conditions"), std::string::npos) << text;
+  EXPECT_EQ(text.find("SM clock than A"), std::string::npos) << text;
+  // Host runner or results stored before telemetry: neither the section nor the note.
+  const auto [oa, ob] = Jobs();
+  const Comparison plain = CompareReports(oa, ob);
+  EXPECT_EQ(RenderComparison(plain, 1, 2).find("Running conditions"), std::string::npos);
+  EXPECT_TRUE(ComparisonListing(plain, 1, 2).summary["running_conditions"].is_null());
+  // A recorded mean of 0 (results before it was stored): the midrange stands in.
+  auto [ma, mb] = Jobs();
+  SetTelemetry(ma.items[0], 0, 1300, 690, 68, 0, 100);
+  SetTelemetry(mb.items[0], 0, 1300, 690, 68, 0, 100);
+  ma.items[0].result->telemetry.sm_clock_mhz_max = 1500;
+  EXPECT_DOUBLE_EQ(CompareReports(ma, mb).conditions_a.sm_clock_mhz, 1400);
+}
+
 }  // namespace
 }  // namespace gemmprof::client::render
