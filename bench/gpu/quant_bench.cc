@@ -9,12 +9,13 @@
 // (cudaMemsetAsync, outside the events) before each timed launch, as the daemon's cold L2
 // policy does, so the input comes from device memory; hot (the default) leaves in L2 what
 // the previous launch left there, which for a tensor smaller than L2 is the whole input.
-// both: every case hot, then every case cold, each against the copy of its own policy. Bytes are the minimal traffic (bytes read + bytes
-// written). A case's "% of copy" is against the copy measured last before it: --set all
-// (every kernel at --rows x --cols) has one copy first; --set rowwise (fp8-rowwise at the
-// per-token activation shapes M = 1024, 4096, 15872 x K = 4096, 14336 and a per-channel
-// weight [14336, 4096]; --rows/--cols ignored) times a copy of each shape before it. Exit status 0
-// whether targets are met or missed (it is a measurement), 1 on a CUDA or argument error.
+// both: every case hot, then every case cold, each against the copy of its own policy.
+// Bytes are the minimal traffic (bytes read + bytes written). A case's "% of copy" is
+// against the copy measured last before it: --set all (every kernel at --rows x --cols)
+// has one copy first; --set rowwise (fp8-rowwise at the per-token activation shapes
+// M = 1024, 4096, 15872 x K = 4096, 14336 and a per-channel weight [14336, 4096];
+// --rows/--cols ignored) times a copy of each shape before it. Exit status 0 whether
+// targets are met or missed (it is a measurement), 1 on a CUDA or argument error.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -338,14 +339,16 @@ std::vector<double> CopyBaselines(const std::vector<Row>& rows) {
 absl::Status Report(const Options& o, const std::vector<Row>& rows) {
   const std::vector<double> copy = CopyBaselines(rows);
   if (o.set == "rowwise") {
-    std::printf("gemmprof_quant_bench --set rowwise: BF16, median of %d runs after %d warm-up, "
-                "L2 %s\n",
-                o.iters, o.warmup, o.l2.c_str());
+    std::printf(
+        "gemmprof_quant_bench --set rowwise: BF16, median of %d runs after %d warm-up, "
+        "L2 %s\n",
+        o.iters, o.warmup, o.l2.c_str());
   } else {
-    std::printf("gemmprof_quant_bench: %lld x %lld BF16, median of %d runs after %d warm-up, "
-                "L2 %s\n",
-                static_cast<long long>(o.rows), static_cast<long long>(o.cols), o.iters, o.warmup,
-                o.l2.c_str());
+    std::printf(
+        "gemmprof_quant_bench: %lld x %lld BF16, median of %d runs after %d warm-up, "
+        "L2 %s\n",
+        static_cast<long long>(o.rows), static_cast<long long>(o.cols), o.iters, o.warmup,
+        o.l2.c_str());
   }
   std::printf("%-36s %4s %10s %14s %10s %8s %7s %6s\n", "kernel", "L2", "ms", "bytes", "GB/s",
               "%copy", "target", "result");

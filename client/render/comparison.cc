@@ -309,8 +309,9 @@ Section ConditionsSection(const Comparison& c) {
                    "max temperature C", "throttled samples"},
                   {Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kRight,
                    Align::kRight, Align::kRight});
-  for (const auto& [name, rc] : {std::pair<const char*, const RunningConditions&>{"A", c.conditions_a},
-                                 {"B", c.conditions_b}}) {
+  for (const auto& [name, rc] :
+       {std::pair<const char*, const RunningConditions&>{"A", c.conditions_a},
+        {"B", c.conditions_b}}) {
     table.AddRow({name, std::to_string(rc.items), FormatFixed(rc.sm_clock_mhz, 0),
                   FormatFixed(rc.sm_clock_min_mhz, 0), FormatFixed(rc.power_w, 0),
                   FormatFixed(rc.temp_c, 1), FormatPercent(100 * rc.throttled_share)});

@@ -77,12 +77,12 @@ struct UnmatchedItem {
 // SM clock and temperature as medians over the items, power as their mean, the share
 // of telemetry samples taken while a clocks-event reason was active.
 struct RunningConditions {
-  int items = 0;               // matched items with telemetry; 0: none (host runner, old results)
-  double sm_clock_mhz = 0;     // median of the items' mean SM clock (midrange where not recorded)
-  double sm_clock_min_mhz = 0; // median of the items' lowest SM clock
-  double power_w = 0;          // mean of the items' average power
-  double temp_c = 0;           // median of the items' highest temperature
-  double throttled_share = 0;  // throttled samples / samples
+  int items = 0;                // matched items with telemetry; 0: none (host runner, old results)
+  double sm_clock_mhz = 0;      // median of the items' mean SM clock (midrange where not recorded)
+  double sm_clock_min_mhz = 0;  // median of the items' lowest SM clock
+  double power_w = 0;           // mean of the items' average power
+  double temp_c = 0;            // median of the items' highest temperature
+  double throttled_share = 0;   // throttled samples / samples
 };
 // Conditions of the given items (those with telemetry samples).
 RunningConditions ConditionsOf(const std::vector<const core::Measurement*>& items);

@@ -179,8 +179,8 @@ TEST_P(CrossCheckTest, VerifierFreesBuffersOfEarlierUsesWhenShortOfMemory) {
   auto blocker = DeviceBuffer::Create(free_bytes - leave);
   ASSERT_TRUE(blocker.ok()) << blocker.status();
   const size_t held_before = pool_.HeldBytes();
-  auto v = VerifyGemm(lt_.get(), pool_, *qa, *qb, *c, m, n, k, /*groups=*/1, 1e-2,
-                      workspace_.get(), workspace_.bytes(), st);
+  auto v = VerifyGemm(lt_.get(), pool_, *qa, *qb, *c, m, n, k, /*groups=*/1, 1e-2, workspace_.get(),
+                      workspace_.bytes(), st);
   ASSERT_TRUE(v.ok()) << v.status();
   // Checked (the random "output" is not the product), not "not verified".
   EXPECT_EQ(v->verdict, core::Verification::kIncorrect) << v->note;
