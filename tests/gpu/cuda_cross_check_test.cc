@@ -8,10 +8,13 @@
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "core/quant/quant.h"
+#include "core/status.h"
 #include "gtest/gtest.h"
 #include "kernels/cublaslt_handles.h"
 #include "kernels/cuda_handles.h"
@@ -53,6 +56,31 @@ std::vector<float> HostDequantized(const OperandConfig& c, const std::vector<flo
 
 class CrossCheckTest : public testing::LtSuite<::testing::TestWithParam<std::tuple<Recipe, Pass>>> {
  protected:
+  // BF16 operands A [m, k] and B^T [n, k] and an "output" C [m, n], all random normal (so
+  // C is not their product: a check must call it incorrect), with A's and B^T's BF16
+  // quantizers, from the pool's "a.src", "bt.src" and "c" slots.
+  struct RandomGemm {
+    __nv_bfloat16 *a = nullptr, *bt = nullptr, *c = nullptr;
+    std::optional<OperandQuantizer> qa, qb;
+  };
+  absl::StatusOr<RandomGemm> MakeRandomGemm(int64_t m, int64_t n, int64_t k) {
+    const cudaStream_t st = stream_.get();
+    RandomGemm g;
+    ASSIGN_OR_RETURN(g.a, pool_.GetAs<__nv_bfloat16>("a.src", m * k));
+    ASSIGN_OR_RETURN(g.bt, pool_.GetAs<__nv_bfloat16>("bt.src", n * k));
+    ASSIGN_OR_RETURN(g.c, pool_.GetAs<__nv_bfloat16>("c", m * n));
+    auto fill = [st](__nv_bfloat16* p, int64_t count, int stream_id) {
+      return FillRandomNormalBf16(p, count, 1, stream_id, st) == cudaSuccess;
+    };
+    if (!fill(g.a, m * k, 1) || !fill(g.bt, n * k, 2) || !fill(g.c, m * n, 3)) {
+      return absl::InternalError("FillRandomNormalBf16 failed");
+    }
+    OperandConfig ca{.slot = "a", .rows = m, .cols = k}, cb{.slot = "bt", .rows = n, .cols = k};
+    ASSIGN_OR_RETURN(g.qa, OperandQuantizer::Create(pool_, ca, g.a, false));
+    ASSIGN_OR_RETURN(g.qb, OperandQuantizer::Create(pool_, cb, g.bt, false));
+    return g;
+  }
+
   DevicePool pool_;
 };
 
@@ -127,21 +155,11 @@ TEST_P(CrossCheckTest, VerifierRejectsACorruptedOutput) {
   const auto [recipe, pass] = GetParam();
   if (recipe != Recipe::kBf16 || pass != Pass::kFprop) return;  // once is enough
   const int64_t m = 128, n = 128, k = 128;
-  const cudaStream_t st = stream_.get();
-  auto a = pool_.GetAs<__nv_bfloat16>("a.src", m * k);
-  auto b = pool_.GetAs<__nv_bfloat16>("bt.src", n * k);
-  auto c = pool_.GetAs<__nv_bfloat16>("c", m * n);
-  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
-  ASSERT_EQ(FillRandomNormalBf16(*a, m * k, 1, 1, st), cudaSuccess);
-  ASSERT_EQ(FillRandomNormalBf16(*b, n * k, 1, 2, st), cudaSuccess);
   // The "output" is random data, not the product: the check must call it incorrect.
-  ASSERT_EQ(FillRandomNormalBf16(*c, m * n, 1, 3, st), cudaSuccess);
-  OperandConfig ca{.slot = "a", .rows = m, .cols = k}, cb{.slot = "bt", .rows = n, .cols = k};
-  auto qa = OperandQuantizer::Create(pool_, ca, *a, false);
-  auto qb = OperandQuantizer::Create(pool_, cb, *b, false);
-  ASSERT_TRUE(qa.ok() && qb.ok());
-  auto v = VerifyGemm(lt_.get(), pool_, *qa, *qb, *c, m, n, k, /*groups=*/1, 1e-2, workspace_.get(),
-                      workspace_.bytes(), st);
+  auto g = MakeRandomGemm(m, n, k);
+  ASSERT_TRUE(g.ok()) << g.status();
+  auto v = VerifyGemm(lt_.get(), pool_, *g->qa, *g->qb, g->c, m, n, k, /*groups=*/1, 1e-2,
+                      workspace_.get(), workspace_.bytes(), stream_.get());
   ASSERT_TRUE(v.ok()) << v.status();
   EXPECT_EQ(v->verdict, core::Verification::kIncorrect);
   EXPECT_GT(v->rel_error, 0.5);
@@ -159,17 +177,8 @@ TEST_P(CrossCheckTest, VerifierFreesBuffersOfEarlierUsesWhenShortOfMemory) {
   pool_.BeginUse();  // an earlier measurement, done
   ASSERT_TRUE(pool_.Get("earlier.a.src", stale_bytes).ok());
   pool_.BeginUse();  // this one
-  auto a = pool_.GetAs<__nv_bfloat16>("a.src", m * k);
-  auto b = pool_.GetAs<__nv_bfloat16>("bt.src", n * k);
-  auto c = pool_.GetAs<__nv_bfloat16>("c", m * n);
-  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
-  ASSERT_EQ(FillRandomNormalBf16(*a, m * k, 1, 1, st), cudaSuccess);
-  ASSERT_EQ(FillRandomNormalBf16(*b, n * k, 1, 2, st), cudaSuccess);
-  ASSERT_EQ(FillRandomNormalBf16(*c, m * n, 1, 3, st), cudaSuccess);
-  OperandConfig ca{.slot = "a", .rows = m, .cols = k}, cb{.slot = "bt", .rows = n, .cols = k};
-  auto qa = OperandQuantizer::Create(pool_, ca, *a, false);
-  auto qb = OperandQuantizer::Create(pool_, cb, *b, false);
-  ASSERT_TRUE(qa.ok() && qb.ok());
+  auto g = MakeRandomGemm(m, n, k);
+  ASSERT_TRUE(g.ok()) << g.status();
   ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
   // Leave 256 MiB less free than the reference needs; the earlier buffer frees 1 GiB.
   size_t free_bytes = 0, total_bytes = 0;
@@ -179,8 +188,8 @@ TEST_P(CrossCheckTest, VerifierFreesBuffersOfEarlierUsesWhenShortOfMemory) {
   auto blocker = DeviceBuffer::Create(free_bytes - leave);
   ASSERT_TRUE(blocker.ok()) << blocker.status();
   const size_t held_before = pool_.HeldBytes();
-  auto v = VerifyGemm(lt_.get(), pool_, *qa, *qb, *c, m, n, k, /*groups=*/1, 1e-2, workspace_.get(),
-                      workspace_.bytes(), st);
+  auto v = VerifyGemm(lt_.get(), pool_, *g->qa, *g->qb, g->c, m, n, k, /*groups=*/1, 1e-2,
+                      workspace_.get(), workspace_.bytes(), st);
   ASSERT_TRUE(v.ok()) << v.status();
   // Checked (the random "output" is not the product), not "not verified".
   EXPECT_EQ(v->verdict, core::Verification::kIncorrect) << v->note;
@@ -189,7 +198,7 @@ TEST_P(CrossCheckTest, VerifierFreesBuffersOfEarlierUsesWhenShortOfMemory) {
   EXPECT_LE(pool_.HeldBytes(), held_before - stale_bytes + reference_bytes + (size_t{16} << 20));
   auto again = pool_.GetAs<__nv_bfloat16>("a.src", m * k);
   ASSERT_TRUE(again.ok());
-  EXPECT_EQ(*again, *a);
+  EXPECT_EQ(*again, g->a);
 }
 
 INSTANTIATE_TEST_SUITE_P(
