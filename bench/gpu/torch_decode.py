@@ -4,7 +4,17 @@ tokens against (K, N) = (4096, 14336), (14336, 4096), (8192, 8192), in BF16
 (torch.matmul) and FP8 tensor-scaled prequant (torch._scaled_mm, E4M3, fast
 accumulation as gemmprof's fprop). Ten calls are captured back to back in one CUDA
 graph; a sample is one replay between two CUDA events, divided by 10, queued behind the
-same blocking kernel torch_baseline.py uses. Median of --iters samples.
+same blocking kernel torch_baseline.py uses. Each graph is timed twice:
+
+  b2b_ms         one graph after the other, --iters samples each (the decode bar's
+                 reference: a burst per graph, after whatever graph ran before it);
+  b2b_rounds_ms  in interleaved rounds over every (shape, recipe, backend) of the run, as
+                 gemmprof times its items: --rounds rounds, each visiting every graph
+                 once in a shuffled order (one untimed replay, then --iters / --rounds
+                 samples), so every figure is taken at the same mix of work; how far the
+                 two differ is how far the order alone moves PyTorch's figure.
+
+Medians of the samples.
 
 torch.matmul runs twice: with PyTorch's default BLAS library (cuBLAS, backend "cublas")
 and with torch.backends.cuda.preferred_blas_library("cublaslt") (backend "cublaslt",
@@ -14,6 +24,7 @@ comparison can tell whether gemmprof and PyTorch ran the same kernel, and compar
 time apart from the gaps between launches.
 """
 import argparse
+import random
 import statistics
 import sys
 
@@ -58,11 +69,54 @@ def kernels_of(fn, calls=20):
     return names, total_us / calls / 1000
 
 
+def time_rounds(graphs, rounds, per_visit, seed):
+    """Samples (ms per replay) of every graph, taken in interleaved rounds: each round
+    visits every graph once in a shuffled order; a visit is one untimed replay (the graph
+    before it evicted this one's operands from L2) and `per_visit` timed replays, queued
+    behind the stream hold."""
+    stream = torch.cuda.Stream()
+    rng = random.Random(seed)
+    samples = [[] for _ in graphs]
+    order = list(range(len(graphs)))
+    with torch.cuda.stream(stream):
+        for _ in range(rounds):
+            rng.shuffle(order)
+            for i in order:
+                events = [(torch.cuda.Event(enable_timing=True),
+                           torch.cuda.Event(enable_timing=True)) for _ in range(per_visit)]
+                tb.HOLD.hold(stream)
+                graphs[i].replay()
+                for start, stop in events:
+                    start.record(stream)
+                    graphs[i].replay()
+                    stop.record(stream)
+                tb.HOLD.release()
+                stream.synchronize()
+                tb.HOLD.check()
+                samples[i] += [start.elapsed_time(stop) for start, stop in events]
+    return samples
+
+
+def capture(fn, warmup):
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        fn()
+        torch.cuda.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, stream=stream):
+            fn()
+        for _ in range(warmup):
+            graph.replay()
+    torch.cuda.synchronize()
+    return graph
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--csv", required=True)
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--iters", type=int, default=200)
+    ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--seed", type=int, default=1234)
     args = ap.parse_args()
     if not torch.cuda.is_available():
@@ -73,17 +127,19 @@ def main():
           f"{torch.cuda.get_device_name()}")
     gen = torch.Generator(device="cuda").manual_seed(args.seed)
     tb.warm_up(gen)
-    rows = []
+    rows, graphs, keep = [], [], []
     for m in MS:
         for k, n in KNS:
             a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=gen)
             bt = torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=gen)
             qa, sa = tb.to_fp8(a, torch.float8_e4m3fn)
             qb, sb = tb.to_fp8(bt, torch.float8_e4m3fn)
+            keep.append((a, bt, qa, sa, qb, sb))
             impls = {
-                ("bf16", "cublas"): with_blas("cublas", lambda: torch.matmul(a, bt.t())),
-                ("bf16", "cublaslt"): with_blas("cublaslt", lambda: torch.matmul(a, bt.t())),
-                ("fp8-current", "cublaslt"): lambda: torch._scaled_mm(
+                ("bf16", "cublas"): with_blas("cublas", lambda a=a, bt=bt: torch.matmul(a, bt.t())),
+                ("bf16", "cublaslt"): with_blas("cublaslt",
+                                                lambda a=a, bt=bt: torch.matmul(a, bt.t())),
+                ("fp8-current", "cublaslt"): lambda qa=qa, qb=qb, sa=sa, sb=sb: torch._scaled_mm(
                     qa, qb.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16,
                     use_fast_accum=True),
             }
@@ -94,13 +150,23 @@ def main():
                 samples = [s / REPEAT for s in tb.time_graph(ten, args.warmup, args.iters)]
                 med = statistics.median(samples)
                 names, kernel_ms = kernels_of(fn)
-                print(f"  {recipe:12s} {backend:9s} {m}x{k}x{n:<6d} {med * 1000:9.2f} us per GEMM "
-                      f"({REPEAT} back to back in one graph); kernels {kernel_ms * 1000:.2f} us: "
-                      f"{names}")
+                graphs.append(capture(ten, args.warmup))
                 rows.append({"recipe": recipe, "backend": backend, "m": m, "k": k, "n": n,
                              "b2b_ms": f"{med:.6f}", "count": len(samples),
                              "kernel_ms": f"{kernel_ms:.6f}", "kernels": names})
-            del a, bt, qa, qb
+    per_visit = max(1, args.iters // max(args.rounds, 1))
+    for row, samples in zip(rows, time_rounds(graphs, args.rounds, per_visit, args.seed)):
+        med = statistics.median(s / REPEAT for s in samples)
+        row["b2b_rounds_ms"] = f"{med:.6f}"
+        row["count_rounds"] = len(samples)
+    print(f"interleaved: {args.rounds} rounds over {len(graphs)} graphs, {per_visit} samples "
+          "per visit")
+    for row in rows:
+        print(f"  {row['recipe']:12s} {row['backend']:9s} {row['m']}x{row['k']}x{row['n']:<6d} "
+              f"{float(row['b2b_ms']) * 1e3:9.2f} us per GEMM one graph after the other, "
+              f"{float(row['b2b_rounds_ms']) * 1e3:9.2f} interleaved "
+              f"({REPEAT} back to back in one graph); kernels "
+              f"{float(row['kernel_ms']) * 1e3:.2f} us: {row['kernels']}")
     tb.finish(rows, args.csv)
     return 0
 

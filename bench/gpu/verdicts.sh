@@ -7,7 +7,8 @@
 #  2. decode sizes, bf16 and fp8-current prequant, --b2b 10: the back-to-back figure
 #     within 3% of PyTorch's 10 calls in one CUDA graph running the same GEMM kernel
 #     (torch.matmul through cuBLAS and through cuBLASLt; kernel names from the profiler
-#     and from a --timing kernels job), PyTorch run before and after;
+#     and from a --timing kernels job), PyTorch run before and after (its graphs timed
+#     one after the other, and again in interleaved rounds, printed beside);
 #  3. identical work measured unshared in interleaved rounds (gemmprof_gpu_bench
 #     --identity): each pair's paired ratio within 2%.
 # usage: bench/gpu/verdicts.sh BUNDLE_DIR OUT_DIR

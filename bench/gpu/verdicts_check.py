@@ -6,8 +6,10 @@ table per bar and exits 1 if any bar fails.
                    measurement or agrees within 2%
   same job twice   per-layer totals (every recipe x mode) of two back-to-back jobs within 0.5%
   decode b2b       gemmprof's back-to-back figure within 3% of PyTorch's (10 calls in one
-                   graph) running the same GEMM kernel (torch.matmul through cuBLAS or
-                   cuBLASLt, torch._scaled_mm), PyTorch run before and after gemmprof
+                   graph, one graph after the other) running the same GEMM kernel
+                   (torch.matmul through cuBLAS or cuBLASLt, torch._scaled_mm), PyTorch run
+                   before and after gemmprof; PyTorch's same graphs timed in interleaved
+                   rounds printed beside it
   wall time        the 5B job (both modes, 4 recipes) in at most 34.5 s (1.5 x 23 s)
 """
 import csv
@@ -106,6 +108,7 @@ def decode(ours, before, after, ours_kernels):
             key = (r["recipe"], int(r["m"]), int(r["k"]), int(r["n"]))
             t = ref[key][r.get("backend", "default")]
             t[name] = f(r["b2b_ms"])
+            t[name + "_rounds"] = f(r.get("b2b_rounds_ms"))
             t["kernel"] = first_kernel(r.get("kernels", ""))
             t.setdefault("kernel_ms", []).append(f(r.get("kernel_ms")))
     names, kernel_ms = {}, {}
@@ -117,11 +120,16 @@ def decode(ours, before, after, ours_kernels):
     default_backend = {"bf16": "cublas"}
     print("\n## decode sizes, back to back (10 per graph): gemmprof vs PyTorch running the same "
           "kernel, within 3%")
-    print("(kernel us: the kernels' own durations, gemmprof's from CUPTI in the --timing kernels "
-          "job, PyTorch's from torch.profiler; the b2b figures add the gaps between launches)")
+    print("(torch before/after: PyTorch's graphs timed one after the other, each a burst after "
+          "the graph before it; torch rounds: the mean of before and after with the same graphs "
+          "timed in interleaved rounds, as gemmprof times its items, not judged; kernel us: the "
+          "kernels' own "
+          "durations, gemmprof's from CUPTI in the --timing kernels job, PyTorch's from "
+          "torch.profiler; the b2b figures add the gaps between launches)")
     print(f"{'recipe':12s} {'shape':18s} {'gemmprof us':>11s} {'torch before':>12s} "
           f"{'torch after':>11s} {'vs mean':>8s} {'against':>9s} {'torch default':>13s} "
-          f"{'vs default':>10s} {'kernel us ours/torch':>21s}  gemmprof's GEMM kernel")
+          f"{'vs default':>10s} {'torch rounds':>12s} {'vs rounds':>9s} {'kernel us ours/torch':>21s}  "
+          "gemmprof's GEMM kernel")
     for r in ours:
         if r["status"] != "done":
             print(f"{r['recipe']:12s} {r['m']}x{r['k']}x{r['n']}: {r['status']} {r.get('error', '')}")
@@ -146,12 +154,16 @@ def decode(ours, before, after, ours_kernels):
         dt = backends[default]
         d_default = ours_ms / ((dt["before"] + dt["after"]) / 2) - 1
         ok &= abs(d) <= 0.03
+        rounds = (t.get("before_rounds", 0) + t.get("after_rounds", 0)) / 2
+        rounds_cols = (f"{rounds * 1e3:12.2f} {ours_ms / rounds - 1:+9.2%}" if rounds > 0
+                       else f"{'-':>12s} {'-':>9s}")
         torch_kernel = [x for x in t.get("kernel_ms", []) if x > 0]
         kernels = (f"{kernel_ms.get(key, 0) * 1e3:.2f}/{sum(torch_kernel) / len(torch_kernel) * 1e3:.2f}"
                    if kernel_ms.get(key) and torch_kernel else "-")
         print(f"{key[0]:12s} {key[1]}x{key[2]}x{key[3]:<8d} {ours_ms * 1e3:11.2f} "
               f"{t['before'] * 1e3:12.2f} {t['after'] * 1e3:11.2f} {d:+8.2%} {against:>9s} "
-              f"{(dt['before'] + dt['after']) / 2 * 1e3:13.2f} {d_default:+10.2%} {kernels:>21s}  "
+              f"{(dt['before'] + dt['after']) / 2 * 1e3:13.2f} {d_default:+10.2%} {rounds_cols} "
+              f"{kernels:>21s}  "
               f"{kernel or '(no names)'}{'' if same else '  [different kernel]'}"
               f"{'' if abs(d) <= 0.03 else '  FAIL'}")
     return ok
