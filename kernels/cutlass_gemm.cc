@@ -84,6 +84,8 @@ const char* BlockGemmScheduleName(BlockGemmSchedule schedule) {
       return "batched";
     case BlockGemmSchedule::kBatchedPingpong:
       return "batched pingpong";
+    case BlockGemmSchedule::kBatchedOverlapped:
+      return "batched overlapped";
   }
   return "?";
 }
@@ -143,6 +145,11 @@ absl::StatusOr<CutlassGemm> CutlassGemm::Create(const BlockGemmSpec& spec,
       RETURN_IF_ERROR(CheckBatch(spec));
       made = blk ? cutlass_gemm::MakeBlk128BatchedPingpong(groups.front(), count, device)
                  : cutlass_gemm::MakeVec128BatchedPingpong(groups.front(), count, device);
+      break;
+    case BlockGemmSchedule::kBatchedOverlapped:
+      RETURN_IF_ERROR(CheckBatch(spec));
+      made = blk ? cutlass_gemm::MakeBlk128BatchedOverlapped(groups.front(), count, device)
+                 : cutlass_gemm::MakeVec128BatchedOverlapped(groups.front(), count, device);
       break;
   }
   if (made.instance == nullptr) {

@@ -54,16 +54,21 @@ struct BlockGemmSpec {
 // The forms instantiated; which is fastest depends on the shape (the runner times them
 // all). Cooperative: tile 128x128x128, both consumer warp groups on one tile. Pingpong:
 // tile 64x128x128, the warp groups alternate tiles so one's epilogue overlaps the
-// other's MMAs (wins short K loops, as in wgrad, and small GEMMs).
+// other's MMAs (wins short K loops, as in wgrad, and small GEMMs). Overlapped: each K
+// block's scale promotion runs while the next block's MMAs do (CUTLASS's own mainloop
+// waits for a block's MMAs, then promotes, then issues the next block's); cooperative
+// for 128x128 B^T scales, pingpong for 1x128.
 enum class BlockGemmSchedule {
-  kGrouped,          // any size per group: pointer arrays, TMA descriptors updated per group
-  kBatched,          // groups of one size stored back to back: one batched GEMM
-  kBatchedPingpong,  // kBatched, pingpong
+  kGrouped,            // any size per group: pointer arrays, TMA descriptors per group
+  kBatched,            // groups of one size stored back to back: one batched GEMM
+  kBatchedPingpong,    // kBatched, pingpong
+  kBatchedOverlapped,  // kBatched, promotion overlapped
 };
 inline constexpr BlockGemmSchedule kBlockGemmSchedules[] = {
-    BlockGemmSchedule::kGrouped, BlockGemmSchedule::kBatched, BlockGemmSchedule::kBatchedPingpong};
+    BlockGemmSchedule::kGrouped, BlockGemmSchedule::kBatched, BlockGemmSchedule::kBatchedPingpong,
+    BlockGemmSchedule::kBatchedOverlapped};
 
-// "grouped", "batched", "batched pingpong".
+// "grouped", "batched", "batched pingpong", "batched overlapped".
 const char* BlockGemmScheduleName(BlockGemmSchedule schedule);
 
 // fp8-rowwise, one GEMM: C [m, n] = a_scales[m] * bt_scales[n] * A [m, k] * B^T [n, k]^T,

@@ -21,6 +21,7 @@
 #include "cutlass/gemm/kernel/gemm_universal.hpp"
 #include "cutlass/util/packed_stride.hpp"
 #include "kernels/cutlass/block_gemm_kernels.h"
+#include "kernels/cutlass/overlapped_mainloop.cuh"
 
 namespace gemmprof::kernels::cutlass_gemm {
 
@@ -284,6 +285,20 @@ class BlockGemm final : public AdapterInstance<typename T::Gemm> {
         cutlass::gemm::KernelTmaWarpSpecialized##Schedule##FP8Blockwise>::CollectiveOp;            \
     using Kernel =                                                                                 \
         cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop, Epilogue>; \
+    using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;                              \
+  }
+
+// The batched form above with the consumer mainloop of overlapped_mainloop.cuh (each K
+// block's promotion overlapped with the next block's MMAs); the rest is the base's.
+#define GEMMPROF_CUTLASS_OVERLAPPED_BATCHED_BLOCK_GEMM_TYPES(Name, ScaleN, TileM, Schedule,        \
+                                                             EpilogueSchedule)                     \
+  GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES(Name##Base, ScaleN, TileM, Schedule,                   \
+                                            EpilogueSchedule);                                     \
+  struct Name : Name##Base {                                                                       \
+    static constexpr const char* kSchedule = #Schedule ", promotion overlapped";                   \
+    using Mainloop = OverlappedBlockwiseMainloop<Name##Base::Mainloop>;                            \
+    using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop, \
+                                                        Name##Base::Epilogue>;                     \
     using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;                              \
   }
 

@@ -69,6 +69,14 @@ Made MakeBlk128Batched(const Group& first, int groups, int device);
 Made MakeVec128Batched(const Group& first, int groups, int device);
 Made MakeBlk128BatchedPingpong(const Group& first, int groups, int device);
 Made MakeVec128BatchedPingpong(const Group& first, int groups, int device);
+//  * Overlapped (batched only): each K block's scale promotion overlapped with the next
+//    K block's MMAs (overlapped_mainloop.cuh: two partial accumulators per warp group),
+//    on the schedule it won with on an H200: cooperative for 128x128 B^T scales (fprop,
+//    dgrad: on par with the batched form, ahead on some shapes), pingpong for 1x128
+//    (wgrad: 1-13% ahead of batched pingpong). The other two combinations won no item
+//    of Qwen3 or DeepSeek-V3 experts or the seed 5B layer and are not instantiated.
+Made MakeBlk128BatchedOverlapped(const Group& first, int groups, int device);
+Made MakeVec128BatchedOverlapped(const Group& first, int groups, int device);
 
 // fp8-rowwise: C[m, n] = a_scales[m] * bt_scales[n] * (A[m, k] * B^T[n, k]^T), e4m3 x
 // e4m3 with FP8 fast accumulation (fprop's setting), BF16 out, the scales applied in the

@@ -200,10 +200,23 @@ struct LayoutCase {
   BlockGemmSchedule schedule = BlockGemmSchedule::kGrouped;
 };
 
-// The test name: "blk128" or "vec128", and "_pingpong" for the batched pingpong form.
+// The test name: the case's name up to its first space ("blk128", "vec128_k256"), and
+// the batched form's schedule ("_pingpong", "_overlapped").
 std::string CaseName(const ::testing::TestParamInfo<LayoutCase>& info) {
-  return std::string(info.param.name).substr(0, 6) +
-         (info.param.schedule == BlockGemmSchedule::kBatchedPingpong ? "_pingpong" : "");
+  const std::string full = info.param.name;
+  std::string name = full.substr(0, full.find(' '));
+  switch (info.param.schedule) {
+    case BlockGemmSchedule::kGrouped:
+    case BlockGemmSchedule::kBatched:
+      break;
+    case BlockGemmSchedule::kBatchedPingpong:
+      name += "_pingpong";
+      break;
+    case BlockGemmSchedule::kBatchedOverlapped:
+      name += "_overlapped";
+      break;
+  }
+  return name;
 }
 
 class ScaleLayoutTest : public BlockGemmTest, public ::testing::WithParamInterface<LayoutCase> {};
@@ -276,7 +289,11 @@ INSTANTIATE_TEST_SUITE_P(
         LayoutCase{"vec128 (wgrad)", false, {{3, 24, 320}, {2, 8, 128}}},
         // The pingpong form (tile M 64: other fragments hold the scales).
         LayoutCase{"blk128", true, {{5, 256, 320}}, BlockGemmSchedule::kBatchedPingpong},
-        LayoutCase{"vec128", false, {{3, 24, 320}}, BlockGemmSchedule::kBatchedPingpong}),
+        LayoutCase{"vec128", false, {{3, 24, 320}}, BlockGemmSchedule::kBatchedPingpong},
+        // The overlapped mainloop: its own promotion code reads the scales (cooperative
+        // for 128x128 B^T scales, pingpong for 1x128).
+        LayoutCase{"blk128", true, {{5, 256, 320}}, BlockGemmSchedule::kBatchedOverlapped},
+        LayoutCase{"vec128", false, {{3, 24, 320}}, BlockGemmSchedule::kBatchedOverlapped}),
     CaseName);
 
 // ---------------------------------------------------------------------------------------
@@ -336,7 +353,13 @@ INSTANTIATE_TEST_SUITE_P(
                    {{136, 264, 256}, {136, 264, 144}, {130, 264, 528}, {0, 264, 64}}},
         // The pingpong form: M 77 and 130 (not multiples of its 64 rows), K 400 and 528.
         LayoutCase{"blk128", true, {{77, 272, 400}}, BlockGemmSchedule::kBatchedPingpong},
-        LayoutCase{"vec128", false, {{130, 264, 528}}, BlockGemmSchedule::kBatchedPingpong}),
+        LayoutCase{"vec128", false, {{130, 264, 528}}, BlockGemmSchedule::kBatchedPingpong},
+        // The overlapped mainloop takes K tiles two at a time: 1, 2, 4 and 5 tiles (K 128,
+        // 256, 400, 528) end its loop each way.
+        LayoutCase{"blk128", true, {{77, 272, 400}}, BlockGemmSchedule::kBatchedOverlapped},
+        LayoutCase{"vec128", false, {{130, 264, 528}}, BlockGemmSchedule::kBatchedOverlapped},
+        LayoutCase{"vec128_k256", false, {{136, 264, 256}}, BlockGemmSchedule::kBatchedOverlapped},
+        LayoutCase{"blk128_k128", true, {{200, 272, 128}}, BlockGemmSchedule::kBatchedOverlapped}),
     CaseName);
 
 // ---------------------------------------------------------------------------------------

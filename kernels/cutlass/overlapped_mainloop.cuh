@@ -1,0 +1,178 @@
+// A consumer mainloop for CUTLASS's Hopper FP8 blockwise-scaled GEMM (the batched,
+// non-pointer-array collective) that overlaps each K block's scale promotion with the
+// next K block's tensor-core MMAs.
+//
+// CUTLASS 4.2's collective issues a K block's WGMMAs into a partial accumulator, waits
+// for all of them, multiplies the partial sums by that block's scales and adds them to
+// the main accumulator, and only then issues the next block's WGMMAs: the tensor cores
+// idle for every promotion (one FFMA per accumulator element with 1x128 x 128x128 scales,
+// an FMUL and an FFMA with 1x128 x 1x128 ones). Both consumer warp groups of the
+// cooperative schedule wait on the same stages, so their promotions coincide and neither
+// hides the other's. Here each warp group keeps two partial accumulators: block k+1's
+// WGMMAs are issued into one while block k's partial sums in the other are promoted
+// (warpgroup_wait<1>), and block k's stage is released once its scales have been read.
+//
+// Everything else (TMA and scale loads by the producer warp, shared-memory layouts, the
+// pipeline, arguments, epilogue, tile scheduler) is the base collective's, unchanged: the
+// kernel sees the base's DispatchPolicy and so runs the same schedule. Costs one more
+// accumulator set of registers per thread (64 for a 64x128 warp-group tile).
+#pragma once
+
+#include "cute/tensor.hpp"
+#include "cutlass/cutlass.h"
+#include "cutlass/gemm/collective/collective_builder.hpp"
+
+namespace gemmprof::kernels::cutlass_gemm {
+
+template <class Base>
+struct OverlappedBlockwiseMainloop : Base {
+  using typename Base::MainloopPipeline;
+  using typename Base::Params;
+  using typename Base::PipelineState;
+  using typename Base::SmemLayoutA;
+  using typename Base::SmemLayoutB;
+  using typename Base::SmemLayoutSFA;
+  using typename Base::SmemLayoutSFB;
+  using typename Base::TensorStorage;
+  using typename Base::TiledMma;
+  using typename Base::TileShape;
+  using Scale = typename Base::ElementBlockScale;
+
+  static constexpr int kScaleRowsPerTile = Base::ScaleMsPerTile;
+  static constexpr int kScaleColsPerTile = Base::ScaleNsPerTile;
+  // One promotion per K tile: the tile is one 128-wide scale block.
+  static_assert(Base::ScaleGranularityK == cute::size<2>(TileShape{}),
+                "the overlapped mainloop promotes once per K tile: tile K must be the scale "
+                "block");
+
+  template <class FrgTensorC>
+  CUTLASS_DEVICE void mma(MainloopPipeline pipeline, PipelineState smem_pipe_read,
+                          FrgTensorC& accum, int k_tile_count, int thread_idx,
+                          TensorStorage& shared_tensors, Params const& /*mainloop_params*/) {
+    using namespace cute;
+    static_assert(is_rmem<FrgTensorC>::value, "the accumulator must be in registers");
+
+    Tensor sA = make_tensor(make_smem_ptr(shared_tensors.smem_A.data()), SmemLayoutA{});
+    Tensor sB = make_tensor(make_smem_ptr(shared_tensors.smem_B.data()), SmemLayoutB{});
+    // The scales of each stage seen with the accumulator's (M, N) shape: A's scales vary
+    // along M and are broadcast along N, B^T's the other way; the third mode is
+    // (scale block along K, stage).
+    Tensor sSFA = make_tensor(
+        make_smem_ptr(shared_tensors.smem_SFA.data()),
+        make_layout(
+            make_shape(get<0>(shape(SmemLayoutSFA{})), get<1>(TileShape{}),
+                       make_shape(get<1>(shape(SmemLayoutSFA{})), get<2>(shape(SmemLayoutSFA{})))),
+            make_stride(
+                get<0>(stride(SmemLayoutSFA{})), _0{},
+                make_stride(get<1>(stride(SmemLayoutSFA{})), get<2>(stride(SmemLayoutSFA{}))))));
+    Tensor sSFB = make_tensor(
+        make_smem_ptr(shared_tensors.smem_SFB.data()),
+        make_layout(
+            make_shape(get<0>(TileShape{}), get<0>(shape(SmemLayoutSFB{})),
+                       make_shape(get<1>(shape(SmemLayoutSFB{})), get<2>(shape(SmemLayoutSFB{})))),
+            make_stride(
+                _0{}, get<0>(stride(SmemLayoutSFB{})),
+                make_stride(get<1>(stride(SmemLayoutSFB{})), get<2>(stride(SmemLayoutSFB{}))))));
+
+    constexpr int kWarpGroups = size(TiledMma{}) / cutlass::NumThreadsPerWarpGroup;
+    const Layout warp_groups =
+        make_layout(Int<kWarpGroups>{}, Int<cutlass::NumThreadsPerWarpGroup>{});
+    const int warp_group = __shfl_sync(0xFFFFFFFF, thread_idx / cutlass::NumThreadsPerWarpGroup, 0);
+    TiledMma tiled_mma;
+    auto wg_mma = tiled_mma.get_slice(warp_groups(warp_group));
+    auto thread_c = tiled_mma.get_slice(thread_idx);
+    Tensor tCsSFA = thread_c.partition_C(sSFA);  // (MMA, MMA_M, MMA_N, (K block, stage))
+    Tensor tCsSFB = thread_c.partition_C(sSFB);
+    Tensor tCrA = wg_mma.make_fragment_A(wg_mma.partition_A(sA));  // (MMA, MMA_M, MMA_K, stage)
+    Tensor tCrB = wg_mma.make_fragment_B(wg_mma.partition_B(sB));  // (MMA, MMA_N, MMA_K, stage)
+    CUTE_STATIC_ASSERT_V(size<1>(tCrA) == size<1>(accum));
+    CUTE_STATIC_ASSERT_V(size<1>(tCrB) == size<2>(accum));
+
+    // Two partial accumulators: one receives a block's WGMMAs while the other, holding
+    // the block before, is promoted.
+    Tensor part0 = make_fragment_like(accum);
+    Tensor part1 = make_fragment_like(accum);
+    clear(accum);
+    warpgroup_fence_operand(accum);
+    if (k_tile_count <= 0) return;
+
+    auto issue = [&](auto& part, int stage) {
+      tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
+      warpgroup_fence_operand(part);
+      warpgroup_arrive();
+      CUTLASS_PRAGMA_UNROLL
+      for (int k_block = 0; k_block < size<2>(tCrA); ++k_block) {
+        cute::gemm(tiled_mma, tCrA(_, _, k_block, stage), tCrB(_, _, k_block, stage), part);
+        tiled_mma.accumulate_ = GMMA::ScaleOut::One;
+      }
+      warpgroup_commit_batch();
+      warpgroup_fence_operand(part);
+    };
+    // accum += part * (this stage's A scale of the row) * (B^T scale of the column); the
+    // scales are read from the stage, which is released after.
+    auto promote = [&](auto& part, int stage) {
+      warpgroup_fence_operand(part);
+      warpgroup_fence_operand(accum);
+      Tensor sfa = make_tensor_like<Scale>(tCsSFA(_, _, _, _0{}));
+      Tensor sfb = make_tensor_like<Scale>(tCsSFB(_, _, _, _0{}));
+      copy(tCsSFA(_, _, _, make_coord(_0{}, stage)), sfa);
+      copy(tCsSFB(_, _, _, make_coord(_0{}, stage)), sfb);
+      if constexpr (kScaleRowsPerTile > 1 && kScaleColsPerTile > 1) {
+        CUTLASS_PRAGMA_UNROLL
+        for (int i = 0; i < size(accum); ++i) accum(i) += part(i) * sfa(i) * sfb(i);
+      } else if constexpr (kScaleRowsPerTile > 1) {
+        const Scale b = sfb(_0{});
+        CUTLASS_PRAGMA_UNROLL
+        for (int i = 0; i < size(filter_zeros(sfa)); ++i) filter_zeros(sfa)(i) *= b;
+        CUTLASS_PRAGMA_UNROLL
+        for (int i = 0; i < size(accum); ++i) accum(i) += part(i) * sfa(i);
+      } else if constexpr (kScaleColsPerTile > 1) {
+        const Scale a = sfa(_0{});
+        CUTLASS_PRAGMA_UNROLL
+        for (int i = 0; i < size(filter_zeros(sfb)); ++i) filter_zeros(sfb)(i) *= a;
+        CUTLASS_PRAGMA_UNROLL
+        for (int i = 0; i < size(accum); ++i) accum(i) += part(i) * sfb(i);
+      } else {
+        const Scale ab = sfa(_0{}) * sfb(_0{});
+        CUTLASS_PRAGMA_UNROLL
+        for (int i = 0; i < size(accum); ++i) accum(i) += part(i) * ab;
+      }
+      warpgroup_fence_operand(accum);
+    };
+
+    // K tile 0 into part0; then a step per tile: issue it into one partial accumulator,
+    // promote the tile before from the other and release that tile's stage. Two steps a
+    // trip, so which accumulator receives and which is promoted stays known at compile
+    // time. The last stage is left to mma_tail (the base's), which releases stage
+    // k_tile_count - 1.
+    PipelineState read = smem_pipe_read;
+    pipeline.consumer_wait(read);
+    issue(part0, read.index());
+    PipelineState held = read;
+    ++read;
+    auto step = [&](auto& next, auto& done) {
+      pipeline.consumer_wait(read);
+      issue(next, read.index());
+      warpgroup_wait<1>();
+      promote(done, held.index());
+      pipeline.consumer_release(held);
+      held = read;
+      ++read;
+    };
+    int k = 1;
+    for (; k + 1 < k_tile_count; k += 2) {
+      step(part1, part0);
+      step(part0, part1);
+    }
+    if (k < k_tile_count) {
+      step(part1, part0);
+      warpgroup_wait<0>();
+      promote(part1, held.index());
+    } else {
+      warpgroup_wait<0>();
+      promote(part0, held.index());
+    }
+  }
+};
+
+}  // namespace gemmprof::kernels::cutlass_gemm
