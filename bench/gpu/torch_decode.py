@@ -4,11 +4,14 @@ tokens against (K, N) = (4096, 14336), (14336, 4096), (8192, 8192), in BF16
 (torch.matmul) and FP8 tensor-scaled prequant (torch._scaled_mm, E4M3, fast
 accumulation as gemmprof's fprop). Ten calls are captured back to back in one CUDA
 graph; a sample is one replay between two CUDA events, divided by 10, queued behind the
-same blocking kernel torch_baseline.py uses. Each graph is timed twice:
+same blocking kernel torch_baseline.py uses. Each graph is timed two or three ways:
 
-  b2b_ms         one graph after the other, --iters samples each (the decode bar's
-                 reference: a burst per graph, after whatever graph ran before it);
-  b2b_rounds_ms  in interleaved rounds over every (shape, recipe, backend) of the run, as
+  b2b_ms            one graph after the other, --iters samples each (the decode bar's
+                    reference: a burst per graph, after whatever ran before it);
+  b2b_sustained_ms  with --sustain-s S only: the same after S seconds of replaying that
+                    graph (torch_baseline.py's sustained load: the clocks a power-capped
+                    GPU holds under continuous load);
+  b2b_rounds_ms     in interleaved rounds over every (shape, recipe, backend) of the run, as
                  gemmprof times its items: --rounds rounds, each visiting every graph
                  once in a shuffled order (one untimed replay, then --iters / --rounds
                  samples), so every figure is taken at the same mix of work; how far the
@@ -117,6 +120,7 @@ def main():
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--iters", type=int, default=200)
     ap.add_argument("--rounds", type=int, default=20)
+    ap.add_argument("--sustain-s", type=float, default=0.0)
     ap.add_argument("--seed", type=int, default=1234)
     args = ap.parse_args()
     if not torch.cuda.is_available():
@@ -149,10 +153,15 @@ def main():
                         fn()
                 samples = [s / REPEAT for s in tb.time_graph(ten, args.warmup, args.iters)]
                 med = statistics.median(samples)
+                sustained = {}
+                if args.sustain_s > 0:
+                    sustained["b2b_sustained_ms"] = "{:.6f}".format(statistics.median(
+                        s / REPEAT
+                        for s in tb.time_graph(ten, args.warmup, args.iters, args.sustain_s)))
                 names, kernel_ms = kernels_of(fn)
                 graphs.append(capture(ten, args.warmup))
                 rows.append({"recipe": recipe, "backend": backend, "m": m, "k": k, "n": n,
-                             "b2b_ms": f"{med:.6f}", "count": len(samples),
+                             "b2b_ms": f"{med:.6f}", "count": len(samples), **sustained,
                              "kernel_ms": f"{kernel_ms:.6f}", "kernels": names})
     per_visit = max(1, args.iters // max(args.rounds, 1))
     for row, samples in zip(rows, time_rounds(graphs, args.rounds, per_visit, args.seed)):
@@ -163,8 +172,10 @@ def main():
           "per visit")
     for row in rows:
         print(f"  {row['recipe']:12s} {row['backend']:9s} {row['m']}x{row['k']}x{row['n']:<6d} "
-              f"{float(row['b2b_ms']) * 1e3:9.2f} us per GEMM one graph after the other, "
-              f"{float(row['b2b_rounds_ms']) * 1e3:9.2f} interleaved "
+              f"{float(row['b2b_ms']) * 1e3:9.2f} us per GEMM as a burst, "
+              + (f"{float(row['b2b_sustained_ms']) * 1e3:9.2f} after sustained load, "
+                 if "b2b_sustained_ms" in row else "")
+              + f"{float(row['b2b_rounds_ms']) * 1e3:9.2f} interleaved "
               f"({REPEAT} back to back in one graph); kernels "
               f"{float(row['kernel_ms']) * 1e3:.2f} us: {row['kernels']}")
     tb.finish(rows, args.csv)

@@ -8,7 +8,8 @@
 #     within 3% of PyTorch's 10 calls in one CUDA graph running the same GEMM kernel
 #     (torch.matmul through cuBLAS and through cuBLASLt; kernel names from the profiler
 #     and from a --timing kernels job), PyTorch run before and after (its graphs timed
-#     one after the other, and again in interleaved rounds, printed beside);
+#     one after the other, and in interleaved rounds, printed beside; TORCH_SUSTAIN_S=S
+#     also times each after S seconds of its sustained load, printed too);
 #  3. identical work measured unshared in interleaved rounds (gemmprof_gpu_bench
 #     --identity): each pair's paired ratio within 2%.
 # usage: bench/gpu/verdicts.sh BUNDLE_DIR OUT_DIR
@@ -28,7 +29,7 @@ for m in 16 64 128; do
 done
 "$bundle/bin/gemmprof_gpu_bench" --identity 2>&1 | tee "$out/identity.txt"
 identity_rc=${PIPESTATUS[0]}
-python3 "$here/torch_decode.py" --csv "$out/torch_decode_before.csv" 2>&1 | tee "$out/torch_decode_before.log"
+python3 "$here/torch_decode.py" --sustain-s "${TORCH_SUSTAIN_S:-0}" --csv "$out/torch_decode_before.csv" 2>&1 | tee "$out/torch_decode_before.log"
 
 work=$(mktemp -d)
 "$bundle/bin/gemmprofd" --listen 127.0.0.1:0 --db "$work/results.db" --backend cuda \
@@ -70,7 +71,7 @@ names=$("$cli" submit --shapes "$decode_shapes" --recipes bf16,fp8-current --mod
 "$cli" report "$names" --format csv >"$out/report_decode_kernels.csv"
 kill -TERM $daemon; wait $daemon; trap - EXIT
 
-python3 "$here/torch_decode.py" --csv "$out/torch_decode_after.csv" 2>&1 | tee "$out/torch_decode_after.log"
+python3 "$here/torch_decode.py" --sustain-s "${TORCH_SUSTAIN_S:-0}" --csv "$out/torch_decode_after.csv" 2>&1 | tee "$out/torch_decode_after.log"
 python3 "$here/verdicts_check.py" "$out" 2>&1 | tee "$out/verdicts.txt"
 check_rc=${PIPESTATUS[0]}
 echo "identity check (unshared identical work within 2%): exit $identity_rc"

@@ -9,7 +9,7 @@ table per bar and exits 1 if any bar fails.
                    graph, one graph after the other) running the same GEMM kernel
                    (torch.matmul through cuBLAS or cuBLASLt, torch._scaled_mm), PyTorch run
                    before and after gemmprof; PyTorch's same graphs timed in interleaved
-                   rounds printed beside it
+                   rounds (and after sustained load, where it ran) printed beside it
   wall time        the 5B job (both modes, 4 recipes) in at most 34.5 s (1.5 x 23 s)
 """
 import csv
@@ -109,6 +109,7 @@ def decode(ours, before, after, ours_kernels):
             t = ref[key][r.get("backend", "default")]
             t[name] = f(r["b2b_ms"])
             t[name + "_rounds"] = f(r.get("b2b_rounds_ms"))
+            t[name + "_sustained"] = f(r.get("b2b_sustained_ms"))
             t["kernel"] = first_kernel(r.get("kernels", ""))
             t.setdefault("kernel_ms", []).append(f(r.get("kernel_ms")))
     names, kernel_ms = {}, {}
@@ -121,14 +122,14 @@ def decode(ours, before, after, ours_kernels):
     print("\n## decode sizes, back to back (10 per graph): gemmprof vs PyTorch running the same "
           "kernel, within 3%")
     print("(torch before/after: PyTorch's graphs timed one after the other, each a burst after "
-          "the graph before it; torch rounds: the mean of before and after with the same graphs "
-          "timed in interleaved rounds, as gemmprof times its items, not judged; kernel us: the "
-          "kernels' own "
+          "the graph before it; torch sustained (where torch_decode.py ran with --sustain-s), "
+          "torch rounds: the mean of before and after timed after sustained load and in "
+          "interleaved rounds, not judged; kernel us: the kernels' own "
           "durations, gemmprof's from CUPTI in the --timing kernels job, PyTorch's from "
           "torch.profiler; the b2b figures add the gaps between launches)")
     print(f"{'recipe':12s} {'shape':18s} {'gemmprof us':>11s} {'torch before':>12s} "
           f"{'torch after':>11s} {'vs mean':>8s} {'against':>9s} {'torch default':>13s} "
-          f"{'vs default':>10s} {'torch rounds':>12s} {'vs rounds':>9s} {'kernel us ours/torch':>21s}  "
+          f"{'vs default':>10s} {'torch sustained':>15s} {'vs sust.':>8s} {'torch rounds':>12s} {'vs rounds':>9s} {'kernel us ours/torch':>21s}  "
           "gemmprof's GEMM kernel")
     for r in ours:
         if r["status"] != "done":
@@ -157,6 +158,9 @@ def decode(ours, before, after, ours_kernels):
         rounds = (t.get("before_rounds", 0) + t.get("after_rounds", 0)) / 2
         rounds_cols = (f"{rounds * 1e3:12.2f} {ours_ms / rounds - 1:+9.2%}" if rounds > 0
                        else f"{'-':>12s} {'-':>9s}")
+        sus = (t.get("before_sustained", 0) + t.get("after_sustained", 0)) / 2
+        rounds_cols = (f"{sus * 1e3:15.2f} {ours_ms / sus - 1:+8.2%} " if sus > 0
+                       else f"{'-':>15s} {'-':>8s} ") + rounds_cols
         torch_kernel = [x for x in t.get("kernel_ms", []) if x > 0]
         kernels = (f"{kernel_ms.get(key, 0) * 1e3:.2f}/{sum(torch_kernel) / len(torch_kernel) * 1e3:.2f}"
                    if kernel_ms.get(key) and torch_kernel else "-")
