@@ -12,10 +12,10 @@ same blocking kernel torch_baseline.py uses. Each graph is timed two or three wa
                     graph (torch_baseline.py's sustained load: the clocks a power-capped
                     GPU holds under continuous load);
   b2b_rounds_ms     in interleaved rounds over every (shape, recipe, backend) of the run, as
-                 gemmprof times its items: --rounds rounds, each visiting every graph
-                 once in a shuffled order (one untimed replay, then --iters / --rounds
-                 samples), so every figure is taken at the same mix of work; how far the
-                 two differ is how far the order alone moves PyTorch's figure.
+                    gemmprof times its items: --rounds rounds, each visiting every graph
+                    once in a shuffled order (one untimed replay, then --iters / --rounds
+                    samples), so every figure is taken at the same mix of work; how far it
+                    differs from b2b_ms is how far the order alone moves PyTorch's figure.
 
 Medians of the samples.
 

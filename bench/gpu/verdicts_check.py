@@ -155,10 +155,15 @@ def decode(ours, before, after, ours_kernels):
         dt = backends[default]
         d_default = ours_ms / ((dt["before"] + dt["after"]) / 2) - 1
         ok &= abs(d) <= 0.03
-        rounds = (t.get("before_rounds", 0) + t.get("after_rounds", 0)) / 2
+        def mean_of(key):
+            """Mean of the before and after runs' figure `key` where they have it, else 0."""
+            have = [x for x in (t.get("before_" + key, 0), t.get("after_" + key, 0)) if x > 0]
+            return sum(have) / len(have) if have else 0
+
+        rounds = mean_of("rounds")
         rounds_cols = (f"{rounds * 1e3:12.2f} {ours_ms / rounds - 1:+9.2%}" if rounds > 0
                        else f"{'-':>12s} {'-':>9s}")
-        sus = (t.get("before_sustained", 0) + t.get("after_sustained", 0)) / 2
+        sus = mean_of("sustained")
         rounds_cols = (f"{sus * 1e3:15.2f} {ours_ms / sus - 1:+8.2%} " if sus > 0
                        else f"{'-':>15s} {'-':>8s} ") + rounds_cols
         torch_kernel = [x for x in t.get("kernel_ms", []) if x > 0]
