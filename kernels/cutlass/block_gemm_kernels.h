@@ -72,9 +72,10 @@ Made MakeVec128BatchedPingpong(const Group& first, int groups, int device);
 //  * Overlapped (batched only): each K block's scale promotion overlapped with the next
 //    K block's MMAs (overlapped_mainloop.cuh: two partial accumulators per warp group),
 //    on the schedule it won with on an H200: cooperative for 128x128 B^T scales (fprop,
-//    dgrad: on par with the batched form, ahead on some shapes), pingpong for 1x128
-//    (wgrad: 1-13% ahead of batched pingpong). The other two combinations won no item
-//    of Qwen3 or DeepSeek-V3 experts or the seed 5B layer and are not instantiated.
+//    dgrad: within 1.5% of the batched form either way), pingpong for 1x128 (wgrad:
+//    9-12% ahead of batched pingpong on Qwen3's 512-token experts, on par on DeepSeek-V3's
+//    128-token ones: one K block per tile). The other two combinations won no item of
+//    Qwen3 or DeepSeek-V3 experts or the seed 5B layer and are not instantiated.
 Made MakeBlk128BatchedOverlapped(const Group& first, int groups, int device);
 Made MakeVec128BatchedOverlapped(const Group& first, int groups, int device);
 
