@@ -27,18 +27,6 @@ SHAPES = ((16, 14336, 4096), (128, 14336, 4096), (128, 8192, 8192), (64, 4096, 1
 REPEATS = (10, 40)
 
 
-def graph_of(fn):
-    stream = torch.cuda.Stream()
-    with torch.cuda.stream(stream):
-        fn()
-        torch.cuda.synchronize()
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph, stream=stream):
-            fn()
-    torch.cuda.synchronize()
-    return graph
-
-
 def kernel_gaps(graph, replays=20):
     """Device records per replay, median record duration, median end-to-start gap inside
     one replay, median replay span (µs). Each replay is synchronized on its own, so the
@@ -105,8 +93,10 @@ def main():
                 }
                 for policy, body in policies.items():
                     try:
-                        samples = [s / reps for s in tb.time_graph(body, args.warmup, args.iters)]
-                        recs, dur, gap, width = kernel_gaps(graph_of(body))
+                        stream = torch.cuda.Stream()
+                        graph = tb.capture_graph(body, stream, args.warmup)
+                        samples = [s / reps for s in tb.time_replays(graph, stream, args.iters)]
+                        recs, dur, gap, width = kernel_gaps(graph)
                     except Exception as e:  # noqa: BLE001 - report and go on
                         print(f"{recipe:5s} {m}x{k}x{n:<8d} {reps:3d} {policy:6s} failed: {e}")
                         continue

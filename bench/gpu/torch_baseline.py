@@ -115,17 +115,30 @@ def sustain(graph, stream, seconds):
         stream.synchronize()
 
 
-def time_graph(fn, warmup, iters, sustain_s=0.0):
-    stream = torch.cuda.Stream()
+def capture_graph(fn, stream, warmup=0):
+    """fn captured into a CUDA graph on `stream` (one eager call first, so cuBLAS picks and
+    caches its algorithm outside the capture), then `warmup` replays."""
     with torch.cuda.stream(stream):
-        fn()  # let cuBLAS pick and cache its algorithm outside the capture
+        fn()
         torch.cuda.synchronize()
         graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(graph, stream=stream):
             fn()
         for _ in range(warmup):
             graph.replay()
-        torch.cuda.synchronize()
+    torch.cuda.synchronize()
+    return graph
+
+
+def time_graph(fn, warmup, iters, sustain_s=0.0):
+    stream = torch.cuda.Stream()
+    return time_replays(capture_graph(fn, stream, warmup), stream, iters, sustain_s)
+
+
+def time_replays(graph, stream, iters, sustain_s=0.0):
+    """`iters` samples (ms) of one replay of `graph` each, after `sustain_s` seconds of
+    replays when given."""
+    with torch.cuda.stream(stream):
         if sustain_s > 0:
             sustain(graph, stream, sustain_s)
         samples = []

@@ -100,20 +100,6 @@ def time_rounds(graphs, rounds, per_visit, seed):
     return samples
 
 
-def capture(fn, warmup):
-    stream = torch.cuda.Stream()
-    with torch.cuda.stream(stream):
-        fn()
-        torch.cuda.synchronize()
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph, stream=stream):
-            fn()
-        for _ in range(warmup):
-            graph.replay()
-    torch.cuda.synchronize()
-    return graph
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--csv", required=True)
@@ -151,15 +137,19 @@ def main():
                 def ten(fn=fn):
                     for _ in range(REPEAT):
                         fn()
-                samples = [s / REPEAT for s in tb.time_graph(ten, args.warmup, args.iters)]
+                # One graph per call list: timed as a burst, after sustained load, and
+                # in the interleaved rounds below.
+                stream = torch.cuda.Stream()
+                graph = tb.capture_graph(ten, stream, args.warmup)
+                samples = [s / REPEAT for s in tb.time_replays(graph, stream, args.iters)]
                 med = statistics.median(samples)
                 sustained = {}
                 if args.sustain_s > 0:
                     sustained["b2b_sustained_ms"] = "{:.6f}".format(statistics.median(
                         s / REPEAT
-                        for s in tb.time_graph(ten, args.warmup, args.iters, args.sustain_s)))
+                        for s in tb.time_replays(graph, stream, args.iters, args.sustain_s)))
                 names, kernel_ms = kernels_of(fn)
-                graphs.append(capture(ten, args.warmup))
+                graphs.append(graph)
                 rows.append({"recipe": recipe, "backend": backend, "m": m, "k": k, "n": n,
                              "b2b_ms": f"{med:.6f}", "count": len(samples), **sustained,
                              "kernel_ms": f"{kernel_ms:.6f}", "kernels": names})
