@@ -106,9 +106,13 @@ absl::StatusOr<CutlassGemm> CutlassGemm::Create(const BlockGemmSpec& spec,
       "deploy/install_cutlass.sh and rebuild)");
 #else
   RETURN_IF_ERROR(CheckSizes(spec));
-  if (sm != 90) {
+  // Blackwell has the grouped form only (its sm_100a build); everything else is sm_90a.
+  const bool blackwell = sm == 100 && schedule == BlockGemmSchedule::kGrouped;
+  if (sm != 90 && !blackwell) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "the CUTLASS grouped block-scaled GEMM is built for sm_90a only; this is sm_", sm));
+        "the CUTLASS ", BlockGemmScheduleName(schedule), " block-scaled GEMM is built for ",
+        schedule == BlockGemmSchedule::kGrouped ? "sm_90a and sm_100a" : "sm_90a",
+        " only; this is sm_", sm));
   }
   std::vector<cutlass_gemm::Group> groups;
   for (const BlockGemmGroup& g : spec.groups) {
@@ -133,8 +137,13 @@ absl::StatusOr<CutlassGemm> CutlassGemm::Create(const BlockGemmSpec& spec,
   const int count = static_cast<int>(groups.size());
   switch (schedule) {
     case BlockGemmSchedule::kGrouped:
-      made = blk ? cutlass_gemm::MakeBlk128Grouped(groups, device)
-                 : cutlass_gemm::MakeVec128Grouped(groups, device);
+      if (blackwell) {
+        made = blk ? cutlass_gemm::MakeSm100Blk128Grouped(groups, device)
+                   : cutlass_gemm::MakeSm100Vec128Grouped(groups, device);
+      } else {
+        made = blk ? cutlass_gemm::MakeBlk128Grouped(groups, device)
+                   : cutlass_gemm::MakeVec128Grouped(groups, device);
+      }
       break;
     case BlockGemmSchedule::kBatched:
       RETURN_IF_ERROR(CheckBatch(spec));
@@ -159,10 +168,11 @@ absl::StatusOr<CutlassGemm> CutlassGemm::Create(const BlockGemmSpec& spec,
   CutlassGemm gemm;
   gemm.instance_ = std::move(made.instance);
   gemm.description_ = absl::StrCat(
-      "CUTLASS ", GEMMPROF_CUTLASS_VERSION, " sm90a ", BlockGemmScheduleName(schedule),
-      " FP8 blockwise (", FormatName(spec.a_format), " x ", FormatName(spec.bt_format), ", B^T ",
-      spec.bt_128x128 ? "128x128" : "1x128", " scales; ", gemm.instance_->Config(), "), ",
-      spec.groups.size(), spec.groups.size() == 1 ? " group" : " groups", " in one launch");
+      "CUTLASS ", GEMMPROF_CUTLASS_VERSION, blackwell ? " sm100a " : " sm90a ",
+      BlockGemmScheduleName(schedule), " FP8 blockwise (", FormatName(spec.a_format), " x ",
+      FormatName(spec.bt_format), ", B^T ", spec.bt_128x128 ? "128x128" : "1x128", " scales; ",
+      gemm.instance_->Config(), "), ", spec.groups.size(),
+      spec.groups.size() == 1 ? " group" : " groups", " in one launch");
   return gemm;
 #endif
 }

@@ -101,7 +101,9 @@ class CutlassGemm {
  public:
   // Prepares the kernel for `spec` on CUDA device `device` (compute capability `sm`, e.g.
   // 90). FailedPrecondition, with the reason, when it cannot run here: a build without
-  // CUTLASS, a device other than sm_90, a type combination that is not instantiated, or
+  // CUTLASS, a device other than sm_90 (sm_100: kGrouped only, with the sm_100a build of
+  // the grouped form, which no Blackwell GPU has run), a type combination that is not
+  // instantiated, or
   // groups CUTLASS cannot implement (K % 16, N % 8, sizes over 2^31), kBatched for groups
   // of different sizes or not stored back to back; InvalidArgument for
   // no groups or negative sizes; a CUDA failure as Internal.

@@ -78,6 +78,12 @@ Made MakeVec128BatchedPingpong(const Group& first, int groups, int device);
 //    Qwen3 or DeepSeek-V3 experts or the seed 5B layer and are not instantiated.
 Made MakeBlk128BatchedOverlapped(const Group& first, int groups, int device);
 Made MakeVec128BatchedOverlapped(const Group& first, int groups, int device);
+//  * Sm100 (block_gemm_sm100_grouped.cu, built for sm_100a only): the grouped form on
+//    Blackwell, CUTLASS's sm100 pointer-array blockwise collective (UMMA, one SM per tile,
+//    tile 128x128x128, cluster 1x1x1), the same operands and scales. No Blackwell GPU has
+//    run it; cutlass_gemm.cc offers it on sm_100 only.
+Made MakeSm100Blk128Grouped(const std::vector<Group>& groups, int device);
+Made MakeSm100Vec128Grouped(const std::vector<Group>& groups, int device);
 
 // fp8-rowwise: C[m, n] = a_scales[m] * bt_scales[n] * (A[m, k] * B^T[n, k]^T), e4m3 x
 // e4m3 with FP8 fast accumulation (fprop's setting), BF16 out, the scales applied in the
