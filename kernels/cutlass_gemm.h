@@ -103,9 +103,8 @@ class CutlassGemm {
   // 90). FailedPrecondition, with the reason, when it cannot run here: a build without
   // CUTLASS, a device other than sm_90 (sm_100: kGrouped only, with the sm_100a build of
   // the grouped form, which no Blackwell GPU has run), a type combination that is not
-  // instantiated, or
-  // groups CUTLASS cannot implement (K % 16, N % 8, sizes over 2^31), kBatched for groups
-  // of different sizes or not stored back to back; InvalidArgument for
+  // instantiated, or groups CUTLASS cannot implement (K % 16, N % 8, sizes over 2^31),
+  // kBatched for groups of different sizes or not stored back to back; InvalidArgument for
   // no groups or negative sizes; a CUDA failure as Internal.
   static absl::StatusOr<CutlassGemm> Create(const BlockGemmSpec& spec, BlockGemmSchedule schedule,
                                             int device, int sm);

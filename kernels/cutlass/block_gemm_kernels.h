@@ -1,6 +1,7 @@
 // The CUTLASS grouped FP8 block-scaled GEMMs this build instantiates, behind a plain
 // interface free of CUTLASS, CuTe and Abseil headers (the .cu files that instantiate
-// them compile only for sm_90a; cutlass_gemm.h wraps them for the runner).
+// them compile only for sm_90a, block_gemm_sm100_grouped.cu only for sm_100a;
+// cutlass_gemm.h wraps them for the runner).
 //
 // Every group g computes C_g[m, n] = dequant(A_g)[m, k] * dequant(B^T_g)[n, k]^T in fp32
 // with the block scales applied as the K loop crosses each 128-wide block (promotion),
