@@ -52,6 +52,9 @@ std::vector<PgParam> ItemParams(const core::WorkItem& item) {
           std::string(core::ToString(item.mode))};
 }
 
+// The advisory lock that reserves a node name (--node) on the database.
+std::string NodeLockName(const std::string& node) { return "gemmprof-node:" + node; }
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<PgStore>> PgStore::Open(const std::string& uri, Options options) {
@@ -62,8 +65,8 @@ absl::StatusOr<std::unique_ptr<PgStore>> PgStore::Open(const std::string& uri, O
     // One daemon per node name: two would resume each other's jobs. The session lock
     // goes with the connection, so it is taken again after every reconnect.
     auto claim = [node = options.node](PgConnection& c) -> absl::Status {
-      ASSIGN_OR_RETURN(PgResult r, c.Exec("SELECT pg_try_advisory_lock(hashtext(?))",
-                                          {std::string("gemmprof-node:") + node}));
+      ASSIGN_OR_RETURN(PgResult r,
+                       c.Exec("SELECT pg_try_advisory_lock(hashtext(?))", {NodeLockName(node)}));
       if (r.At(0).Text(0) == "t") return absl::OkStatus();
       return absl::FailedPreconditionError(
           "--node " + node +
@@ -79,6 +82,16 @@ absl::StatusOr<std::unique_ptr<PgStore>> PgStore::Open(const std::string& uri, O
 
 PgStore::PgStore(std::unique_ptr<PgConnection> conn, Options options)
     : conn_(std::move(conn)), options_(std::move(options)) {}
+
+PgStore::~PgStore() {
+  // The server drops a session's advisory locks only once its backend has seen the
+  // disconnect, a moment after the client closed: a daemon restarted at once (or a test
+  // reopening the name) could be refused the name meanwhile. Unlocking first makes the name
+  // free when this returns. Best effort: a lost connection has no lock left to give back.
+  if (!options_.node.empty() && conn_->connected()) {
+    (void)conn_->Exec("SELECT pg_advisory_unlock(hashtext(?))", {NodeLockName(options_.node)});
+  }
+}
 
 absl::StatusOr<core::JobRecord> PgStore::CreateJob(core::JobRecord job,
                                                    std::vector<core::WorkItem> items) {

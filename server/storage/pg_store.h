@@ -43,7 +43,8 @@ class PgStore : public ResultStore {
 
   PgStore(const PgStore&) = delete;
   PgStore& operator=(const PgStore&) = delete;
-  ~PgStore() override = default;
+  // Gives the node name back before the connection closes (see the .cc).
+  ~PgStore() override;
 
   absl::StatusOr<core::JobRecord> CreateJob(core::JobRecord job,
                                             std::vector<core::WorkItem> items) override;
