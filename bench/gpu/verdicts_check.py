@@ -155,23 +155,23 @@ def decode(ours, before, after, ours_kernels):
         dt = backends[default]
         d_default = ours_ms / ((dt["before"] + dt["after"]) / 2) - 1
         ok &= abs(d) <= 0.03
-        def mean_of(key):
-            """Mean of the before and after runs' figure `key` where they have it, else 0."""
-            have = [x for x in (t.get("before_" + key, 0), t.get("after_" + key, 0)) if x > 0]
-            return sum(have) / len(have) if have else 0
+        def reference_col(figure, width, vs_width):
+            """PyTorch's `figure` (the mean of the before and after runs that have it) and
+            gemmprof against it, or dashes where neither run has it."""
+            have = [x for x in (t.get("before_" + figure, 0), t.get("after_" + figure, 0))
+                    if x > 0]
+            if not have:
+                return f"{'-':>{width}s} {'-':>{vs_width}s}"
+            ref_ms = sum(have) / len(have)
+            return f"{ref_ms * 1e3:{width}.2f} {ours_ms / ref_ms - 1:+{vs_width}.2%}"
 
-        rounds = mean_of("rounds")
-        rounds_cols = (f"{rounds * 1e3:12.2f} {ours_ms / rounds - 1:+9.2%}" if rounds > 0
-                       else f"{'-':>12s} {'-':>9s}")
-        sus = mean_of("sustained")
-        rounds_cols = (f"{sus * 1e3:15.2f} {ours_ms / sus - 1:+8.2%} " if sus > 0
-                       else f"{'-':>15s} {'-':>8s} ") + rounds_cols
+        unjudged_cols = f"{reference_col('sustained', 15, 8)} {reference_col('rounds', 12, 9)}"
         torch_kernel = [x for x in t.get("kernel_ms", []) if x > 0]
         kernels = (f"{kernel_ms.get(key, 0) * 1e3:.2f}/{sum(torch_kernel) / len(torch_kernel) * 1e3:.2f}"
                    if kernel_ms.get(key) and torch_kernel else "-")
         print(f"{key[0]:12s} {key[1]}x{key[2]}x{key[3]:<8d} {ours_ms * 1e3:11.2f} "
               f"{t['before'] * 1e3:12.2f} {t['after'] * 1e3:11.2f} {d:+8.2%} {against:>9s} "
-              f"{(dt['before'] + dt['after']) / 2 * 1e3:13.2f} {d_default:+10.2%} {rounds_cols} "
+              f"{(dt['before'] + dt['after']) / 2 * 1e3:13.2f} {d_default:+10.2%} {unjudged_cols} "
               f"{kernels:>21s}  "
               f"{kernel or '(no names)'}{'' if same else '  [different kernel]'}"
               f"{'' if abs(d) <= 0.03 else '  FAIL'}")
