@@ -125,8 +125,10 @@ def decode(ours, before, after, ours_kernels):
           "the graph before it; torch sustained (where torch_decode.py ran with --sustain-s), "
           "torch rounds: the mean of before and after timed after sustained load and in "
           "interleaved rounds, not judged; kernel us: the kernels' own "
-          "durations, gemmprof's from CUPTI in the --timing kernels job, PyTorch's from "
-          "torch.profiler; the b2b figures add the gaps between launches)")
+          "durations, gemmprof's from CUPTI in the --timing kernels job, which records its "
+          "isolated launches (one GEMM per graph launch), PyTorch's from torch.profiler over "
+          "20 eager calls back to back: taken under different conditions, so their "
+          "difference is not the gap between a graph's launches)")
     print(f"{'recipe':12s} {'shape':18s} {'gemmprof us':>11s} {'torch before':>12s} "
           f"{'torch after':>11s} {'vs mean':>8s} {'against':>9s} {'torch default':>13s} "
           f"{'vs default':>10s} {'torch sustained':>15s} {'vs sust.':>8s} {'torch rounds':>12s} {'vs rounds':>9s} {'kernel us ours/torch':>21s}  "
