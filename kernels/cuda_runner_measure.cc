@@ -231,7 +231,10 @@ absl::Status CudaRunner::ChooseGemmLibrary(Member& m, const TimerOptions& item_o
     if (c > 0 && *ms[c] < 0.99 * *ms[0] && (best == 0 || *ms[c] < *ms[best])) best = c;
   }
   m.notes.push_back(absl::StrFormat(
-      "GEMM library chosen by measurement: %s (%s per GEMM, medians of %d interleaved rounds)",
+      "GEMM library chosen by measurement: %s (%s per GEMM, medians of %d interleaved rounds "
+      "timed as a short burst before the item's own rounds; a power-capped GPU runs such a "
+      "burst at higher clocks, so these figures rank the candidates and do not compare with "
+      "the item's)",
       names[best], absl::StrJoin(figures, ", "), kRounds));
   if (best > 0) {
     m.cutlass = std::move(cutlass[best]);
