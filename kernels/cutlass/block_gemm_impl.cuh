@@ -60,7 +60,8 @@ class DeviceArray {
   static constexpr int kAlignA = 16, kAlignB = 16, kAlignD = 8
 
 // What every block-scaled instantiation shares: the operands above (A [m, k], B [k, n]
-// stored as B^T [n, k], out [m, n]); tile TileM x 128 x 128, cluster 1x2x1; A's scales 1x128 and
+// stored as B^T [n, k], out [m, n]); tile TileM x 128 x 128, cluster 1x2x1 (1xClusterN in the
+// _IN form: the overlapped forms run without a cluster); A's scales 1x128 and
 // B^T's ScaleN rows tall (128: a weight's 128x128 blocks, 1: a gradient's 1x128), both K-major as
 // the block-quantization kernels write them (block_gemm_kernels.h). Schedule: Cooperative (TileM =
 // 128, two consumer warp groups on one tile) or Pingpong (TileM = 64, the two warp groups alternate
@@ -68,11 +69,13 @@ class DeviceArray {
 // included, take turns). M, N of one group need not be multiples of the tile (predicated). Macros,
 // not templates: the host compiler rejects CUTLASS's collective builders in a dependent context, so
 // each .cu spells its struct out at namespace scope.
-#define GEMMPROF_CUTLASS_BLOCK_GEMM_COMMON(ScaleN, TileM, Schedule)                   \
+#define GEMMPROF_CUTLASS_BLOCK_GEMM_COMMON(ScaleN, TileM, Schedule) \
+  GEMMPROF_CUTLASS_BLOCK_GEMM_COMMON_IN(ScaleN, TileM, Schedule, 2)
+#define GEMMPROF_CUTLASS_BLOCK_GEMM_COMMON_IN(ScaleN, TileM, Schedule, ClusterN)      \
   GEMMPROF_CUTLASS_E4M3_OPERANDS;                                                     \
   static constexpr const char* kSchedule = #Schedule;                                 \
   using TileShape = cute::Shape<cute::Int<TileM>, cute::_128, cute::_128>;            \
-  using ClusterShape = cute::Shape<cute::_1, cute::_2, cute::_1>;                     \
+  using ClusterShape = cute::Shape<cute::_1, cute::Int<ClusterN>, cute::_1>;          \
   using ScaleConfig =                                                                 \
       cutlass::detail::Sm90BlockwiseScaleConfig<1, ScaleN, 128, cute::GMMA::Major::K, \
                                                 cute::GMMA::Major::K>;                \
@@ -269,8 +272,11 @@ class BlockGemm final : public AdapterInstance<typename T::Gemm> {
 // g-1's, as the quantization kernels write them. EpilogueSchedule: TmaWarpSpecialized
 // for Pingpong, TmaWarpSpecializedCooperative for Cooperative.
 #define GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES(Name, ScaleN, TileM, Schedule, EpilogueSchedule) \
+  GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES_IN(Name, ScaleN, TileM, Schedule, EpilogueSchedule, 2)
+#define GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES_IN(Name, ScaleN, TileM, Schedule,                \
+                                                     EpilogueSchedule, ClusterN)                   \
   struct Name {                                                                                    \
-    GEMMPROF_CUTLASS_BLOCK_GEMM_COMMON(ScaleN, TileM, Schedule);                                   \
+    GEMMPROF_CUTLASS_BLOCK_GEMM_COMMON_IN(ScaleN, TileM, Schedule, ClusterN);                      \
     using Epilogue = cutlass::epilogue::collective::CollectiveBuilder<                             \
         cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,              \
         cutlass::epilogue::collective::EpilogueTileAuto, float, float, void, LayoutD, kAlignD,     \
@@ -289,11 +295,13 @@ class BlockGemm final : public AdapterInstance<typename T::Gemm> {
   }
 
 // The batched form above with the consumer mainloop of overlapped_mainloop.cuh (each K
-// block's promotion overlapped with the next block's MMAs); the rest is the base's.
+// block's promotion overlapped with the next block's MMAs), and no cluster (1x1x1): on an
+// H100 that ran every Qwen3 expert item 0.3-3.7% faster than the same form with cluster 1x2
+// (bench/gpu/RESULTS.md); the rest is the base's.
 #define GEMMPROF_CUTLASS_OVERLAPPED_BATCHED_BLOCK_GEMM_TYPES(Name, ScaleN, TileM, Schedule,        \
                                                              EpilogueSchedule)                     \
-  GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES(Name##Base, ScaleN, TileM, Schedule,                   \
-                                            EpilogueSchedule);                                     \
+  GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES_IN(Name##Base, ScaleN, TileM, Schedule,                \
+                                               EpilogueSchedule, 1);                               \
   struct Name : Name##Base {                                                                       \
     static constexpr const char* kSchedule = #Schedule ", promotion overlapped";                   \
     using Mainloop = OverlappedBlockwiseMainloop<Name##Base::Mainloop>;                            \
