@@ -86,6 +86,8 @@ const char* BlockGemmScheduleName(BlockGemmSchedule schedule) {
       return "batched pingpong";
     case BlockGemmSchedule::kBatchedOverlapped:
       return "batched overlapped";
+    case BlockGemmSchedule::kBatchedOverlappedPingpong:
+      return "batched overlapped pingpong";
   }
   return "?";
 }
@@ -159,6 +161,11 @@ absl::StatusOr<CutlassGemm> CutlassGemm::Create(const BlockGemmSpec& spec,
       RETURN_IF_ERROR(CheckBatch(spec));
       made = blk ? cutlass_gemm::MakeBlk128BatchedOverlapped(groups.front(), count, device)
                  : cutlass_gemm::MakeVec128BatchedOverlapped(groups.front(), count, device);
+      break;
+    case BlockGemmSchedule::kBatchedOverlappedPingpong:
+      RETURN_IF_ERROR(CheckBatch(spec));
+      made = blk ? cutlass_gemm::MakeBlk128BatchedOverlappedPingpong(groups.front(), count, device)
+                 : cutlass_gemm::MakeVec128BatchedOverlappedPingpong(groups.front(), count, device);
       break;
   }
   if (made.instance == nullptr) {

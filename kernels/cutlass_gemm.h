@@ -56,19 +56,21 @@ struct BlockGemmSpec {
 // tile 64x128x128, the warp groups alternate tiles so one's epilogue overlaps the
 // other's MMAs (wins short K loops, as in wgrad, and small GEMMs). Overlapped: each K
 // block's scale promotion runs while the next block's MMAs do (CUTLASS's own mainloop
-// waits for a block's MMAs, then promotes, then issues the next block's); cooperative
-// for 128x128 B^T scales, pingpong for 1x128.
+// waits for a block's MMAs, then promotes, then issues the next block's), on either
+// schedule.
 enum class BlockGemmSchedule {
-  kGrouped,            // any size per group: pointer arrays, TMA descriptors per group
-  kBatched,            // groups of one size stored back to back: one batched GEMM
-  kBatchedPingpong,    // kBatched, pingpong
-  kBatchedOverlapped,  // kBatched, promotion overlapped
+  kGrouped,                    // any size per group: pointer arrays, TMA descriptors per group
+  kBatched,                    // groups of one size stored back to back: one batched GEMM
+  kBatchedPingpong,            // kBatched, pingpong
+  kBatchedOverlapped,          // kBatched, promotion overlapped
+  kBatchedOverlappedPingpong,  // kBatchedPingpong, promotion overlapped
 };
 inline constexpr BlockGemmSchedule kBlockGemmSchedules[] = {
     BlockGemmSchedule::kGrouped, BlockGemmSchedule::kBatched, BlockGemmSchedule::kBatchedPingpong,
-    BlockGemmSchedule::kBatchedOverlapped};
+    BlockGemmSchedule::kBatchedOverlapped, BlockGemmSchedule::kBatchedOverlappedPingpong};
 
-// "grouped", "batched", "batched pingpong", "batched overlapped".
+// "grouped", "batched", "batched pingpong", "batched overlapped", "batched overlapped
+// pingpong".
 const char* BlockGemmScheduleName(BlockGemmSchedule schedule);
 
 // fp8-rowwise, one GEMM: C [m, n] = a_scales[m] * bt_scales[n] * A [m, k] * B^T [n, k]^T,

@@ -72,15 +72,16 @@ Made MakeBlk128BatchedPingpong(const Group& first, int groups, int device);
 Made MakeVec128BatchedPingpong(const Group& first, int groups, int device);
 //  * Overlapped (batched only): each K block's scale promotion overlapped with the next
 //    K block's MMAs (overlapped_mainloop.cuh: two partial accumulators per warp group),
-//    on the schedule it won with on an H200: cooperative for 128x128 B^T scales (fprop,
-//    dgrad: within 1.5% of the batched form either way), pingpong for 1x128 (wgrad:
-//    9-12% ahead of batched pingpong on Qwen3's 512-token experts, on par on DeepSeek-V3's
-//    128-token ones: one K block per tile). The other two combinations won no item of
-//    Qwen3 or DeepSeek-V3 experts or the seed 5B layer and are not instantiated. No
-//    cluster (1x1x1): on an H100 that ran every Qwen3 expert item 0.3-3.7% faster than
-//    cluster 1x2 in the same interleaved rounds; 2x1 and 2x2 were no faster than 1x2.
+//    cooperative (tile 128x128x128) and pingpong (tile 64x128x128). On an H100, Qwen3's
+//    512-token experts keep cooperative for 128x128 B^T scales (fprop, dgrad) and
+//    pingpong for 1x128 (wgrad: 9-12% ahead of batched pingpong); DeepSeek-V3's
+//    128-token experts keep the other two on dgrad and wgrad items (up to 6% ahead).
+//    No cluster (1x1x1): on an H100 that ran every Qwen3 expert item 0.3-3.7% faster
+//    than cluster 1x2 in the same interleaved rounds; 2x1 and 2x2 were no faster than 1x2.
 Made MakeBlk128BatchedOverlapped(const Group& first, int groups, int device);
 Made MakeVec128BatchedOverlapped(const Group& first, int groups, int device);
+Made MakeBlk128BatchedOverlappedPingpong(const Group& first, int groups, int device);
+Made MakeVec128BatchedOverlappedPingpong(const Group& first, int groups, int device);
 //  * Sm100 (block_gemm_sm100_grouped.cu, built for sm_100a only): the grouped form on
 //    Blackwell, CUTLASS's sm100 pointer-array blockwise collective (UMMA, one SM per tile,
 //    tile 128x128x128, cluster 1x1x1), the same operands and scales. No Blackwell GPU has

@@ -218,6 +218,9 @@ std::string CaseName(const ::testing::TestParamInfo<LayoutCase>& info) {
     case BlockGemmSchedule::kBatchedOverlapped:
       name += "_overlapped";
       break;
+    case BlockGemmSchedule::kBatchedOverlappedPingpong:
+      name += "_overlapped_pingpong";
+      break;
   }
   return name;
 }
@@ -293,10 +296,12 @@ INSTANTIATE_TEST_SUITE_P(
         // The pingpong form (tile M 64: other fragments hold the scales).
         LayoutCase{"blk128", true, {{5, 256, 320}}, BlockGemmSchedule::kBatchedPingpong},
         LayoutCase{"vec128", false, {{3, 24, 320}}, BlockGemmSchedule::kBatchedPingpong},
-        // The overlapped mainloop: its own promotion code reads the scales (cooperative
-        // for 128x128 B^T scales, pingpong for 1x128).
+        // The overlapped mainloop: its own promotion code reads the scales, on both
+        // schedules (tile M 128 and 64: different fragments hold the scales).
         LayoutCase{"blk128", true, {{5, 256, 320}}, BlockGemmSchedule::kBatchedOverlapped},
-        LayoutCase{"vec128", false, {{3, 24, 320}}, BlockGemmSchedule::kBatchedOverlapped}),
+        LayoutCase{"vec128", false, {{3, 24, 320}}, BlockGemmSchedule::kBatchedOverlapped},
+        LayoutCase{"blk128", true, {{5, 256, 320}}, BlockGemmSchedule::kBatchedOverlappedPingpong},
+        LayoutCase{"vec128", false, {{3, 24, 320}}, BlockGemmSchedule::kBatchedOverlappedPingpong}),
     CaseName);
 
 // ---------------------------------------------------------------------------------------
@@ -362,7 +367,14 @@ INSTANTIATE_TEST_SUITE_P(
         LayoutCase{"blk128", true, {{77, 272, 400}}, BlockGemmSchedule::kBatchedOverlapped},
         LayoutCase{"vec128", false, {{130, 264, 528}}, BlockGemmSchedule::kBatchedOverlapped},
         LayoutCase{"vec128_k256", false, {{136, 264, 256}}, BlockGemmSchedule::kBatchedOverlapped},
-        LayoutCase{"blk128_k128", true, {{200, 272, 128}}, BlockGemmSchedule::kBatchedOverlapped}),
+        LayoutCase{"blk128_k128", true, {{200, 272, 128}}, BlockGemmSchedule::kBatchedOverlapped},
+        LayoutCase{"blk128", true, {{77, 272, 400}}, BlockGemmSchedule::kBatchedOverlappedPingpong},
+        LayoutCase{
+            "vec128", false, {{130, 264, 528}}, BlockGemmSchedule::kBatchedOverlappedPingpong},
+        LayoutCase{
+            "vec128_k256", false, {{136, 264, 256}}, BlockGemmSchedule::kBatchedOverlappedPingpong},
+        LayoutCase{
+            "blk128_k128", true, {{200, 272, 128}}, BlockGemmSchedule::kBatchedOverlappedPingpong}),
     CaseName);
 
 // ---------------------------------------------------------------------------------------
