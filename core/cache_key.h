@@ -19,11 +19,11 @@ namespace gemmprof::core {
 // differ. 3: the batched forms with the overlapped promotion (sm_90a), and the grouped
 // form's sm_100a build as the CUTLASS candidate on sm_100. 4: the overlapped forms
 // without a cluster (1x1x1 instead of 1x2x1). 5: the overlapped forms on both schedules
-// for both scale layouts.
-inline constexpr int kGemmEngineRevision = 5;
+// for both scale layouts. 6: the cooperative one for 1x128 scales withdrawn.
+inline constexpr int kGemmEngineRevision = 6;
 
 // The engine text in the key: the revision, and the CUTLASS version where this build
-// has the CUTLASS candidates ("5+cutlass-4.2.0"; "5" without), so a build without them
+// has the CUTLASS candidates ("6+cutlass-4.2.0"; "6" without), so a build without them
 // is never served a result a build with them measured, nor the reverse.
 std::string GemmEngine();
 

@@ -158,9 +158,13 @@ absl::StatusOr<CutlassGemm> CutlassGemm::Create(const BlockGemmSpec& spec,
                  : cutlass_gemm::MakeVec128BatchedPingpong(groups.front(), count, device);
       break;
     case BlockGemmSchedule::kBatchedOverlapped:
+      if (!blk) {
+        return absl::FailedPreconditionError(
+            "the CUTLASS batched overlapped (cooperative) block-scaled GEMM is built for "
+            "128x128 B^T scales only; 1x128 ones run its pingpong form");
+      }
       RETURN_IF_ERROR(CheckBatch(spec));
-      made = blk ? cutlass_gemm::MakeBlk128BatchedOverlapped(groups.front(), count, device)
-                 : cutlass_gemm::MakeVec128BatchedOverlapped(groups.front(), count, device);
+      made = cutlass_gemm::MakeBlk128BatchedOverlapped(groups.front(), count, device);
       break;
     case BlockGemmSchedule::kBatchedOverlappedPingpong:
       RETURN_IF_ERROR(CheckBatch(spec));

@@ -56,13 +56,13 @@ struct BlockGemmSpec {
 // tile 64x128x128, the warp groups alternate tiles so one's epilogue overlaps the
 // other's MMAs (wins short K loops, as in wgrad, and small GEMMs). Overlapped: each K
 // block's scale promotion runs while the next block's MMAs do (CUTLASS's own mainloop
-// waits for a block's MMAs, then promotes, then issues the next block's), on either
-// schedule.
+// waits for a block's MMAs, then promotes, then issues the next block's): cooperative
+// for 128x128 B^T scales, pingpong for both.
 enum class BlockGemmSchedule {
   kGrouped,                    // any size per group: pointer arrays, TMA descriptors per group
   kBatched,                    // groups of one size stored back to back: one batched GEMM
   kBatchedPingpong,            // kBatched, pingpong
-  kBatchedOverlapped,          // kBatched, promotion overlapped
+  kBatchedOverlapped,          // kBatched, promotion overlapped (128x128 B^T scales)
   kBatchedOverlappedPingpong,  // kBatchedPingpong, promotion overlapped
 };
 inline constexpr BlockGemmSchedule kBlockGemmSchedules[] = {

@@ -72,14 +72,17 @@ Made MakeBlk128BatchedPingpong(const Group& first, int groups, int device);
 Made MakeVec128BatchedPingpong(const Group& first, int groups, int device);
 //  * Overlapped (batched only): each K block's scale promotion overlapped with the next
 //    K block's MMAs (overlapped_mainloop.cuh: two partial accumulators per warp group),
-//    cooperative (tile 128x128x128) and pingpong (tile 64x128x128). On an H100, Qwen3's
-//    512-token experts keep cooperative for 128x128 B^T scales (fprop, dgrad) and
-//    pingpong for 1x128 (wgrad: 9-12% ahead of batched pingpong); DeepSeek-V3's
-//    128-token experts keep the other two on dgrad and wgrad items (up to 6% ahead).
-//    No cluster (1x1x1): on an H100 that ran every Qwen3 expert item 0.3-3.7% faster
-//    than cluster 1x2 in the same interleaved rounds; 2x1 and 2x2 were no faster than 1x2.
+//    cooperative (tile 128x128x128) for 128x128 B^T scales only, pingpong (tile
+//    64x128x128) for both. On an H100 Qwen3's 512-token experts keep cooperative on
+//    fprop and dgrad and pingpong on wgrad (9-12% ahead of batched pingpong);
+//    DeepSeek-V3's 128-token experts keep pingpong on fprop and dgrad (up to 3.5% ahead
+//    in the item's figure). The cooperative form for 1x128 scales was measured too and
+//    not kept: its short choice bursts read up to 28% faster than its item rounds on
+//    DeepSeek-V3's wgrad (chosen once, it made the item 21% slower), and no item it won
+//    ran faster for it. No cluster (1x1x1): on an H100 that ran every Qwen3 expert item
+//    0.3-3.7% faster than cluster 1x2 in the same interleaved rounds; 2x1 and 2x2 were
+//    no faster than 1x2.
 Made MakeBlk128BatchedOverlapped(const Group& first, int groups, int device);
-Made MakeVec128BatchedOverlapped(const Group& first, int groups, int device);
 Made MakeBlk128BatchedOverlappedPingpong(const Group& first, int groups, int device);
 Made MakeVec128BatchedOverlappedPingpong(const Group& first, int groups, int device);
 //  * Sm100 (block_gemm_sm100_grouped.cu, built for sm_100a only): the grouped form on
