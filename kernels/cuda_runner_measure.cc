@@ -1,4 +1,6 @@
 // The per-member pieces of CudaRunner::MeasureGroup (measure_parts.h).
+#include <algorithm>
+#include <cmath>
 #include <optional>
 #include <vector>
 
@@ -59,17 +61,30 @@ std::vector<absl::StatusOr<double>> TimeCandidates(
     const IterationTimer& timer, cudaStream_t stream,
     const std::vector<IterationTimer::Iteration>& candidates, const TimerOptions& item_options,
     int rounds) {
-  TimerOptions options;
-  options.warmup_iters = 3;
-  options.timed_iters = 10;
-  options.flush_buffer = item_options.flush_buffer;  // the item's L2 policy
-  options.flush_bytes = item_options.flush_bytes;
+  constexpr double kWarmupMs = 2.0, kSamplesMs = 5.0;  // per candidate and round
+  TimerOptions probe;
+  probe.warmup_iters = 1;
+  probe.timed_iters = 1;
+  probe.flush_buffer = item_options.flush_buffer;  // the item's L2 policy
+  probe.flush_bytes = item_options.flush_bytes;
+  std::vector<TimerOptions> options(candidates.size(), probe);
   std::vector<std::vector<double>> medians(candidates.size());
   std::vector<absl::Status> failed(candidates.size());
-  for (int round = 0; round < rounds; ++round) {
+  auto launches = [](double budget_ms, double ms, int lo, int hi) {
+    return ms > 0 ? static_cast<int>(std::clamp(std::ceil(budget_ms / ms), double{lo}, double{hi}))
+                  : hi;
+  };
+  for (int round = -1; round < rounds; ++round) {  // round -1: one launch sizes the rounds
     for (size_t i = 0; i < candidates.size(); ++i) {
       if (!failed[i].ok()) continue;
-      absl::StatusOr<TimerResult> r = timer.Time(stream, candidates[i], options);
+      absl::StatusOr<TimerResult> r =
+          timer.Time(stream, candidates[i], round < 0 ? probe : options[i]);
+      if (r.ok() && round < 0) {
+        const double ms = r->samples_ms.empty() ? 0 : r->samples_ms.front();
+        options[i].warmup_iters = launches(kWarmupMs, ms, 1, 3);
+        options[i].timed_iters = launches(kSamplesMs, ms, 3, 10);
+        continue;
+      }
       if (!r.ok()) {
         failed[i] = r.status();
         (void)cudaStreamSynchronize(stream);

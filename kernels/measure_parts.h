@@ -57,11 +57,14 @@ absl::StatusOr<std::vector<MatmulPlan>> CreatePlans(cublasLtHandle_t lt, const M
                                                     std::string* per_group_reason);
 
 // Times each of `candidates` (ways to run one item's GEMM) the way items are timed
-// (graph launches, per-sample events; 3 warm-up launches and 10 samples, under the
-// item's L2 policy) in `rounds` interleaved rounds, so clock and power drift on a
-// power-capped GPU spreads over all of them: per candidate the median of its rounds'
-// medians, or the error of its first failed launch (it then sits out later rounds; the
-// stream is synchronized and the error cleared where CUDA allows).
+// (graph launches, per-sample events, under the item's L2 policy) in `rounds` interleaved
+// rounds, so clock and power drift on a power-capped GPU spreads over all of them: per
+// candidate the median of its rounds' medians, or the error of its first failed launch
+// (it then sits out later rounds; the stream is synchronized and the error cleared where
+// CUDA allows). A round gives each candidate up to 3 warm-up launches and 10 samples,
+// fewer for a long GEMM (about 2 ms of warm-up and 5 ms of samples, at least 1 and 3;
+// one launch each first sizes them), so that a job of big dense GEMMs does not spend
+// seconds choosing.
 std::vector<absl::StatusOr<double>> TimeCandidates(
     const IterationTimer& timer, cudaStream_t stream,
     const std::vector<IterationTimer::Iteration>& candidates, const TimerOptions& item_options,
