@@ -77,7 +77,7 @@ Made MakeVec128BatchedPingpong(const Group& first, int groups, int device);
 //    fprop and dgrad and pingpong on wgrad (9-12% ahead of batched pingpong);
 //    DeepSeek-V3's 128-token experts keep pingpong on fprop and dgrad (up to 3.5% ahead
 //    in the item's figure). The cooperative form for 1x128 scales was measured too and
-//    not kept: its short choice bursts read up to 28% faster than its item rounds on
+//    not kept: its short choice bursts read up to 27% faster than its item rounds on
 //    DeepSeek-V3's wgrad (chosen once, it made the item 21% slower), and no item it won
 //    ran faster for it. No cluster (1x1x1): on an H100 that ran every Qwen3 expert item
 //    0.3-3.7% faster than cluster 1x2 in the same interleaved rounds; 2x1 and 2x2 were
