@@ -362,7 +362,8 @@ INSTANTIATE_TEST_SUITE_P(
         LayoutCase{"blk128", true, {{77, 272, 400}}, BlockGemmSchedule::kBatchedPingpong},
         LayoutCase{"vec128", false, {{130, 264, 528}}, BlockGemmSchedule::kBatchedPingpong},
         // The overlapped mainloop takes K tiles two at a time: 1, 2, 4 and 5 tiles (K 128,
-        // 256, 400, 528) end its loop each way.
+        // 256, 400, 528) end its loop each way; the pingpong form runs all four, the
+        // cooperative one (128x128 B^T scales only) 4 and 1.
         LayoutCase{"blk128", true, {{77, 272, 400}}, BlockGemmSchedule::kBatchedOverlapped},
         LayoutCase{"blk128_k128", true, {{200, 272, 128}}, BlockGemmSchedule::kBatchedOverlapped},
         LayoutCase{"blk128", true, {{77, 272, 400}}, BlockGemmSchedule::kBatchedOverlappedPingpong},
