@@ -19,8 +19,9 @@ namespace gemmprof::core {
 // differ. 3: the batched forms with the overlapped promotion (sm_90a), and the grouped
 // form's sm_100a build as the CUTLASS candidate on sm_100. 4: the overlapped forms
 // without a cluster (1x1x1 instead of 1x2x1). 5: the overlapped forms on both schedules
-// for both scale layouts. 6: the cooperative one for 1x128 scales withdrawn.
-inline constexpr int kGemmEngineRevision = 6;
+// for both scale layouts. 6: the cooperative one for 1x128 scales withdrawn. 7: the
+// pingpong overlapped form for 1x128 scales stores its whole tile in one epilogue step.
+inline constexpr int kGemmEngineRevision = 7;
 
 // The engine text in the key: the revision, and the CUTLASS version where this build
 // has the CUTLASS candidates ("6+cutlass-4.2.0"; "6" without), so a build without them

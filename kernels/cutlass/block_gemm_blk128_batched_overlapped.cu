@@ -6,8 +6,9 @@
 namespace gemmprof::kernels::cutlass_gemm {
 
 namespace {
-GEMMPROF_CUTLASS_OVERLAPPED_BATCHED_BLOCK_GEMM_TYPES(Blk128BatchedOverlapped, 128, 128, Cooperative,
-                                                     TmaWarpSpecializedCooperative);
+GEMMPROF_CUTLASS_OVERLAPPED_BATCHED_BLOCK_GEMM_TYPES(
+    Blk128BatchedOverlapped, 128, 128, Cooperative, TmaWarpSpecializedCooperative,
+    cutlass::epilogue::collective::EpilogueTileAuto, "");
 }  // namespace
 
 Made MakeBlk128BatchedOverlapped(const Group& first, int groups, int device) {

@@ -6,8 +6,9 @@
 namespace gemmprof::kernels::cutlass_gemm {
 
 namespace {
-GEMMPROF_CUTLASS_OVERLAPPED_BATCHED_BLOCK_GEMM_TYPES(Blk128BatchedOverlappedPingpong, 128, 64,
-                                                     Pingpong, TmaWarpSpecialized);
+GEMMPROF_CUTLASS_OVERLAPPED_BATCHED_BLOCK_GEMM_TYPES(
+    Blk128BatchedOverlappedPingpong, 128, 64, Pingpong, TmaWarpSpecialized,
+    cutlass::epilogue::collective::EpilogueTileAuto, "");
 }  // namespace
 
 Made MakeBlk128BatchedOverlappedPingpong(const Group& first, int groups, int device) {

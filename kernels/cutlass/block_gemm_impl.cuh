@@ -272,14 +272,17 @@ class BlockGemm final : public AdapterInstance<typename T::Gemm> {
 // g-1's, as the quantization kernels write them. EpilogueSchedule: TmaWarpSpecialized
 // for Pingpong, TmaWarpSpecializedCooperative for Cooperative.
 #define GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES(Name, ScaleN, TileM, Schedule, EpilogueSchedule) \
-  GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES_IN(Name, ScaleN, TileM, Schedule, EpilogueSchedule, 2)
+  GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES_IN(Name, ScaleN, TileM, Schedule, EpilogueSchedule, 2, \
+                                               cutlass::epilogue::collective::EpilogueTileAuto)
+// EpilogueTile: how much of the tile the epilogue stores at a time (EpilogueTileAuto: CUTLASS's
+// choice, 64x32 for pingpong and 128x32 for cooperative).
 #define GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES_IN(Name, ScaleN, TileM, Schedule,                \
-                                                     EpilogueSchedule, ClusterN)                   \
+                                                     EpilogueSchedule, ClusterN, EpilogueTile)     \
   struct Name {                                                                                    \
     GEMMPROF_CUTLASS_BLOCK_GEMM_COMMON_IN(ScaleN, TileM, Schedule, ClusterN);                      \
     using Epilogue = cutlass::epilogue::collective::CollectiveBuilder<                             \
         cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,              \
-        cutlass::epilogue::collective::EpilogueTileAuto, float, float, void, LayoutD, kAlignD,     \
+        EpilogueTile, float, float, void, LayoutD, kAlignD,                                        \
         ElementD, LayoutD, kAlignD, cutlass::epilogue::EpilogueSchedule,                           \
         cutlass::epilogue::fusion::LinearCombination<ElementD, float, void, float>>::CollectiveOp; \
     using Mainloop = cutlass::gemm::collective::CollectiveBuilder<                                 \
@@ -297,13 +300,14 @@ class BlockGemm final : public AdapterInstance<typename T::Gemm> {
 // The batched form above with the consumer mainloop of overlapped_mainloop.cuh (each K
 // block's promotion overlapped with the next block's MMAs), and no cluster (1x1x1): on an
 // H100 that ran every Qwen3 expert item 0.3-3.7% faster than the same form with cluster 1x2
-// (bench/gpu/RESULTS.md); the rest is the base's.
+// (bench/gpu/RESULTS.md); the rest is the base's. EpilogueTile and Note ("" or ", epilogue
+// tile 64x128", for its description) as in the _IN form.
 #define GEMMPROF_CUTLASS_OVERLAPPED_BATCHED_BLOCK_GEMM_TYPES(Name, ScaleN, TileM, Schedule,        \
-                                                             EpilogueSchedule)                     \
+                                                             EpilogueSchedule, EpilogueTile, Note) \
   GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES_IN(Name##Base, ScaleN, TileM, Schedule,                \
-                                               EpilogueSchedule, 1);                               \
+                                               EpilogueSchedule, 1, EpilogueTile);                 \
   struct Name : Name##Base {                                                                       \
-    static constexpr const char* kSchedule = #Schedule ", promotion overlapped";                   \
+    static constexpr const char* kSchedule = #Schedule ", promotion overlapped" Note;              \
     using Mainloop = OverlappedBlockwiseMainloop<Name##Base::Mainloop>;                            \
     using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop, \
                                                         Name##Base::Epilogue>;                     \

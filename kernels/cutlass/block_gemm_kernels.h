@@ -81,7 +81,10 @@ Made MakeVec128BatchedPingpong(const Group& first, int groups, int device);
 //    DeepSeek-V3's wgrad (chosen once, it made the item 21% slower), and no item it won
 //    ran faster for it. No cluster (1x1x1): on an H100 that ran every Qwen3 expert item
 //    0.3-3.7% faster than cluster 1x2 in the same interleaved rounds; 2x1 and 2x2 were
-//    no faster than 1x2.
+//    no faster than 1x2. The pingpong form for 1x128 scales (wgrad) stores its whole
+//    64x128 tile in one epilogue step (3-7% on Qwen3's wgrad against CUTLASS's 64x32
+//    pieces); with the others, wider pieces won as often as they lost, and storing
+//    straight from registers (no shared memory) was 16-26% slower on wgrad.
 Made MakeBlk128BatchedOverlapped(const Group& first, int groups, int device);
 Made MakeBlk128BatchedOverlappedPingpong(const Group& first, int groups, int device);
 Made MakeVec128BatchedOverlappedPingpong(const Group& first, int groups, int device);

@@ -1,13 +1,20 @@
 // CUTLASS FP8 block-scaled GEMM over groups of one size as one batch, e4m3 x e4m3, B^T
 // scales 1x128 (wgrad), pingpong schedule, tile 64x128x128, each K block's promotion
-// overlapped with the next block's MMAs (overlapped_mainloop.cuh).
+// overlapped with the next block's MMAs (overlapped_mainloop.cuh). The epilogue stores
+// the whole 64x128 tile at once (one shared-memory buffer, one TMA store) rather than
+// CUTLASS's four 64x32 pieces: wgrad writes an output tile per four K blocks (Qwen3's
+// 512-token experts) or per one (DeepSeek-V3's 128), and on an H100 the whole-tile store
+// ran Qwen3's two wgrad items 3-7% faster in the same interleaved rounds
+// (bench/gpu/RESULTS.md).
 #include "kernels/cutlass/block_gemm_impl.cuh"
 
 namespace gemmprof::kernels::cutlass_gemm {
 
 namespace {
+using WholeTileEpilogue = cute::Shape<cute::_64, cute::_128>;
 GEMMPROF_CUTLASS_OVERLAPPED_BATCHED_BLOCK_GEMM_TYPES(Vec128BatchedOverlappedPingpong, 1, 64,
-                                                     Pingpong, TmaWarpSpecialized);
+                                                     Pingpong, TmaWarpSpecialized,
+                                                     WholeTileEpilogue, ", epilogue tile 64x128");
 }  // namespace
 
 Made MakeVec128BatchedOverlappedPingpong(const Group& first, int groups, int device) {
