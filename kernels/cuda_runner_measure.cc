@@ -71,7 +71,8 @@ std::vector<absl::StatusOr<double>> TimeCandidates(
   std::vector<std::vector<double>> medians(candidates.size());
   std::vector<absl::Status> failed(candidates.size());
   auto launches = [](double budget_ms, double ms, int lo, int hi) {
-    return ms > 0 ? static_cast<int>(std::clamp(std::ceil(budget_ms / ms), double{lo}, double{hi}))
+    return ms > 0 ? static_cast<int>(std::clamp(std::ceil(budget_ms / ms), static_cast<double>(lo),
+                                                static_cast<double>(hi)))
                   : hi;
   };
   for (int round = -1; round < rounds; ++round) {  // round -1: one launch sizes the rounds
