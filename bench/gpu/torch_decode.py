@@ -17,7 +17,10 @@ same blocking kernel torch_baseline.py uses. Each graph is timed two or three wa
                     samples), so every figure is taken at the same mix of work; how far it
                     differs from b2b_ms is how far the order alone moves PyTorch's figure.
 
-Medians of the samples.
+Medians of the samples. sm_clock_mhz is the median SM clock during the b2b_ms burst
+(nvidia-smi sampling every 10 ms while the script runs; empty where it could not), to set
+beside the SM clock gemmprof reports for each item's measurement group: on a power-capped
+GPU a burst's clocks depend on what ran before it.
 
 torch.matmul runs twice: with PyTorch's default BLAS library (cuBLAS, backend "cublas")
 and with torch.backends.cuda.preferred_blas_library("cublaslt") (backend "cublaslt",
@@ -27,9 +30,12 @@ comparison can tell whether gemmprof and PyTorch ran the same kernel, and compar
 time apart from the gaps between launches.
 """
 import argparse
+import datetime
 import random
 import statistics
+import subprocess
 import sys
+import tempfile
 
 import torch
 from torch.profiler import ProfilerActivity, profile
@@ -70,6 +76,45 @@ def kernels_of(fn, calls=20):
             total_us += e.device_time
     names = "; ".join(f"{name} x{n // calls}" for name, n in counts.items())
     return names, total_us / calls / 1000
+
+
+class ClockLog:
+    """The SM clock of this process's GPU, sampled by nvidia-smi every 10 ms from creation
+    to stop() (into a file: a pipe left unread would stall it)."""
+
+    def __init__(self):
+        props = torch.cuda.get_device_properties(torch.cuda.current_device())
+        uuid = getattr(props, "uuid", None)  # printed without nvidia-smi's "GPU-"
+        target = ("GPU-" + str(uuid).removeprefix("GPU-") if uuid is not None
+                  else str(torch.cuda.current_device()))
+        self.out = tempfile.TemporaryFile(mode="w+")
+        self.samples = []
+        try:
+            self.proc = subprocess.Popen(
+                ["nvidia-smi", "-i", target, "--query-gpu=timestamp,clocks.sm",
+                 "--format=csv,noheader,nounits", "-lms", "10"],
+                stdout=self.out, stderr=subprocess.DEVNULL, text=True)
+        except OSError:
+            self.proc = None
+
+    def stop(self):
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait()
+        self.out.seek(0)
+        for line in self.out:
+            try:
+                stamp, mhz = (x.strip() for x in line.split(","))
+                self.samples.append(
+                    (datetime.datetime.strptime(stamp, "%Y/%m/%d %H:%M:%S.%f"), float(mhz)))
+            except ValueError:
+                continue
+
+    def median_mhz(self, start, end):
+        """The median sample from `start` to `end` (local datetimes, as nvidia-smi stamps
+        them), or None."""
+        within = [mhz for t, mhz in self.samples if start <= t <= end]
+        return statistics.median(within) if within else None
 
 
 def time_rounds(graphs, rounds, per_visit, seed):
@@ -117,7 +162,8 @@ def main():
           f"{torch.cuda.get_device_name()}")
     gen = torch.Generator(device="cuda").manual_seed(args.seed)
     tb.warm_up(gen)
-    rows, graphs, keep = [], [], []
+    rows, graphs, keep, windows = [], [], [], []
+    clock = ClockLog()
     for m in MS:
         for k, n in KNS:
             a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=gen)
@@ -141,7 +187,9 @@ def main():
                 # in the interleaved rounds below.
                 stream = torch.cuda.Stream()
                 graph = tb.capture_graph(ten, stream, args.warmup)
+                start = datetime.datetime.now()
                 samples = [s / REPEAT for s in tb.time_replays(graph, stream, args.iters)]
+                windows.append((start, datetime.datetime.now()))
                 med = statistics.median(samples)
                 sustained = {}
                 if args.sustain_s > 0:
@@ -168,6 +216,13 @@ def main():
               + f"{float(row['b2b_rounds_ms']) * 1e3:9.2f} interleaved "
               f"({REPEAT} back to back in one graph); kernels "
               f"{float(row['kernel_ms']) * 1e3:.2f} us: {row['kernels']}")
+    clock.stop()
+    for row, window in zip(rows, windows):
+        mhz = clock.median_mhz(*window)
+        row["sm_clock_mhz"] = f"{mhz:.0f}" if mhz is not None else ""
+    print(f"SM clock during each burst ({len(clock.samples)} nvidia-smi samples): "
+          + ", ".join(f"{r['recipe']} {r['backend']} {r['m']}x{r['k']}x{r['n']} "
+                      f"{r['sm_clock_mhz'] or '-'}" for r in rows))
     tb.finish(rows, args.csv)
     return 0
 

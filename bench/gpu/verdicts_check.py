@@ -110,6 +110,7 @@ def decode(ours, before, after, ours_kernels):
             t[name] = f(r["b2b_ms"])
             t[name + "_rounds"] = f(r.get("b2b_rounds_ms"))
             t[name + "_sustained"] = f(r.get("b2b_sustained_ms"))
+            t[name + "_mhz"] = f(r.get("sm_clock_mhz"))
             t["kernel"] = first_kernel(r.get("kernels", ""))
             t.setdefault("kernel_ms", []).append(f(r.get("kernel_ms")))
     names, kernel_ms = {}, {}
@@ -128,10 +129,11 @@ def decode(ours, before, after, ours_kernels):
           "durations, gemmprof's from CUPTI in the --timing kernels job, which records its "
           "isolated launches (one GEMM per graph launch), PyTorch's from torch.profiler over "
           "20 eager calls back to back: taken under different conditions, so their "
-          "difference is not the gap between a graph's launches)")
+          "difference is not the gap between a graph's launches; MHz ours/torch: the median SM "
+          "clock of gemmprof's measurement group and of PyTorch's before and after bursts)")
     print(f"{'recipe':12s} {'shape':18s} {'gemmprof us':>11s} {'torch before':>12s} "
           f"{'torch after':>11s} {'vs mean':>8s} {'against':>9s} {'torch default':>13s} "
-          f"{'vs default':>10s} {'torch sustained':>15s} {'vs sust.':>8s} {'torch rounds':>12s} {'vs rounds':>9s} {'kernel us ours/torch':>21s}  "
+          f"{'vs default':>10s} {'torch sustained':>15s} {'vs sust.':>8s} {'torch rounds':>12s} {'vs rounds':>9s} {'kernel us ours/torch':>21s} {'MHz ours/torch':>14s}  "
           "gemmprof's GEMM kernel")
     for r in ours:
         if r["status"] != "done":
@@ -171,10 +173,13 @@ def decode(ours, before, after, ours_kernels):
         torch_kernel = [x for x in t.get("kernel_ms", []) if x > 0]
         kernels = (f"{kernel_ms.get(key, 0) * 1e3:.2f}/{sum(torch_kernel) / len(torch_kernel) * 1e3:.2f}"
                    if kernel_ms.get(key) and torch_kernel else "-")
+        torch_mhz = [x for x in (t.get("before_mhz", 0), t.get("after_mhz", 0)) if x > 0]
+        clocks = (f"{f(r.get('sm_clock_mhz')):.0f}/{sum(torch_mhz) / len(torch_mhz):.0f}"
+                  if f(r.get("sm_clock_mhz")) and torch_mhz else "-")
         print(f"{key[0]:12s} {key[1]}x{key[2]}x{key[3]:<8d} {ours_ms * 1e3:11.2f} "
               f"{t['before'] * 1e3:12.2f} {t['after'] * 1e3:11.2f} {d:+8.2%} {against:>9s} "
               f"{(dt['before'] + dt['after']) / 2 * 1e3:13.2f} {d_default:+10.2%} {unjudged_cols} "
-              f"{kernels:>21s}  "
+              f"{kernels:>21s} {clocks:>14s}  "
               f"{kernel or '(no names)'}{'' if same else '  [different kernel]'}"
               f"{'' if abs(d) <= 0.03 else '  FAIL'}")
     return ok
