@@ -24,7 +24,7 @@ namespace gemmprof::core {
 inline constexpr int kGemmEngineRevision = 7;
 
 // The engine text in the key: the revision, and the CUTLASS version where this build
-// has the CUTLASS candidates ("6+cutlass-4.2.0"; "6" without), so a build without them
+// has the CUTLASS candidates ("7+cutlass-4.2.0"; "7" without), so a build without them
 // is never served a result a build with them measured, nor the reverse.
 std::string GemmEngine();
 
