@@ -39,10 +39,12 @@ def grouped(name, title):
     print("|---|---|---|---|---:|---:|---|---|")
     sums = {}
     choices = []
+    per_item = {}  # (pass, op) -> {recipe: ms}
     for it in report["items"]:
         r = it.get("result")
         if it["groups"] <= 1 or it["mode"] != "prequant" or not r:
             continue
+        per_item.setdefault((it["pass"], it["op"]), {})[it["recipe"]] = r["median_ms"]
         s = sums.setdefault(it["recipe"], [0.0, 0.0, 0])
         s[0] += r["median_ms"]
         s[1] += r["flops"]
@@ -63,6 +65,17 @@ def grouped(name, title):
             ms, flops, n = sums[recipe]
             print(f"| {recipe} | {n} | {ms:.3f} | {flops / ms / 1e9:.0f} | "
                   f"{sums['bf16'][0] / ms:.2f}x |")
+    # Where fp8-block's time over fp8-current's goes, item by item.
+    rows = [(k, v) for k, v in per_item.items() if "fp8-block" in v and "fp8-current" in v]
+    if rows:
+        excess = sum(v["fp8-block"] - v["fp8-current"] for _, v in rows)
+        print("\n| item | fp8-block / fp8-current | fp8-block ms over fp8-current | share |")
+        print("|---|---:|---:|---:|")
+        for (pass_, op), v in rows:
+            over = v["fp8-block"] - v["fp8-current"]
+            share = f"{over / excess:.0%}" if excess > 0 else "-"
+            print(f"| {pass_} {op} | {v['fp8-block'] / v['fp8-current']:.2f}x | {over:+.4f} | "
+                  f"{share} |")
     ok = all(r in sums for r in ("bf16", "fp8-current", "fp8-block"))
     vs_bf16 = sums["bf16"][0] / sums["fp8-block"][0] if ok else float("nan")
     vs_cur = sums["fp8-current"][0] / sums["fp8-block"][0] if ok else float("nan")
