@@ -307,6 +307,8 @@ class BlockGemm final : public AdapterInstance<typename T::Gemm> {
   GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES_IN(Name##Base, ScaleN, TileM, Schedule,                \
                                                EpilogueSchedule, 1, EpilogueTile);                 \
   struct Name : Name##Base {                                                                       \
+    /* the base's name is replaced (and referenced here, or nvcc warns it is unused) */            \
+    static_assert(Name##Base::kSchedule != nullptr);                                               \
     static constexpr const char* kSchedule = #Schedule ", promotion overlapped" Note;              \
     using Mainloop = OverlappedBlockwiseMainloop<Name##Base::Mainloop>;                            \
     using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop, \
