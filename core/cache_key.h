@@ -21,10 +21,12 @@ namespace gemmprof::core {
 // without a cluster (1x1x1 instead of 1x2x1). 5: the overlapped forms on both schedules
 // for both scale layouts. 6: the cooperative one for 1x128 scales withdrawn. 7: the
 // pingpong overlapped form for 1x128 scales stores its whole tile in one epilogue step.
-inline constexpr int kGemmEngineRevision = 7;
+// 8: the pingpong overlapped form for 128x128 scales stores its whole tile from a buffer
+// per warp group and waits for the store only before the group's next epilogue.
+inline constexpr int kGemmEngineRevision = 8;
 
 // The engine text in the key: the revision, and the CUTLASS version where this build
-// has the CUTLASS candidates ("7+cutlass-4.2.0"; "7" without), so a build without them
+// has the CUTLASS candidates ("8+cutlass-4.2.0"; "8" without), so a build without them
 // is never served a result a build with them measured, nor the reverse.
 std::string GemmEngine();
 

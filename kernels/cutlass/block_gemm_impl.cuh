@@ -21,6 +21,7 @@
 #include "cutlass/gemm/kernel/gemm_universal.hpp"
 #include "cutlass/util/packed_stride.hpp"
 #include "kernels/cutlass/block_gemm_kernels.h"
+#include "kernels/cutlass/deferred_store_epilogue.cuh"
 #include "kernels/cutlass/overlapped_mainloop.cuh"
 
 namespace gemmprof::kernels::cutlass_gemm {
@@ -107,7 +108,9 @@ class DeviceArray {
 // "tile 128x128x128, cluster 1x2x1, Cooperative, 6 stages" of an instantiation `T`.
 template <class T>
 std::string ConfigOf() {
-  return "tile " + std::to_string(cute::size<0>(typename T::TileShape{})) + "x128x128, cluster " +
+  return "tile " + std::to_string(cute::size<0>(typename T::TileShape{})) + "x" +
+         std::to_string(cute::size<1>(typename T::TileShape{})) + "x" +
+         std::to_string(cute::size<2>(typename T::TileShape{})) + ", cluster " +
          std::to_string(cute::size<0>(typename T::ClusterShape{})) + "x" +
          std::to_string(cute::size<1>(typename T::ClusterShape{})) + "x1, " + T::kSchedule + ", " +
          std::to_string(T::Mainloop::DispatchPolicy::Stages) + " stages";
@@ -282,8 +285,8 @@ class BlockGemm final : public AdapterInstance<typename T::Gemm> {
     GEMMPROF_CUTLASS_BLOCK_GEMM_COMMON_IN(ScaleN, TileM, Schedule, ClusterN);                      \
     using Epilogue = cutlass::epilogue::collective::CollectiveBuilder<                             \
         cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,              \
-        EpilogueTile, float, float, void, LayoutD, kAlignD,                                        \
-        ElementD, LayoutD, kAlignD, cutlass::epilogue::EpilogueSchedule,                           \
+        EpilogueTile, float, float, void, LayoutD, kAlignD, ElementD, LayoutD, kAlignD,            \
+        cutlass::epilogue::EpilogueSchedule,                                                       \
         cutlass::epilogue::fusion::LinearCombination<ElementD, float, void, float>>::CollectiveOp; \
     using Mainloop = cutlass::gemm::collective::CollectiveBuilder<                                 \
         cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA,                             \
@@ -313,6 +316,41 @@ class BlockGemm final : public AdapterInstance<typename T::Gemm> {
     using Mainloop = OverlappedBlockwiseMainloop<Name##Base::Mainloop>;                            \
     using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop, \
                                                         Name##Base::Epilogue>;                     \
+    using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;                              \
+  }
+
+// The overlapped form on the pingpong schedule with the epilogue of
+// deferred_store_epilogue.cuh: a tile's TMA store is not waited for at the tile's end but
+// before the warp group's next epilogue, with StagesD shared-memory buffers for D, a
+// multiple of twice the epilogue's pieces per tile so each warp group stores from buffers
+// of its own (checked at compile time).
+#define GEMMPROF_CUTLASS_DEFERRED_STORE_BATCHED_BLOCK_GEMM_TYPES(                                  \
+    Name, ScaleN, TileM, Schedule, EpilogueSchedule, EpilogueTile, StagesD, Note)                  \
+  struct Name##Base {                                                                              \
+    GEMMPROF_CUTLASS_BLOCK_GEMM_COMMON_IN(ScaleN, TileM, Schedule, 1);                             \
+  };                                                                                               \
+  struct Name : Name##Base {                                                                       \
+    static_assert(Name##Base::kSchedule != nullptr);                                               \
+    static constexpr const char* kSchedule = #Schedule ", promotion overlapped" Note;              \
+    using BuiltEpilogue = cutlass::epilogue::collective::CollectiveBuilder<                        \
+        cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,              \
+        EpilogueTile, float, float, void, LayoutD, kAlignD, ElementD, LayoutD, kAlignD,            \
+        cutlass::epilogue::EpilogueSchedule,                                                       \
+        cutlass::epilogue::fusion::LinearCombination<ElementD, float, void, float>>::CollectiveOp; \
+    using Epilogue =                                                                               \
+        DeferredStoreWaitEpilogue<typename WithStoreStages<BuiltEpilogue, StagesD>::type>;         \
+    static_assert(StagesD % (2 * Epilogue::get_store_pipe_increment(TileShape{})) == 0,            \
+                  "each pingpong warp group needs buffers of its own for every epilogue piece");   \
+    using BaseMainloop = cutlass::gemm::collective::CollectiveBuilder<                             \
+        cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA,                             \
+        cute::tuple<LayoutA, LayoutSFA>, kAlignA, ElementB, cute::tuple<LayoutB, LayoutSFB>,       \
+        kAlignB, float, TileShape, ClusterShape,                                                   \
+        cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(                        \
+            sizeof(typename Epilogue::SharedStorage))>,                                            \
+        cutlass::gemm::KernelTmaWarpSpecialized##Schedule##FP8Blockwise>::CollectiveOp;            \
+    using Mainloop = OverlappedBlockwiseMainloop<BaseMainloop>;                                    \
+    using Kernel =                                                                                 \
+        cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop, Epilogue>; \
     using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;                              \
   }
 

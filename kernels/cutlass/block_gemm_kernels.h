@@ -84,7 +84,14 @@ Made MakeVec128BatchedPingpong(const Group& first, int groups, int device);
 //    no faster than 1x2. The pingpong form for 1x128 scales (wgrad) stores its whole
 //    64x128 tile in one epilogue step (3-7% on Qwen3's wgrad against CUTLASS's 64x32
 //    pieces); with the others, wider pieces won as often as they lost, and storing
-//    straight from registers (no shared memory) was 16-26% slower on wgrad.
+//    straight from registers (no shared memory) was 16-26% slower on wgrad. The
+//    pingpong form for 128x128 scales stores its whole tile too, each warp group from a
+//    buffer of its own, waiting for a store only before the group's next epilogue
+//    (deferred_store_epilogue.cuh): 1.2-4.9% ahead of CUTLASS's epilogue on DeepSeek-V3's
+//    fprop and dgrad items in three H100 calls, up to 7% behind on Qwen3's (which keep
+//    the cooperative form). The same epilogue on the 1x128 form was 3-4% slower on Qwen3's
+//    wgrad, and on the cooperative form up to 10%; wider tiles for 1x128 scales (128x160,
+//    128x192, 64x192) and clusters 2x1 and 2x2 lost on wgrad too.
 Made MakeBlk128BatchedOverlapped(const Group& first, int groups, int device);
 Made MakeBlk128BatchedOverlappedPingpong(const Group& first, int groups, int device);
 Made MakeVec128BatchedOverlappedPingpong(const Group& first, int groups, int device);

@@ -372,7 +372,19 @@ INSTANTIATE_TEST_SUITE_P(
         LayoutCase{
             "vec128_k256", false, {{136, 264, 256}}, BlockGemmSchedule::kBatchedOverlappedPingpong},
         LayoutCase{
-            "blk128_k128", true, {{200, 272, 128}}, BlockGemmSchedule::kBatchedOverlappedPingpong}),
+            "blk128_k128", true, {{200, 272, 128}}, BlockGemmSchedule::kBatchedOverlappedPingpong},
+        // More tiles than an H100 has SMs (17 x 17 of 64x128), so each CTA stores several
+        // in turn: the epilogue of the pingpong form for 128x128 scales waits for a store
+        // only before its warp group's next one, and must not write a buffer still being
+        // read (deferred_store_epilogue.cuh); the 1x128 form as a check of the same sizes.
+        LayoutCase{"blk128_tiles",
+                   true,
+                   {{1040, 2064, 256}},
+                   BlockGemmSchedule::kBatchedOverlappedPingpong},
+        LayoutCase{"vec128_tiles",
+                   false,
+                   {{1040, 2064, 256}},
+                   BlockGemmSchedule::kBatchedOverlappedPingpong}),
     CaseName);
 
 // ---------------------------------------------------------------------------------------
