@@ -4,7 +4,7 @@
 // stores the whole 64x128 tile at once, each warp group from a shared-memory buffer of its
 // own, and waits for a store to leave shared memory only before its next epilogue
 // (deferred_store_epilogue.cuh). On an H100 this form ran DeepSeek-V3's four fprop and
-// dgrad expert items 0.8-3.6% faster than CUTLASS's own epilogue (64x32 pieces, waited at
+// dgrad expert items 1.2-4.9% faster than CUTLASS's own epilogue (64x32 pieces, waited at
 // each tile's end) in the same interleaved rounds of three device calls
 // (bench/gpu/RESULTS.md).
 #include "kernels/cutlass/block_gemm_impl.cuh"

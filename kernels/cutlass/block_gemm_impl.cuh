@@ -269,6 +269,24 @@ class BlockGemm final : public AdapterInstance<typename T::Gemm> {
   DeviceArray<LayoutSFB> layout_sfb_;
 };
 
+// The batched forms' CUTLASS collectives, inside a struct that has the COMMON_IN members:
+// the TMA epilogue (BF16 D, no source operand) and the blockwise-scaled mainloop, its
+// stages fitted around `EpilogueType`'s shared memory.
+#define GEMMPROF_CUTLASS_BATCHED_EPILOGUE(EpilogueSchedule, EpilogueTile)                         \
+  cutlass::epilogue::collective::CollectiveBuilder<                                               \
+      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape, EpilogueTile, \
+      float, float, void, LayoutD, kAlignD, ElementD, LayoutD, kAlignD,                           \
+      cutlass::epilogue::EpilogueSchedule,                                                        \
+      cutlass::epilogue::fusion::LinearCombination<ElementD, float, void, float>>::CollectiveOp
+#define GEMMPROF_CUTLASS_BATCHED_MAINLOOP(Schedule, EpilogueType)                          \
+  cutlass::gemm::collective::CollectiveBuilder<                                            \
+      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA,                       \
+      cute::tuple<LayoutA, LayoutSFA>, kAlignA, ElementB, cute::tuple<LayoutB, LayoutSFB>, \
+      kAlignB, float, TileShape, ClusterShape,                                             \
+      cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(                  \
+          sizeof(typename EpilogueType::SharedStorage))>,                                  \
+      cutlass::gemm::KernelTmaWarpSpecialized##Schedule##FP8Blockwise>::CollectiveOp
+
 // The batched form, for groups of one size stored back to back: CUTLASS's Hopper
 // warp-specialized blockwise-scaled GEMM with a batch count L (no per-group pointer
 // arrays or TMA descriptor updates between groups). The scales of group g follow group
@@ -283,18 +301,8 @@ class BlockGemm final : public AdapterInstance<typename T::Gemm> {
                                                      EpilogueSchedule, ClusterN, EpilogueTile)     \
   struct Name {                                                                                    \
     GEMMPROF_CUTLASS_BLOCK_GEMM_COMMON_IN(ScaleN, TileM, Schedule, ClusterN);                      \
-    using Epilogue = cutlass::epilogue::collective::CollectiveBuilder<                             \
-        cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,              \
-        EpilogueTile, float, float, void, LayoutD, kAlignD, ElementD, LayoutD, kAlignD,            \
-        cutlass::epilogue::EpilogueSchedule,                                                       \
-        cutlass::epilogue::fusion::LinearCombination<ElementD, float, void, float>>::CollectiveOp; \
-    using Mainloop = cutlass::gemm::collective::CollectiveBuilder<                                 \
-        cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA,                             \
-        cute::tuple<LayoutA, LayoutSFA>, kAlignA, ElementB, cute::tuple<LayoutB, LayoutSFB>,       \
-        kAlignB, float, TileShape, ClusterShape,                                                   \
-        cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(                        \
-            sizeof(typename Epilogue::SharedStorage))>,                                            \
-        cutlass::gemm::KernelTmaWarpSpecialized##Schedule##FP8Blockwise>::CollectiveOp;            \
+    using Epilogue = GEMMPROF_CUTLASS_BATCHED_EPILOGUE(EpilogueSchedule, EpilogueTile);            \
+    using Mainloop = GEMMPROF_CUTLASS_BATCHED_MAINLOOP(Schedule, Epilogue);                        \
     using Kernel =                                                                                 \
         cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop, Epilogue>; \
     using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;                              \
@@ -332,23 +340,13 @@ class BlockGemm final : public AdapterInstance<typename T::Gemm> {
   struct Name : Name##Base {                                                                       \
     static_assert(Name##Base::kSchedule != nullptr);                                               \
     static constexpr const char* kSchedule = #Schedule ", promotion overlapped" Note;              \
-    using BuiltEpilogue = cutlass::epilogue::collective::CollectiveBuilder<                        \
-        cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,              \
-        EpilogueTile, float, float, void, LayoutD, kAlignD, ElementD, LayoutD, kAlignD,            \
-        cutlass::epilogue::EpilogueSchedule,                                                       \
-        cutlass::epilogue::fusion::LinearCombination<ElementD, float, void, float>>::CollectiveOp; \
+    using BuiltEpilogue = GEMMPROF_CUTLASS_BATCHED_EPILOGUE(EpilogueSchedule, EpilogueTile);       \
     using Epilogue =                                                                               \
         DeferredStoreWaitEpilogue<typename WithStoreStages<BuiltEpilogue, StagesD>::type>;         \
     static_assert(StagesD % (2 * Epilogue::get_store_pipe_increment(TileShape{})) == 0,            \
                   "each pingpong warp group needs buffers of its own for every epilogue piece");   \
-    using BaseMainloop = cutlass::gemm::collective::CollectiveBuilder<                             \
-        cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA,                             \
-        cute::tuple<LayoutA, LayoutSFA>, kAlignA, ElementB, cute::tuple<LayoutB, LayoutSFB>,       \
-        kAlignB, float, TileShape, ClusterShape,                                                   \
-        cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(                        \
-            sizeof(typename Epilogue::SharedStorage))>,                                            \
-        cutlass::gemm::KernelTmaWarpSpecialized##Schedule##FP8Blockwise>::CollectiveOp;            \
-    using Mainloop = OverlappedBlockwiseMainloop<BaseMainloop>;                                    \
+    using Mainloop =                                                                               \
+        OverlappedBlockwiseMainloop<GEMMPROF_CUTLASS_BATCHED_MAINLOOP(Schedule, Epilogue)>;        \
     using Kernel =                                                                                 \
         cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop, Epilogue>; \
     using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;                              \
