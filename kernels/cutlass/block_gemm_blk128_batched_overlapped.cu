@@ -8,7 +8,7 @@ namespace gemmprof::kernels::cutlass_gemm {
 namespace {
 GEMMPROF_CUTLASS_OVERLAPPED_BATCHED_BLOCK_GEMM_TYPES(
     Blk128BatchedOverlapped, 128, 128, Cooperative, TmaWarpSpecializedCooperative,
-    cutlass::epilogue::collective::EpilogueTileAuto, "");
+    cutlass::epilogue::collective::EpilogueTileAuto, AsBuilt, "");
 }  // namespace
 
 Made MakeBlk128BatchedOverlapped(const Group& first, int groups, int device) {

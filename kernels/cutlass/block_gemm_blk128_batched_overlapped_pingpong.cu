@@ -13,10 +13,11 @@ namespace gemmprof::kernels::cutlass_gemm {
 
 namespace {
 using WholeTileEpilogue = cute::Shape<cute::_64, cute::_128>;
-// Two buffers: a pingpong warp group stores one piece per tile, so each has its own.
-GEMMPROF_CUTLASS_DEFERRED_STORE_BATCHED_BLOCK_GEMM_TYPES(
-    Blk128BatchedOverlappedPingpong, 128, 64, Pingpong, TmaWarpSpecialized, WholeTileEpilogue, 2,
-    ", epilogue tile 64x128, store wait deferred");
+GEMMPROF_CUTLASS_OVERLAPPED_BATCHED_BLOCK_GEMM_TYPES(Blk128BatchedOverlappedPingpong, 128, 64,
+                                                     Pingpong, TmaWarpSpecialized,
+                                                     WholeTileEpilogue,
+                                                     PingpongDeferredStoreEpilogue,
+                                                     ", epilogue tile 64x128, store wait deferred");
 }  // namespace
 
 Made MakeBlk128BatchedOverlappedPingpong(const Group& first, int groups, int device) {

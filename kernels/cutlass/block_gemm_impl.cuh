@@ -269,24 +269,6 @@ class BlockGemm final : public AdapterInstance<typename T::Gemm> {
   DeviceArray<LayoutSFB> layout_sfb_;
 };
 
-// The batched forms' CUTLASS collectives, inside a struct that has the COMMON_IN members:
-// the TMA epilogue (BF16 D, no source operand) and the blockwise-scaled mainloop, its
-// stages fitted around `EpilogueType`'s shared memory.
-#define GEMMPROF_CUTLASS_BATCHED_EPILOGUE(EpilogueSchedule, EpilogueTile)                         \
-  cutlass::epilogue::collective::CollectiveBuilder<                                               \
-      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape, EpilogueTile, \
-      float, float, void, LayoutD, kAlignD, ElementD, LayoutD, kAlignD,                           \
-      cutlass::epilogue::EpilogueSchedule,                                                        \
-      cutlass::epilogue::fusion::LinearCombination<ElementD, float, void, float>>::CollectiveOp
-#define GEMMPROF_CUTLASS_BATCHED_MAINLOOP(Schedule, EpilogueType)                          \
-  cutlass::gemm::collective::CollectiveBuilder<                                            \
-      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA,                       \
-      cute::tuple<LayoutA, LayoutSFA>, kAlignA, ElementB, cute::tuple<LayoutB, LayoutSFB>, \
-      kAlignB, float, TileShape, ClusterShape,                                             \
-      cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(                  \
-          sizeof(typename EpilogueType::SharedStorage))>,                                  \
-      cutlass::gemm::KernelTmaWarpSpecialized##Schedule##FP8Blockwise>::CollectiveOp
-
 // The batched form, for groups of one size stored back to back: CUTLASS's Hopper
 // warp-specialized blockwise-scaled GEMM with a batch count L (no per-group pointer
 // arrays or TMA descriptor updates between groups). The scales of group g follow group
@@ -294,15 +276,32 @@ class BlockGemm final : public AdapterInstance<typename T::Gemm> {
 // for Pingpong, TmaWarpSpecializedCooperative for Cooperative.
 #define GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES(Name, ScaleN, TileM, Schedule, EpilogueSchedule) \
   GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES_IN(Name, ScaleN, TileM, Schedule, EpilogueSchedule, 2, \
-                                               cutlass::epilogue::collective::EpilogueTileAuto)
+                                               cutlass::epilogue::collective::EpilogueTileAuto,    \
+                                               AsBuilt)
+// The epilogue CUTLASS's builder makes, unchanged.
+template <class Epilogue>
+using AsBuilt = Epilogue;
 // EpilogueTile: how much of the tile the epilogue stores at a time (EpilogueTileAuto: CUTLASS's
-// choice, 64x32 for pingpong and 128x32 for cooperative).
-#define GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES_IN(Name, ScaleN, TileM, Schedule,                \
-                                                     EpilogueSchedule, ClusterN, EpilogueTile)     \
+// choice, 64x32 for pingpong and 128x32 for cooperative). EpilogueOf: the epilogue used, given
+// the one CUTLASS's builder makes (AsBuilt, or PingpongDeferredStoreEpilogue of
+// deferred_store_epilogue.cuh); the mainloop's stages fit around its shared memory.
+#define GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES_IN(                                              \
+    Name, ScaleN, TileM, Schedule, EpilogueSchedule, ClusterN, EpilogueTile, EpilogueOf)           \
   struct Name {                                                                                    \
     GEMMPROF_CUTLASS_BLOCK_GEMM_COMMON_IN(ScaleN, TileM, Schedule, ClusterN);                      \
-    using Epilogue = GEMMPROF_CUTLASS_BATCHED_EPILOGUE(EpilogueSchedule, EpilogueTile);            \
-    using Mainloop = GEMMPROF_CUTLASS_BATCHED_MAINLOOP(Schedule, Epilogue);                        \
+    using Epilogue = EpilogueOf<typename cutlass::epilogue::collective::CollectiveBuilder<         \
+        cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,              \
+        EpilogueTile, float, float, void, LayoutD, kAlignD, ElementD, LayoutD, kAlignD,            \
+        cutlass::epilogue::EpilogueSchedule,                                                       \
+        cutlass::epilogue::fusion::LinearCombination<ElementD, float, void,                        \
+                                                     float>>::CollectiveOp>;                       \
+    using Mainloop = cutlass::gemm::collective::CollectiveBuilder<                                 \
+        cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA,                             \
+        cute::tuple<LayoutA, LayoutSFA>, kAlignA, ElementB, cute::tuple<LayoutB, LayoutSFB>,       \
+        kAlignB, float, TileShape, ClusterShape,                                                   \
+        cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(                        \
+            sizeof(typename Epilogue::SharedStorage))>,                                            \
+        cutlass::gemm::KernelTmaWarpSpecialized##Schedule##FP8Blockwise>::CollectiveOp;            \
     using Kernel =                                                                                 \
         cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop, Epilogue>; \
     using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;                              \
@@ -311,12 +310,12 @@ class BlockGemm final : public AdapterInstance<typename T::Gemm> {
 // The batched form above with the consumer mainloop of overlapped_mainloop.cuh (each K
 // block's promotion overlapped with the next block's MMAs), and no cluster (1x1x1): on an
 // H100 that ran every Qwen3 expert item 0.3-3.7% faster than the same form with cluster 1x2
-// (bench/gpu/RESULTS.md); the rest is the base's. EpilogueTile and Note ("" or ", epilogue
-// tile 64x128", for its description) as in the _IN form.
-#define GEMMPROF_CUTLASS_OVERLAPPED_BATCHED_BLOCK_GEMM_TYPES(Name, ScaleN, TileM, Schedule,        \
-                                                             EpilogueSchedule, EpilogueTile, Note) \
+// (bench/gpu/RESULTS.md); the rest is the base's. EpilogueTile and EpilogueOf as in the _IN
+// form; Note ("" or e.g. ", epilogue tile 64x128") ends its description.
+#define GEMMPROF_CUTLASS_OVERLAPPED_BATCHED_BLOCK_GEMM_TYPES(                                      \
+    Name, ScaleN, TileM, Schedule, EpilogueSchedule, EpilogueTile, EpilogueOf, Note)               \
   GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES_IN(Name##Base, ScaleN, TileM, Schedule,                \
-                                               EpilogueSchedule, 1, EpilogueTile);                 \
+                                               EpilogueSchedule, 1, EpilogueTile, EpilogueOf);     \
   struct Name : Name##Base {                                                                       \
     /* the base's name is replaced (and referenced here, or nvcc warns it is unused) */            \
     static_assert(Name##Base::kSchedule != nullptr);                                               \
@@ -324,31 +323,6 @@ class BlockGemm final : public AdapterInstance<typename T::Gemm> {
     using Mainloop = OverlappedBlockwiseMainloop<Name##Base::Mainloop>;                            \
     using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop, \
                                                         Name##Base::Epilogue>;                     \
-    using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;                              \
-  }
-
-// The overlapped form on the pingpong schedule with the epilogue of
-// deferred_store_epilogue.cuh: a tile's TMA store is not waited for at the tile's end but
-// before the warp group's next epilogue, with StagesD shared-memory buffers for D, a
-// multiple of twice the epilogue's pieces per tile so each warp group stores from buffers
-// of its own (checked at compile time).
-#define GEMMPROF_CUTLASS_DEFERRED_STORE_BATCHED_BLOCK_GEMM_TYPES(                                  \
-    Name, ScaleN, TileM, Schedule, EpilogueSchedule, EpilogueTile, StagesD, Note)                  \
-  struct Name##Base {                                                                              \
-    GEMMPROF_CUTLASS_BLOCK_GEMM_COMMON_IN(ScaleN, TileM, Schedule, 1);                             \
-  };                                                                                               \
-  struct Name : Name##Base {                                                                       \
-    static_assert(Name##Base::kSchedule != nullptr);                                               \
-    static constexpr const char* kSchedule = #Schedule ", promotion overlapped" Note;              \
-    using BuiltEpilogue = GEMMPROF_CUTLASS_BATCHED_EPILOGUE(EpilogueSchedule, EpilogueTile);       \
-    using Epilogue =                                                                               \
-        DeferredStoreWaitEpilogue<typename WithStoreStages<BuiltEpilogue, StagesD>::type>;         \
-    static_assert(StagesD % (2 * Epilogue::get_store_pipe_increment(TileShape{})) == 0,            \
-                  "each pingpong warp group needs buffers of its own for every epilogue piece");   \
-    using Mainloop =                                                                               \
-        OverlappedBlockwiseMainloop<GEMMPROF_CUTLASS_BATCHED_MAINLOOP(Schedule, Epilogue)>;        \
-    using Kernel =                                                                                 \
-        cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop, Epilogue>; \
     using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;                              \
   }
 

@@ -87,4 +87,10 @@ class DeferredStoreWaitEpilogue : public Base {
   }
 };
 
+// For a pingpong kernel: `Built` (as CUTLASS's builder makes it) with the deferred wait and
+// two buffers per epilogue piece of a tile, so each warp group stores from buffers of its own.
+template <class Built>
+using PingpongDeferredStoreEpilogue = DeferredStoreWaitEpilogue<typename WithStoreStages<
+    Built, 2 * Built::get_store_pipe_increment(typename Built::CtaTileMNK{})>::type>;
+
 }  // namespace gemmprof::kernels::cutlass_gemm
