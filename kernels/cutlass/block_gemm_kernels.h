@@ -91,7 +91,10 @@ Made MakeVec128BatchedPingpong(const Group& first, int groups, int device);
 //    fprop and dgrad items in three H100 calls, up to 7% behind on Qwen3's (which keep
 //    the cooperative form). The same epilogue on the 1x128 form was 3-4% slower on Qwen3's
 //    wgrad, and on the cooperative form up to 10%; wider tiles for 1x128 scales (128x160,
-//    128x192, 64x192) and clusters 2x1 and 2x2 lost on wgrad too.
+//    128x192, 64x192) and clusters 2x1 and 2x2 lost on wgrad too. One accumulator per warp
+//    group, rescaled between K blocks (room for 128x256 and 64x256 tiles with 128x128
+//    scales), won up to 2% on three of Qwen3's fprop and dgrad items and lost DeepSeek-V3's:
+//    not instantiated.
 Made MakeBlk128BatchedOverlapped(const Group& first, int groups, int device);
 Made MakeBlk128BatchedOverlappedPingpong(const Group& first, int groups, int device);
 Made MakeVec128BatchedOverlappedPingpong(const Group& first, int groups, int device);
