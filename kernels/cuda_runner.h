@@ -17,6 +17,7 @@
 
 namespace gemmprof::kernels {
 
+class CutlassGemm;
 class KernelSampler;
 
 class CudaRunner : public device::Runner {
@@ -35,6 +36,12 @@ class CudaRunner : public device::Runner {
                                         const core::TimingOptions& timing) override;
   // Interleaved rounds over the group's distinct pieces of GPU work (group_measurer.cc).
   absl::StatusOr<core::GroupResult> MeasureGroup(const core::GroupRequest& request) override;
+
+  // Within this fraction of a kept CUTLASS form's burst figure, the other CUTLASS forms
+  // contend in the item's own rounds (ChooseGemmLibrary). The default unless a test
+  // widens it to make every form contend.
+  static constexpr double kDefaultContenderMargin = 0.05;
+  void set_contender_margin(double margin) { contender_margin_ = margin; }
 
  private:
   friend class KernelSampler;  // fills Member's kernel figures
@@ -60,10 +67,14 @@ class CudaRunner : public device::Runner {
   // fp8-block and fp8-rowwise: times the CUTLASS GEMMs (cutlass_gemm.h) against the
   // member's cuBLASLt plans in interleaved rounds under the item's timer and keeps the
   // fastest for the member (cuda_runner_measure.cc). Where CUTLASS cannot run the item,
-  // cuBLASLt stays and the member's notes say why.
-  absl::Status ChooseGemmLibrary(Member& m, const TimerOptions& options);
-  // One iteration of a member: its timed quantization, then (with_gemm) the GEMM.
-  absl::Status Iterate(const Member& m, cudaStream_t q, bool with_gemm) const;
+  // cuBLASLt stays and the member's notes say why. With `contenders`, the other CUTLASS
+  // forms within contender_margin_ of a kept CUTLASS form go to the member's contenders,
+  // to be timed in the item's own rounds (TimeRounds).
+  absl::Status ChooseGemmLibrary(Member& m, const TimerOptions& options, bool contenders);
+  // One iteration of a member: its timed quantization, then (with_gemm) the GEMM: `form`
+  // where given (a contender's), else the member's own.
+  absl::Status Iterate(const Member& m, cudaStream_t q, bool with_gemm,
+                       const CutlassGemm* form = nullptr) const;
   // Warm-up, pilot, back-to-back capture and the interleaved rounds over `members`;
   // with `kernels` (nullable), the rounds' isolated and quantization launches are tagged
   // for kernel-only timing.
@@ -91,7 +102,8 @@ class CudaRunner : public device::Runner {
   DevicePool pool_;
   std::unique_ptr<IterationTimer> timer_;
   std::unique_ptr<NvmlDevice> nvml_;
-  std::string nvml_note_;        // why telemetry is unavailable, if it is
+  std::string nvml_note_;  // why telemetry is unavailable, if it is
+  double contender_margin_ = kDefaultContenderMargin;
   double copy_bytes_per_s_ = 0;  // device-to-device copy bandwidth, measured once
 };
 

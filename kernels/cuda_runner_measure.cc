@@ -186,7 +186,11 @@ absl::StatusOr<CutlassGemm> CreateRowwiseGemm(const core::WorkItem& item, const 
 // cuBLASLt and each CUTLASS form are timed as Autotune times cuBLASLt's candidates
 // (TimeCandidates). CUTLASS is kept only when more than 1% faster than cuBLASLt: within
 // that the two are the same, and cuBLASLt (the library the other recipes run on) stays.
-absl::Status CudaRunner::ChooseGemmLibrary(Member& m, const TimerOptions& item_options) {
+// Where a CUTLASS form is kept, the other CUTLASS forms within contender_margin_ of it
+// become the member's contenders (member.h): on a power-capped GPU the burst can rank
+// forms that close otherwise than the item's rounds do, so the rounds decide.
+absl::Status CudaRunner::ChooseGemmLibrary(Member& m, const TimerOptions& item_options,
+                                           bool contenders) {
   std::vector<std::string> names = {"cuBLASLt"};
   std::vector<std::optional<CutlassGemm>> cutlass(1);  // [0]: cuBLASLt
   std::string refused;
@@ -253,6 +257,19 @@ absl::Status CudaRunner::ChooseGemmLibrary(Member& m, const TimerOptions& item_o
       "the item's)",
       names[best], absl::StrJoin(figures, ", "), kRounds));
   if (best > 0) {
+    std::vector<std::string> close;
+    for (size_t c = 1; contenders && c < cutlass.size(); ++c) {
+      if (c == best || !ms[c].ok() || *ms[c] > (1 + contender_margin_) * *ms[best]) continue;
+      close.push_back(names[c]);
+      m.contenders.push_back({names[c], *std::move(cutlass[c])});
+    }
+    if (!close.empty()) {
+      m.notes.push_back(absl::StrFormat(
+          "within %.0f%% of it in that burst: %s; timed in the item's own rounds beside it, "
+          "and the fastest there kept",
+          100 * contender_margin_, absl::StrJoin(close, ", ")));
+    }
+    m.cutlass_name = names[best];
     m.cutlass = std::move(cutlass[best]);
     if (block) {
       m.o.a.set_cublaslt_scales(false);

@@ -9,9 +9,11 @@
 // autocast member that quantizes, its quantization alone. Rounds then visit every one of
 // these units once, in the order of a balanced design that changes from round to round,
 // so clock and power drift falls on all members alike; a unit's round value is the median
-// of its visit's samples. Rounds stop at a fixed count, or when, in every group, every
-// member's isolated figure and every pair's paired ratio are within the precision target,
-// or at the time budget (core/stats.h).
+// of its visit's samples. An fp8-block or fp8-rowwise member whose choice burst found
+// CUTLASS forms within a few percent of the kept one times them as units of their own,
+// and keeps the fastest when the rounds end (member.h). Rounds stop at a fixed count, or
+// when, in every group, every member's isolated figure and every pair's paired ratio are
+// within the precision target, or at the time budget (core/stats.h).
 // With --timing kernels, CUPTI records the same launches (kernel_sampler.h); with
 // --profile, each member runs once more under the profiler API (profile_phase.cc).
 #include <nvtx3/nvToolsExt.h>
@@ -20,6 +22,9 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -318,8 +323,12 @@ absl::Status CudaRunner::MeasureMembersOnce(const core::GroupRequest& request,
       }
     }
     if (item.recipe == Recipe::kFp8Block || item.recipe == Recipe::kFp8Rowwise) {
-      RETURN_IF_ERROR(
-          core::WhileDoing(ChooseGemmLibrary(*m, topt), "choosing between CUTLASS and cuBLASLt"));
+      // Kernel-only timing and Nsight mode record the member's own launches: there the
+      // burst's choice stands.
+      const bool contenders =
+          timing.timing_backend != core::TimingBackend::kKernels && !request.profile;
+      RETURN_IF_ERROR(core::WhileDoing(ChooseGemmLibrary(*m, topt, contenders),
+                                       "choosing between CUTLASS and cuBLASLt"));
     }
     if (item.op.groups > 1) {
       m->notes.push_back(GroupedNote(item, m->t, m->o,
@@ -335,6 +344,15 @@ absl::Status CudaRunner::MeasureMembersOnce(const core::GroupRequest& request,
         core::WhileDoing(IterationTimer::Capture(
                              st, [this, mp](cudaStream_t q) { return Iterate(*mp, q, true); }),
                          "capturing the item"));
+    for (Member::Contender& c : m->contenders) {
+      const CutlassGemm* form = &c.gemm;
+      ASSIGN_OR_RETURN(
+          c.iso, core::WhileDoing(IterationTimer::Capture(st,
+                                                          [this, mp, form](cudaStream_t q) {
+                                                            return Iterate(*mp, q, true, form);
+                                                          }),
+                                  "capturing the item"));
+    }
     if (m->has_quant) {
       ASSIGN_OR_RETURN(
           m->quant,
@@ -366,13 +384,15 @@ absl::Status CudaRunner::MeasureMembersOnce(const core::GroupRequest& request,
                           "verifying the output");
 }
 
-absl::Status CudaRunner::Iterate(const Member& m, cudaStream_t q, bool with_gemm) const {
+absl::Status CudaRunner::Iterate(const Member& m, cudaStream_t q, bool with_gemm,
+                                 const CutlassGemm* form) const {
   if (m.t.a) RETURN_IF_ERROR(m.o.a.Enqueue(q, m.t.transposes));
   if (m.t.bt) RETURN_IF_ERROR(m.o.bt.Enqueue(q, m.t.transposes));
   if (m.item.recipe == Recipe::kNvfp4 && (m.t.a || m.t.bt)) {
     CUDA_RETURN_IF_ERROR(
         Nvfp4Alpha(m.o.a.tensor_scale(), m.o.bt.tensor_scale(), m.o.alpha_beta, q));
   }
+  if (with_gemm && form != nullptr) return form->Enqueue(q);
   if (with_gemm && m.cutlass.has_value()) return m.cutlass->Enqueue(q);
   if (with_gemm) {
     for (const MatmulPlan& p : m.plans) RETURN_IF_ERROR(p.Enqueue(q));
@@ -390,6 +410,9 @@ absl::StatusOr<CudaRunner::Rounds> CudaRunner::TimeRounds(const core::GroupReque
   Rounds out;
   for (Member* m : members) {
     RETURN_IF_ERROR(IterationTimer::WarmUp(st, m->iso, timing.warmup_iters, options));
+    for (Member::Contender& c : m->contenders) {
+      RETURN_IF_ERROR(IterationTimer::WarmUp(st, c.iso, timing.warmup_iters, options));
+    }
     if (m->has_quant) RETURN_IF_ERROR(IterationTimer::WarmUp(st, m->quant, 2, options));
   }
   // Pilot (discarded): ms per launch of every isolated and quantization unit, to size
@@ -438,6 +461,14 @@ absl::StatusOr<CudaRunner::Rounds> CudaRunner::TimeRounds(const core::GroupReque
         m->b2b, IterationTimer::Capture(
                     st, [this, m](cudaStream_t q) { return Iterate(*m, q, true); }, m->b2b_count));
     RETURN_IF_ERROR(IterationTimer::WarmUp(st, m->b2b, 1, options));
+    for (Member::Contender& c : m->contenders) {
+      const CutlassGemm* form = &c.gemm;
+      ASSIGN_OR_RETURN(
+          c.b2b, IterationTimer::Capture(
+                     st, [this, m, form](cudaStream_t q) { return Iterate(*m, q, true, form); },
+                     m->b2b_count));
+      RETURN_IF_ERROR(IterationTimer::WarmUp(st, c.b2b, 1, options));
+    }
   }
 
   // The units a round visits. With a hot L2, a unit whose data could stay resident gets
@@ -473,6 +504,16 @@ absl::StatusOr<CudaRunner::Rounds> CudaRunner::TimeRounds(const core::GroupReque
                        1,
                        {m, KernelSampler::Unit::kQuant}});
     }
+    // A contender's units are sized from the member's pilot (the forms are within a few
+    // percent of each other) and do not gate the stop rule.
+    for (Member::Contender& c : m->contenders) {
+      units.push_back(
+          {{&c.iso, SamplesFor(t_iso[i], fixed), 1, rewarm}, &c.iso_rounds, &c.iso_samples, 1});
+      units.push_back({{&c.b2b, SamplesFor(n * t_iso[i], fixed), n, rewarm},
+                       &c.b2b_rounds,
+                       nullptr,
+                       m->b2b_every});
+    }
     iso_series[group_of[i]].push_back(&m->iso_rounds);
   }
   size_t round_entries = 0;
@@ -482,8 +523,9 @@ absl::StatusOr<CudaRunner::Rounds> CudaRunner::TimeRounds(const core::GroupReque
   double round_ms = 0;  // a round's GPU time, estimated from the pilot
   for (size_t i = 0; i < members.size(); ++i) {
     const int32_t n = members[i]->b2b_count;
-    round_ms += SamplesFor(t_iso[i], fixed) * t_iso[i] +
-                SamplesFor(n * t_iso[i], fixed) * n * t_iso[i] / members[i]->b2b_every +
+    const double forms = 1.0 + static_cast<double>(members[i]->contenders.size());
+    round_ms += forms * (SamplesFor(t_iso[i], fixed) * t_iso[i] +
+                         SamplesFor(n * t_iso[i], fixed) * n * t_iso[i] / members[i]->b2b_every) +
                 SamplesFor(t_quant[i], fixed) * t_quant[i];
   }
   int32_t per_call = static_cast<int32_t>(
@@ -571,6 +613,44 @@ absl::StatusOr<CudaRunner::Rounds> CudaRunner::TimeRounds(const core::GroupReque
     }
     for (size_t i = 0; i < members.size(); ++i) {
       if (group_of[i] == g) members[i]->stop_reason = own.reason;
+    }
+  }
+  // A member with contenders keeps the form whose isolated rounds read fastest, by the
+  // paired ratio over the same rounds (member.h); its series become the member's.
+  for (Member* m : members) {
+    if (m->contenders.empty()) continue;
+    const std::string burst_pick = m->cutlass_name;
+    size_t best = m->contenders.size();  // none: the burst's pick stays
+    double best_ratio = 1.0;
+    std::vector<std::string> figures;
+    for (size_t c = 0; c < m->contenders.size(); ++c) {
+      const core::stats::Interval r =
+          core::stats::PairedRatio(m->contenders[c].iso_rounds, m->iso_rounds);
+      if (!r.valid) continue;
+      figures.push_back(absl::StrFormat("%s %.3f", m->contenders[c].name, r.center));
+      if (r.center < best_ratio) {
+        best = c;
+        best_ratio = r.center;
+      }
+    }
+    if (best < m->contenders.size()) {
+      Member::Contender& c = m->contenders[best];
+      std::swap(*m->cutlass, c.gemm);
+      std::swap(m->cutlass_name, c.name);
+      std::swap(m->iso, c.iso);
+      std::swap(m->b2b, c.b2b);
+      std::swap(m->iso_samples, c.iso_samples);
+      std::swap(m->iso_rounds, c.iso_rounds);
+      std::swap(m->b2b_rounds, c.b2b_rounds);
+    }
+    if (figures.empty()) {
+      m->notes.push_back(absl::StrCat("kept: ", burst_pick,
+                                      " (too few rounds to compare the contenders in them)"));
+    } else {
+      m->notes.push_back(absl::StrFormat(
+          "kept after the item's own rounds: %s (isolated time over %s's, paired over %d "
+          "rounds: %s)",
+          m->cutlass_name, burst_pick, out.rounds, absl::StrJoin(figures, ", ")));
     }
   }
   return out;

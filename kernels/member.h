@@ -26,6 +26,19 @@ struct CudaRunner::Member {
   std::vector<MatmulPlan> plans;
   // fp8-block, where CUTLASS measured faster than `plans`: the GEMM Iterate launches.
   std::optional<CutlassGemm> cutlass;
+  // CUTLASS forms that came within the runner's contender margin of `cutlass` in the
+  // choice's burst: timed as units of their own in the item's rounds, isolated and back
+  // to back, and the fastest of them and `cutlass` kept when the rounds end (TimeRounds).
+  // A power-capped GPU runs the burst at higher clocks than the rounds, and two close
+  // forms can rank differently there.
+  struct Contender {
+    std::string name;
+    CutlassGemm gemm;
+    CudaGraphExec iso, b2b;
+    std::vector<double> iso_samples, iso_rounds, b2b_rounds;
+  };
+  std::vector<Contender> contenders;
+  std::string cutlass_name;  // the kept form's name in the notes ("CUTLASS batched ...")
   bool fast_accum = false;
   std::vector<std::string> notes;
   CudaGraphExec iso, b2b, quant;

@@ -37,6 +37,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kernels/cuda_handles.h"
+#include "kernels/cuda_runner.h"
 #include "kernels/cutlass_gemm.h"
 #include "kernels/device_kernels.h"
 #include "kernels/device_pool.h"
@@ -680,7 +681,21 @@ TEST_F(VerifierTest, OneWrongGroupOfEightFailsTheItemAndIsNamed) {
 
 // ---------------------------------------------------------------------------------------
 
-class RunnerChoiceTest : public testing::RunnerSuite {};
+class RunnerChoiceTest : public testing::RunnerSuite {
+ protected:
+  // An fp8-block prequant expert item of 512x2048x768 per group.
+  static core::WorkItem ExpertItem(core::Pass pass, int64_t groups) {
+    core::WorkItem item;
+    item.id = 21;
+    item.op.name = "expert_up";
+    item.op.pass = pass;
+    item.op.shape = {512, 2048, 768};
+    item.op.groups = groups;
+    item.recipe = core::Recipe::kFp8Block;
+    item.mode = core::Mode::kPrequant;
+    return item;
+  }
+};
 
 TEST_F(RunnerChoiceTest, Fp8BlockItemsTimeBothLibrariesAndKeepTheFaster) {
   core::TimingOptions t;
@@ -689,15 +704,7 @@ TEST_F(RunnerChoiceTest, Fp8BlockItemsTimeBothLibrariesAndKeepTheFaster) {
   t.gpu_warmup_s = 0;
   for (core::Pass pass : {core::Pass::kFprop, core::Pass::kDgrad, core::Pass::kWgrad}) {
     for (int64_t groups : {1, 8}) {
-      core::WorkItem item;
-      item.id = 21;
-      item.op.name = "expert_up";
-      item.op.pass = pass;
-      item.op.shape = {512, 2048, 768};
-      item.op.groups = groups;
-      item.recipe = core::Recipe::kFp8Block;
-      item.mode = core::Mode::kPrequant;
-      auto m = runner_->Run(item, t);
+      auto m = runner_->Run(ExpertItem(pass, groups), t);
       ASSERT_TRUE(m.ok()) << m.status();
       SCOPED_TRACE(m->notes);
       EXPECT_EQ(m->verification, core::Verification::kPassed) << m->rel_error;
@@ -710,6 +717,49 @@ TEST_F(RunnerChoiceTest, Fp8BlockItemsTimeBothLibrariesAndKeepTheFaster) {
       std::printf("fp8-block %s x%ld: %.4f ms, %s\n", std::string(core::ToString(pass)).c_str(),
                   groups, m->time.median_ms, m->algorithm.c_str());
     }
+  }
+}
+
+// With the margin widened, every CUTLASS form that runs contends in the item's rounds:
+// the contest runs, its ratios are noted, and the member reports the kept form's series
+// (its algorithm is that form's) with a verified output.
+TEST_F(RunnerChoiceTest, CloseCutlassFormsContendInTheItemsRoundsAndTheFasterIsKept) {
+  auto* cuda = dynamic_cast<CudaRunner*>(runner_.get());
+  ASSERT_NE(cuda, nullptr);
+  struct Restore {
+    CudaRunner* r;
+    ~Restore() { r->set_contender_margin(CudaRunner::kDefaultContenderMargin); }
+  } restore{cuda};
+  cuda->set_contender_margin(10.0);
+  core::TimingOptions t;
+  t.warmup_iters = 3;
+  t.timed_iters = 12;
+  t.gpu_warmup_s = 0;
+  for (core::Pass pass : {core::Pass::kFprop, core::Pass::kWgrad}) {
+    auto m = runner_->Run(ExpertItem(pass, 16), t);
+    ASSERT_TRUE(m.ok()) << m.status();
+    SCOPED_TRACE(m->notes);
+    EXPECT_EQ(m->verification, core::Verification::kPassed) << m->rel_error;
+    ASSERT_THAT(m->notes, HasSubstr("chosen by measurement: CUTLASS"));
+    EXPECT_THAT(m->notes, HasSubstr("timed in the item's own rounds beside it"));
+    EXPECT_THAT(m->notes, HasSubstr("paired over 12 rounds"));
+    EXPECT_EQ(m->isolated.rounds, 12);
+    EXPECT_GT(m->b2b.rounds, 0);
+    const std::string marker = "kept after the item's own rounds: ";
+    const size_t at = m->notes.find(marker);
+    ASSERT_NE(at, std::string::npos);
+    const std::string kept =
+        m->notes.substr(at + marker.size(), m->notes.find(" (", at) - at - marker.size());
+    // The algorithm is the kept form's (CutlassGemm::Description names its schedule).
+    EXPECT_EQ(kept.find("pingpong") != std::string::npos,
+              m->algorithm.find("Pingpong") != std::string::npos)
+        << kept << " | " << m->algorithm;
+    EXPECT_EQ(kept.find("overlapped") != std::string::npos,
+              m->algorithm.find("promotion overlapped") != std::string::npos)
+        << kept << " | " << m->algorithm;
+    std::printf("fp8-block %s x16 contest: kept %s, %.4f ms (%s)\n",
+                std::string(core::ToString(pass)).c_str(), kept.c_str(), m->time.median_ms,
+                m->algorithm.c_str());
   }
 }
 
