@@ -257,17 +257,18 @@ absl::Status CudaRunner::ChooseGemmLibrary(Member& m, const TimerOptions& item_o
       "the item's)",
       names[best], absl::StrJoin(figures, ", "), kRounds));
   if (best > 0) {
-    std::vector<std::string> close;
     for (size_t c = 1; contenders && c < cutlass.size(); ++c) {
       if (c == best || !ms[c].ok() || *ms[c] > (1 + contender_margin_) * *ms[best]) continue;
-      close.push_back(names[c]);
       m.contenders.push_back({names[c], *std::move(cutlass[c])});
     }
-    if (!close.empty()) {
+    if (!m.contenders.empty()) {
       m.notes.push_back(absl::StrFormat(
           "within %.0f%% of it in that burst: %s; timed in the item's own rounds beside it, "
           "and the fastest there kept",
-          100 * contender_margin_, absl::StrJoin(close, ", ")));
+          100 * contender_margin_,
+          absl::StrJoin(m.contenders, ", ", [](std::string* out, const Member::Contender& c) {
+            out->append(c.name);
+          })));
     }
     m.cutlass_name = names[best];
     m.cutlass = std::move(cutlass[best]);

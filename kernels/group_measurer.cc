@@ -339,19 +339,16 @@ absl::Status CudaRunner::MeasureMembersOnce(const core::GroupRequest& request,
     m->has_quant = m->t.a || m->t.bt;
     m->gemm_bytes = GemmBytes(item, m->o);
     m->quant_bytes = QuantBytes(item, m->o, m->t);
-    ASSIGN_OR_RETURN(
-        m->iso,
-        core::WhileDoing(IterationTimer::Capture(
-                             st, [this, mp](cudaStream_t q) { return Iterate(*mp, q, true); }),
-                         "capturing the item"));
+    // One GEMM iteration per launch: the member's own form (null) or a contender's.
+    auto capture_iso = [&](const CutlassGemm* form) {
+      return core::WhileDoing(
+          IterationTimer::Capture(
+              st, [this, mp, form](cudaStream_t q) { return Iterate(*mp, q, true, form); }),
+          "capturing the item");
+    };
+    ASSIGN_OR_RETURN(m->iso, capture_iso(nullptr));
     for (Member::Contender& c : m->contenders) {
-      const CutlassGemm* form = &c.gemm;
-      ASSIGN_OR_RETURN(
-          c.iso, core::WhileDoing(IterationTimer::Capture(st,
-                                                          [this, mp, form](cudaStream_t q) {
-                                                            return Iterate(*mp, q, true, form);
-                                                          }),
-                                  "capturing the item"));
+      ASSIGN_OR_RETURN(c.iso, capture_iso(&c.gemm));
     }
     if (m->has_quant) {
       ASSIGN_OR_RETURN(
@@ -457,17 +454,18 @@ absl::StatusOr<CudaRunner::Rounds> CudaRunner::TimeRounds(const core::GroupReque
             : static_cast<int32_t>(std::clamp<double>(
                   std::round(kB2bGraphMs / std::max(t_min, 1e-6)), kMinAutoB2b, kMaxAutoB2b));
     m->b2b_every = !fixed && t_min >= kThinB2bFromMs ? 2 : 1;
-    ASSIGN_OR_RETURN(
-        m->b2b, IterationTimer::Capture(
-                    st, [this, m](cudaStream_t q) { return Iterate(*m, q, true); }, m->b2b_count));
-    RETURN_IF_ERROR(IterationTimer::WarmUp(st, m->b2b, 1, options));
-    for (Member::Contender& c : m->contenders) {
-      const CutlassGemm* form = &c.gemm;
+    // N GEMM iterations per launch, warmed up: the member's own form (null) or a
+    // contender's.
+    auto capture_b2b = [&](const CutlassGemm* form, CudaGraphExec& graph) -> absl::Status {
       ASSIGN_OR_RETURN(
-          c.b2b, IterationTimer::Capture(
+          graph, IterationTimer::Capture(
                      st, [this, m, form](cudaStream_t q) { return Iterate(*m, q, true, form); },
                      m->b2b_count));
-      RETURN_IF_ERROR(IterationTimer::WarmUp(st, c.b2b, 1, options));
+      return IterationTimer::WarmUp(st, graph, 1, options);
+    };
+    RETURN_IF_ERROR(capture_b2b(nullptr, m->b2b));
+    for (Member::Contender& c : m->contenders) {
+      RETURN_IF_ERROR(capture_b2b(&c.gemm, c.b2b));
     }
   }
 
