@@ -23,7 +23,8 @@ namespace gemmprof::core {
 // pingpong overlapped form for 1x128 scales stores its whole tile in one epilogue step.
 // 8: the pingpong overlapped form for 128x128 scales stores its whole tile from a buffer
 // per warp group and waits for the store only before the group's next epilogue.
-inline constexpr int kGemmEngineRevision = 8;
+// 9: the concurrent pingpong form for 1x128 scales (K loops of up to 4 tiles at once).
+inline constexpr int kGemmEngineRevision = 9;
 
 // The engine text in the key: the revision, and the CUTLASS version where this build
 // has the CUTLASS candidates ("8+cutlass-4.2.0"; "8" without), so a build without them

@@ -196,7 +196,8 @@ absl::Status CudaRunner::ChooseGemmLibrary(Member& m, const TimerOptions& item_o
   std::string refused;
   auto add = [&](absl::StatusOr<CutlassGemm> g, const char* schedule) -> absl::Status {
     if (absl::IsFailedPrecondition(g.status())) {
-      refused = std::string(g.status().message());
+      // The first form's reason: the grouped form's (device, sizes) is the most general.
+      if (refused.empty()) refused = std::string(g.status().message());
       return absl::OkStatus();
     }
     RETURN_IF_ERROR(g.status());

@@ -88,6 +88,8 @@ const char* BlockGemmScheduleName(BlockGemmSchedule schedule) {
       return "batched overlapped";
     case BlockGemmSchedule::kBatchedOverlappedPingpong:
       return "batched overlapped pingpong";
+    case BlockGemmSchedule::kBatchedConcurrentPingpong:
+      return "batched concurrent pingpong";
   }
   return "?";
 }
@@ -170,6 +172,16 @@ absl::StatusOr<CutlassGemm> CutlassGemm::Create(const BlockGemmSpec& spec,
       RETURN_IF_ERROR(CheckBatch(spec));
       made = blk ? cutlass_gemm::MakeBlk128BatchedOverlappedPingpong(groups.front(), count, device)
                  : cutlass_gemm::MakeVec128BatchedOverlappedPingpong(groups.front(), count, device);
+      break;
+    case BlockGemmSchedule::kBatchedConcurrentPingpong:
+      if (blk) {
+        return absl::FailedPreconditionError(
+            "the CUTLASS batched concurrent pingpong block-scaled GEMM is built for 1x128 B^T "
+            "scales only (its K loops run at once only where they fit half the stages: wgrad's "
+            "short ones); 128x128 ones run the overlapped forms");
+      }
+      RETURN_IF_ERROR(CheckBatch(spec));
+      made = cutlass_gemm::MakeVec128BatchedConcurrentPingpong(groups.front(), count, device);
       break;
   }
   if (made.instance == nullptr) {

@@ -57,20 +57,28 @@ struct BlockGemmSpec {
 // other's MMAs (wins short K loops, as in wgrad, and small GEMMs). Overlapped: each K
 // block's scale promotion runs while the next block's MMAs do (CUTLASS's own mainloop
 // waits for a block's MMAs, then promotes, then issues the next block's): cooperative
-// for 128x128 B^T scales, pingpong for both.
+// for 128x128 B^T scales, pingpong for both. Concurrent: the overlapped pingpong form
+// with the two warp groups' K loops running at once rather than in turns where they fit
+// half the pipeline's stages (wgrad's short K loops), for 1x128 B^T scales.
 enum class BlockGemmSchedule {
   kGrouped,                    // any size per group: pointer arrays, TMA descriptors per group
   kBatched,                    // groups of one size stored back to back: one batched GEMM
   kBatchedPingpong,            // kBatched, pingpong
   kBatchedOverlapped,          // kBatched, promotion overlapped (128x128 B^T scales)
   kBatchedOverlappedPingpong,  // kBatchedPingpong, promotion overlapped
+  kBatchedConcurrentPingpong,  // kBatchedOverlappedPingpong, the warp groups' K loops at once
+                               // (1x128 B^T scales)
 };
 inline constexpr BlockGemmSchedule kBlockGemmSchedules[] = {
-    BlockGemmSchedule::kGrouped, BlockGemmSchedule::kBatched, BlockGemmSchedule::kBatchedPingpong,
-    BlockGemmSchedule::kBatchedOverlapped, BlockGemmSchedule::kBatchedOverlappedPingpong};
+    BlockGemmSchedule::kGrouped,
+    BlockGemmSchedule::kBatched,
+    BlockGemmSchedule::kBatchedPingpong,
+    BlockGemmSchedule::kBatchedOverlapped,
+    BlockGemmSchedule::kBatchedOverlappedPingpong,
+    BlockGemmSchedule::kBatchedConcurrentPingpong};
 
 // "grouped", "batched", "batched pingpong", "batched overlapped", "batched overlapped
-// pingpong".
+// pingpong", "batched concurrent pingpong".
 const char* BlockGemmScheduleName(BlockGemmSchedule schedule);
 
 // fp8-rowwise, one GEMM: C [m, n] = a_scales[m] * bt_scales[n] * A [m, k] * B^T [n, k]^T,

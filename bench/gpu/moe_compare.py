@@ -14,6 +14,7 @@ import sys
 out = sys.argv[1]
 CHOICE = re.compile(r"chosen by measurement: ([\w ]+?) \(([^)]*) per GEMM")
 FIGURE = re.compile(r"([\w ]+?) ([0-9.e+-]+) ms")
+CONTEST = re.compile(r"kept after the item's own rounds: ([\w ]+?) \(")
 
 
 def load(name):
@@ -26,9 +27,13 @@ def library(result):
 
 def kept(result):
     """The candidate the item kept ("CUTLASS batched pingpong") and every candidate's
-    figure, from its choice note; the library and "" where it has none."""
+    figure in the choice burst, from its choice note (the form kept after the item's own
+    rounds where close forms contended there); the library and "" where it has none."""
     m = CHOICE.search(result["notes"])
-    return (m.group(1), m.group(2)) if m else (library(result), "")
+    if not m:
+        return (library(result), "")
+    contest = CONTEST.search(result["notes"])
+    return (contest.group(1) if contest else m.group(1), m.group(2))
 
 
 def grouped(name, title):

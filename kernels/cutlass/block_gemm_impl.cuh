@@ -312,15 +312,28 @@ using AsBuilt = Epilogue;
 // H100 that ran every Qwen3 expert item 0.3-3.7% faster than the same form with cluster 1x2
 // (bench/gpu/RESULTS.md); the rest is the base's. EpilogueTile and EpilogueOf as in the _IN
 // form; Note ("" or e.g. ", epilogue tile 64x128") ends its description.
-#define GEMMPROF_CUTLASS_OVERLAPPED_BATCHED_BLOCK_GEMM_TYPES(                                      \
-    Name, ScaleN, TileM, Schedule, EpilogueSchedule, EpilogueTile, EpilogueOf, Note)               \
+#define GEMMPROF_CUTLASS_OVERLAPPED_BATCHED_BLOCK_GEMM_TYPES(                        \
+    Name, ScaleN, TileM, Schedule, EpilogueSchedule, EpilogueTile, EpilogueOf, Note) \
+  GEMMPROF_CUTLASS_MAINLOOP_BATCHED_BLOCK_GEMM_TYPES(                                \
+      Name, ScaleN, TileM, Schedule, EpilogueSchedule, EpilogueTile, EpilogueOf,     \
+      OverlappedBlockwiseMainloop, ", promotion overlapped" Note)
+// The same with the pingpong mainloops run at the same time (concurrent_mainloop.cuh, which
+// the .cu using it includes).
+#define GEMMPROF_CUTLASS_CONCURRENT_BATCHED_BLOCK_GEMM_TYPES(Name, ScaleN, EpilogueTile, \
+                                                             EpilogueOf, Note)           \
+  GEMMPROF_CUTLASS_MAINLOOP_BATCHED_BLOCK_GEMM_TYPES(                                    \
+      Name, ScaleN, 64, Pingpong, TmaWarpSpecialized, EpilogueTile, EpilogueOf,          \
+      ConcurrentBlockwiseMainloop, ", promotion overlapped, mainloops concurrent" Note)
+// MainloopOf: the consumer mainloop wrapped around CUTLASS's collective.
+#define GEMMPROF_CUTLASS_MAINLOOP_BATCHED_BLOCK_GEMM_TYPES(                                        \
+    Name, ScaleN, TileM, Schedule, EpilogueSchedule, EpilogueTile, EpilogueOf, MainloopOf, Note)   \
   GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES_IN(Name##Base, ScaleN, TileM, Schedule,                \
                                                EpilogueSchedule, 1, EpilogueTile, EpilogueOf);     \
   struct Name : Name##Base {                                                                       \
     /* the base's name is replaced (and referenced here, or nvcc warns it is unused) */            \
     static_assert(Name##Base::kSchedule != nullptr);                                               \
-    static constexpr const char* kSchedule = #Schedule ", promotion overlapped" Note;              \
-    using Mainloop = OverlappedBlockwiseMainloop<Name##Base::Mainloop>;                            \
+    static constexpr const char* kSchedule = #Schedule Note;                                       \
+    using Mainloop = MainloopOf<Name##Base::Mainloop>;                                             \
     using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop, \
                                                         Name##Base::Epilogue>;                     \
     using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;                              \

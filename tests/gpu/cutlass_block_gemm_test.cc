@@ -222,6 +222,9 @@ std::string CaseName(const ::testing::TestParamInfo<LayoutCase>& info) {
     case BlockGemmSchedule::kBatchedOverlappedPingpong:
       name += "_overlapped_pingpong";
       break;
+    case BlockGemmSchedule::kBatchedConcurrentPingpong:
+      name += "_concurrent_pingpong";
+      break;
   }
   return name;
 }
@@ -301,7 +304,9 @@ INSTANTIATE_TEST_SUITE_P(
         // schedules (tile M 128 and 64: different fragments hold the scales).
         LayoutCase{"blk128", true, {{5, 256, 320}}, BlockGemmSchedule::kBatchedOverlapped},
         LayoutCase{"blk128", true, {{5, 256, 320}}, BlockGemmSchedule::kBatchedOverlappedPingpong},
-        LayoutCase{"vec128", false, {{3, 24, 320}}, BlockGemmSchedule::kBatchedOverlappedPingpong}),
+        LayoutCase{"vec128", false, {{3, 24, 320}}, BlockGemmSchedule::kBatchedOverlappedPingpong},
+        // The same with the warp groups' K loops at once (3 K tiles: at once).
+        LayoutCase{"vec128", false, {{3, 24, 320}}, BlockGemmSchedule::kBatchedConcurrentPingpong}),
     CaseName);
 
 // ---------------------------------------------------------------------------------------
@@ -385,7 +390,20 @@ INSTANTIATE_TEST_SUITE_P(
         LayoutCase{"vec128_tiles",
                    false,
                    {{1040, 2064, 256}},
-                   BlockGemmSchedule::kBatchedOverlappedPingpong}),
+                   BlockGemmSchedule::kBatchedOverlappedPingpong},
+        // The concurrent form: K loops of 1, 2 and 4 tiles (both warp groups read the
+        // pipeline's 8 stages together); many tiles a CTA. Longer ones are refused
+        // (RefusesWhatItCannotRunWithTheReason).
+        LayoutCase{
+            "vec128_k128", false, {{200, 264, 128}}, BlockGemmSchedule::kBatchedConcurrentPingpong},
+        LayoutCase{
+            "vec128_k256", false, {{136, 264, 256}}, BlockGemmSchedule::kBatchedConcurrentPingpong},
+        LayoutCase{
+            "vec128_k512", false, {{130, 264, 512}}, BlockGemmSchedule::kBatchedConcurrentPingpong},
+        LayoutCase{"vec128_tiles",
+                   false,
+                   {{1040, 2064, 256}},
+                   BlockGemmSchedule::kBatchedConcurrentPingpong}),
     CaseName);
 
 // ---------------------------------------------------------------------------------------
@@ -431,6 +449,26 @@ TEST_F(BlockGemmTest, RefusesWhatItCannotRunWithTheReason) {
   EXPECT_THAT(std::string(other.status().message()),
               HasSubstr("grouped block-scaled GEMM is built for sm_90a and sm_100a only; this is "
                         "sm_120"));
+  // The concurrent form: 1x128 B^T scales only, and K loops of at most 4 tiles (K 528 is
+  // 5); K 512 runs.
+  auto blk = CutlassGemm::Create(spec, BlockGemmSchedule::kBatchedConcurrentPingpong, 0, sm_);
+  EXPECT_EQ(blk.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(blk.status().message()), HasSubstr("1x128 B^T scales only"));
+  for (const int k : {528, 512}) {
+    std::vector<HostGroup> vec;
+    vec.push_back(MakeGroup({64, 256, k}, false, rng, one, one));
+    BlockGemmSpec vec_spec = Upload(vec, false);
+    auto long_k =
+        CutlassGemm::Create(vec_spec, BlockGemmSchedule::kBatchedConcurrentPingpong, 0, sm_);
+    if (k == 512) {
+      EXPECT_TRUE(long_k.ok()) << long_k.status();
+      continue;
+    }
+    EXPECT_EQ(long_k.status().code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_THAT(std::string(long_k.status().message()),
+                HasSubstr("run at once only up to K = 512 (4 K tiles, half its stages); this K is "
+                          "528"));
+  }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -483,6 +521,12 @@ TEST_P(PackedTest, BatchedAndGroupedFormsMatchTheHostReference) {
       // Not instantiated for 1x128 B^T scales: refused with the reason.
       EXPECT_EQ(gemm.status().code(), absl::StatusCode::kFailedPrecondition);
       EXPECT_THAT(gemm.status().message(), HasSubstr("128x128 B^T scales only"));
+      continue;
+    }
+    if (bt_blk && schedule == BlockGemmSchedule::kBatchedConcurrentPingpong) {
+      // Not instantiated for 128x128 B^T scales: refused with the reason.
+      EXPECT_EQ(gemm.status().code(), absl::StatusCode::kFailedPrecondition);
+      EXPECT_THAT(gemm.status().message(), HasSubstr("1x128 B^T scales only"));
       continue;
     }
     ASSERT_TRUE(gemm.ok()) << gemm.status();
