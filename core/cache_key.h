@@ -27,7 +27,7 @@ namespace gemmprof::core {
 inline constexpr int kGemmEngineRevision = 9;
 
 // The engine text in the key: the revision, and the CUTLASS version where this build
-// has the CUTLASS candidates ("8+cutlass-4.2.0"; "8" without), so a build without them
+// has the CUTLASS candidates ("9+cutlass-4.2.0"; "9" without), so a build without them
 // is never served a result a build with them measured, nor the reverse.
 std::string GemmEngine();
 
