@@ -102,10 +102,10 @@ Made MakeVec128BatchedOverlappedPingpong(const Group& first, int groups, int dev
 //    with the two warp groups' K loops running at the same time rather than in turns
 //    where a tile's K loop fits half the stages (concurrent_mainloop.cuh; wgrad's short
 //    ones, up to K 512; longer ones are refused). The epilogues still take turns. On an
-//    H100 it ran Qwen3's two wgrad items (K 512) 1.2-2.5% faster than the overlapped
-//    pingpong form in the items' own rounds (equal in the choice burst). The fprop and
-//    dgrad of experts have longer K loops (the hidden or intermediate size), so no form
-//    for 128x128 scales is instantiated.
+//    H100 it ran Qwen3's two wgrad items (K 512) 1.2-3.1% faster than the overlapped
+//    pingpong form in the items' own rounds of five runs (equal in the choice burst).
+//    The fprop and dgrad of experts have longer K loops (the hidden or intermediate
+//    size), so no form for 128x128 scales is instantiated.
 Made MakeVec128BatchedConcurrentPingpong(const Group& first, int groups, int device);
 //  * Sm100 (block_gemm_sm100_grouped.cu, built for sm_100a only): the grouped form on
 //    Blackwell, CUTLASS's sm100 pointer-array blockwise collective (UMMA, one SM per tile,

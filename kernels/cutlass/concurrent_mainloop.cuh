@@ -13,10 +13,10 @@
 //
 // Measured on an H100 (bench/gpu/RESULTS.md) against the overlapped pingpong form in
 // the same interleaved rounds: equal in the short burst before an item (within 0.6% on
-// Qwen3's two wgrad items), and 1.2-1.5% (expert_up) and 2.5% (expert_down) faster in
-// the items' own power-capped rounds, in both runs; on DeepSeek-V3's one-K-block wgrad
-// 3.4% slower than the batched pingpong form there. So running the K loops at once does
-// not make up for the promotion's cost (what limits the loop is not the turns), but
+// Qwen3's two wgrad items), and 1.2-2.1% (expert_up) and 2.3-3.1% (expert_down) faster
+// in the items' own power-capped rounds, in all five runs; on DeepSeek-V3's one-K-block
+// wgrad 3.4% slower than the batched pingpong form there. So running the K loops at once
+// does not make up for the promotion's cost (what limits the loop is not the turns), but
 // under the power cap it is the faster of the two on Qwen3's 512-token experts.
 //
 // Only where a tile's K loop takes at most half the pipeline's stages. The producer fills
