@@ -39,6 +39,20 @@ absl::StatusOr<std::unique_ptr<CudaRunner>> CudaRunner::Create(int device_ordina
   CUDA_RETURN_IF_ERROR(cudaSetDevice(device_ordinal));
   RETURN_IF_ERROR(r->InitDeviceInfo());
   ASSIGN_OR_RETURN(r->stream_, CudaStream::Create());
+  // Applications launch kernels from more than one stream (a framework's default stream,
+  // the stream its CUDA graphs replay on, communication). Once a context has launched a
+  // few kernels on a second stream (8 did, 4 did not: H100, driver 580), every kernel it
+  // launches after starts 0.3-0.4 us later than in a context whose kernels all ran on one
+  // stream; ten fp8 16x14336x4096 cuBLASLt GEMMs (split-K: two kernels each) in one graph
+  // take 26.1 instead of 25.3 us per GEMM (bench/gpu/RESULTS.md, "One stream or
+  // several"). Measure in the state applications run in: 32 empty kernels on a second
+  // stream, once.
+  constexpr int kSecondStreamLaunches = 32;
+  ASSIGN_OR_RETURN(r->second_stream_, CudaStream::Create());
+  for (int i = 0; i < kSecondStreamLaunches; ++i) {
+    CUDA_RETURN_IF_ERROR(LaunchEmptyKernel(r->second_stream_.get()));
+  }
+  RETURN_IF_ERROR(r->second_stream_.Synchronize());
   ASSIGN_OR_RETURN(r->lt_, LtHandle::Create());
   ASSIGN_OR_RETURN(r->workspace_, DeviceBuffer::Create(kWorkspaceBytes));
   ASSIGN_OR_RETURN(IterationTimer timer, IterationTimer::Create());

@@ -97,6 +97,9 @@ class CudaRunner : public device::Runner {
   int64_t l2_bytes_ = 0;
   core::DeviceInfo info_;
   CudaStream stream_;
+  // Has run empty kernels, so the context is in the state applications run in (Create
+  // says why); kept for the runner's life.
+  CudaStream second_stream_;
   LtHandle lt_;
   DeviceBuffer workspace_;
   DevicePool pool_;

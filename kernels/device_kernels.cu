@@ -174,6 +174,8 @@ __global__ void BlockOnHostFlagKernel(const volatile int32_t* flag, int32_t* tim
   }
 }
 
+__global__ void EmptyKernel() {}
+
 // One thread: n is the number of groups of a grouped GEMM (tens to a few hundred).
 __global__ void MaxOfKernel(const float* x, int64_t n, float* out) {
   float m = 0.0f;
@@ -182,6 +184,11 @@ __global__ void MaxOfKernel(const float* x, int64_t n, float* out) {
 }
 
 }  // namespace
+
+cudaError_t LaunchEmptyKernel(cudaStream_t stream) {
+  EmptyKernel<<<1, 1, 0, stream>>>();
+  return cudaGetLastError();
+}
 
 cudaError_t FillRandomNormalBf16(__nv_bfloat16* x, int64_t n, uint64_t seed, uint32_t tensor_id,
                                  cudaStream_t stream) {

@@ -80,6 +80,10 @@ cudaError_t MaxOf(const float* x, int64_t n, float* out, cudaStream_t stream);
 cudaError_t BlockOnHostFlag(const volatile int32_t* flag, int32_t* timed_out, uint64_t timeout_ns,
                             cudaStream_t stream);
 
+// One thread that does nothing: a launch for its effect on the context (CudaRunner's
+// second stream).
+cudaError_t LaunchEmptyKernel(cudaStream_t stream);
+
 // Test hook (the worker's illegal-address fault): one thread stores through an address
 // no allocation holds, so the context fails with cudaErrorIllegalAddress, a sticky error.
 cudaError_t WriteThroughBadPointer(cudaStream_t stream);

@@ -22,6 +22,14 @@ Medians of the samples. sm_clock_mhz is the median SM clock during the b2b_ms bu
 beside the SM clock gemmprof reports for each item's measurement group: on a power-capped
 GPU a burst's clocks depend on what ran before it.
 
+The kernels of each graph are named from torch.profiler, by default only after every
+timing above (--profile after), so that no figure is taken in a process the profiler has
+run in (Kineto may leave CUPTI attached after a session). On an H100 with PyTorch 2.11 it
+made no difference: --profile between (each graph profiled right after its burst, this
+script's order before) and --retime (every burst timed again after all the profiling,
+column b2b_after_profile_ms) agreed within 0.3% (bench/gpu/RESULTS.md, "One stream or
+several").
+
 torch.matmul runs twice: with PyTorch's default BLAS library (cuBLAS, backend "cublas")
 and with torch.backends.cuda.preferred_blas_library("cublaslt") (backend "cublaslt",
 PyTorch's cuBLASLt workspace); torch._scaled_mm always runs cuBLASLt. Each row names the
@@ -57,6 +65,13 @@ def with_blas(backend, fn):
         finally:
             torch.backends.cuda.preferred_blas_library(before)
     return run
+
+
+def name_kernels(row, fn):
+    """Adds the kernels of one call of fn and their summed duration to `row`."""
+    names, kernel_ms = kernels_of(fn)
+    row["kernel_ms"] = f"{kernel_ms:.6f}"
+    row["kernels"] = names
 
 
 def kernels_of(fn, calls=20):
@@ -153,6 +168,11 @@ def main():
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--sustain-s", type=float, default=0.0)
     ap.add_argument("--seed", type=int, default=1234)
+    ap.add_argument("--profile", choices=("after", "between"), default="after",
+                    help="name the kernels after all timing (default) or right after each "
+                    "graph's burst")
+    ap.add_argument("--retime", action="store_true",
+                    help="time every burst again after the profiling (b2b_after_profile_ms)")
     args = ap.parse_args()
     if not torch.cuda.is_available():
         print("torch_decode: no CUDA device", file=sys.stderr)
@@ -162,7 +182,8 @@ def main():
           f"{torch.cuda.get_device_name()}")
     gen = torch.Generator(device="cuda").manual_seed(args.seed)
     tb.warm_up(gen)
-    rows, graphs, keep, windows = [], [], [], []
+    rows, graphs, streams, fns, keep, windows = [], [], [], [], [], []
+    profiled = 0  # torch.profiler sessions run in this process so far
     clock = ClockLog()
     for m in MS:
         for k, n in KNS:
@@ -196,16 +217,27 @@ def main():
                     sustained["b2b_sustained_ms"] = "{:.6f}".format(statistics.median(
                         s / REPEAT
                         for s in tb.time_replays(graph, stream, args.iters, args.sustain_s)))
-                names, kernel_ms = kernels_of(fn)
                 graphs.append(graph)
+                streams.append(stream)
+                fns.append(fn)
                 rows.append({"recipe": recipe, "backend": backend, "m": m, "k": k, "n": n,
                              "b2b_ms": f"{med:.6f}", "count": len(samples), **sustained,
-                             "kernel_ms": f"{kernel_ms:.6f}", "kernels": names})
+                             "profiled_before": profiled})
+                if args.profile == "between":
+                    name_kernels(rows[-1], fn)
+                    profiled += 1
     per_visit = max(1, args.iters // max(args.rounds, 1))
     for row, samples in zip(rows, time_rounds(graphs, args.rounds, per_visit, args.seed)):
         med = statistics.median(s / REPEAT for s in samples)
         row["b2b_rounds_ms"] = f"{med:.6f}"
         row["count_rounds"] = len(samples)
+    if args.profile == "after":
+        for row, fn in zip(rows, fns):
+            name_kernels(row, fn)
+    if args.retime:
+        for row, graph, stream in zip(rows, graphs, streams):
+            row["b2b_after_profile_ms"] = "{:.6f}".format(statistics.median(
+                s / REPEAT for s in tb.time_replays(graph, stream, args.iters)))
     print(f"interleaved: {args.rounds} rounds over {len(graphs)} graphs, {per_visit} samples "
           "per visit")
     for row in rows:
@@ -214,7 +246,10 @@ def main():
               + (f"{float(row['b2b_sustained_ms']) * 1e3:9.2f} after sustained load, "
                  if "b2b_sustained_ms" in row else "")
               + f"{float(row['b2b_rounds_ms']) * 1e3:9.2f} interleaved "
-              f"({REPEAT} back to back in one graph); kernels "
+              f"({REPEAT} back to back in one graph); "
+              + (f"{float(row['b2b_after_profile_ms']) * 1e3:9.2f} after the profiler; "
+                 if "b2b_after_profile_ms" in row else "")
+              + "kernels "
               f"{float(row['kernel_ms']) * 1e3:.2f} us: {row['kernels']}")
     clock.stop()
     for row, window in zip(rows, windows):
