@@ -44,7 +44,7 @@ struct Shape {
 // One GEMM's operands and its ten-call graph.
 struct Case {
   Shape shape;
-  DeviceBuffer a, bt, c, a_q, bt_q, scales, quant_ws;
+  DeviceBuffer a, bt, c, a_q, bt_q, scales, scale_inv_a, scale_inv_bt, quant_ws;
   CudaGraphExec graph;
   std::vector<double> rounds[2];  // per phase: the visits' medians (us per GEMM)
 };
@@ -75,23 +75,29 @@ absl::Status Build(Case& g, cublasLtHandle_t lt, void* workspace, cudaStream_t s
     // E4M3 operands with current (tensor) scales, fast accumulation: fp8-current prequant.
     ASSIGN_OR_RETURN(g.a_q, DeviceBuffer::Create(s.m * s.k));
     ASSIGN_OR_RETURN(g.bt_q, DeviceBuffer::Create(s.n * s.k));
-    ASSIGN_OR_RETURN(g.scales, DeviceBuffer::Create(6 * sizeof(float)));
+    // amax and scale per operand in one buffer; each scale_inv (what cuBLASLt reads) in
+    // an allocation of its own (cuBLASLt refuses split-K where the two sit 4 bytes apart).
+    ASSIGN_OR_RETURN(g.scales, DeviceBuffer::Create(4 * sizeof(float)));
+    ASSIGN_OR_RETURN(g.scale_inv_a, DeviceBuffer::Create(sizeof(float)));
+    ASSIGN_OR_RETURN(g.scale_inv_bt, DeviceBuffer::Create(sizeof(float)));
     ASSIGN_OR_RETURN(g.quant_ws,
                      DeviceBuffer::Create(kernels::kCurrentScalingWorkspaceFloats * sizeof(float)));
-    float* f = static_cast<float*>(g.scales.get());  // amax, scale, scale_inv per operand
+    float* f = static_cast<float*>(g.scales.get());
+    float* inv_a = static_cast<float*>(g.scale_inv_a.get());
+    float* inv_bt = static_cast<float*>(g.scale_inv_bt.get());
     float* ws = static_cast<float*>(g.quant_ws.get());
     auto* a_q = static_cast<uint8_t*>(g.a_q.get());
     auto* bt_q = static_cast<uint8_t*>(g.bt_q.get());
     CUDA_RETURN_IF_ERROR(kernels::CurrentScaling(a, s.m, s.k, kernels::Fp8Format::kE4M3, a_q,
-                                                 nullptr, f, f + 1, f + 2, ws, st));
+                                                 nullptr, f, f + 1, inv_a, ws, st));
     CUDA_RETURN_IF_ERROR(kernels::CurrentScaling(bt, s.n, s.k, kernels::Fp8Format::kE4M3, bt_q,
-                                                 nullptr, f + 3, f + 4, f + 5, ws, st));
+                                                 nullptr, f + 2, f + 3, inv_bt, ws, st));
     spec.a = a_q;
     spec.bt = bt_q;
     spec.a_type = spec.bt_type = CUDA_R_8F_E4M3;
     spec.a_scale_mode = spec.bt_scale_mode = CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
-    spec.a_scale = f + 2;
-    spec.bt_scale = f + 5;
+    spec.a_scale = inv_a;
+    spec.bt_scale = inv_bt;
     spec.fast_accum = true;
   }
   ASSIGN_OR_RETURN(kernels::MatmulPlan plan, kernels::MatmulPlan::Create(lt, spec, 1));
