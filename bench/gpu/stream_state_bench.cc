@@ -2,11 +2,11 @@
 // GEMMs (ten cuBLASLt calls captured in one graph, bf16 and fp8 tensor-scaled) are timed
 // in interleaved rounds on one stream, then --launches N empty kernels run on a second
 // stream, and the same graphs are timed again in the same way: the baseline and the
-// figure after it come from one process, minutes apart at most. The state is the
-// context's, for good, so a count that does not change it (4 on an H100 with driver 580)
-// is seen by running again with that count; --launches 0 times both phases on one stream,
-// for the drift between them. CudaRunner measures after 32 such launches (DESIGN:
-// docs/measurement.md, "One stream or several").
+// figure after it come from one process, seconds apart. The state is the context's for
+// good, so a count that does not change it (4 on an H100 with driver 580) is seen by
+// running again with that count; --launches 0 times both phases on one stream, for the
+// drift between them. CudaRunner measures after 32 such launches (docs/measurement.md,
+// "One stream or several").
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
