@@ -76,7 +76,8 @@ absl::Status Build(Case& g, cublasLtHandle_t lt, void* workspace, cudaStream_t s
     ASSIGN_OR_RETURN(g.a_q, DeviceBuffer::Create(s.m * s.k));
     ASSIGN_OR_RETURN(g.bt_q, DeviceBuffer::Create(s.n * s.k));
     // amax and scale per operand in one buffer; each scale_inv (what cuBLASLt reads) in
-    // an allocation of its own (cuBLASLt refuses split-K where the two sit 4 bytes apart).
+    // an allocation of its own (cuBLASLt refused the split-K plan with the two in one
+    // small buffer, 12 bytes apart).
     ASSIGN_OR_RETURN(g.scales, DeviceBuffer::Create(4 * sizeof(float)));
     ASSIGN_OR_RETURN(g.scale_inv_a, DeviceBuffer::Create(sizeof(float)));
     ASSIGN_OR_RETURN(g.scale_inv_bt, DeviceBuffer::Create(sizeof(float)));
