@@ -1,5 +1,5 @@
 // What an error carries besides its user-facing message, as absl::Status payloads:
-//  * the source location and call text ("kernels/cuda_runner.cc:114: cudaMemGetInfo(...)")
+//  * the source location and call text ("kernels/runner/cuda_runner.cc:114: cudaMemGetInfo(...)")
 //    for the daemon's log only, never for users;
 //  * a mark that the device's context is lost (a sticky CUDA error such as an illegal
 //    address): nothing more can run in the process that saw it.

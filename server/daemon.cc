@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "server/api/server.h"
-#include "server/device/host_runner.h"
+#include "device/host/host_runner.h"
 #include "server/http/http_server.h"
 #include "server/metrics/daemon_metrics.h"
 #include "server/queue/job_queue.h"
@@ -30,14 +30,14 @@
 #include "server/security/listen_policy.h"
 #include "server/security/watch_limiter.h"
 #include "server/storage/open_store.h"
-#include "server/worker/fault.h"
-#include "server/worker/item_deadline.h"
-#include "server/worker/remote_runner.h"
-#include "server/worker/worker_main.h"
-#include "server/worker/worker_process.h"
+#include "device/worker/fault.h"
+#include "device/worker/item_deadline.h"
+#include "device/worker/remote_runner.h"
+#include "device/worker/worker_main.h"
+#include "device/worker/worker_process.h"
 #ifdef GEMMPROF_HAVE_CUDA
-#include "kernels/cuda_runner_factory.h"
-#include "kernels/nvml_telemetry.h"
+#include "kernels/runner/cuda_runner_factory.h"
+#include "kernels/timing/nvml_telemetry.h"
 #endif
 
 namespace gemmprof::daemon {
@@ -277,7 +277,7 @@ absl::Status CheckHttpFlags(const Options& o) {
 }
 
 // SM clock, power and temperature for /metrics: NVML on CUDA devices, nothing otherwise.
-std::unique_ptr<metrics::DeviceTelemetry> MakeTelemetry(
+std::unique_ptr<device::DeviceTelemetry> MakeTelemetry(
     const std::vector<std::unique_ptr<worker::RemoteRunner>>& runners) {
 #ifdef GEMMPROF_HAVE_CUDA
   std::vector<kernels::TelemetryDevice> devices;
@@ -295,13 +295,13 @@ std::unique_ptr<metrics::DeviceTelemetry> MakeTelemetry(
   }
 #endif
   (void)runners;
-  return std::make_unique<metrics::NullTelemetry>();
+  return std::make_unique<device::NullTelemetry>();
 }
 
 // The /metrics sources: the queue, each device's worker counters and the telemetry.
 metrics::MetricSources MetricSourcesOf(
     const queue::JobQueue& queue, const std::vector<std::unique_ptr<worker::RemoteRunner>>& runners,
-    metrics::DeviceTelemetry* telemetry) {
+    device::DeviceTelemetry* telemetry) {
   metrics::MetricSources sources;
   sources.queue_counts = [&queue] { return queue.Counts(); };
   sources.devices = [&runners] {
@@ -342,7 +342,7 @@ absl::Status Serve(const Options& o, const security::DaemonSecurity& sec) {
   spdlog::info("gemmprofd {} listening on {} (port {}), database {}", GEMMPROF_VERSION, o.listen,
                server->port(), o.db);
   // Only with --http: its bus listener makes every item event read the job back.
-  std::unique_ptr<metrics::DeviceTelemetry> telemetry;
+  std::unique_ptr<device::DeviceTelemetry> telemetry;
   std::optional<metrics::DaemonMetrics> daemon_metrics;
   std::unique_ptr<http::HttpServer> http_server;
   if (!o.http.empty()) {

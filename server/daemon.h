@@ -34,9 +34,9 @@ struct Options {
   int batch_groups = 6;  // measurement groups timed in one set of rounds (queue::PackBatches)
   int max_watches_per_client = 32;  // per token name, or per peer host without tokens
   int host_devices = 1;             // --backend host: emulated devices, one worker each
-  double item_timeout_s = 0;        // 0: derived from each item (server/worker/item_deadline.h)
+  double item_timeout_s = 0;        // 0: derived from each item (device/worker/item_deadline.h)
   // Worker mode (hidden flags): the daemon re-executes itself with these to host one
-  // device's runner; see server/worker/.
+  // device's runner; see device/worker/.
   int worker_fd = -1;
   int worker_query_fd = -1;
   int device = 0;

@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
-#include "kernels/cuda_runner_factory.h"
+#include "kernels/runner/cuda_runner_factory.h"
 
 namespace gemmprof::bench {
 namespace {

@@ -8,8 +8,8 @@
 
 #include "bench/gpu/gpu_bench.h"
 #include "core/stats.h"
-#include "kernels/cuda_runner_factory.h"
-#include "kernels/recipe_rules.h"
+#include "kernels/runner/cuda_runner_factory.h"
+#include "kernels/runner/recipe_rules.h"
 
 namespace gemmprof::bench {
 

@@ -18,12 +18,12 @@
 #include "absl/strings/numbers.h"
 #include "core/result.h"
 #include "core/stats.h"
-#include "kernels/cublaslt_handles.h"
-#include "kernels/cuda_check.h"
-#include "kernels/cuda_handles.h"
-#include "kernels/device_kernels.h"
-#include "kernels/iteration_timer.h"
-#include "kernels/matmul_plan.h"
+#include "kernels/cublaslt/cublaslt_handles.h"
+#include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/cuda_handles.h"
+#include "kernels/cuda/device_kernels.h"
+#include "kernels/timing/iteration_timer.h"
+#include "kernels/cublaslt/matmul_plan.h"
 #include "kernels/quant/quantize.h"
 
 namespace gemmprof::bench {

@@ -17,8 +17,8 @@
 
 #include "bench/store/bench_common.h"
 #include "server/storage/open_store.h"
-#include "server/storage/sqlite_connection.h"
-#include "server/storage/sqlite_statement.h"
+#include "server/storage/sqlite/sqlite_connection.h"
+#include "server/storage/sqlite/sqlite_statement.h"
 #include "tests/support/pg_server.h"
 
 namespace gemmprof::storage {

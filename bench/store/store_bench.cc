@@ -20,8 +20,8 @@
 #include "core/cache_key.h"
 #include "gemmprof/v1/gemmprof.grpc.pb.h"
 #include "server/api/server.h"
-#include "server/device/host_runner.h"
-#include "server/storage/sqlite_store.h"
+#include "device/host/host_runner.h"
+#include "server/storage/sqlite/sqlite_store.h"
 
 namespace gemmprof::storage {
 namespace {

@@ -73,7 +73,7 @@ std::string StateLine(const ReportAnalysis& a) {
   return s;
 }
 
-// How a sample is timed, per backend (kernels/iteration_timer.h, device/host_runner).
+// How a sample is timed, per backend (kernels/timing/iteration_timer.h, device/host_runner).
 std::string TimingMethod(const core::DeviceInfo& d) {
   if (d.backend == "cuda")
     return "CUDA events around one CUDA-graph launch per sample, queued behind a blocking "

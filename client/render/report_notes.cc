@@ -77,7 +77,7 @@ std::string NameSome(const std::vector<std::string>& names) {
 }
 
 // True for the note the CUDA runner writes for throttled telemetry
-// (kernels/cuda_runner_measure.cc), which the throttle summary already says.
+// (kernels/runner/cuda_runner_measure.cc), which the throttle summary already says.
 bool IsRunnerThrottleNote(std::string_view note) {
   return note.find(" telemetry samples throttled (clocks-event reasons ") != note.npos;
 }

@@ -140,7 +140,7 @@ void DaemonMetrics::AppendDeviceFamilies(std::vector<MetricFamily>& out) const {
       Family("gemmprof_device_power_watts", "Power draw now (NVML).", MetricType::kGauge);
   MetricFamily temp = Family("gemmprof_device_temperature_celsius", "GPU temperature now (NVML).",
                              MetricType::kGauge);
-  for (const DeviceReading& r : sources_.telemetry->Read()) {
+  for (const device::DeviceReading& r : sources_.telemetry->Read()) {
     const Labels labels = DeviceLabels(r.index, r.uuid, r.name);
     if (r.sm_clock_hz) clock.samples.push_back({"", labels, *r.sm_clock_hz});
     if (r.power_w) power.samples.push_back({"", labels, *r.power_w});

@@ -10,14 +10,14 @@
 #include <unordered_map>
 #include <vector>
 
-#include "server/metrics/device_telemetry.h"
+#include "device/telemetry.h"
 #include "server/metrics/text_format.h"
 #include "server/queue/job_events.h"
 #include "server/queue/job_queue.h"
 
 namespace gemmprof::metrics {
 
-// One device's worker counters (server/worker/remote_runner.h).
+// One device's worker counters (device/worker/remote_runner.h).
 struct DeviceCounters {
   int index = 0;
   std::string uuid;
@@ -30,7 +30,7 @@ struct DeviceCounters {
 struct MetricSources {
   std::function<queue::QueueCounts()> queue_counts;
   std::function<std::vector<DeviceCounters>()> devices;
-  DeviceTelemetry* telemetry = nullptr;  // may be null; must outlive DaemonMetrics
+  device::DeviceTelemetry* telemetry = nullptr;  // may be null; must outlive DaemonMetrics
   std::function<double()> now_s;         // monotonic seconds; default steady_clock
 };
 

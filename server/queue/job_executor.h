@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "server/device/runner.h"
+#include "device/runner.h"
 #include "server/queue/job_events.h"
 #include "server/queue/job_share.h"
 #include "server/storage/result_store.h"

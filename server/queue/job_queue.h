@@ -15,7 +15,7 @@
 
 #include "core/job.h"
 #include "core/status.h"
-#include "server/device/runner.h"
+#include "device/runner.h"
 #include "server/queue/job_events.h"
 #include "server/queue/job_executor.h"
 #include "server/storage/result_store.h"

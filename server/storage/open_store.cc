@@ -1,7 +1,7 @@
 #include "server/storage/open_store.h"
 
-#include "server/storage/pg_store.h"
-#include "server/storage/sqlite_store.h"
+#include "server/storage/postgres/pg_store.h"
+#include "server/storage/sqlite/sqlite_store.h"
 
 namespace gemmprof::storage {
 

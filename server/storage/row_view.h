@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "server/storage/sqlite_statement.h"
+#include "server/storage/sqlite/sqlite_statement.h"
 
 namespace gemmprof::storage {
 

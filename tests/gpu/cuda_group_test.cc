@@ -6,7 +6,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kernels/recipe_rules.h"
+#include "kernels/runner/recipe_rules.h"
 #include "tests/gpu/gpu_test_util.h"
 
 namespace gemmprof::kernels {

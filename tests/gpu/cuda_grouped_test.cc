@@ -3,7 +3,7 @@
 // pass verification; flops and bytes count every group; 8 underfilling groups take far
 // less than 8x one group), Unimplemented for the microscaled recipes, memory checks
 // that count groups, and a numerical cross-check of the grouped building blocks against
-// the host (server/device/host_gemm.h and core/quant). fp8-block's grouped GEMMs
+// the host (device/host_gemm.h and core/quant). fp8-block's grouped GEMMs
 // are tested in cuda_grouped_block_test.cc. Fails without a GPU.
 #include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
@@ -20,16 +20,16 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kernels/cublaslt_handles.h"
-#include "kernels/cuda_handles.h"
-#include "kernels/cuda_runner_factory.h"
-#include "kernels/device_kernels.h"
-#include "kernels/device_pool.h"
-#include "kernels/matmul_plan.h"
-#include "kernels/operand_quantizer.h"
-#include "kernels/recipe_rules.h"
+#include "kernels/cublaslt/cublaslt_handles.h"
+#include "kernels/cuda/cuda_handles.h"
+#include "kernels/runner/cuda_runner_factory.h"
+#include "kernels/cuda/device_kernels.h"
+#include "kernels/cuda/device_pool.h"
+#include "kernels/cublaslt/matmul_plan.h"
+#include "kernels/quant/operand_quantizer.h"
+#include "kernels/runner/recipe_rules.h"
 #include "core/quant/quant.h"
-#include "server/device/host_gemm.h"
+#include "device/host/host_gemm.h"
 #include "tests/gpu/gpu_test_util.h"
 
 namespace gemmprof::kernels {

@@ -8,7 +8,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kernels/cuda_runner_factory.h"
+#include "kernels/runner/cuda_runner_factory.h"
 #include "tests/gpu/gpu_test_util.h"
 
 namespace gemmprof::kernels {

@@ -11,10 +11,10 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kernels/cuda_check.h"
-#include "kernels/cuda_handles.h"
-#include "kernels/cuda_runner_factory.h"
-#include "kernels/iteration_timer.h"
+#include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/cuda_handles.h"
+#include "kernels/runner/cuda_runner_factory.h"
+#include "kernels/timing/iteration_timer.h"
 #include "tests/gpu/gpu_test_util.h"
 
 namespace gemmprof::kernels {

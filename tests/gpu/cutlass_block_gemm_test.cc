@@ -1,4 +1,4 @@
-// The CUTLASS grouped FP8 block-scaled GEMM (kernels/cutlass_gemm.h) on an sm_90
+// The CUTLASS grouped FP8 block-scaled GEMM (kernels/cutlass/cutlass_gemm.h) on an sm_90
 // GPU, on operands made on the host so every group can have its own size:
 //   - ScaleLayoutTest: bit-level. All FP8 values are 1 and all scales 1 except ONE scale
 //     set to 2, in turn at every position of every group's A and B^T scale tensors
@@ -36,15 +36,15 @@
 #include "core/quant/quant.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kernels/cuda_handles.h"
-#include "kernels/cuda_runner.h"
-#include "kernels/cutlass_gemm.h"
-#include "kernels/device_kernels.h"
-#include "kernels/device_pool.h"
-#include "kernels/gemm_verifier.h"
-#include "kernels/measure_parts.h"
-#include "kernels/operand_quantizer.h"
-#include "kernels/recipe_rules.h"
+#include "kernels/cuda/cuda_handles.h"
+#include "kernels/runner/cuda_runner.h"
+#include "kernels/cutlass/cutlass_gemm.h"
+#include "kernels/cuda/device_kernels.h"
+#include "kernels/cuda/device_pool.h"
+#include "kernels/runner/gemm_verifier.h"
+#include "kernels/runner/measure_parts.h"
+#include "kernels/quant/operand_quantizer.h"
+#include "kernels/runner/recipe_rules.h"
 #include "tests/gpu/gpu_test_util.h"
 
 namespace gemmprof::kernels {

@@ -7,7 +7,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kernels/cupti_tracer.h"
+#include "kernels/timing/cupti_tracer.h"
 #include "tests/gpu/gpu_test_util.h"
 
 namespace gemmprof::kernels {

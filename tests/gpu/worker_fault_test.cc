@@ -9,10 +9,10 @@
 #include "core/error_detail.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "kernels/cuda_check.h"
-#include "server/worker/fault.h"
-#include "server/worker/remote_runner.h"
-#include "server/worker/worker_process.h"
+#include "kernels/cuda/cuda_check.h"
+#include "device/worker/fault.h"
+#include "device/worker/remote_runner.h"
+#include "device/worker/worker_process.h"
 
 namespace gemmprof::worker {
 namespace {
@@ -65,7 +65,7 @@ TEST(CudaWorkerFaultTest, AnIllegalAddressCostsOneItemAndTheWorkerRestarts) {
   EXPECT_THAT(message, StartsWith("CUDA error 700 (cudaErrorIllegalAddress"));
   EXPECT_THAT(message, HasSubstr("; the device context is lost and the worker restarts"));
   EXPECT_EQ(message.find(".cc:"), std::string::npos) << message;
-  EXPECT_THAT(core::SourceOf(faulted.status()), HasSubstr("kernels/cuda_runner_factory.cc:"));
+  EXPECT_THAT(core::SourceOf(faulted.status()), HasSubstr("kernels/runner/cuda_runner_factory.cc:"));
 
   auto after = runner.Run(Item(2), t);
   ASSERT_TRUE(after.ok()) << after.status();

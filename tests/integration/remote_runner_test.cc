@@ -1,6 +1,6 @@
 // RemoteRunner with real worker processes: the gemmprofd binary in worker mode on the host
 // backend, with faults injected through GEMMPROF_WORKER_FAULT.
-#include "server/worker/remote_runner.h"
+#include "device/worker/remote_runner.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -14,9 +14,9 @@
 #include <thread>
 #include <vector>
 
-#include "server/worker/fault.h"
-#include "server/worker/item_deadline.h"
-#include "server/worker/worker_process.h"
+#include "device/worker/fault.h"
+#include "device/worker/item_deadline.h"
+#include "device/worker/worker_process.h"
 #include "tests/support/temp_dir.h"
 
 namespace gemmprof::worker {

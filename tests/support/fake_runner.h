@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "server/device/runner.h"
+#include "device/runner.h"
 
 namespace gemmprof::testing {
 

@@ -9,7 +9,7 @@
 
 #include "gemmprof/v1/gemmprof.grpc.pb.h"
 #include "server/api/server.h"
-#include "server/storage/sqlite_store.h"
+#include "server/storage/sqlite/sqlite_store.h"
 #include "tests/support/fake_runner.h"
 #include "tests/support/temp_dir.h"
 

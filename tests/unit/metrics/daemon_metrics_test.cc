@@ -10,6 +10,9 @@ namespace {
 using queue::JobEvent;
 using testing::ParsePrometheusText;
 using testing::PromExposition;
+using device::DeviceReading;
+using device::DeviceTelemetry;
+using device::NullTelemetry;
 
 class FakeTelemetry final : public DeviceTelemetry {
  public:

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "server/storage/sqlite_store.h"
+#include "server/storage/sqlite/sqlite_store.h"
 #include "tests/support/fake_runner.h"
 #include "tests/support/temp_dir.h"
 

@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "core/error_detail.h"
-#include "server/storage/sqlite_store.h"
+#include "server/storage/sqlite/sqlite_store.h"
 #include "tests/support/fake_runner.h"
 #include "tests/support/temp_dir.h"
 
@@ -216,7 +216,7 @@ TEST_F(JobQueueTest, ItemErrorsKeepSourceLocationsOutAndInTheLog) {
   runner_.FailRunsWith(core::WithSource(
       absl::ResourceExhaustedError(
           "CUDA out of memory (cudaErrorMemoryAllocation) while preparing the operands"),
-      "kernels/cuda_runner_measure.cc:114: pool.GetAs<__nv_bfloat16>(\"a.src\", a_n)"));
+      "kernels/runner/cuda_runner_measure.cc:114: pool.GetAs<__nv_bfloat16>(\"a.src\", a_n)"));
   auto job = queue_->Submit(ShapesSpec({{64, 64, 64}, {32, 32, 32}}, {core::Recipe::kBf16}));
   WaitForEnd(job->id);
   spdlog::set_default_logger(previous);
@@ -227,7 +227,7 @@ TEST_F(JobQueueTest, ItemErrorsKeepSourceLocationsOutAndInTheLog) {
             "fprop 64x64x64 bf16 autocast: CUDA out of memory (cudaErrorMemoryAllocation) while "
             "preparing the operands; the item failed and the job goes on with its next item");
   EXPECT_EQ(error.find(".cc"), std::string::npos);
-  EXPECT_NE(log.str().find("kernels/cuda_runner_measure.cc:114: pool.GetAs"), std::string::npos)
+  EXPECT_NE(log.str().find("kernels/runner/cuda_runner_measure.cc:114: pool.GetAs"), std::string::npos)
       << log.str();
 }
 

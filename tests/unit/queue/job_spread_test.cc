@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "server/queue/job_queue.h"
-#include "server/storage/sqlite_store.h"
+#include "server/storage/sqlite/sqlite_store.h"
 #include "tests/support/fake_runner.h"
 #include "tests/support/temp_dir.h"
 

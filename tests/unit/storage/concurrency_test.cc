@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "server/storage/sqlite_store.h"
+#include "server/storage/sqlite/sqlite_store.h"
 #include "tests/unit/storage/test_util.h"
 
 namespace gemmprof::storage::testing {

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "server/storage/sqlite_store.h"
-#include "server/storage/sqlite_transaction.h"
+#include "server/storage/sqlite/sqlite_store.h"
+#include "server/storage/sqlite/sqlite_transaction.h"
 #include "tests/unit/storage/test_util.h"
 
 namespace gemmprof::storage::testing {

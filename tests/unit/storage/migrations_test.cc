@@ -1,4 +1,4 @@
-#include "server/storage/migrations.h"
+#include "server/storage/sqlite/migrations.h"
 
 #include <string>
 
@@ -6,8 +6,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "server/storage/json_codec.h"
-#include "server/storage/sqlite_statement.h"
-#include "server/storage/sqlite_store.h"
+#include "server/storage/sqlite/sqlite_statement.h"
+#include "server/storage/sqlite/sqlite_store.h"
 #include "tests/unit/storage/test_util.h"
 
 namespace gemmprof::storage::testing {

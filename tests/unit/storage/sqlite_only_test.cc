@@ -5,8 +5,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "server/storage/sqlite_statement.h"
-#include "server/storage/sqlite_store.h"
+#include "server/storage/sqlite/sqlite_statement.h"
+#include "server/storage/sqlite/sqlite_store.h"
 #include "tests/unit/storage/store_fixture.h"
 
 namespace gemmprof::storage::testing {

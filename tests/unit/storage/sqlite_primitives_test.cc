@@ -4,9 +4,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "server/storage/paging.h"
-#include "server/storage/sqlite_connection.h"
-#include "server/storage/sqlite_statement.h"
-#include "server/storage/sqlite_transaction.h"
+#include "server/storage/sqlite/sqlite_connection.h"
+#include "server/storage/sqlite/sqlite_statement.h"
+#include "server/storage/sqlite/sqlite_transaction.h"
 #include "tests/unit/storage/test_util.h"
 
 namespace gemmprof::storage {

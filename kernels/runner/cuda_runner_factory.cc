@@ -1,0 +1,40 @@
+#include "kernels/runner/cuda_runner_factory.h"
+
+#include <cuda_runtime_api.h>
+
+#include "absl/strings/str_cat.h"
+#include "kernels/cuda/cuda_check.h"
+#include "kernels/runner/cuda_runner.h"
+#include "kernels/cuda/device_kernels.h"
+
+namespace gemmprof::kernels {
+
+int CudaDeviceCount() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    (void)cudaGetLastError();  // clear the sticky-free error so later calls start clean
+    return 0;
+  }
+  return count;
+}
+
+absl::StatusOr<std::unique_ptr<device::Runner>> MakeCudaRunner(int device_ordinal) {
+  const int count = CudaDeviceCount();
+  if (count == 0) return absl::UnavailableError("no CUDA device (no driver or no GPU)");
+  if (device_ordinal < 0 || device_ordinal >= count) {
+    return absl::InvalidArgumentError(absl::StrCat("device ordinal ", device_ordinal,
+                                                   " out of range; this node has ", count,
+                                                   " CUDA device(s)"));
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<CudaRunner> runner, CudaRunner::Create(device_ordinal));
+  return std::unique_ptr<device::Runner>(std::move(runner));
+}
+
+absl::Status InjectIllegalAddress(int device_ordinal) {
+  CUDA_RETURN_IF_ERROR(cudaSetDevice(device_ordinal));
+  CUDA_RETURN_IF_ERROR(WriteThroughBadPointer(nullptr));
+  CUDA_RETURN_IF_ERROR(cudaDeviceSynchronize());
+  return absl::InternalError("a write through a bad pointer did not fault");
+}
+
+}  // namespace gemmprof::kernels

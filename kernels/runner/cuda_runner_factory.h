@@ -1,0 +1,26 @@
+// Entry points to the CUDA runner for code that must not include CUDA headers (the
+// daemon's main.cc). Both are safe on machines without a driver or GPU.
+#pragma once
+
+#include <memory>
+
+#include "core/status.h"
+#include "device/runner.h"
+
+namespace gemmprof::kernels {
+
+// Number of CUDA devices; 0 when there is no driver, no GPU or any CUDA error. Never
+// crashes and never throws.
+int CudaDeviceCount();
+
+// A runner bound to `device_ordinal`. InvalidArgument for an ordinal out of range,
+// Unavailable when CUDA cannot be initialized, Internal for other CUDA/cuBLASLt errors.
+absl::StatusOr<std::unique_ptr<device::Runner>> MakeCudaRunner(int device_ordinal);
+
+// Test hook (GEMMPROF_WORKER_FAULT=illegal-address@SEQ): runs a kernel that writes through
+// a bad pointer on `device_ordinal` and returns the resulting CUDA error (700,
+// cudaErrorIllegalAddress), marked context-lost. The process's CUDA context is dead
+// afterwards: only a worker process may call this.
+absl::Status InjectIllegalAddress(int device_ordinal);
+
+}  // namespace gemmprof::kernels

@@ -1,0 +1,440 @@
+// The per-member pieces of CudaRunner::MeasureGroup (measure_parts.h).
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "core/error_detail.h"
+#include "kernels/cuda/device_kernels.h"
+#include "kernels/runner/gemm_verifier.h"
+#include "kernels/timing/iteration_timer.h"
+#include "kernels/cublaslt/matmul_plan.h"
+#include "kernels/runner/measure_parts.h"
+#include "kernels/runner/member.h"
+#include "kernels/quant/operand_quantizer.h"
+#include "kernels/runner/recipe_rules.h"
+#include "kernels/timing/telemetry_sampler.h"
+
+namespace gemmprof::kernels {
+namespace {
+
+using core::Recipe;
+
+constexpr int kTelemetryPeriodMs = 5;
+// Tensor ids under the job's seed: the same seed always gives the same A and B^T.
+constexpr uint32_t kTensorA = 1, kTensorBt = 2;
+
+int64_t Bytes(cudaDataType_t t, int64_t n) {
+  if (t == CUDA_R_16BF) return 2 * n;
+  if (t == CUDA_R_4F_E2M1) return (n + 1) / 2;
+  return n;
+}
+
+}  // namespace
+
+double GemmBytes(const core::WorkItem& item, const Operands& o) {
+  const core::GemmShape& s = item.op.shape;
+  const int64_t g = item.op.groups;
+  return Bytes(o.a.data_type(), g * s.m * s.k) + Bytes(o.bt.data_type(), g * s.n * s.k) +
+         2.0 * g * s.m * s.n;
+}
+
+double QuantBytes(const core::WorkItem& item, const Operands& o, const TimedQuantization& t) {
+  const core::GemmShape& s = item.op.shape;
+  const int64_t g = item.op.groups;
+  // Each timed quantization reads its BF16 source (twice with a separate amax pass) and
+  // writes its quantized copy (and the transposed one in a training step).
+  const bool amax_pass = item.recipe == Recipe::kFp8Current || item.recipe == Recipe::kNvfp4;
+  auto quant = [&](int64_t n, const OperandQuantizer& q) {
+    return (amax_pass ? 4.0 : 2.0) * n + (t.transposes ? 2.0 : 1.0) * Bytes(q.data_type(), n);
+  };
+  double bytes = 0;
+  if (t.a) bytes += quant(g * s.m * s.k, o.a);
+  if (t.bt) bytes += quant(g * s.n * s.k, o.bt);
+  return bytes;
+}
+
+std::vector<absl::StatusOr<double>> TimeCandidates(
+    const IterationTimer& timer, cudaStream_t stream,
+    const std::vector<IterationTimer::Iteration>& candidates, const TimerOptions& item_options,
+    int rounds) {
+  constexpr double kWarmupMs = 2.0, kSamplesMs = 5.0;  // per candidate and round
+  TimerOptions probe;
+  probe.warmup_iters = 1;
+  probe.timed_iters = 1;
+  probe.flush_buffer = item_options.flush_buffer;  // the item's L2 policy
+  probe.flush_bytes = item_options.flush_bytes;
+  std::vector<TimerOptions> options(candidates.size(), probe);
+  std::vector<std::vector<double>> medians(candidates.size());
+  std::vector<absl::Status> failed(candidates.size());
+  auto launches = [](double budget_ms, double ms, int lo, int hi) {
+    return ms > 0 ? static_cast<int>(std::clamp(std::ceil(budget_ms / ms), static_cast<double>(lo),
+                                                static_cast<double>(hi)))
+                  : hi;
+  };
+  for (int round = -1; round < rounds; ++round) {  // round -1: one launch sizes the rounds
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      if (!failed[i].ok()) continue;
+      absl::StatusOr<TimerResult> r =
+          timer.Time(stream, candidates[i], round < 0 ? probe : options[i]);
+      if (r.ok() && round < 0) {
+        const double ms = r->samples_ms.empty() ? 0 : r->samples_ms.front();
+        options[i].warmup_iters = launches(kWarmupMs, ms, 1, 3);
+        options[i].timed_iters = launches(kSamplesMs, ms, 3, 10);
+        continue;
+      }
+      if (!r.ok()) {
+        failed[i] = r.status();
+        (void)cudaStreamSynchronize(stream);
+        (void)cudaGetLastError();
+        continue;
+      }
+      medians[i].push_back(core::SampleStats::FromSamples(r->samples_ms).median_ms);
+    }
+  }
+  std::vector<absl::StatusOr<double>> out;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (failed[i].ok()) {
+      out.push_back(core::SampleStats::FromSamples(medians[i]).median_ms);
+    } else {
+      out.push_back(failed[i]);
+    }
+  }
+  return out;
+}
+
+// Keeps the lowest of the candidates' figures; within 1% of cuBLASLt's first choice the
+// difference is noise and the first choice stays. Candidates that refuse to launch are
+// skipped.
+absl::Status Autotune(MatmulPlan& plan, const IterationTimer& timer, cudaStream_t stream,
+                      const TimerOptions& item_options) {
+  const int n = plan.candidates();
+  if (n <= 1) return absl::OkStatus();
+  constexpr int kRounds = 3;
+  std::vector<IterationTimer::Iteration> candidates;
+  for (int i = 0; i < n; ++i) {
+    // Capture records the algorithm chosen at the time.
+    candidates.push_back([&plan, i](cudaStream_t q) {
+      RETURN_IF_ERROR(plan.Choose(i, true));
+      return plan.Enqueue(q);
+    });
+  }
+  const std::vector<absl::StatusOr<double>> score =
+      TimeCandidates(timer, stream, candidates, item_options, kRounds);
+  int best = -1;
+  for (int i = 0; i < n; ++i) {
+    if (score[i].ok() && (best < 0 || *score[i] < *score[best])) best = i;
+  }
+  if (best < 0) return absl::InternalError("autotune: no cuBLASLt candidate launched");
+  if (score[0].ok() && *score[best] > 0.99 * *score[0]) best = 0;
+  return plan.Choose(best, true);
+}
+
+namespace {
+
+// The FP8 format of a quantized operand (the CUTLASS specs name it; E4M3 unless E5M2).
+core::quant::Fp8Format Fp8FormatOf(const OperandQuantizer& q) {
+  return q.data_type() == CUDA_R_8F_E5M2 ? core::quant::Fp8Format::kE5M2
+                                         : core::quant::Fp8Format::kE4M3;
+}
+
+}  // namespace
+
+absl::StatusOr<CutlassGemm> CreateBlockGemm(const core::WorkItem& item, const Operands& o,
+                                            BlockGemmSchedule schedule, int device, int sm) {
+  const core::GemmShape& s = item.op.shape;
+  BlockGemmSpec spec;
+  spec.a_format = Fp8FormatOf(o.a);
+  spec.bt_format = Fp8FormatOf(o.bt);
+  spec.bt_128x128 = o.bt.config().weight;
+  for (int64_t g = 0; g < item.op.groups; ++g) {
+    BlockGemmGroup one;
+    one.m = s.m;
+    one.n = s.n;
+    one.k = s.k;
+    one.a = static_cast<const uint8_t*>(o.a.data()) + g * s.m * s.k;
+    one.bt = static_cast<const uint8_t*>(o.bt.data()) + g * s.n * s.k;
+    one.c = o.c + g * s.m * s.n;
+    one.a_scales = o.a.block_scales() + g * o.a.block_scale_group_floats();
+    one.bt_scales = o.bt.block_scales() + g * o.bt.block_scale_group_floats();
+    spec.groups.push_back(one);
+  }
+  return CutlassGemm::Create(spec, schedule, device, sm);
+}
+
+absl::StatusOr<CutlassGemm> CreateRowwiseGemm(const core::WorkItem& item, const Operands& o,
+                                              bool fast_accum, RowwiseGemmSchedule schedule,
+                                              int device, int sm) {
+  RowwiseGemmSpec spec;
+  spec.a_format = Fp8FormatOf(o.a);
+  spec.bt_format = Fp8FormatOf(o.bt);
+  spec.m = item.op.shape.m;
+  spec.n = item.op.shape.n;
+  spec.k = item.op.shape.k;
+  spec.a = o.a.data();
+  spec.bt = o.bt.data();
+  spec.c = o.c;
+  spec.a_scales = static_cast<const float*>(o.a.gemm_scale());
+  spec.bt_scales = static_cast<const float*>(o.bt.gemm_scale());
+  spec.fast_accum = fast_accum;
+  return CutlassGemm::CreateRowwise(spec, schedule, device, sm);
+}
+
+// cuBLASLt and each CUTLASS form are timed as Autotune times cuBLASLt's candidates
+// (TimeCandidates). CUTLASS is kept only when more than 1% faster than cuBLASLt: within
+// that the two are the same, and cuBLASLt (the library the other recipes run on) stays.
+// Where a CUTLASS form is kept, the other CUTLASS forms within contender_margin_ of it
+// become the member's contenders (member.h): on a power-capped GPU the burst can rank
+// forms that close otherwise than the item's rounds do, so the rounds decide.
+absl::Status CudaRunner::ChooseGemmLibrary(Member& m, const TimerOptions& item_options,
+                                           bool contenders) {
+  std::vector<std::string> names = {"cuBLASLt"};
+  std::vector<std::optional<CutlassGemm>> cutlass(1);  // [0]: cuBLASLt
+  std::string refused;
+  auto add = [&](absl::StatusOr<CutlassGemm> g, const char* schedule) -> absl::Status {
+    if (absl::IsFailedPrecondition(g.status())) {
+      // The first form's reason: the grouped form's (device, sizes) is the most general.
+      if (refused.empty()) refused = std::string(g.status().message());
+      return absl::OkStatus();
+    }
+    RETURN_IF_ERROR(g.status());
+    names.push_back(absl::StrCat("CUTLASS ", schedule));
+    cutlass.push_back(*std::move(g));
+    return absl::OkStatus();
+  };
+  const bool block = m.item.recipe == Recipe::kFp8Block;
+  if (block) {
+    for (BlockGemmSchedule schedule : kBlockGemmSchedules) {
+      RETURN_IF_ERROR(add(CreateBlockGemm(m.item, m.o, schedule, ordinal_, sm_),
+                          BlockGemmScheduleName(schedule)));
+    }
+  } else if (m.item.op.groups > 1) {
+    refused =
+        "the CUTLASS row-wise GEMM runs one GEMM; grouped items stay one cuBLASLt call "
+        "per group";
+  } else {
+    for (RowwiseGemmSchedule schedule : kRowwiseGemmSchedules) {
+      RETURN_IF_ERROR(add(CreateRowwiseGemm(m.item, m.o, m.fast_accum, schedule, ordinal_, sm_),
+                          RowwiseGemmScheduleName(schedule)));
+    }
+  }
+  if (cutlass.size() == 1) {
+    m.notes.push_back(absl::StrCat("cuBLASLt only: ", refused));
+    return absl::OkStatus();
+  }
+  std::vector<IterationTimer::Iteration> candidates = {[&m](cudaStream_t q) -> absl::Status {
+    for (const MatmulPlan& p : m.plans) RETURN_IF_ERROR(p.Enqueue(q));
+    return absl::OkStatus();
+  }};
+  for (size_t c = 1; c < cutlass.size(); ++c) {
+    const CutlassGemm& g = *cutlass[c];
+    candidates.push_back([&g](cudaStream_t q) { return g.Enqueue(q); });
+  }
+  constexpr int kRounds = 3;
+  const cudaStream_t st = stream_.get();
+  const std::vector<absl::StatusOr<double>> ms =
+      TimeCandidates(*timer_, st, candidates, item_options, kRounds);
+  RETURN_IF_ERROR(ms[0].status());
+  size_t best = 0;
+  std::vector<std::string> figures;
+  for (size_t c = 0; c < ms.size(); ++c) {
+    if (!ms[c].ok()) {
+      // A launch that left the device unusable ends the item; otherwise the form is out.
+      if (IsStickyCudaError(cudaStreamSynchronize(st))) return ms[c].status();
+      m.notes.push_back(
+          absl::StrCat("not used: ", names[c], " failed to run (", ms[c].status().message(), ")"));
+      continue;
+    }
+    figures.push_back(absl::StrFormat("%s %.4g ms", names[c], *ms[c]));
+    if (c > 0 && *ms[c] < 0.99 * *ms[0] && (best == 0 || *ms[c] < *ms[best])) best = c;
+  }
+  m.notes.push_back(absl::StrFormat(
+      "GEMM library chosen by measurement: %s (%s per GEMM, medians of %d interleaved rounds "
+      "timed as a short burst before the item's own rounds; a power-capped GPU runs such a "
+      "burst at higher clocks, so these figures rank the candidates and do not compare with "
+      "the item's)",
+      names[best], absl::StrJoin(figures, ", "), kRounds));
+  if (best > 0) {
+    for (size_t c = 1; contenders && c < cutlass.size(); ++c) {
+      if (c == best || !ms[c].ok() || *ms[c] > (1 + contender_margin_) * *ms[best]) continue;
+      m.contenders.push_back({names[c], *std::move(cutlass[c])});
+    }
+    if (!m.contenders.empty()) {
+      m.notes.push_back(absl::StrFormat(
+          "within %.0f%% of it in that burst: %s; timed in the item's own rounds beside it, "
+          "and the fastest there kept",
+          100 * contender_margin_,
+          absl::StrJoin(m.contenders, ", ", [](std::string* out, const Member::Contender& c) {
+            out->append(c.name);
+          })));
+    }
+    m.cutlass_name = names[best];
+    m.cutlass = std::move(cutlass[best]);
+    if (block) {
+      m.o.a.set_cublaslt_scales(false);
+      m.o.bt.set_cublaslt_scales(false);
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::string ThrottleNote(const core::Telemetry& t) {
+  if (t.throttled_samples == 0) return "";
+  return absl::StrFormat("%d of %d telemetry samples throttled (clocks-event reasons 0x%x)",
+                         t.throttled_samples, t.telemetry_samples, t.throttle_reasons);
+}
+
+absl::StatusOr<Sources> PrepareSources(DevicePool& pool, const core::WorkItem& item,
+                                       const core::TimingOptions& timing, cudaStream_t st,
+                                       const std::string& prefix) {
+  const core::GemmShape& s = item.op.shape;
+  const int64_t a_n = item.op.groups * s.m * s.k, bt_n = item.op.groups * s.n * s.k;
+  Sources src;
+  ASSIGN_OR_RETURN(src.a, pool.GetAs<__nv_bfloat16>(prefix + "a.src", a_n));
+  ASSIGN_OR_RETURN(src.bt, pool.GetAs<__nv_bfloat16>(prefix + "bt.src", bt_n));
+  CUDA_RETURN_IF_ERROR(FillRandomNormalBf16(src.a, a_n, timing.seed, kTensorA, st));
+  CUDA_RETURN_IF_ERROR(FillRandomNormalBf16(src.bt, bt_n, timing.seed, kTensorBt, st));
+  return src;
+}
+
+absl::StatusOr<Operands> PrepareOperands(DevicePool& pool, const core::WorkItem& item,
+                                         const core::TimingOptions& timing,
+                                         const TimedQuantization& t, const Sources& src,
+                                         __nv_bfloat16* c, const std::string& prefix,
+                                         cudaStream_t st, std::vector<std::string>* notes) {
+  Operands o;
+  o.c = c;
+  OperandConfig a = OperandA(item, timing), bt = OperandBt(item, timing);
+  a.slot = prefix + a.slot;
+  bt.slot = prefix + bt.slot;
+  ASSIGN_OR_RETURN(o.a, OperandQuantizer::Create(pool, a, src.a, t.transposes));
+  ASSIGN_OR_RETURN(o.bt, OperandQuantizer::Create(pool, bt, src.bt, t.transposes));
+  RETURN_IF_ERROR(o.a.SeedHistory(st));
+  RETURN_IF_ERROR(o.bt.SeedHistory(st));
+  RETURN_IF_ERROR(o.a.Enqueue(st, false));
+  RETURN_IF_ERROR(o.bt.Enqueue(st, false));
+  if (std::string note = core::QuantizationNote(item); !note.empty()) notes->push_back(note);
+  if (item.recipe == Recipe::kNvfp4) {
+    ASSIGN_OR_RETURN(o.alpha_beta, pool.GetAs<float>(prefix + "alpha_beta", 2));
+    CUDA_RETURN_IF_ERROR(cudaMemsetAsync(o.alpha_beta, 0, 2 * sizeof(float), st));
+    CUDA_RETURN_IF_ERROR(Nvfp4Alpha(o.a.tensor_scale(), o.bt.tensor_scale(), o.alpha_beta, st));
+    notes->push_back("nvfp4: no RHT / stochastic rounding; transposed copies not quantized");
+  }
+  return o;
+}
+
+MatmulSpec GemmSpec(const core::GemmOp& op, const Operands& o, std::optional<bool> fast_accum,
+                    const DeviceBuffer& workspace) {
+  MatmulSpec spec;
+  spec.m = op.shape.m;
+  spec.n = op.shape.n;
+  spec.k = op.shape.k;
+  spec.batch = op.groups;
+  spec.a_type = o.a.data_type();
+  spec.bt_type = o.bt.data_type();
+  spec.a = o.a.data();
+  spec.bt = o.bt.data();
+  spec.c = o.c;
+  spec.a_scale_mode = o.a.scale_mode();
+  spec.bt_scale_mode = o.bt.scale_mode();
+  spec.a_scale = o.a.gemm_scale();
+  spec.bt_scale = o.bt.gemm_scale();
+  spec.fast_accum = fast_accum;
+  if (o.alpha_beta != nullptr) {
+    spec.device_alpha = o.alpha_beta;
+    spec.device_beta = o.alpha_beta + 1;
+  }
+  spec.workspace = workspace.get();
+  spec.workspace_bytes = workspace.bytes();
+  return spec;
+}
+
+// The GEMM of an item as cuBLASLt plans: one (a grouped item's groups in one
+// strided-batched call), or, for block scales where cuBLASLt has no batched algorithm
+// (cuBLASLt 13.1 on sm_90 has none), one plan per group over that group's operands,
+// output and block scales, launched back to back inside the item's CUDA graph; then
+// `per_group_reason` is cuBLASLt's refusal of the batched call.
+absl::StatusOr<std::vector<MatmulPlan>> CreatePlans(cublasLtHandle_t lt, const MatmulSpec& spec,
+                                                    const Operands& o, int candidates,
+                                                    std::string* per_group_reason) {
+  std::vector<MatmulPlan> plans;
+  const int64_t a_scales = o.a.gemm_scale_group_floats(),
+                bt_scales = o.bt.gemm_scale_group_floats();
+  // Outer-vector (row-wise) scales: a strided batch would read group 0's vectors for
+  // every group (no batch stride for scale pointers), so groups always go one by one.
+  const bool row_scaled = spec.a_scale_mode == CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
+  absl::StatusOr<MatmulPlan> whole =
+      row_scaled && spec.batch > 1
+          ? absl::FailedPreconditionError(
+                "cuBLASLt's strided batch takes one row-scale vector per operand, not one per "
+                "group")
+          : MatmulPlan::Create(lt, spec, candidates);
+  if (whole.ok() || !absl::IsFailedPrecondition(whole.status()) || spec.batch == 1 ||
+      a_scales == 0 || bt_scales == 0) {
+    if (!whole.ok()) return whole.status();
+    plans.push_back(*std::move(whole));
+    return plans;
+  }
+  // fp8-block and fp8-rowwise: one byte per element, BF16 output, fp32 scales.
+  const int64_t m = spec.m, n = spec.n, k = spec.k;
+  for (int64_t g = 0; g < spec.batch; ++g) {
+    MatmulSpec one = spec;
+    one.batch = 1;
+    one.a = static_cast<const uint8_t*>(spec.a) + g * m * k;
+    one.bt = static_cast<const uint8_t*>(spec.bt) + g * n * k;
+    one.c = static_cast<__nv_bfloat16*>(spec.c) + g * m * n;
+    one.a_scale = static_cast<const float*>(spec.a_scale) + g * a_scales;
+    one.bt_scale = static_cast<const float*>(spec.bt_scale) + g * bt_scales;
+    ASSIGN_OR_RETURN(MatmulPlan p, MatmulPlan::Create(lt, one, candidates));
+    plans.push_back(std::move(p));
+  }
+  *per_group_reason = std::string(whole.status().message());
+  return plans;
+}
+
+// What a grouped item's number means: one strided-batched call; for the per-tensor FP8
+// recipes one scale per operand across all groups (not one per expert), for fp8-block
+// each group's own block scales; and, where the timed region quantizes group by group
+// (transposed copies, or 128x128 blocks that would span groups), one launch per group (a
+// fused multi-tensor kernel would launch once, so small groups overstate the
+// quantization time).
+std::string GroupedNote(const core::WorkItem& item, const TimedQuantization& t, const Operands& o,
+                        const std::string& per_group_reason, bool cutlass) {
+  const bool tensor_scaled =
+      item.recipe == Recipe::kFp8Current || item.recipe == Recipe::kFp8Delayed;
+  std::string note =
+      cutlass ? absl::StrFormat("grouped: %d groups in one CUTLASS launch", item.op.groups)
+      : per_group_reason.empty()
+          ? absl::StrFormat("grouped: %d groups in one strided-batched cuBLASLt call",
+                            item.op.groups)
+          : absl::StrFormat(
+                "grouped: %d cuBLASLt calls, one per group, back to back in one CUDA graph, "
+                "because the batched call has none: %s",
+                item.op.groups, per_group_reason);
+  if (item.recipe == Recipe::kFp8Block) {
+    absl::StrAppend(&note, "; grouped: block scales per group, back to back");
+    if ((t.a && o.a.QuantizesPerGroup(t.transposes)) ||
+        (t.bt && o.bt.QuantizesPerGroup(t.transposes))) {
+      absl::StrAppendFormat(&note,
+                            "; grouped: block quantization timed as %d launches (one per "
+                            "group) per operand quantized group by group",
+                            item.op.groups);
+    }
+  }
+  if (tensor_scaled) {
+    absl::StrAppendFormat(&note, "; grouped: one per-tensor scale across the %d groups",
+                          item.op.groups);
+    if (t.transposes && (t.a || t.bt)) {
+      absl::StrAppendFormat(&note,
+                            "; grouped: transposing casts timed as %d launches (one per "
+                            "group) per quantized operand",
+                            item.op.groups);
+    }
+  }
+  return note;
+}
+
+}  // namespace gemmprof::kernels

@@ -1,0 +1,101 @@
+// The pieces of a measurement that CudaRunner::MeasureGroup puts together per member
+// (one distinct piece of GPU work): operands, plans, autotuning, byte counts, notes.
+// Internal to kernels/.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/job.h"
+#include "core/result.h"
+#include "kernels/cublaslt/cublaslt_handles.h"
+#include "kernels/cutlass/cutlass_gemm.h"
+#include "kernels/cuda/device_pool.h"
+#include "kernels/timing/iteration_timer.h"
+#include "kernels/cublaslt/matmul_plan.h"
+#include "kernels/quant/operand_quantizer.h"
+#include "kernels/runner/recipe_rules.h"
+
+namespace gemmprof::kernels {
+
+// The BF16 inputs every member of a group reads (same shape, same seed).
+struct Sources {
+  __nv_bfloat16* a = nullptr;
+  __nv_bfloat16* bt = nullptr;
+};
+
+struct Operands {
+  __nv_bfloat16* c = nullptr;
+  float* alpha_beta = nullptr;  // NVFP4: [alpha, beta] on the device
+  OperandQuantizer a, bt;
+};
+
+// Random-normal BF16 A and B^T from the job's seed, generated on the device, in the pool
+// slots "<prefix>a.src" and "<prefix>bt.src".
+absl::StatusOr<Sources> PrepareSources(DevicePool& pool, const core::WorkItem& item,
+                                       const core::TimingOptions& timing, cudaStream_t st,
+                                       const std::string& prefix = "");
+
+// Both operands of `item` quantized once from `src` into the pool slots under `prefix`
+// (so members of one group keep their own copies): what the timed region does not
+// quantize is then ready, as after an earlier step (delayed scaling: one amax in the
+// history). `c` is the output every member writes.
+absl::StatusOr<Operands> PrepareOperands(DevicePool& pool, const core::WorkItem& item,
+                                         const core::TimingOptions& timing,
+                                         const TimedQuantization& t, const Sources& src,
+                                         __nv_bfloat16* c, const std::string& prefix,
+                                         cudaStream_t st, std::vector<std::string>* notes);
+
+MatmulSpec GemmSpec(const core::GemmOp& op, const Operands& o, std::optional<bool> fast_accum,
+                    const DeviceBuffer& workspace);
+
+// One plan, or one per group where cuBLASLt has no batched algorithm for block scales
+// (`per_group_reason` then says why).
+absl::StatusOr<std::vector<MatmulPlan>> CreatePlans(cublasLtHandle_t lt, const MatmulSpec& spec,
+                                                    const Operands& o, int candidates,
+                                                    std::string* per_group_reason);
+
+// Times each of `candidates` (ways to run one item's GEMM) the way items are timed
+// (graph launches, per-sample events, under the item's L2 policy) in `rounds` interleaved
+// rounds, so clock and power drift on a power-capped GPU spreads over all of them: per
+// candidate the median of its rounds' medians, or the error of its first failed launch
+// (it then sits out later rounds; the stream is synchronized and the error cleared where
+// CUDA allows). A round gives each candidate up to 3 warm-up launches and 10 samples,
+// fewer for a long GEMM (about 2 ms of warm-up and 5 ms of samples, at least 1 and 3;
+// one launch each first sizes them), so that a job of big dense GEMMs does not spend
+// seconds choosing.
+std::vector<absl::StatusOr<double>> TimeCandidates(
+    const IterationTimer& timer, cudaStream_t stream,
+    const std::vector<IterationTimer::Iteration>& candidates, const TimerOptions& item_options,
+    int rounds);
+
+// Times every heuristic candidate in interleaved rounds and keeps the fastest (cuBLASLt's
+// first choice unless another is more than 1% faster).
+absl::Status Autotune(MatmulPlan& plan, const IterationTimer& timer, cudaStream_t stream,
+                      const TimerOptions& item_options);
+
+// Bytes the GEMM moves per iteration (operands of every group and the output), and the
+// minimum bytes the timed quantization moves (reads of the BF16 sources, quantized writes).
+double GemmBytes(const core::WorkItem& item, const Operands& o);
+double QuantBytes(const core::WorkItem& item, const Operands& o, const TimedQuantization& t);
+
+// `cutlass`: the groups run in one CUTLASS launch (grouped or batched form) instead of
+// cuBLASLt.
+std::string GroupedNote(const core::WorkItem& item, const TimedQuantization& t, const Operands& o,
+                        const std::string& per_group_reason, bool cutlass);
+
+// fp8-block: the CUTLASS grouped block-scaled GEMM over the item's operands, scales and
+// output (every group in one launch; a dense item is one group). FailedPrecondition
+// where it cannot run here (see CutlassGemm::Create).
+absl::StatusOr<CutlassGemm> CreateBlockGemm(const core::WorkItem& item, const Operands& o,
+                                            BlockGemmSchedule schedule, int device, int sm);
+// fp8-rowwise, one GEMM (groups == 1): the CUTLASS GEMM with the row scales of A and B^T
+// (the quantizer's scale_inv vectors) applied in its epilogue. FailedPrecondition where it
+// cannot run here (see CutlassGemm::CreateRowwise: fast accumulation only).
+absl::StatusOr<CutlassGemm> CreateRowwiseGemm(const core::WorkItem& item, const Operands& o,
+                                              bool fast_accum, RowwiseGemmSchedule schedule,
+                                              int device, int sm);
+std::string ThrottleNote(const core::Telemetry& t);
+
+}  // namespace gemmprof::kernels
