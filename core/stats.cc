@@ -198,12 +198,6 @@ double Lag1Autocorrelation(std::span<const double> v) {
   return r + (1 + 4 * r) / static_cast<double>(v.size());
 }
 
-std::string Seconds(double s) {
-  // 2.0 s, 0.05 s: one decimal unless that would hide the value.
-  const double tenths = s * 10;
-  return std::abs(tenths - std::round(tenths)) < 1e-9 ? absl::StrFormat("%.1f", s)
-                                                      : absl::StrFormat("%.2f", s);
-}
 
 }  // namespace
 
@@ -334,59 +328,6 @@ Interval SumOfTerms(std::span<const SumTerm> terms) {
     estimates.push_back(EstimateOf(sums));
   }
   return SumOf(weights, estimates);
-}
-
-std::vector<int> RoundOrder(int units, int round) {
-  if (units <= 0) return {};
-  // Row 0 is 0, 1, n-1, 2, n-2, ...; row i adds i mod n. Even n: these n rows are
-  // balanced for carry-over; odd n needs them reversed as well (2n rows).
-  const int rows = units % 2 == 0 ? units : 2 * units;
-  const int row = ((round % rows) + rows) % rows;
-  std::vector<int> order(units);
-  for (int p = 0; p < units; ++p) {
-    const int base = p % 2 == 1 ? (p + 1) / 2 : (units - p / 2) % units;
-    order[p] = (base + row) % units;
-  }
-  if (row >= units) std::reverse(order.begin(), order.end());
-  return order;
-}
-
-StopDecision ShouldStop(const StopOptions& options, int32_t rounds, double elapsed_s,
-                        double precision) {
-  if (options.fixed_rounds > 0) {
-    if (rounds < options.fixed_rounds) return {};
-    return {true, absl::StrCat("fixed ", options.fixed_rounds, " rounds")};
-  }
-  if (std::isnan(precision)) precision = kInf;
-  const std::string achieved = PlusMinusPercent(precision);
-  if (rounds >= std::max(options.min_rounds, 2) && precision <= options.precision_target) {
-    return {true, absl::StrCat("precision ", achieved, " reached")};
-  }
-  if (elapsed_s >= options.budget_s) {
-    return {true, absl::StrCat("budget ", Seconds(options.budget_s), " s spent (", achieved, ")")};
-  }
-  if (options.max_rounds > 0 && rounds >= options.max_rounds) {
-    return {true, absl::StrCat("round limit ", options.max_rounds, " (", achieved, ")")};
-  }
-  return {};
-}
-
-double GroupPrecision(const std::vector<std::vector<double>>& series) {
-  if (series.empty()) return kInf;  // nothing measured: nothing can be claimed
-  double worst = 0;
-  for (const std::vector<double>& s : series) {
-    const Estimate e = EstimateOf(s);
-    if (e.rounds < 2 || !(e.center_ms > 0)) return kInf;
-    worst = std::max(worst, e.RelHalfWidth());
-  }
-  for (size_t i = 0; i < series.size(); ++i) {
-    for (size_t j = i + 1; j < series.size(); ++j) {
-      const Interval r = PairedRatio(series[i], series[j]);
-      if (!r.valid) return kInf;
-      worst = std::max(worst, r.RelHalfWidth());
-    }
-  }
-  return worst;
 }
 
 std::string PlusMinusPercent(double rel_half_width) {

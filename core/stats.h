@@ -1,6 +1,6 @@
-// Statistics of interleaved rounds, shared by the runners (when to stop) and the client
-// (intervals, paired comparisons, findings). Pure functions, deterministic: reports and
-// golden files reproduce. See DESIGN.md "Measurement".
+// Statistics of interleaved rounds, shared by the measurement engine (measure/: when to
+// stop) and the reports (intervals, paired comparisons, findings). Pure functions,
+// deterministic: reports and golden files reproduce. See DESIGN.md "Measurement".
 //
 // A round times every member of a group once; a member's per-round values are its
 // series. Drift (clock, power) makes neighbouring rounds alike, so intervals use an
@@ -90,34 +90,6 @@ struct SumTerm {
 // covariance is kept); those sums and the other terms are then added as independent
 // (SumOf).
 Interval SumOfTerms(std::span<const SumTerm> terms);
-
-// Order of the units in round `round` of a balanced (Williams) design over `units`
-// units: over 2*units rounds (units rounds when even) each unit takes each position
-// equally often and follows each other unit equally often. Returns a permutation of
-// 0..units-1.
-std::vector<int> RoundOrder(int units, int round);
-
-// When interleaved rounds stop.
-struct StopOptions {
-  int32_t fixed_rounds = 0;        // > 0: exactly this many rounds, nothing else counts
-  double precision_target = 0.01;  // every gating interval's RelHalfWidth at or below
-  double budget_s = 2.0;           // wall time of the rounds
-  int32_t min_rounds = 10;         // never stop on precision before this many rounds
-  int32_t max_rounds = 4096;
-};
-struct StopDecision {
-  bool stop = false;
-  std::string reason;  // "precision ±0.8% reached", "budget 2.0 s spent (±1.4%)",
-                       // "fixed 100 rounds", "round limit 4096 (±1.2%)"
-};
-// `precision`: the worst RelHalfWidth of what gates (see GroupPrecision).
-StopDecision ShouldStop(const StopOptions& options, int32_t rounds, double elapsed_s,
-                        double precision);
-
-// The worst relative half-width over every series' estimate and every pair's paired
-// ratio: what a group's comparisons can claim. Series of < 2 values (or no series, or a
-// pair without a valid paired ratio) give +infinity.
-double GroupPrecision(const std::vector<std::vector<double>>& series);
 
 // "±0.8%" (UTF-8 "±", one decimal) text of a relative half-width; "±12%" at 10% and
 // above; "no interval" when it is not finite.

@@ -17,8 +17,8 @@
 
 #include "absl/strings/numbers.h"
 #include "core/result.h"
-#include "core/stats.h"
 #include "kernels/cublaslt/cublaslt_handles.h"
+#include "measure/round_order.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/cuda_handles.h"
 #include "kernels/cuda/device_kernels.h"
@@ -112,7 +112,7 @@ absl::Status Build(Case& g, cublasLtHandle_t lt, void* workspace, cudaStream_t s
 absl::Status TimePhase(std::vector<Case>& cases, int phase, int rounds,
                        const kernels::IterationTimer& timer, cudaStream_t st) {
   for (int r = 0; r < rounds; ++r) {
-    const std::vector<int> order = core::stats::RoundOrder(static_cast<int>(cases.size()), r);
+    const std::vector<int> order = measure::RoundOrder(static_cast<int>(cases.size()), r);
     std::vector<kernels::Visit> visits;
     for (int i : order) visits.push_back({&cases[i].graph, kSamplesPerVisit, kRepeat, true});
     std::string notes;

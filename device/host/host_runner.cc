@@ -6,9 +6,6 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
-#include <map>
-#include <optional>
-#include <span>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -21,6 +18,9 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "core/stats.h"
+#include "device/host/host_work.h"
+#include "measure/members.h"
+#include "measure/rounds.h"
 
 namespace gemmprof::device {
 namespace {
@@ -57,58 +57,6 @@ int32_t HistoryLen(const core::WorkItem& item, const core::TimingOptions& timing
   return std::min(timing.amax_history_len, kMaxHostAmaxHistory);
 }
 
-using OperandPair = std::pair<QuantizedOperand, QuantizedOperand>;
-
-std::span<const float> Part(const std::vector<float>& v, int64_t offset, int64_t count) {
-  return std::span<const float>(v.data() + offset, count);
-}
-
-// A (or B) of group `g`, quantized with the item's recipe and the pass's operand roles.
-QuantizedOperand QuantizeA(const core::WorkItem& item, const HostOperands& ops, int64_t g,
-                           core::AmaxAlgo amax_algo) {
-  const int64_t size = ops.m * ops.k;
-  const size_t hist = ops.a_amax_history.size() / ops.groups;
-  return QuantizedOperand::Quantize(item.recipe, RoleOfA(item.op.pass), Part(ops.a, g * size, size),
-                                    ops.m, ops.k, Part(ops.a_amax_history, g * hist, hist),
-                                    amax_algo);
-}
-
-QuantizedOperand QuantizeB(const core::WorkItem& item, const HostOperands& ops, int64_t g,
-                           core::AmaxAlgo amax_algo) {
-  const int64_t size = ops.n * ops.k;
-  const size_t hist = ops.b_amax_history.size() / ops.groups;
-  return QuantizedOperand::Quantize(item.recipe, RoleOfB(item.op.pass), Part(ops.b, g * size, size),
-                                    ops.n, ops.k, Part(ops.b_amax_history, g * hist, hist),
-                                    amax_algo);
-}
-
-OperandPair QuantizeGroup(const core::WorkItem& item, const HostOperands& ops, int64_t g,
-                          core::AmaxAlgo amax_algo) {
-  return {QuantizeA(item, ops, g, amax_algo), QuantizeB(item, ops, g, amax_algo)};
-}
-
-// Which operands the timed region quantizes. autocast: both (the host times every pass
-// alike); dynamic (inference): A (the activation or gradient) and B only where it is not
-// the weight (wgrad's dY^T); prequant: none. BF16 needs no quantization, so its autocast
-// and dynamic steps are its prequant step.
-struct TimedOperands {
-  bool a = false, b = false;
-  bool any() const { return a || b; }
-};
-
-TimedOperands TimedPart(const core::WorkItem& item) {
-  if (item.recipe == core::Recipe::kBf16) return {};
-  switch (item.mode) {
-    case core::Mode::kAutocast:
-      return {true, true};
-    case core::Mode::kDynamic:
-      return {true, RoleOfB(item.op.pass) != OperandRole::kWeight};
-    case core::Mode::kPrequant:
-      break;
-  }
-  return {};
-}
-
 // "quantize+gemm" when both operands are quantized inside the timing (the key results
 // stored before dynamic mode carry), "quantize-a+gemm" when only A is, "gemm" for none.
 std::string TimedText(const core::WorkItem& item) {
@@ -141,144 +89,6 @@ std::string OperandFormat(const core::WorkItem& item, OperandRole role,
       return "e4m3/row";
   }
   return "unknown";
-}
-
-// One distinct piece of host work of a group and its per-round values.
-struct Member {
-  std::vector<size_t> items;              // indexes into the request's items; the first is measured
-  TimedOperands timed;                    // what the timed region of its items quantizes
-  std::vector<OperandPair> prequantized;  // per GEMM group, quantized before the timing
-  double operand_bytes = 0;               // quantized A and B of every group, one iteration
-  double a_bytes = 0, b_bytes = 0;        // the quantized A and B alone, every group
-  double rel_error = 0;
-  std::vector<double> iso_ms, b2b_ms, quant_ms;  // per round
-};
-
-// What a round visits (design "Unit"): a member's isolated iteration, its back-to-back
-// iterations, or its quantization alone.
-struct Unit {
-  enum class Kind { kIsolated, kBackToBack, kQuant };
-  size_t member;
-  Kind kind;
-};
-
-// Measures one group's members in fixed rounds; the members' operands are shared (every
-// item of a group has the same shape, groups and seed).
-class GroupRounds {
- public:
-  GroupRounds(const core::GroupRequest& request, int threads)
-      : request_(request), threads_(threads) {}
-
-  // Verification and operand preparation of `member`, whose first item decides it.
-  absl::Status Prepare(Member& member, const HostOperands& ops) const {
-    const core::WorkItem& item = request_.items[member.items.front()];
-    ASSIGN_OR_RETURN(
-        const HostGemmResult verified,
-        HostReferenceGemm(item.recipe, item.op.pass, ops, request_.timing.amax_algo, threads_));
-    member.rel_error = verified.rel_error;
-    member.timed = TimedPart(item);
-    for (int64_t g = 0; g < ops.groups; ++g) {
-      OperandPair q = QuantizeGroup(item, ops, g, request_.timing.amax_algo);
-      member.operand_bytes += q.first.Bytes() + q.second.Bytes();
-      member.a_bytes += q.first.Bytes();
-      member.b_bytes += q.second.Bytes();
-      member.prequantized.push_back(std::move(q));
-    }
-    return absl::OkStatus();
-  }
-
-  // Warm-up, then `rounds` rounds (fewer when the request's deadline passes; at least
-  // one). Returns the rounds done.
-  int32_t Run(std::vector<Member>& members, const HostOperands& ops, int32_t rounds) {
-    c_.assign(ops.m * ops.n, 0.0f);
-    const int32_t warmup = std::min(request_.timing.warmup_iters, kMaxHostWarmupIters);
-    for (const Member& m : members) {
-      for (int32_t i = 0; i < warmup; ++i) Iterate(m, ops);
-    }
-    std::vector<Unit> units;
-    for (size_t i = 0; i < members.size(); ++i) {
-      units.push_back({i, Unit::Kind::kIsolated});
-      units.push_back({i, Unit::Kind::kBackToBack});
-      if (members[i].timed.any()) units.push_back({i, Unit::Kind::kQuant});
-    }
-    const int32_t b2b = HostB2bCount(request_.timing);
-    int32_t done = 0;
-    for (; done < rounds; ++done) {
-      if (done > 0 && DeadlinePassed()) break;
-      for (int u : core::stats::RoundOrder(static_cast<int>(units.size()), done)) {
-        Member& m = members[units[u].member];
-        const Clock::time_point t0 = Clock::now();
-        switch (units[u].kind) {
-          case Unit::Kind::kIsolated:
-            Iterate(m, ops);
-            m.iso_ms.push_back(MsSince(t0));
-            break;
-          case Unit::Kind::kBackToBack:
-            for (int32_t i = 0; i < b2b; ++i) Iterate(m, ops);
-            m.b2b_ms.push_back(MsSince(t0) / b2b);
-            break;
-          case Unit::Kind::kQuant:
-            for (int64_t g = 0; g < ops.groups; ++g) QuantizeTimed(m, ops, g);
-            m.quant_ms.push_back(MsSince(t0));
-            break;
-        }
-      }
-    }
-    return done;
-  }
-
- private:
-  bool DeadlinePassed() const {
-    if (request_.deadline_unix_ms <= 0) return false;
-    const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                               std::chrono::system_clock::now().time_since_epoch())
-                               .count();
-    return now_ms >= request_.deadline_unix_ms;
-  }
-
-  // One iteration of the timed region: quantize the operands it quantizes + the GEMM of
-  // every group. The host GEMM of a low-precision operand is dequantize + fp32 GEMM, both
-  // timed.
-  void Iterate(const Member& m, const HostOperands& ops) {
-    for (int64_t g = 0; g < ops.groups; ++g) {
-      if (!m.timed.any()) {
-        Gemm(m.prequantized[g].first, m.prequantized[g].second, ops);
-        continue;
-      }
-      const auto [a, b] = QuantizeTimed(m, ops, g);
-      Gemm(a ? *a : m.prequantized[g].first, b ? *b : m.prequantized[g].second, ops);
-    }
-  }
-
-  // Group g's operands that the timed region quantizes (dynamic mode: not the weight,
-  // whose copy was made before the timing).
-  std::pair<std::optional<QuantizedOperand>, std::optional<QuantizedOperand>> QuantizeTimed(
-      const Member& m, const HostOperands& ops, int64_t g) const {
-    const core::WorkItem& item = request_.items[m.items.front()];
-    const core::AmaxAlgo algo = request_.timing.amax_algo;
-    std::pair<std::optional<QuantizedOperand>, std::optional<QuantizedOperand>> out;
-    if (m.timed.a) out.first = QuantizeA(item, ops, g, algo);
-    if (m.timed.b) out.second = QuantizeB(item, ops, g, algo);
-    return out;
-  }
-
-  void Gemm(const QuantizedOperand& a, const QuantizedOperand& b, const HostOperands& ops) {
-    GemmFp32(a.Dequantize(), b.Dequantize(), ops.m, ops.k, ops.n, c_, threads_);
-  }
-
-  const core::GroupRequest& request_;
-  int threads_;
-  std::vector<float> c_;
-};
-
-// Bytes the timed quantization must move per iteration: one read of each BF16 source,
-// each quantized write, the scales (operand_bytes holds the last two).
-double QuantBytes(const core::WorkItem& item, const Member& m) {
-  const core::GemmShape& s = item.op.shape;
-  double bytes = 0;
-  if (m.timed.a) bytes += item.op.groups * 2.0 * s.m * s.k + m.a_bytes;
-  if (m.timed.b) bytes += item.op.groups * 2.0 * s.n * s.k + m.b_bytes;
-  return bytes;
 }
 
 }  // namespace
@@ -427,26 +237,26 @@ absl::Status CheckOneGroup(const core::GroupRequest& request) {
 
 namespace {
 
-// The measurement of `member` into the outcome of its first item; its other items get a
-// copy that says whose it is.
-void FillOutcomes(const core::GroupRequest& request, const Member& member,
-                  const std::vector<std::string>& keys, int32_t distinct, double copy_bytes_per_s,
-                  core::GroupResult& result) {
+// The measurement of one member from its rounds.
+core::Measurement HostMeasurement(const core::GroupRequest& request, const HostMember& member,
+                                  measure::MemberRounds rounds, const std::string& work_key,
+                                  int32_t distinct, double copy_bytes_per_s,
+                                  const core::GroupResult& result) {
   const core::TimingOptions& timing = request.timing;
-  const core::WorkItem& item = request.items[member.items.front()];
+  const core::WorkItem& item = member.item;
   core::Measurement m;
-  m.round_ms = member.iso_ms;
-  m.b2b_round_ms = member.b2b_ms;
-  m.quant_round_ms = member.quant_ms;
-  m.time = core::SampleStats::FromSamples(member.iso_ms);
+  m.time = core::SampleStats::FromSamples(rounds.iso_samples);
+  m.round_ms = std::move(rounds.iso_rounds);
+  m.b2b_round_ms = std::move(rounds.b2b_rounds);
+  m.quant_round_ms = std::move(rounds.quant_rounds);
   m.isolated = core::stats::EstimateOf(m.round_ms);
   m.b2b = core::stats::EstimateOf(m.b2b_round_ms);
-  m.b2b_count = HostB2bCount(timing);
+  m.b2b_count = rounds.b2b_count;
   m.quant = core::stats::EstimateOf(m.quant_round_ms);
   m.quant_ms = m.quant.present() ? m.quant.center_ms : 0.0;
   m.flops = item.op.Flops();
   m.bytes = member.operand_bytes + item.op.groups * OutputBytes(item.op.shape);
-  m.quant_bytes = QuantBytes(item, member);
+  m.quant_bytes = HostQuantBytes(member);
   m.copy_bytes_per_s = copy_bytes_per_s;
   m.algorithm = "host-reference fp32";
   m.rel_error = member.rel_error;
@@ -458,7 +268,7 @@ void FillOutcomes(const core::GroupRequest& request, const Member& member,
   m.fast_accum = false;
   m.group_uid = request.group_uid;
   m.group_members = distinct;
-  m.work_key = keys[member.items.front()];
+  m.work_key = work_key;
   m.stop_reason = result.stop_reason;
   m.notes = timing.timed_iters > 0 ? absl::StrCat("host reference: ", result.rounds, " of ",
                                                   timing.timed_iters, " rounds")
@@ -478,15 +288,7 @@ void FillOutcomes(const core::GroupRequest& request, const Member& member,
   if (request.profile) {
     absl::StrAppend(&m.notes, "; Nsight mode needs a GPU: nothing was profiled");
   }
-  result.outcomes[member.items.front()].measurement = m;
-  for (size_t k = 1; k < member.items.size(); ++k) {
-    core::Measurement shared = m;
-    shared.shared_with_item = item.id;
-    absl::StrAppend(&shared.notes, "; same work as ", std::string(core::ToString(item.recipe)), " ",
-                    std::string(core::ToString(item.mode)), " (item ", item.seq,
-                    "), one measurement");
-    result.outcomes[member.items[k]].measurement = std::move(shared);
-  }
+  return m;
 }
 
 }  // namespace
@@ -519,8 +321,7 @@ absl::StatusOr<core::GroupResult> HostRunner::MeasureOneGroup(const core::GroupR
   const core::TimingOptions& timing = request.timing;
   core::GroupResult result;
   std::vector<std::string> keys(request.items.size());
-  std::vector<Member> members;
-  std::map<std::string, size_t> member_of_key;
+  std::vector<size_t> live;
   int32_t history_len = 0;
   for (size_t i = 0; i < request.items.size(); ++i) {
     const core::WorkItem& item = request.items[i];
@@ -530,13 +331,10 @@ absl::StatusOr<core::GroupResult> HostRunner::MeasureOneGroup(const core::GroupR
     if (!outcome.status.ok()) continue;
     keys[i] = HostWorkKey(item, timing);
     history_len = std::max(history_len, HistoryLen(item, timing));
-    const auto [it, inserted] = member_of_key.try_emplace(keys[i], members.size());
-    if (inserted || !request.share_identical_work) {
-      it->second = members.size();
-      members.emplace_back();
-    }
-    members[it->second].items.push_back(i);
+    live.push_back(i);
   }
+  const std::vector<measure::MemberItems> members =
+      measure::GroupMembers(request.items, live, keys, request.share_identical_work);
   if (members.empty()) {
     result.stop_reason = "host reference: no item to measure";
     return result;
@@ -546,25 +344,55 @@ absl::StatusOr<core::GroupResult> HostRunner::MeasureOneGroup(const core::GroupR
   // history length); fp8-delayed adds its amax history.
   const HostOperands ops =
       MakeHostOperands(first.op.shape, first.op.groups, timing.seed, history_len);
-  GroupRounds rounds(request, threads_);
-  std::vector<Member> ready;
-  for (Member& m : members) {
-    if (absl::Status s = rounds.Prepare(m, ops); !s.ok()) {
-      for (size_t i : m.items) result.outcomes[i].status = s;
-    } else {
-      ready.push_back(std::move(m));
+  std::vector<HostMember> ready;
+  std::vector<const measure::MemberItems*> ready_items;
+  for (const measure::MemberItems& m : members) {
+    absl::StatusOr<HostMember> prepared =
+        PrepareHostMember(request.items[m.items.front()], timing, ops, threads_);
+    if (!prepared.ok()) {
+      for (size_t i : m.items) result.outcomes[i].status = prepared.status();
+      continue;
     }
+    ready.push_back(*std::move(prepared));
+    ready_items.push_back(&m);
+  }
+  if (ready.empty()) {
+    result.stop_reason = "host reference: no item to measure";
+    return result;
   }
   const int32_t wanted = HostRounds(timing);
-  result.rounds = ready.empty() ? 0 : rounds.Run(ready, ops, wanted);
-  result.stop_reason =
-      result.rounds == wanted
-          ? absl::StrCat("host reference: fixed ", wanted, " rounds")
-          : absl::StrCat("deadline (host reference: ", result.rounds, " of ", wanted, " rounds)");
-  for (const Member& m : ready) {
-    FillOutcomes(request, m, keys, static_cast<int32_t>(ready.size()), copy_bytes_per_s_, result);
+  result.stop_reason = absl::StrCat("host reference: fixed ", wanted, " rounds");
+  ASSIGN_OR_RETURN(measure::RoundsResult rounds, MeasureHostRounds(request, ready, ops));
+  result.rounds = rounds.rounds;
+  if (result.rounds < wanted) {
+    result.stop_reason =
+        absl::StrCat("deadline (host reference: ", result.rounds, " of ", wanted, " rounds)");
+  }
+  for (size_t m = 0; m < ready.size(); ++m) {
+    const measure::MemberItems& items = *ready_items[m];
+    core::Measurement measurement = HostMeasurement(
+        request, ready[m], std::move(rounds.members[m]), keys[items.items.front()],
+        static_cast<int32_t>(ready.size()), copy_bytes_per_s_, result);
+    measure::GiveMeasurement(request.items, items, "host work", std::move(measurement), result);
   }
   return result;
+}
+
+absl::StatusOr<measure::RoundsResult> HostRunner::MeasureHostRounds(
+    const core::GroupRequest& request, const std::vector<HostMember>& members,
+    const HostOperands& ops) const {
+  // CPU timings are a labeled reference and do not earn precision stopping: fixed rounds,
+  // one sample per visit, a fixed back-to-back count.
+  measure::RoundsOptions options;
+  options.stop.fixed_rounds = HostRounds(request.timing);
+  options.deadline_unix_ms = request.deadline_unix_ms;
+  options.warmup_launches = request.timing.warmup_iters;
+  options.pilot = false;
+  options.b2b_count = HostB2bCount(request.timing);
+  std::vector<measure::MemberSpec> specs;
+  for (const HostMember& m : members) specs.push_back({0, m.timed.any(), {}});
+  HostWork work(members, ops, request.timing.amax_algo, threads_);
+  return measure::MeasureRounds(specs, options, work, measure::SystemClock());
 }
 
 }  // namespace gemmprof::device

@@ -12,6 +12,8 @@
 #include "core/result.h"
 #include "core/status.h"
 #include "device/host/host_gemm.h"
+#include "device/host/host_work.h"
+#include "measure/rounds.h"
 #include "device/runner.h"
 
 namespace gemmprof::device {
@@ -68,20 +70,25 @@ class HostRunner : public Runner {
   // A group of one (MeasureGroup); the item's refusal or failure is the returned status.
   absl::StatusOr<core::Measurement> Run(const core::WorkItem& item,
                                         const core::TimingOptions& timing) override;
-  // Fixed interleaved rounds (HostRounds) over the group's distinct members (HostWorkKey;
-  // equal keys share one measurement when request.share_identical_work). A round visits
-  // every member's units in core::stats::RoundOrder order: one isolated iteration, N
-  // iterations back to back (HostB2bCount), and for autocast members that quantize, the
-  // quantization alone. Random operands from timing.seed, verification against
-  // ErrorThreshold(). Refusals (CanImplement) and failures of one item come back in its
-  // outcome; the returned status is always OK. A request of several measurement groups
-  // (a batch) is timed group by group, each with its own rounds and group uid
-  // ("<uid>/g<k>"): the host reference's operands are one shape's.
+  // The measurement engine's rounds (measure/rounds.h) over the group's distinct
+  // members (HostWorkKey; equal keys share one measurement when
+  // request.share_identical_work), fixed at HostRounds with one sample per visit: a round
+  // visits every member's units, one isolated iteration, N iterations back to back
+  // (HostB2bCount), and for members that quantize, the quantization alone. Random
+  // operands from timing.seed, verification against ErrorThreshold(). Refusals
+  // (CanImplement) and failures of one item come back in its outcome; a non-OK status is
+  // an internal error. A request of several measurement groups (a batch) is timed group
+  // by group, each with its own rounds and group uid ("<uid>/g<k>"): the host
+  // reference's operands are one shape's.
   absl::StatusOr<core::GroupResult> MeasureGroup(const core::GroupRequest& request) override;
 
  private:
   // MeasureGroup of one measurement group (every item of one GroupKey).
   absl::StatusOr<core::GroupResult> MeasureOneGroup(const core::GroupRequest& request);
+  // The engine's rounds over `members` (prepared from `ops`).
+  absl::StatusOr<measure::RoundsResult> MeasureHostRounds(const core::GroupRequest& request,
+                                                          const std::vector<HostMember>& members,
+                                                          const HostOperands& ops) const;
 
   int threads_;
   core::DeviceInfo info_;

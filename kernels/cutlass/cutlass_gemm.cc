@@ -98,26 +98,13 @@ CutlassGemm::CutlassGemm(CutlassGemm&&) noexcept = default;
 CutlassGemm& CutlassGemm::operator=(CutlassGemm&&) noexcept = default;
 CutlassGemm::~CutlassGemm() = default;
 
-absl::StatusOr<CutlassGemm> CutlassGemm::Create(const BlockGemmSpec& spec,
-                                                BlockGemmSchedule schedule, int device, int sm) {
-#ifndef GEMMPROF_WITH_CUTLASS
-  (void)spec;
-  (void)schedule;
-  (void)device;
-  (void)sm;
-  return absl::FailedPreconditionError(
-      "this build has no CUTLASS kernels (CMake did not find CUTLASS: run "
-      "deploy/install_cutlass.sh and rebuild)");
-#else
-  RETURN_IF_ERROR(CheckSizes(spec));
-  // Blackwell has the grouped form only (its sm_100a build); everything else is sm_90a.
-  const bool blackwell = sm == 100 && schedule == BlockGemmSchedule::kGrouped;
-  if (sm != 90 && !blackwell) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the CUTLASS ", BlockGemmScheduleName(schedule), " block-scaled GEMM is built for ",
-        schedule == BlockGemmSchedule::kGrouped ? "sm_90a and sm_100a" : "sm_90a",
-        " only; this is sm_", sm));
-  }
+#ifdef GEMMPROF_WITH_CUTLASS
+namespace {
+
+// The kernel instance of `schedule` for `spec`'s groups (sizes and formats checked).
+absl::StatusOr<cutlass_gemm::Made> MakeBlockGemm(const BlockGemmSpec& spec,
+                                                 BlockGemmSchedule schedule, bool blackwell,
+                                                 int device) {
   std::vector<cutlass_gemm::Group> groups;
   for (const BlockGemmGroup& g : spec.groups) {
     cutlass_gemm::Group out;
@@ -130,11 +117,6 @@ absl::StatusOr<CutlassGemm> CutlassGemm::Create(const BlockGemmSpec& spec,
     out.a_scales = g.a_scales;
     out.bt_scales = g.bt_scales;
     groups.push_back(out);
-  }
-  if (spec.a_format != Fp8Format::kE4M3 || spec.bt_format != Fp8Format::kE4M3) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "no CUTLASS grouped block-scaled GEMM is instantiated for A ", FormatName(spec.a_format),
-        " x B^T ", FormatName(spec.bt_format), " (fp8-block is e4m3 x e4m3)"));
   }
   cutlass_gemm::Made made;
   const bool blk = spec.bt_128x128;
@@ -184,6 +166,38 @@ absl::StatusOr<CutlassGemm> CutlassGemm::Create(const BlockGemmSpec& spec,
       made = cutlass_gemm::MakeVec128BatchedConcurrentPingpong(groups.front(), count, device);
       break;
   }
+  return made;
+}
+
+}  // namespace
+#endif
+
+absl::StatusOr<CutlassGemm> CutlassGemm::Create(const BlockGemmSpec& spec,
+                                                BlockGemmSchedule schedule, int device, int sm) {
+#ifndef GEMMPROF_WITH_CUTLASS
+  (void)spec;
+  (void)schedule;
+  (void)device;
+  (void)sm;
+  return absl::FailedPreconditionError(
+      "this build has no CUTLASS kernels (CMake did not find CUTLASS: run "
+      "deploy/install_cutlass.sh and rebuild)");
+#else
+  RETURN_IF_ERROR(CheckSizes(spec));
+  // Blackwell has the grouped form only (its sm_100a build); everything else is sm_90a.
+  const bool blackwell = sm == 100 && schedule == BlockGemmSchedule::kGrouped;
+  if (sm != 90 && !blackwell) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the CUTLASS ", BlockGemmScheduleName(schedule), " block-scaled GEMM is built for ",
+        schedule == BlockGemmSchedule::kGrouped ? "sm_90a and sm_100a" : "sm_90a",
+        " only; this is sm_", sm));
+  }
+  if (spec.a_format != Fp8Format::kE4M3 || spec.bt_format != Fp8Format::kE4M3) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "no CUTLASS grouped block-scaled GEMM is instantiated for A ", FormatName(spec.a_format),
+        " x B^T ", FormatName(spec.bt_format), " (fp8-block is e4m3 x e4m3)"));
+  }
+  ASSIGN_OR_RETURN(cutlass_gemm::Made made, MakeBlockGemm(spec, schedule, blackwell, device));
   if (made.instance == nullptr) {
     const std::string what = absl::StrCat("CUTLASS grouped block-scaled GEMM: ", made.error);
     return made.unsupported ? absl::FailedPreconditionError(what) : absl::InternalError(what);

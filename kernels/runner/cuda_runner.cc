@@ -137,7 +137,7 @@ absl::Status CudaRunner::CheckMemory(const core::WorkItem& item,
 }
 
 bool CudaRunner::MembersFit(const core::GroupRequest& request,
-                            const std::vector<std::vector<size_t>>& members) const {
+                            const std::vector<measure::MemberItems>& members) const {
   if (members.size() <= 1) return true;
   size_t free_bytes = 0, total_bytes = 0;
   if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) return false;
@@ -150,8 +150,8 @@ bool CudaRunner::MembersFit(const core::GroupRequest& request,
       kWorkspaceBytes + (request.timing.l2 == core::L2Policy::kCold ? 2.0 * l2_bytes_ : 0.0);
   double need = fixed, verification = 0;
   std::vector<std::string> counted;
-  for (const auto& m : members) {
-    const core::WorkItem& item = request.items[m.front()];
+  for (const measure::MemberItems& m : members) {
+    const core::WorkItem& item = request.items[m.items.front()];
     const core::GemmShape& s = item.op.shape;
     const double shared = 2.0 * (s.m * s.k + s.n * s.k + s.m * s.n) * item.op.groups;
     need +=

@@ -14,11 +14,14 @@
 #include "kernels/timing/iteration_timer.h"
 #include "kernels/timing/nvml_library.h"
 #include "device/runner.h"
+#include "measure/members.h"
 
 namespace gemmprof::kernels {
 
 class CutlassGemm;
+class GroupBuffers;
 class KernelSampler;
+struct Member;
 
 class CudaRunner : public device::Runner {
  public:
@@ -34,7 +37,8 @@ class CudaRunner : public device::Runner {
   // A group of one (MeasureGroup); a refusal of the item is the returned status.
   absl::StatusOr<core::Measurement> Run(const core::WorkItem& item,
                                         const core::TimingOptions& timing) override;
-  // Interleaved rounds over the group's distinct pieces of GPU work (group_measurer.cc).
+  // The measurement engine's rounds over the group's distinct pieces of GPU work
+  // (group_measurer.cc).
   absl::StatusOr<core::GroupResult> MeasureGroup(const core::GroupRequest& request) override;
 
   // Within this fraction of a kept CUTLASS form's burst figure, the other CUTLASS forms
@@ -44,43 +48,53 @@ class CudaRunner : public device::Runner {
   void set_contender_margin(double margin) { contender_margin_ = margin; }
 
  private:
-  friend class KernelSampler;  // fills Member's kernel figures
   CudaRunner() = default;
   absl::Status InitDeviceInfo();
   absl::Status WarmUp(const core::TimingOptions& timing);
   absl::Status CheckMemory(const core::WorkItem& item, const core::TimingOptions& timing) const;
   absl::Status MeasureCopyBandwidth();
-  struct Member;
-  // Measures `members` (indexes into request.items grouped by work key) together under
-  // `group_uid`, filling result->outcomes of their items.
-  absl::Status MeasureMembers(const core::GroupRequest& request,
-                              const std::vector<std::vector<size_t>>& members,
-                              const std::string& group_uid, core::GroupResult* result);
-  absl::Status MeasureMembersOnce(const core::GroupRequest& request,
-                                  const std::vector<std::vector<size_t>>& members,
-                                  const std::string& group_uid, core::GroupResult* result);
+  // What the rounds of one measurement gave every member alike.
   struct Rounds {
     int32_t rounds = 0;
     std::string stop_reason, timer_notes;
     core::Telemetry telemetry;
   };
-  // fp8-block and fp8-rowwise: times the CUTLASS GEMMs (cutlass_gemm.h) against the
-  // member's cuBLASLt plans in interleaved rounds under the item's timer and keeps the
-  // fastest for the member (cuda_runner_measure.cc). Where CUTLASS cannot run the item,
-  // cuBLASLt stays and the member's notes say why. With `contenders`, the other CUTLASS
-  // forms within contender_margin_ of a kept CUTLASS form go to the member's contenders,
-  // to be timed in the item's own rounds (TimeRounds).
+  // The request's members measured together where they fit on the device; otherwise
+  // group by group, and a group that does not fit member by member (group_measurer.cc).
+  absl::Status MeasureInParts(const core::GroupRequest& request,
+                              const std::vector<measure::MemberItems>& members,
+                              core::GroupResult* result);
+  // Measures `members` together under `group_uid`, filling result->outcomes of their
+  // items; once more from an empty pool where the device ran out of memory.
+  absl::Status MeasureMembers(const core::GroupRequest& request,
+                              const std::vector<measure::MemberItems>& members,
+                              const std::string& group_uid, core::GroupResult* result);
+  absl::Status MeasureMembersOnce(const core::GroupRequest& request,
+                                  const std::vector<measure::MemberItems>& members,
+                                  const std::string& group_uid, core::GroupResult* result);
+  // Operands, plans, the GEMM library and the graphs of member `index` (member_setup.cc);
+  // a refusal of this recipe here goes to m.refused, an error is returned.
+  absl::Status PrepareMember(const core::GroupRequest& request, size_t index,
+                             const TimerOptions& options, GroupBuffers& buffers, Member& m);
+  // The cuBLASLt answer to keep: autotuned among the top candidates (timing.autotune_k),
+  // and against the answer for PyTorch's 1 MiB workspace where that differs.
+  absl::Status ChoosePlan(const core::TimingOptions& timing, const TimerOptions& options,
+                          Member& m);
+  // fp8-block and fp8-rowwise: times the CUTLASS GEMMs (cutlass/cutlass_gemm.h) against
+  // the member's cuBLASLt plans in a burst (measure/burst.h) under the item's timer and
+  // keeps the fastest for the member (cuda_runner_measure.cc). Where CUTLASS cannot run
+  // the item, cuBLASLt stays and the member's notes say why. With `contenders`, the other
+  // CUTLASS forms within contender_margin_ of a kept CUTLASS form go to the member's
+  // contenders, to be decided in the item's own rounds.
   absl::Status ChooseGemmLibrary(Member& m, const TimerOptions& options, bool contenders);
-  // One iteration of a member: its timed quantization, then (with_gemm) the GEMM: `form`
-  // where given (a contender's), else the member's own.
-  absl::Status Iterate(const Member& m, cudaStream_t q, bool with_gemm,
-                       const CutlassGemm* form = nullptr) const;
-  // Warm-up, pilot, back-to-back capture and the interleaved rounds over `members`;
-  // with `kernels` (nullable), the rounds' isolated and quantization launches are tagged
-  // for kernel-only timing.
-  absl::StatusOr<Rounds> TimeRounds(const core::GroupRequest& request,
-                                    const std::vector<Member*>& members,
-                                    const TimerOptions& options, KernelSampler* kernels);
+  // The isolated graphs (own form and contenders') and the quantization graph.
+  absl::Status CaptureMember(Member& m);
+  // The measurement engine's rounds over `members` through GraphTimer; with `kernels`
+  // (nullable), the rounds' isolated and quantization launches are tagged for kernel-only
+  // timing. A contender the contest keeps becomes its member's GEMM.
+  absl::StatusOr<Rounds> TimeMembers(const core::GroupRequest& request,
+                                     const std::vector<Member*>& members,
+                                     const TimerOptions& options, KernelSampler* kernels);
   // Nsight mode (profile_phase.cc): one launch of each member's timed graph between
   // cudaProfilerStart/Stop, inside an NVTX range named after its item.
   absl::Status ProfileMembers(const std::vector<Member*>& members);
@@ -88,9 +102,14 @@ class CudaRunner : public device::Runner {
   absl::Status FinishMembers(const core::GroupRequest& request, const std::vector<Member*>& members,
                              const Rounds& rounds, const std::string& group_uid,
                              core::GroupResult* result);
+  absl::StatusOr<core::Measurement> MemberMeasurement(const core::GroupRequest& request,
+                                                      const Member& m, const Rounds& rounds);
+  std::vector<std::string> MemberNotes(const core::TimingOptions& timing, const Member& m,
+                                       const Rounds& rounds, const std::string& verification_note,
+                                       const core::Telemetry& telemetry) const;
   // Whether the members' buffers fit on the device together.
   bool MembersFit(const core::GroupRequest& request,
-                  const std::vector<std::vector<size_t>>& members) const;
+                  const std::vector<measure::MemberItems>& members) const;
 
   int ordinal_ = 0;
   int sm_ = 0;

@@ -8,22 +8,22 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/error_detail.h"
-#include "kernels/cuda/device_kernels.h"
-#include "kernels/runner/gemm_verifier.h"
-#include "kernels/timing/iteration_timer.h"
 #include "kernels/cublaslt/matmul_plan.h"
-#include "kernels/runner/measure_parts.h"
-#include "kernels/runner/member.h"
+#include "kernels/cuda/device_kernels.h"
 #include "kernels/quant/operand_quantizer.h"
+#include "kernels/runner/gemm_verifier.h"
+#include "kernels/runner/measure_parts.h"
+#include "kernels/runner/cuda_runner.h"
+#include "kernels/runner/member.h"
 #include "kernels/runner/recipe_rules.h"
-#include "kernels/timing/telemetry_sampler.h"
+#include "kernels/timing/iteration_timer.h"
+#include "measure/burst.h"
 
 namespace gemmprof::kernels {
 namespace {
 
 using core::Recipe;
 
-constexpr int kTelemetryPeriodMs = 5;
 // Tensor ids under the job's seed: the same seed always gives the same A and B^T.
 constexpr uint32_t kTensorA = 1, kTensorBt = 2;
 
@@ -61,54 +61,42 @@ std::vector<absl::StatusOr<double>> TimeCandidates(
     const IterationTimer& timer, cudaStream_t stream,
     const std::vector<IterationTimer::Iteration>& candidates, const TimerOptions& item_options,
     int rounds) {
-  constexpr double kWarmupMs = 2.0, kSamplesMs = 5.0;  // per candidate and round
-  TimerOptions probe;
-  probe.warmup_iters = 1;
-  probe.timed_iters = 1;
-  probe.flush_buffer = item_options.flush_buffer;  // the item's L2 policy
-  probe.flush_bytes = item_options.flush_bytes;
-  std::vector<TimerOptions> options(candidates.size(), probe);
-  std::vector<std::vector<double>> medians(candidates.size());
-  std::vector<absl::Status> failed(candidates.size());
-  auto launches = [](double budget_ms, double ms, int lo, int hi) {
-    return ms > 0 ? static_cast<int>(std::clamp(std::ceil(budget_ms / ms), static_cast<double>(lo),
-                                                static_cast<double>(hi)))
-                  : hi;
-  };
-  for (int round = -1; round < rounds; ++round) {  // round -1: one launch sizes the rounds
-    for (size_t i = 0; i < candidates.size(); ++i) {
-      if (!failed[i].ok()) continue;
-      absl::StatusOr<TimerResult> r =
-          timer.Time(stream, candidates[i], round < 0 ? probe : options[i]);
-      if (r.ok() && round < 0) {
-        const double ms = r->samples_ms.empty() ? 0 : r->samples_ms.front();
-        options[i].warmup_iters = launches(kWarmupMs, ms, 1, 3);
-        options[i].timed_iters = launches(kSamplesMs, ms, 3, 10);
-        continue;
-      }
+  // Each candidate captured and timed on its own, under the item's L2 policy.
+  class Candidates final : public measure::CandidateTimer {
+   public:
+    Candidates(const IterationTimer& timer, cudaStream_t stream,
+               const std::vector<IterationTimer::Iteration>& candidates,
+               const TimerOptions& item_options)
+        : timer_(timer), stream_(stream), candidates_(candidates) {
+      options_.flush_buffer = item_options.flush_buffer;
+      options_.flush_bytes = item_options.flush_bytes;
+    }
+    absl::StatusOr<std::vector<double>> Time(size_t c, int32_t warmup, int32_t samples) override {
+      TimerOptions o = options_;
+      o.warmup_iters = warmup;
+      o.timed_iters = samples;
+      absl::StatusOr<TimerResult> r = timer_.Time(stream_, candidates_[c], o);
       if (!r.ok()) {
-        failed[i] = r.status();
-        (void)cudaStreamSynchronize(stream);
+        // Clear what CUDA lets clear, so the other candidates can still run.
+        (void)cudaStreamSynchronize(stream_);
         (void)cudaGetLastError();
-        continue;
+        return r.status();
       }
-      medians[i].push_back(core::SampleStats::FromSamples(r->samples_ms).median_ms);
+      return std::move(r->samples_ms);
     }
-  }
-  std::vector<absl::StatusOr<double>> out;
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    if (failed[i].ok()) {
-      out.push_back(core::SampleStats::FromSamples(medians[i]).median_ms);
-    } else {
-      out.push_back(failed[i]);
-    }
-  }
-  return out;
+
+   private:
+    const IterationTimer& timer_;
+    cudaStream_t stream_;
+    const std::vector<IterationTimer::Iteration>& candidates_;
+    TimerOptions options_;
+  } timed(timer, stream, candidates, item_options);
+  return measure::TimeCandidates(timed, candidates.size(), rounds);
 }
 
 // Keeps the lowest of the candidates' figures; within 1% of cuBLASLt's first choice the
-// difference is noise and the first choice stays. Candidates that refuse to launch are
-// skipped.
+// difference is noise and the first choice stays (measure::PickFastest). Candidates that
+// refuse to launch are skipped.
 absl::Status Autotune(MatmulPlan& plan, const IterationTimer& timer, cudaStream_t stream,
                       const TimerOptions& item_options) {
   const int n = plan.candidates();
@@ -122,14 +110,9 @@ absl::Status Autotune(MatmulPlan& plan, const IterationTimer& timer, cudaStream_
       return plan.Enqueue(q);
     });
   }
-  const std::vector<absl::StatusOr<double>> score =
-      TimeCandidates(timer, stream, candidates, item_options, kRounds);
-  int best = -1;
-  for (int i = 0; i < n; ++i) {
-    if (score[i].ok() && (best < 0 || *score[i] < *score[best])) best = i;
-  }
+  const int best =
+      measure::PickFastest(TimeCandidates(timer, stream, candidates, item_options, kRounds));
   if (best < 0) return absl::InternalError("autotune: no cuBLASLt candidate launched");
-  if (score[0].ok() && *score[best] > 0.99 * *score[0]) best = 0;
   return plan.Choose(best, true);
 }
 
@@ -238,7 +221,6 @@ absl::Status CudaRunner::ChooseGemmLibrary(Member& m, const TimerOptions& item_o
   const std::vector<absl::StatusOr<double>> ms =
       TimeCandidates(*timer_, st, candidates, item_options, kRounds);
   RETURN_IF_ERROR(ms[0].status());
-  size_t best = 0;
   std::vector<std::string> figures;
   for (size_t c = 0; c < ms.size(); ++c) {
     if (!ms[c].ok()) {
@@ -249,8 +231,8 @@ absl::Status CudaRunner::ChooseGemmLibrary(Member& m, const TimerOptions& item_o
       continue;
     }
     figures.push_back(absl::StrFormat("%s %.4g ms", names[c], *ms[c]));
-    if (c > 0 && *ms[c] < 0.99 * *ms[0] && (best == 0 || *ms[c] < *ms[best])) best = c;
   }
+  const size_t best = static_cast<size_t>(std::max(0, measure::PickFastest(ms)));
   m.notes.push_back(absl::StrFormat(
       "GEMM library chosen by measurement: %s (%s per GEMM, medians of %d interleaved rounds "
       "timed as a short burst before the item's own rounds; a power-capped GPU runs such a "
@@ -258,8 +240,8 @@ absl::Status CudaRunner::ChooseGemmLibrary(Member& m, const TimerOptions& item_o
       "the item's)",
       names[best], absl::StrJoin(figures, ", "), kRounds));
   if (best > 0) {
-    for (size_t c = 1; contenders && c < cutlass.size(); ++c) {
-      if (c == best || !ms[c].ok() || *ms[c] > (1 + contender_margin_) * *ms[best]) continue;
+    for (size_t c : contenders ? measure::CloseTo(ms, best, contender_margin_)
+                               : std::vector<size_t>()) {
       m.contenders.push_back({names[c], *std::move(cutlass[c])});
     }
     if (!m.contenders.empty()) {

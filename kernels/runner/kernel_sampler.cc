@@ -71,11 +71,11 @@ absl::Status KernelSampler::Unmark() {
   return tracer_->Unmark();
 }
 
-absl::Status KernelSampler::Finish(const std::vector<CudaRunner::Member*>& members) {
+absl::Status KernelSampler::Finish(const std::vector<Member*>& members) {
   if (tracer_ == nullptr) {
     // CanImplement refuses `kernels` where CUPTI cannot load; a session CUPTI will not
     // start leaves the events figures alone, and says so.
-    for (CudaRunner::Member* m : members) {
+    for (Member* m : members) {
       m->kernel_note = absl::StrCat("no kernel-only figure: ", refused_);
     }
     return absl::OkStatus();
@@ -83,8 +83,8 @@ absl::Status KernelSampler::Finish(const std::vector<CudaRunner::Member*>& membe
   CuptiTracer* tracer = tracer_;
   tracer_ = nullptr;
   ASSIGN_OR_RETURN(auto records, tracer->End());
-  std::map<CudaRunner::Member*, int32_t> missing;
-  std::map<CudaRunner::Member*, std::vector<KernelRecord>> first_iso, first_quant;
+  std::map<Member*, int32_t> missing;
+  std::map<Member*, std::vector<KernelRecord>> first_iso, first_quant;
   for (size_t t = 0; t < launches_.size(); ++t) {
     const VisitUnit& l = launches_[t];
     auto found = records.find(t + 1);
@@ -97,7 +97,7 @@ absl::Status KernelSampler::Finish(const std::vector<CudaRunner::Member*>& membe
     auto& first = quant ? first_quant : first_iso;
     if (!first.count(l.member)) first[l.member] = found->second;
   }
-  for (CudaRunner::Member* m : members) {
+  for (Member* m : members) {
     if (missing.count(m) || m->kernel_iso.empty()) {
       // A figure from some launches only would not be the samples the events are.
       m->kernel_note = absl::StrCat("no kernel-only figure: CUPTI returned no kernel records for ",

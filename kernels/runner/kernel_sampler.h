@@ -22,7 +22,7 @@ class KernelSampler : public LaunchTagger {
   // alone, or something not tagged (back to back).
   enum class Unit { kNone, kIso, kQuant };
   struct VisitUnit {
-    CudaRunner::Member* member = nullptr;
+    Member* member = nullptr;
     Unit unit = Unit::kNone;
   };
 
@@ -38,7 +38,7 @@ class KernelSampler : public LaunchTagger {
 
   // Stops collecting and fills each member's kernel_iso / kernel_quant (in sample order),
   // kernel_names, or kernel_note when no figure could be taken.
-  absl::Status Finish(const std::vector<CudaRunner::Member*>& members);
+  absl::Status Finish(const std::vector<Member*>& members);
 
  private:
   KernelSampler() = default;

@@ -3,6 +3,7 @@
 // Internal to kernels/.
 #pragma once
 
+#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,23 @@ struct Operands {
   OperandQuantizer a, bt;
 };
 
+// The BF16 sources and output of each measurement group (GroupKey) of one measurement,
+// made on first use and shared by that group's members: the first group's in the pool
+// slots "a.src", "bt.src" and "c", the k-th's under "g<k>.". Pointers stay valid.
+class GroupBuffers {
+ public:
+  struct Set {
+    std::string key;
+    Sources src;
+    __nv_bfloat16* c = nullptr;
+  };
+  absl::StatusOr<const Set*> For(DevicePool& pool, const core::WorkItem& item,
+                                 const core::TimingOptions& timing, cudaStream_t st);
+
+ private:
+  std::deque<Set> sets_;
+};
+
 // Random-normal BF16 A and B^T from the job's seed, generated on the device, in the pool
 // slots "<prefix>a.src" and "<prefix>bt.src".
 absl::StatusOr<Sources> PrepareSources(DevicePool& pool, const core::WorkItem& item,
@@ -56,15 +74,11 @@ absl::StatusOr<std::vector<MatmulPlan>> CreatePlans(cublasLtHandle_t lt, const M
                                                     const Operands& o, int candidates,
                                                     std::string* per_group_reason);
 
-// Times each of `candidates` (ways to run one item's GEMM) the way items are timed
-// (graph launches, per-sample events, under the item's L2 policy) in `rounds` interleaved
-// rounds, so clock and power drift on a power-capped GPU spreads over all of them: per
-// candidate the median of its rounds' medians, or the error of its first failed launch
-// (it then sits out later rounds; the stream is synchronized and the error cleared where
-// CUDA allows). A round gives each candidate up to 3 warm-up launches and 10 samples,
-// fewer for a long GEMM (about 2 ms of warm-up and 5 ms of samples, at least 1 and 3;
-// one launch each first sizes them), so that a job of big dense GEMMs does not spend
-// seconds choosing.
+// Times each of `candidates` (ways to run one item's GEMM) in a burst of `rounds`
+// interleaved rounds (measure::TimeCandidates), each captured and timed the way items are
+// (graph launches, per-sample events, under the item's L2 policy): per candidate its
+// figure, or the error of its first failed launch (the stream is then synchronized and
+// the error cleared where CUDA allows).
 std::vector<absl::StatusOr<double>> TimeCandidates(
     const IterationTimer& timer, cudaStream_t stream,
     const std::vector<IterationTimer::Iteration>& candidates, const TimerOptions& item_options,

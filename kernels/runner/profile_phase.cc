@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cuda/cuda_check.h"
+#include "kernels/runner/cuda_runner.h"
 #include "kernels/runner/member.h"
 
 namespace gemmprof::kernels {

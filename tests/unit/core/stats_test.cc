@@ -393,5 +393,16 @@ TEST(SumOfTest, BadInputs) {
   EXPECT_TRUE(Finite(nan));
 }
 
+TEST(PlusMinusPercentTest, OneDecimalBelowTenPercent) {
+  EXPECT_EQ(PlusMinusPercent(0.008), "\u00b10.8%");
+  EXPECT_EQ(PlusMinusPercent(0.0004), "\u00b10.0%");
+  EXPECT_EQ(PlusMinusPercent(0.0994), "\u00b19.9%");
+  EXPECT_EQ(PlusMinusPercent(0.0996), "\u00b110%");
+  EXPECT_EQ(PlusMinusPercent(0.123), "\u00b112%");
+  EXPECT_EQ(PlusMinusPercent(-0.014), "\u00b11.4%");
+  EXPECT_EQ(PlusMinusPercent(kInf), "no interval");
+  EXPECT_EQ(PlusMinusPercent(std::nan("")), "no interval");
+}
+
 }  // namespace
 }  // namespace gemmprof::core::stats

@@ -13,8 +13,8 @@ namespace {
 using core::Mode;
 using core::Pass;
 using core::Recipe;
-using ::testing::EndsWith;
 using ::testing::HasSubstr;
+using ::testing::StartsWith;
 
 core::WorkItem Item(int32_t seq, Recipe recipe, Mode mode, Pass pass = Pass::kFprop) {
   core::WorkItem item;
@@ -87,7 +87,7 @@ TEST(HostRunnerGroup, Bf16AutocastAndPrequantShareOneMeasurement) {
   const core::Measurement& fp8 = *result->outcomes[2].measurement;
   EXPECT_EQ(ac.shared_with_item, 0);
   EXPECT_EQ(pq.shared_with_item, 101) << "the id of the item measured";
-  EXPECT_THAT(pq.notes, EndsWith("; same work as bf16 autocast (item 1), one measurement"));
+  EXPECT_THAT(pq.notes, StartsWith("same host work as bf16 autocast (item 1): one measurement; "));
   EXPECT_EQ(pq.round_ms, ac.round_ms);
   EXPECT_EQ(pq.b2b_round_ms, ac.b2b_round_ms);
   EXPECT_EQ(pq.work_key, ac.work_key);

@@ -1,67 +1,21 @@
-// Rounds in core/stats: the Williams order, when rounds stop, a group's precision and
-// its "±x%" text.
+// The stop rule: when rounds stop, and what a group's series can claim.
+#include "measure/stop_rule.h"
+
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
-#include <numeric>
 #include <vector>
 
 #include "core/stats.h"
 
-namespace gemmprof::core::stats {
+namespace gemmprof::measure {
 namespace {
 
+using core::stats::EstimateOf;
+using core::stats::PairedRatio;
+
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-int Rows(int units) { return units % 2 == 0 ? units : 2 * units; }
-
-TEST(RoundOrderTest, EveryRowIsAPermutation) {
-  for (int n = 1; n <= 9; ++n) {
-    for (int round = 0; round < 3 * Rows(n); ++round) {
-      std::vector<int> order = RoundOrder(n, round);
-      ASSERT_EQ(order.size(), static_cast<size_t>(n));
-      std::sort(order.begin(), order.end());
-      std::vector<int> expected(n);
-      std::iota(expected.begin(), expected.end(), 0);
-      EXPECT_EQ(order, expected) << n << " units, round " << round;
-    }
-  }
-}
-
-TEST(RoundOrderTest, BalancedForPositionAndCarryOverOverACycle) {
-  for (int n = 2; n <= 7; ++n) {
-    const int rows = Rows(n);
-    std::vector<std::vector<int>> position(n, std::vector<int>(n, 0));
-    std::map<std::pair<int, int>, int> follows;
-    for (int round = 0; round < rows; ++round) {
-      const std::vector<int> order = RoundOrder(n, round);
-      for (int p = 0; p < n; ++p) ++position[order[p]][p];
-      for (int p = 0; p + 1 < n; ++p) ++follows[{order[p], order[p + 1]}];
-    }
-    for (int unit = 0; unit < n; ++unit) {
-      for (int p = 0; p < n; ++p) {
-        EXPECT_EQ(position[unit][p], rows / n) << n << " units: unit " << unit << " at " << p;
-      }
-    }
-    EXPECT_EQ(follows.size(), static_cast<size_t>(n * (n - 1))) << n << " units";
-    for (const auto& [pair, count] : follows) {
-      EXPECT_EQ(count, rows / n) << n << " units: " << pair.second << " after " << pair.first;
-    }
-  }
-}
-
-TEST(RoundOrderTest, RepeatsWithItsCycleAndTakesAnyRound) {
-  EXPECT_EQ(RoundOrder(4, 1), RoundOrder(4, 5));
-  EXPECT_EQ(RoundOrder(3, 2), RoundOrder(3, 8));
-  EXPECT_EQ(RoundOrder(3, -1), RoundOrder(3, 5));
-  EXPECT_EQ(RoundOrder(1, 17), std::vector<int>{0});
-  EXPECT_TRUE(RoundOrder(0, 3).empty());
-  EXPECT_TRUE(RoundOrder(-2, 3).empty());
-  EXPECT_EQ(RoundOrder(4, 0), (std::vector<int>{0, 1, 3, 2}));
-}
 
 TEST(ShouldStopTest, FixedRoundsStopExactlyThere) {
   StopOptions o;
@@ -138,16 +92,5 @@ TEST(GroupPrecisionTest, NothingToClaimIsInfinite) {
   EXPECT_EQ(GroupPrecision({{1.0, 1.1, 1.2}, {1.0, 1.1}}), kInf);  // lengths differ
 }
 
-TEST(PlusMinusPercentTest, OneDecimalBelowTenPercent) {
-  EXPECT_EQ(PlusMinusPercent(0.008), "\u00b10.8%");
-  EXPECT_EQ(PlusMinusPercent(0.0004), "\u00b10.0%");
-  EXPECT_EQ(PlusMinusPercent(0.0994), "\u00b19.9%");
-  EXPECT_EQ(PlusMinusPercent(0.0996), "\u00b110%");
-  EXPECT_EQ(PlusMinusPercent(0.123), "\u00b112%");
-  EXPECT_EQ(PlusMinusPercent(-0.014), "\u00b11.4%");
-  EXPECT_EQ(PlusMinusPercent(kInf), "no interval");
-  EXPECT_EQ(PlusMinusPercent(std::nan("")), "no interval");
-}
-
 }  // namespace
-}  // namespace gemmprof::core::stats
+}  // namespace gemmprof::measure
