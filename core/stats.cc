@@ -198,7 +198,6 @@ double Lag1Autocorrelation(std::span<const double> v) {
   return r + (1 + 4 * r) / static_cast<double>(v.size());
 }
 
-
 }  // namespace
 
 double Interval::RelHalfWidth() const {

@@ -1,9 +1,11 @@
-// The narrow interface between the queue and whatever measures GEMMs: the CUDA
-// runner in kernels/ or the host reference runner in this folder.
+// The narrow interface between the queue and whatever measures GEMMs: the CUDA runner in
+// kernels/, the host reference runner in host/, or a worker process hosting either
+// (worker/remote_runner.h).
 #pragma once
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/group.h"
 #include "core/job.h"
@@ -12,9 +14,10 @@
 
 namespace gemmprof::device {
 
-// One Runner per device. BeginJob and Run come from the device's one queue worker;
-// CanImplement may come from API threads at the same time (submission checks), and so
-// must be safe against a concurrent Run; Info, Supports and Availability likewise.
+// One Runner per device. BeginJob and MeasureGroup come from the device's one queue
+// worker; CanImplement may come from API threads at the same time (submission checks),
+// and so must be safe against a concurrent MeasureGroup; Info, Supports and
+// Availability likewise.
 class Runner {
  public:
   virtual ~Runner() = default;
@@ -26,69 +29,60 @@ class Runner {
   // this is sm_90"). Items of unsupported recipes become status not_supported.
   virtual core::RecipeSupport Supports(core::Recipe recipe) const = 0;
 
-  // Cheap check, no device work, naming the field, value and limit. Used at submission
-  // time and before each item. The code says what the queue does with a refusal:
+  // Whether each of `items` can run here under `timing`: one answer per item, in order,
+  // from one cheap question (no device work; a worker process answers it in one round
+  // trip). An answer names the field, value and limit; its code says what the queue
+  // does with it:
+  //  * OK: the item can be measured here;
+  //  * FailedPrecondition / Unimplemented: this recipe cannot run this item here (the
+  //    recipe needs sm_100+; FP8 needs N % 16 == 0): the item ends not_supported;
   //  * InvalidArgument / ResourceExhausted: the item can never run here (malformed,
-  //    buffers exceed device memory, host runner size limit): the submission is refused.
-  //  * FailedPrecondition / Unimplemented: this recipe cannot run this shape here (e.g.
-  //    FP8 needs N % 16 == 0; grouped block scaling): the job is accepted and the item
-  //    ends not_supported with the message, like a recipe the device lacks.
-  virtual absl::Status CanImplement(const core::WorkItem& item,
-                                    const core::TimingOptions& timing) const = 0;
+  //    buffers exceed device memory, the host runner's size limit): a submission holding
+  //    it is refused, a queued one fails the item.
+  // The returned status itself is not OK only where the question could not be asked
+  // (Unavailable: the device or its worker is gone, or did not answer in time).
+  virtual absl::StatusOr<std::vector<absl::Status>> CanImplement(
+      const std::vector<core::WorkItem>& items, const core::TimingOptions& timing) const = 0;
 
   // Called once before a job's first item (time-based GPU warm-up).
   virtual absl::Status BeginJob(const core::TimingOptions& timing) = 0;
 
-  // Measures one item (warm-up + timed iterations, verification, telemetry).
-  virtual absl::StatusOr<core::Measurement> Run(const core::WorkItem& item,
-                                                const core::TimingOptions& timing) = 0;
-
   // Measures the items of one group, or a batch of groups, together in interleaved
-  // rounds (core/group.h):
-  // identical GPU work once (request.share_identical_work), every figure with its
-  // interval, stopping per request.timing. Per-item refusals and failures come back in
-  // the outcomes; a non-OK return (device error, lost worker) fails the whole group.
-  // The default measures each item alone with Run (no rounds, no sharing).
-  virtual absl::StatusOr<core::GroupResult> MeasureGroup(const core::GroupRequest& request) {
-    core::GroupResult result;
-    for (const core::WorkItem& item : request.items) {
-      core::ItemOutcome& out = result.outcomes.emplace_back();
-      out.item_id = item.id;
-      absl::StatusOr<core::Measurement> m = Run(item, request.timing);
-      if (m.ok()) {
-        out.measurement = *std::move(m);
-      } else if (absl::IsFailedPrecondition(m.status()) || absl::IsUnimplemented(m.status())) {
-        out.status = m.status();
-      } else {
-        return m.status();
-      }
-    }
-    return result;
-  }
+  // rounds (core/group.h, measure/rounds.h): identical GPU work once
+  // (request.share_identical_work), every figure with its interval, stopping per
+  // request.timing. Per-item refusals (each item is asked CanImplement here too, locally)
+  // and failures come back in the outcomes; a non-OK return (device error, lost worker)
+  // fails the whole group.
+  virtual absl::StatusOr<core::GroupResult> MeasureGroup(const core::GroupRequest& request) = 0;
 
   // Whether the device can take work now: Unavailable, with the reason, once it cannot
   // (e.g. its worker process failed to start several times in a row); the queue then
   // gives its jobs to other devices. In-process runners are always available.
   virtual absl::Status Availability() const { return absl::OkStatus(); }
-
- protected:
-  // Run as a group of one, for runners whose MeasureGroup is their one measuring path:
-  // the item's refusal or failure is the returned status.
-  absl::StatusOr<core::Measurement> MeasureAlone(const core::WorkItem& item,
-                                                 const core::TimingOptions& timing) {
-    core::GroupRequest request;
-    request.group_uid = Info().uuid + "/item" + std::to_string(item.id);
-    request.items = {item};
-    request.timing = timing;
-    ASSIGN_OR_RETURN(core::GroupResult result, MeasureGroup(request));
-    if (result.outcomes.size() != 1) {
-      return absl::InternalError("a group of one item came back with " +
-                                 std::to_string(result.outcomes.size()) + " outcomes");
-    }
-    core::ItemOutcome& outcome = result.outcomes.front();
-    RETURN_IF_ERROR(outcome.status);
-    return *std::move(outcome.measurement);
-  }
 };
+
+// `item` measured as a group of one (for tests, benchmarks and tools; the queue measures
+// groups): its refusal or failure is the returned status.
+absl::StatusOr<core::Measurement> MeasureOne(Runner& runner, const core::WorkItem& item,
+                                             const core::TimingOptions& timing);
+
+// CanImplement of one item: its answer, or why the question could not be asked.
+absl::Status CanImplementOne(const Runner& runner, const core::WorkItem& item,
+                             const core::TimingOptions& timing);
+
+// The answers of a runner that checks items one at a time: `supports` first (a recipe
+// the device lacks is FailedPrecondition with its reason), then `check` for the rest.
+template <typename Check>
+std::vector<absl::Status> CheckEach(const Runner& runner, const std::vector<core::WorkItem>& items,
+                                    const Check& check) {
+  std::vector<absl::Status> answers;
+  answers.reserve(items.size());
+  for (const core::WorkItem& item : items) {
+    const core::RecipeSupport support = runner.Supports(item.recipe);
+    answers.push_back(support.supported ? check(item)
+                                        : absl::FailedPreconditionError(support.reason));
+  }
+  return answers;
+}
 
 }  // namespace gemmprof::device

@@ -45,10 +45,9 @@ void GiveMeasurement(const std::vector<core::WorkItem>& items, const MemberItems
   for (size_t j = 1; j < member.items.size(); ++j) {
     core::Measurement shared = measurement;
     shared.shared_with_item = own.id;
-    const std::string note =
-        absl::StrCat("same ", std::string(work), " as ", std::string(core::ToString(own.recipe)),
-                     " ", std::string(core::ToString(own.mode)), " (item ", own.seq,
-                     "): one measurement");
+    const std::string note = absl::StrCat(
+        "same ", std::string(work), " as ", std::string(core::ToString(own.recipe)), " ",
+        std::string(core::ToString(own.mode)), " (item ", own.seq, "): one measurement");
     shared.notes = shared.notes.empty() ? note : absl::StrCat(note, "; ", shared.notes);
     result.outcomes[member.items[j]].measurement = std::move(shared);
   }

@@ -112,7 +112,8 @@ class RoundsRun {
     std::vector<Visit> pilot;
     for (size_t i = 0; i < members_.size(); ++i) {
       pilot.push_back({{i, UnitKind::kIsolated, 0}, kPilotSamples});
-      if (members_[i].quantization) pilot.push_back({{i, UnitKind::kQuantization, 0}, kPilotSamples});
+      if (members_[i].quantization)
+        pilot.push_back({{i, UnitKind::kQuantization, 0}, kPilotSamples});
     }
     ASSIGN_OR_RETURN(std::vector<std::vector<double>> ms, TimeVisits(pilot));
     for (size_t i = 0, v = 0; i < members_.size(); ++i) {
@@ -165,9 +166,10 @@ class RoundsRun {
         units_.push_back(
             {{{i, UnitKind::kBackToBack, f}, b2b_samples, n, true}, b2b_every_[i], &s.b2b_rounds});
         if (f == 0 && members_[i].quantization) {
-          units_.push_back({{{i, UnitKind::kQuantization, 0}, SamplesFor(t_quant_[i], fixed_), 1, true},
-                            1,
-                            &quant_rounds_[i]});
+          units_.push_back(
+              {{{i, UnitKind::kQuantization, 0}, SamplesFor(t_quant_[i], fixed_), 1, true},
+               1,
+               &quant_rounds_[i]});
         }
       }
     }
@@ -212,7 +214,8 @@ class RoundsRun {
       for (size_t v = 0; v < visits.size(); ++v) {
         PlannedUnit& u = *unit_of[v];
         u.series->push_back(Median(timed[v]));
-        if (u.samples != nullptr) u.samples->insert(u.samples->end(), timed[v].begin(), timed[v].end());
+        if (u.samples != nullptr)
+          u.samples->insert(u.samples->end(), timed[v].begin(), timed[v].end());
       }
       rounds_ += k;
       elapsed_s_ = clock_.NowS() - start_s;
@@ -233,8 +236,8 @@ class RoundsRun {
   absl::StatusOr<std::vector<std::vector<double>>> TimeVisits(const std::vector<Visit>& visits) {
     ASSIGN_OR_RETURN(std::vector<std::vector<double>> timed, timer_.TimeVisits(visits));
     if (timed.size() != visits.size()) {
-      return absl::InternalError(absl::StrCat("the timer answered ", timed.size(), " visits of ",
-                                              visits.size()));
+      return absl::InternalError(
+          absl::StrCat("the timer answered ", timed.size(), " visits of ", visits.size()));
     }
     for (size_t v = 0; v < visits.size(); ++v) {
       if (timed[v].empty()) {
@@ -284,7 +287,8 @@ class RoundsRun {
       }
     }
     if (figures.empty()) {
-      return absl::StrCat("kept: ", names[0], " (too few rounds to compare the contenders in them)");
+      return absl::StrCat("kept: ", names[0],
+                          " (too few rounds to compare the contenders in them)");
     }
     return absl::StrFormat(
         "kept after the item's own rounds: %s (isolated time over %s's, paired over %d rounds: "

@@ -5,8 +5,7 @@
 namespace gemmprof::measure {
 
 double SystemClock::NowS() const {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 int64_t SystemClock::UnixMs() const {

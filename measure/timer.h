@@ -72,8 +72,8 @@ class Timer {
 class Clock {
  public:
   virtual ~Clock() = default;
-  virtual double NowS() const = 0;           // steady, seconds from any origin
-  virtual int64_t UnixMs() const = 0;        // wall clock, ms since the epoch
+  virtual double NowS() const = 0;     // steady, seconds from any origin
+  virtual int64_t UnixMs() const = 0;  // wall clock, ms since the epoch
 };
 
 // The process's clocks.

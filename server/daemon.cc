@@ -21,8 +21,13 @@
 #include <utility>
 #include <vector>
 
-#include "server/api/server.h"
 #include "device/host/host_runner.h"
+#include "device/worker/fault.h"
+#include "device/worker/item_deadline.h"
+#include "device/worker/remote_runner.h"
+#include "device/worker/worker_main.h"
+#include "device/worker/worker_process.h"
+#include "server/api/server.h"
 #include "server/http/http_server.h"
 #include "server/metrics/daemon_metrics.h"
 #include "server/queue/job_queue.h"
@@ -30,11 +35,6 @@
 #include "server/security/listen_policy.h"
 #include "server/security/watch_limiter.h"
 #include "server/storage/open_store.h"
-#include "device/worker/fault.h"
-#include "device/worker/item_deadline.h"
-#include "device/worker/remote_runner.h"
-#include "device/worker/worker_main.h"
-#include "device/worker/worker_process.h"
 #ifdef GEMMPROF_HAVE_CUDA
 #include "kernels/runner/cuda_runner_factory.h"
 #include "kernels/timing/nvml_telemetry.h"

@@ -87,7 +87,7 @@ ConfigTotals RunConfig(device::Runner& runner, const BenchConfig& c,
     item.op = op;
     item.recipe = c.recipe;
     item.mode = c.mode;
-    const absl::StatusOr<core::Measurement> m = runner.Run(item, c.timing);
+    const absl::StatusOr<core::Measurement> m = device::MeasureOne(runner, item, c.timing);
     if (csv != nullptr) WriteCsvRow(*csv, c, op, m);
     if (!m.ok()) {
       ++totals.failed;

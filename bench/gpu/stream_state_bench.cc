@@ -18,13 +18,13 @@
 #include "absl/strings/numbers.h"
 #include "core/result.h"
 #include "kernels/cublaslt/cublaslt_handles.h"
-#include "measure/round_order.h"
+#include "kernels/cublaslt/matmul_plan.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/cuda_handles.h"
 #include "kernels/cuda/device_kernels.h"
-#include "kernels/timing/iteration_timer.h"
-#include "kernels/cublaslt/matmul_plan.h"
 #include "kernels/quant/quantize.h"
+#include "kernels/timing/iteration_timer.h"
+#include "measure/round_order.h"
 
 namespace gemmprof::bench {
 namespace {

@@ -18,9 +18,9 @@
 
 #include "bench/store/bench_common.h"
 #include "core/cache_key.h"
+#include "device/host/host_runner.h"
 #include "gemmprof/v1/gemmprof.grpc.pb.h"
 #include "server/api/server.h"
-#include "device/host/host_runner.h"
 #include "server/storage/sqlite/sqlite_store.h"
 
 namespace gemmprof::storage {

@@ -118,9 +118,9 @@ class QuantizedOperand {
     core::quant::TensorScaled q;
     core::quant::Fp8Format format;
   };
-  using Value = std::variant<std::vector<float>, Fp8Tensor, core::quant::BlockScaled,
-                             core::quant::MxScaled, core::quant::Nvfp4Scaled,
-                             core::quant::RowScaled>;
+  using Value =
+      std::variant<std::vector<float>, Fp8Tensor, core::quant::BlockScaled, core::quant::MxScaled,
+                   core::quant::Nvfp4Scaled, core::quant::RowScaled>;
   explicit QuantizedOperand(Value value) : value_(std::move(value)) {}
   Value value_;
 };

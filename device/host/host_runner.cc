@@ -150,8 +150,14 @@ core::RecipeSupport HostRunner::Supports(core::Recipe recipe) const {
   return core::RecipeSupport{recipe, true, ""};
 }
 
-absl::Status HostRunner::CanImplement(const core::WorkItem& item,
-                                      const core::TimingOptions& timing) const {
+absl::StatusOr<std::vector<absl::Status>> HostRunner::CanImplement(
+    const std::vector<core::WorkItem>& items, const core::TimingOptions& timing) const {
+  return CheckEach(*this, items,
+                   [&](const core::WorkItem& item) { return CheckItem(item, timing); });
+}
+
+absl::Status HostRunner::CheckItem(const core::WorkItem& item,
+                                   const core::TimingOptions& timing) const {
   const core::GemmShape& s = item.op.shape;
   for (const auto& [name, value] : {std::pair<const char*, int64_t>{"m", s.m},
                                     {"k", s.k},
@@ -209,11 +215,6 @@ absl::Status HostRunner::BeginJob(const core::TimingOptions&) {
   }
   copy_bytes_per_s_ = best;
   return absl::OkStatus();
-}
-
-absl::StatusOr<core::Measurement> HostRunner::Run(const core::WorkItem& item,
-                                                  const core::TimingOptions& timing) {
-  return MeasureAlone(item, timing);
 }
 
 namespace {
@@ -323,11 +324,12 @@ absl::StatusOr<core::GroupResult> HostRunner::MeasureOneGroup(const core::GroupR
   std::vector<std::string> keys(request.items.size());
   std::vector<size_t> live;
   int32_t history_len = 0;
+  ASSIGN_OR_RETURN(std::vector<absl::Status> fits, CanImplement(request.items, timing));
   for (size_t i = 0; i < request.items.size(); ++i) {
     const core::WorkItem& item = request.items[i];
     core::ItemOutcome& outcome = result.outcomes.emplace_back();
     outcome.item_id = item.id;
-    outcome.status = CanImplement(item, timing);
+    outcome.status = fits[i];
     if (!outcome.status.ok()) continue;
     keys[i] = HostWorkKey(item, timing);
     history_len = std::max(history_len, HistoryLen(item, timing));
@@ -370,9 +372,9 @@ absl::StatusOr<core::GroupResult> HostRunner::MeasureOneGroup(const core::GroupR
   }
   for (size_t m = 0; m < ready.size(); ++m) {
     const measure::MemberItems& items = *ready_items[m];
-    core::Measurement measurement = HostMeasurement(
-        request, ready[m], std::move(rounds.members[m]), keys[items.items.front()],
-        static_cast<int32_t>(ready.size()), copy_bytes_per_s_, result);
+    core::Measurement measurement =
+        HostMeasurement(request, ready[m], std::move(rounds.members[m]), keys[items.items.front()],
+                        static_cast<int32_t>(ready.size()), copy_bytes_per_s_, result);
     measure::GiveMeasurement(request.items, items, "host work", std::move(measurement), result);
   }
   return result;

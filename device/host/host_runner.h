@@ -13,8 +13,8 @@
 #include "core/status.h"
 #include "device/host/host_gemm.h"
 #include "device/host/host_work.h"
-#include "measure/rounds.h"
 #include "device/runner.h"
+#include "measure/rounds.h"
 
 namespace gemmprof::device {
 
@@ -59,17 +59,14 @@ class HostRunner : public Runner {
 
   const core::DeviceInfo& Info() const override { return info_; }
   core::RecipeSupport Supports(core::Recipe recipe) const override;
-  // InvalidArgument for: a dimension or groups < 1; M*K*N*groups above kMaxHostMacs; an
-  // operand or output above kMaxHostElements elements; timed_iters < 0; warmup_iters < 0;
-  // amax_history_len < 1 for fp8-delayed.
-  absl::Status CanImplement(const core::WorkItem& item,
-                            const core::TimingOptions& timing) const override;
+  // Per item: InvalidArgument for a dimension or groups < 1; M*K*N*groups above
+  // kMaxHostMacs; an operand or output above kMaxHostElements elements; timed_iters < 0;
+  // warmup_iters < 0; amax_history_len < 1 for fp8-delayed. Always answers.
+  absl::StatusOr<std::vector<absl::Status>> CanImplement(
+      const std::vector<core::WorkItem>& items, const core::TimingOptions& timing) const override;
   // Measures the host's memcpy bandwidth (best of a few 64 MiB copies), written into
   // every later measurement's copy_bytes_per_s. Always OK.
   absl::Status BeginJob(const core::TimingOptions& timing) override;
-  // A group of one (MeasureGroup); the item's refusal or failure is the returned status.
-  absl::StatusOr<core::Measurement> Run(const core::WorkItem& item,
-                                        const core::TimingOptions& timing) override;
   // The measurement engine's rounds (measure/rounds.h) over the group's distinct
   // members (HostWorkKey; equal keys share one measurement when
   // request.share_identical_work), fixed at HostRounds with one sample per visit: a round
@@ -83,6 +80,8 @@ class HostRunner : public Runner {
   absl::StatusOr<core::GroupResult> MeasureGroup(const core::GroupRequest& request) override;
 
  private:
+  // CanImplement's answer for one item.
+  absl::Status CheckItem(const core::WorkItem& item, const core::TimingOptions& timing) const;
   // MeasureGroup of one measurement group (every item of one GroupKey).
   absl::StatusOr<core::GroupResult> MeasureOneGroup(const core::GroupRequest& request);
   // The engine's rounds over `members` (prepared from `ops`).

@@ -104,9 +104,9 @@ absl::StatusOr<std::vector<std::vector<double>>> HostWork::TimeVisits(
   std::vector<std::vector<double>> out;
   for (const measure::Visit& v : visits) {
     if (v.unit.member >= members_.size() || v.unit.form != 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "visit of member ", v.unit.member, " form ", v.unit.form, ": the host runs ",
-          members_.size(), " members with one form each"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("visit of member ", v.unit.member, " form ", v.unit.form, ": the host runs ",
+                       members_.size(), " members with one form each"));
     }
     const HostMember& m = members_[v.unit.member];
     std::vector<double>& samples = out.emplace_back();
@@ -147,8 +147,8 @@ void HostWork::Iterate(const HostMember& m) {
 
 // Group g's operands that the timed region quantizes (dynamic mode: not the weight,
 // whose copy was made before the timing).
-std::pair<std::optional<QuantizedOperand>, std::optional<QuantizedOperand>>
-HostWork::QuantizeTimed(const HostMember& m, int64_t g) const {
+std::pair<std::optional<QuantizedOperand>, std::optional<QuantizedOperand>> HostWork::QuantizeTimed(
+    const HostMember& m, int64_t g) const {
   std::pair<std::optional<QuantizedOperand>, std::optional<QuantizedOperand>> out;
   if (m.timed.a) out.first = QuantizeA(m.item, ops_, g, amax_algo_);
   if (m.timed.b) out.second = QuantizeB(m.item, ops_, g, amax_algo_);

@@ -2,9 +2,9 @@
 // worker process (the daemon's environment passes on to its workers). Always compiled
 // in, inert unless set. Not for production use.
 //
-// A fault @SEQ fires on the item with that seq, whether it comes alone (RunItem) or in
-// a measurement group (MeasureGroup). In a group every fault but refuse meets the whole
-// group, before any of it runs; refuse refuses that item alone.
+// A fault @SEQ fires on the measurement group (MeasureGroup) holding the item with that
+// seq: every fault but refuse meets the whole group, before any of it runs; refuse
+// refuses that item alone.
 //
 //   exit-at-start        exit with status 3 before reporting ready
 //   hang@SEQ             never answer the item with that seq (the daemon times it out)

@@ -43,13 +43,13 @@ double ItemTimeoutSeconds(const core::WorkItem& item, const core::TimingOptions&
   } else {
     // The quantization-only pass repeats warm-up and timed iterations.
     // timed_iters 0 (noise-aware): the rounds run for up to item_budget_s.
-    iterations = 2.0 * (std::max(timing.warmup_iters, 0) +
-                        (timing.timed_iters > 0
-                             ? timing.timed_iters
-                             : timing.item_budget_s / (item.op.Flops() / kGpuFlopsPerS +
-                                                       kPerIterationS))) +
-                 kVerificationIters +
-                 (timing.autotune_k > 1 ? kAutotuneItersPerCandidate * timing.autotune_k : 0);
+    iterations =
+        2.0 * (std::max(timing.warmup_iters, 0) +
+               (timing.timed_iters > 0
+                    ? timing.timed_iters
+                    : timing.item_budget_s / (item.op.Flops() / kGpuFlopsPerS + kPerIterationS))) +
+        kVerificationIters +
+        (timing.autotune_k > 1 ? kAutotuneItersPerCandidate * timing.autotune_k : 0);
   }
   const double rate = host_backend ? kHostFlopsPerS : kGpuFlopsPerS;
   const double estimate = iterations * (item.op.Flops() / rate + kPerIterationS);

@@ -2,6 +2,7 @@
 
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "core/error_detail.h"
@@ -26,31 +27,53 @@ absl::Status FromProto(const wp::Status& p) {
   return status;
 }
 
-wp::ItemCall ToItemCall(const core::WorkItem& item, const core::TimingOptions& timing) {
-  wp::ItemCall call;
-  core::ItemRecord record;
-  record.item = item;
-  *call.mutable_item() = wire::ToProto(record);
+namespace {
+
+void AddItems(const std::vector<core::WorkItem>& items,
+              google::protobuf::RepeatedPtrField<gemmprof::v1::Item>* out) {
+  for (const core::WorkItem& item : items) {
+    core::ItemRecord record;
+    record.item = item;
+    *out->Add() = wire::ToProto(record);
+  }
+}
+
+// The items of a call; InvalidArgument naming the item ("items[2]: ...").
+absl::StatusOr<std::vector<core::WorkItem>> ItemsOf(
+    const google::protobuf::RepeatedPtrField<gemmprof::v1::Item>& items) {
+  std::vector<core::WorkItem> out;
+  out.reserve(items.size());
+  for (int i = 0; i < items.size(); ++i) {
+    absl::StatusOr<core::ItemRecord> record = wire::FromProto(items.Get(i));
+    if (!record.ok()) {
+      return absl::Status(record.status().code(),
+                          absl::StrCat("items[", i, "]: ", record.status().message()));
+    }
+    out.push_back(std::move(record->item));
+  }
+  return out;
+}
+
+}  // namespace
+
+wp::FitCall ToFitCall(const std::vector<core::WorkItem>& items, const core::TimingOptions& timing) {
+  wp::FitCall call;
+  AddItems(items, call.mutable_items());
   *call.mutable_timing() = wire::ToProto(timing);
   return call;
 }
 
-absl::Status FromItemCall(const wp::ItemCall& call, core::WorkItem* item,
-                          core::TimingOptions* timing) {
-  ASSIGN_OR_RETURN(core::ItemRecord record, wire::FromProto(call.item()));
+absl::Status FromFitCall(const wp::FitCall& call, std::vector<core::WorkItem>* items,
+                         core::TimingOptions* timing) {
+  ASSIGN_OR_RETURN(*items, ItemsOf(call.items()));
   ASSIGN_OR_RETURN(*timing, wire::FromProto(call.timing()));
-  *item = std::move(record.item);
   return absl::OkStatus();
 }
 
 wp::GroupCall ToGroupCall(const core::GroupRequest& request) {
   wp::GroupCall call;
   call.set_group_uid(request.group_uid);
-  for (const core::WorkItem& item : request.items) {
-    core::ItemRecord record;
-    record.item = item;
-    *call.add_items() = wire::ToProto(record);
-  }
+  AddItems(request.items, call.mutable_items());
   *call.mutable_timing() = wire::ToProto(request.timing);
   call.set_share_identical_work(request.share_identical_work);
   call.set_deadline_unix_ms(request.deadline_unix_ms);
@@ -61,15 +84,7 @@ wp::GroupCall ToGroupCall(const core::GroupRequest& request) {
 absl::StatusOr<core::GroupRequest> FromGroupCall(const wp::GroupCall& call) {
   core::GroupRequest request;
   request.group_uid = call.group_uid();
-  request.items.reserve(call.items_size());
-  for (int i = 0; i < call.items_size(); ++i) {
-    absl::StatusOr<core::ItemRecord> record = wire::FromProto(call.items(i));
-    if (!record.ok()) {
-      return absl::Status(record.status().code(),
-                          absl::StrCat("items[", i, "]: ", record.status().message()));
-    }
-    request.items.push_back(std::move(record->item));
-  }
+  ASSIGN_OR_RETURN(request.items, ItemsOf(call.items()));
   ASSIGN_OR_RETURN(request.timing, wire::FromProto(call.timing()));
   request.share_identical_work = call.share_identical_work();
   request.deadline_unix_ms = call.deadline_unix_ms();

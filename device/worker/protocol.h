@@ -1,7 +1,9 @@
 // Conversions between the worker protocol (proto/gemmprof/v1/worker.proto) and the
 // domain: statuses with their payloads, items with their timing options, measurement
-// groups with their outcomes.
+// groups with their outcomes, fit checks with their answers.
 #pragma once
+
+#include <vector>
 
 #include "core/group.h"
 #include "core/job.h"
@@ -16,10 +18,12 @@ namespace wp = ::gemmprof::v1::worker;
 wp::Status ToProto(const absl::Status& status);
 absl::Status FromProto(const wp::Status& status);
 
-wp::ItemCall ToItemCall(const core::WorkItem& item, const core::TimingOptions& timing);
-// InvalidArgument for enum-like strings that do not parse.
-absl::Status FromItemCall(const wp::ItemCall& call, core::WorkItem* item,
-                          core::TimingOptions* timing);
+// The items of one CanImplement question and their timing options.
+wp::FitCall ToFitCall(const std::vector<core::WorkItem>& items, const core::TimingOptions& timing);
+// InvalidArgument for enum-like strings that do not parse, naming the item
+// ("items[2]: item.recipe: ...") or the timing field.
+absl::Status FromFitCall(const wp::FitCall& call, std::vector<core::WorkItem>* items,
+                         core::TimingOptions* timing);
 
 wp::GroupCall ToGroupCall(const core::GroupRequest& request);
 // InvalidArgument for enum-like strings that do not parse, naming the item

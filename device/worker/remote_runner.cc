@@ -62,6 +62,19 @@ core::DeviceInfo Placeholder(const WorkerOptions& o) {
   return info;
 }
 
+// The worker's answers to a fit check of `count` items.
+absl::StatusOr<std::vector<absl::Status>> Answers(const wp::Response& response, size_t count) {
+  RETURN_IF_ERROR(FromProto(response.status()));
+  if (static_cast<size_t>(response.item_status_size()) != count) {
+    return absl::InternalError(absl::StrCat("the worker answered ", response.item_status_size(),
+                                            " of ", count, " items of a fit check"));
+  }
+  std::vector<absl::Status> answers;
+  answers.reserve(count);
+  for (const wp::Status& s : response.item_status()) answers.push_back(FromProto(s));
+  return answers;
+}
+
 }  // namespace
 
 struct RemoteRunner::Worker {
@@ -309,11 +322,11 @@ core::RecipeSupport RemoteRunner::Supports(core::Recipe recipe) const {
   return core::RecipeSupport{recipe, false, absl::StrCat(DeviceName(), " has not started")};
 }
 
-absl::Status RemoteRunner::CanImplement(const core::WorkItem& item,
-                                        const core::TimingOptions& timing) const {
+absl::StatusOr<std::vector<absl::Status>> RemoteRunner::CanImplement(
+    const std::vector<core::WorkItem>& items, const core::TimingOptions& timing) const {
   wp::Request request;
   request.set_id(next_request_id_++);
-  *request.mutable_can_implement() = ToItemCall(item, timing);
+  *request.mutable_can_implement() = ToFitCall(items, timing);
   WorkerPtr refused;
   // Asked twice at most: a worker that dies under the question leaves it to its successor.
   for (int attempt = 0; attempt < 2; ++attempt) {
@@ -322,7 +335,7 @@ absl::Status RemoteRunner::CanImplement(const core::WorkItem& item,
     wp::Response response;
     absl::Status io = w->query.Send(request);
     if (io.ok()) io = ReceiveAnswer(w->query, request.id(), options_.query_timeout_s, &response);
-    if (io.ok()) return FromProto(response.status());
+    if (io.ok()) return Answers(response, items.size());
     if (absl::IsDeadlineExceeded(io)) {
       return absl::UnavailableError(
           absl::StrCat(DeviceName(), " did not answer a fit check within ",
@@ -342,24 +355,6 @@ absl::Status RemoteRunner::BeginJob(const core::TimingOptions& timing) {
   RETURN_IF_ERROR(
       Call(request, BeginJobTimeoutSeconds(timing, options_.item_timeout_s), &response));
   return FromProto(response.status());
-}
-
-absl::StatusOr<core::Measurement> RemoteRunner::Run(const core::WorkItem& item,
-                                                    const core::TimingOptions& timing) {
-  wp::Request request;
-  request.set_id(next_request_id_++);
-  *request.mutable_run_item() = ToItemCall(item, timing);
-  const double timeout_s =
-      ItemTimeoutSeconds(item, timing, options_.backend == "host", options_.item_timeout_s);
-  wp::Response response;
-  RETURN_IF_ERROR(Call(request, timeout_s, &response));
-  absl::Status status = FromProto(response.status());
-  if (core::IsContextLost(status)) {
-    // The worker exits after this answer; the supervisor starts the next one.
-    return core::AppendToMessage(status, "; the device context is lost and the worker restarts");
-  }
-  RETURN_IF_ERROR(status);
-  return wire::FromProto(response.measurement());
 }
 
 absl::StatusOr<core::GroupResult> RemoteRunner::MeasureGroup(const core::GroupRequest& request) {

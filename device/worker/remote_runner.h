@@ -16,8 +16,8 @@
 #include <thread>
 #include <vector>
 
-#include "gemmprof/v1/worker.pb.h"
 #include "device/runner.h"
+#include "gemmprof/v1/worker.pb.h"
 
 namespace gemmprof::worker {
 
@@ -43,7 +43,7 @@ struct WorkerOptions {
   double query_timeout_s = 10;
 };
 
-// Thread-safe as device::Runner requires: BeginJob, Run and MeasureGroup from the
+// Thread-safe as device::Runner requires: BeginJob and MeasureGroup from the
 // device's one queue worker; Info, Supports, CanImplement and Availability from any
 // thread. CanImplement travels on a channel of its own, answered by a second thread in
 // the worker, so it never waits behind a running item or group.
@@ -63,27 +63,27 @@ class RemoteRunner final : public device::Runner {
   // What the first worker reported; a placeholder naming the device when none started.
   const core::DeviceInfo& Info() const override { return info_; }
   core::RecipeSupport Supports(core::Recipe recipe) const override;
-  // Asked of the worker's query thread. Unavailable when the device is, or when no
-  // worker answered in time (restarting, or stuck).
-  absl::Status CanImplement(const core::WorkItem& item,
-                            const core::TimingOptions& timing) const override;
-  // Both wait for a ready worker. A worker that dies or exceeds its deadline fails the
-  // call: Aborted ("worker exited: signal 9 (Killed)") or DeadlineExceeded ("timed out
-  // after 60 s"), each saying the worker restarts.
+  // Every item in one question to the worker's query thread. Unavailable when the
+  // device is, or when no worker answered in time (restarting, or stuck); Internal when
+  // the answers do not match the items.
+  absl::StatusOr<std::vector<absl::Status>> CanImplement(
+      const std::vector<core::WorkItem>& items, const core::TimingOptions& timing) const override;
+  // BeginJob and MeasureGroup wait for a ready worker. A worker that dies or exceeds its
+  // deadline fails the call: Aborted ("worker exited: signal 9 (Killed)") or
+  // DeadlineExceeded ("timed out after 60 s"), each saying the worker restarts; a lost
+  // device context fails it with the worker's error, saying so.
   absl::Status BeginJob(const core::TimingOptions& timing) override;
-  absl::StatusOr<core::Measurement> Run(const core::WorkItem& item,
-                                        const core::TimingOptions& timing) override;
   // The worker's runner measures the group (its MeasureGroup); per-item refusals and
-  // failures come back in the outcomes. The group as a whole fails as Run does, with a
-  // deadline of GroupTimeoutSeconds (item_deadline.h), and with Internal naming the
-  // mismatch when the answer's outcomes do not match the request's items.
+  // failures come back in the outcomes. The group's deadline is GroupTimeoutSeconds
+  // (item_deadline.h); Internal names the mismatch when the answer's outcomes do not
+  // match the request's items.
   absl::StatusOr<core::GroupResult> MeasureGroup(const core::GroupRequest& request) override;
   absl::Status Availability() const override;
 
   // Times a worker ended (crash, kill, timeout, context loss) and the supervisor went on
   // to start another: the device's restart count.
   int64_t restarts() const;
-  // Seconds spent in calls on the run channel (BeginJob, Run, MeasureGroup) since
+  // Seconds spent in calls on the run channel (BeginJob, MeasureGroup) since
   // Start: the device's busy time, from which rate() gives its busy fraction.
   double busy_seconds() const;
   // The ready worker's pid, 0 while none is.
@@ -101,7 +101,7 @@ class RemoteRunner final : public device::Runner {
   // A ready worker other than `not_this`; waits `wait_s` (negative: until there is one,
   // the device is unavailable or the runner stops).
   absl::StatusOr<WorkerPtr> AwaitWorker(double wait_s, const WorkerPtr& not_this) const;
-  // One request on the run channel, with the failure handling described at Run.
+  // One request on the run channel, with the failure handling described at BeginJob.
   absl::Status Call(const v1::worker::Request& request, double timeout_s,
                     v1::worker::Response* response);
   absl::Status WorkerLost(const WorkerPtr& w, const absl::Status& io, double timeout_s);

@@ -20,19 +20,25 @@ namespace gemmprof::worker {
 namespace {
 
 // Answers CanImplement until the daemon closes the query channel. Runs beside the run
-// loop: Runner::CanImplement is safe against a concurrent Run (see runner.h).
+// loop: Runner::CanImplement is safe against a concurrent MeasureGroup (see runner.h).
 void ServeQueries(const MessageChannel& channel, const device::Runner& runner) {
   wp::Request request;
   while (channel.Receive(&request, -1).ok()) {
     wp::Response response;
     response.set_id(request.id());
-    core::WorkItem item;
+    std::vector<core::WorkItem> items;
     core::TimingOptions timing;
     absl::Status status =
         request.has_can_implement()
-            ? FromItemCall(request.can_implement(), &item, &timing)
+            ? FromFitCall(request.can_implement(), &items, &timing)
             : absl::InvalidArgumentError("the query channel takes CanImplement only");
-    if (status.ok()) status = runner.CanImplement(item, timing);
+    if (status.ok()) {
+      absl::StatusOr<std::vector<absl::Status>> answers = runner.CanImplement(items, timing);
+      status = answers.status();
+      for (const absl::Status& a : answers.ok() ? *answers : std::vector<absl::Status>()) {
+        *response.add_item_status() = ToProto(a);
+      }
+    }
     *response.mutable_status() = ToProto(status);
     if (!channel.Send(response).ok()) return;
   }
@@ -77,18 +83,6 @@ absl::Status InjectFault(const WorkerFault& fault, int32_t seq, const WorkerHook
   return absl::OkStatus();
 }
 
-absl::StatusOr<core::Measurement> RunItem(device::Runner& runner, const wp::ItemCall& call,
-                                          const std::vector<WorkerFault>& faults,
-                                          const WorkerHooks& hooks) {
-  core::WorkItem item;
-  core::TimingOptions timing;
-  RETURN_IF_ERROR(FromItemCall(call, &item, &timing));
-  if (std::optional<WorkerFault> fault = FaultForItem(faults, item.seq)) {
-    RETURN_IF_ERROR(InjectFault(*fault, item.seq, hooks));
-  }
-  return runner.Run(item, timing);
-}
-
 // Measures the items of `request` that the refuse fault leaves to the runner; the
 // refused ones get their refusal, every outcome in the request's order.
 absl::StatusOr<core::GroupResult> MeasureUnrefused(device::Runner& runner,
@@ -127,7 +121,7 @@ absl::StatusOr<core::GroupResult> MeasureUnrefused(device::Runner& runner,
 
 // A fault @SEQ but refuse meets a group holding item SEQ, before any of it runs. A lost
 // context in one item's outcome is lost for every item: it fails the group, so that the
-// worker exits after answering, as it does for run_item.
+// worker exits after answering.
 absl::StatusOr<core::GroupResult> MeasureGroup(device::Runner& runner, const wp::GroupCall& call,
                                                const std::vector<WorkerFault>& faults,
                                                const WorkerHooks& hooks) {
@@ -153,18 +147,13 @@ wp::Response Answer(device::Runner& runner, const wp::Request& request,
   if (request.has_begin_job()) {
     absl::StatusOr<core::TimingOptions> timing = wire::FromProto(request.begin_job().timing());
     status = timing.ok() ? runner.BeginJob(*timing) : timing.status();
-  } else if (request.has_run_item()) {
-    absl::StatusOr<core::Measurement> m = RunItem(runner, request.run_item(), faults, hooks);
-    if (m.ok()) *response.mutable_measurement() = wire::ToProto(*m);
-    status = m.status();
   } else if (request.has_measure_group()) {
     absl::StatusOr<core::GroupResult> g =
         MeasureGroup(runner, request.measure_group(), faults, hooks);
     if (g.ok()) *response.mutable_group() = ToProto(*g);
     status = g.status();
   } else {
-    status =
-        absl::InvalidArgumentError("the run channel takes BeginJob, RunItem and MeasureGroup only");
+    status = absl::InvalidArgumentError("the run channel takes BeginJob and MeasureGroup only");
   }
   *response.mutable_status() = ToProto(status);
   return response;

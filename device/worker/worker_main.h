@@ -26,8 +26,8 @@ struct WorkerHooks {
 
 // The worker's main loop. Reads GEMMPROF_WORKER_FAULT (device/worker/fault.h), creates
 // the runner, sends Hello on the run channel (the device, or why there is none), then
-// answers CanImplement on the query channel from a second thread and BeginJob, RunItem
-// and MeasureGroup on the run channel, one at a time, until the daemon closes the run
+// answers CanImplement on the query channel from a second thread and BeginJob and
+// MeasureGroup on the run channel, one at a time, until the daemon closes the run
 // channel. After an answer whose status is marked context-lost it exits at once with
 // kExitContextLost. Takes ownership of both descriptors. Returns the process exit status.
 int RunWorker(int run_fd, int query_fd, const WorkerHooks& hooks);

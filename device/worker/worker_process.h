@@ -19,7 +19,7 @@ inline constexpr int kWorkerQueryFd = 4;
 // A started worker: its pid and the daemon's ends of its two channels.
 struct SpawnedWorker {
   pid_t pid = -1;
-  MessageChannel run;    // BeginJob / RunItem, and the worker's Hello
+  MessageChannel run;    // BeginJob / MeasureGroup, and the worker's Hello
   MessageChannel query;  // CanImplement
 };
 

@@ -8,10 +8,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/error_detail.h"
-#include "kernels/timing/cupti_tracer.h"
-#include "kernels/cuda/device_kernels.h"
 #include "kernels/cublaslt/matmul_plan.h"
+#include "kernels/cuda/device_kernels.h"
 #include "kernels/runner/recipe_rules.h"
+#include "kernels/timing/cupti_tracer.h"
 
 namespace gemmprof::kernels {
 namespace {
@@ -169,8 +169,14 @@ bool CudaRunner::MembersFit(const core::GroupRequest& request,
   return (need + verification) * 1.05 <= available;
 }
 
-absl::Status CudaRunner::CanImplement(const core::WorkItem& item,
-                                      const core::TimingOptions& timing) const {
+absl::StatusOr<std::vector<absl::Status>> CudaRunner::CanImplement(
+    const std::vector<core::WorkItem>& items, const core::TimingOptions& timing) const {
+  return device::CheckEach(*this, items,
+                           [&](const core::WorkItem& item) { return CheckItem(item, timing); });
+}
+
+absl::Status CudaRunner::CheckItem(const core::WorkItem& item,
+                                   const core::TimingOptions& timing) const {
   const core::GemmShape& s = item.op.shape;
   if (s.m <= 0 || s.k <= 0 || s.n <= 0) {
     return absl::InvalidArgumentError(
@@ -257,11 +263,6 @@ absl::Status CudaRunner::WarmUp(const core::TimingOptions& timing) {
     RETURN_IF_ERROR(stream_.Synchronize());
   }
   return absl::OkStatus();
-}
-
-absl::StatusOr<core::Measurement> CudaRunner::Run(const core::WorkItem& item,
-                                                  const core::TimingOptions& timing) {
-  return MeasureAlone(item, timing);
 }
 
 }  // namespace gemmprof::kernels

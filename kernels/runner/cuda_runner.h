@@ -8,12 +8,12 @@
 #include <memory>
 #include <string>
 
+#include "device/runner.h"
 #include "kernels/cublaslt/cublaslt_handles.h"
 #include "kernels/cuda/cuda_handles.h"
 #include "kernels/cuda/device_pool.h"
 #include "kernels/timing/iteration_timer.h"
 #include "kernels/timing/nvml_library.h"
-#include "device/runner.h"
 #include "measure/members.h"
 
 namespace gemmprof::kernels {
@@ -31,12 +31,11 @@ class CudaRunner : public device::Runner {
 
   const core::DeviceInfo& Info() const override { return info_; }
   core::RecipeSupport Supports(core::Recipe recipe) const override;
-  absl::Status CanImplement(const core::WorkItem& item,
-                            const core::TimingOptions& timing) const override;
+  // Per item: the recipe's support, the shape (FP8 alignment, grouped layouts), CUPTI
+  // for kernel-only timing, and the device memory the measurement needs. Always answers.
+  absl::StatusOr<std::vector<absl::Status>> CanImplement(
+      const std::vector<core::WorkItem>& items, const core::TimingOptions& timing) const override;
   absl::Status BeginJob(const core::TimingOptions& timing) override;
-  // A group of one (MeasureGroup); a refusal of the item is the returned status.
-  absl::StatusOr<core::Measurement> Run(const core::WorkItem& item,
-                                        const core::TimingOptions& timing) override;
   // The measurement engine's rounds over the group's distinct pieces of GPU work
   // (group_measurer.cc).
   absl::StatusOr<core::GroupResult> MeasureGroup(const core::GroupRequest& request) override;
@@ -51,6 +50,7 @@ class CudaRunner : public device::Runner {
   CudaRunner() = default;
   absl::Status InitDeviceInfo();
   absl::Status WarmUp(const core::TimingOptions& timing);
+  absl::Status CheckItem(const core::WorkItem& item, const core::TimingOptions& timing) const;
   absl::Status CheckMemory(const core::WorkItem& item, const core::TimingOptions& timing) const;
   absl::Status MeasureCopyBandwidth();
   // What the rounds of one measurement gave every member alike.

@@ -4,8 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cuda/cuda_check.h"
-#include "kernels/runner/cuda_runner.h"
 #include "kernels/cuda/device_kernels.h"
+#include "kernels/runner/cuda_runner.h"
 
 namespace gemmprof::kernels {
 

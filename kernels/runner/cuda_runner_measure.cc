@@ -11,9 +11,9 @@
 #include "kernels/cublaslt/matmul_plan.h"
 #include "kernels/cuda/device_kernels.h"
 #include "kernels/quant/operand_quantizer.h"
+#include "kernels/runner/cuda_runner.h"
 #include "kernels/runner/gemm_verifier.h"
 #include "kernels/runner/measure_parts.h"
-#include "kernels/runner/cuda_runner.h"
 #include "kernels/runner/member.h"
 #include "kernels/runner/recipe_rules.h"
 #include "kernels/timing/iteration_timer.h"
@@ -240,8 +240,8 @@ absl::Status CudaRunner::ChooseGemmLibrary(Member& m, const TimerOptions& item_o
       "the item's)",
       names[best], absl::StrJoin(figures, ", "), kRounds));
   if (best > 0) {
-    for (size_t c : contenders ? measure::CloseTo(ms, best, contender_margin_)
-                               : std::vector<size_t>()) {
+    for (size_t c :
+         contenders ? measure::CloseTo(ms, best, contender_margin_) : std::vector<size_t>()) {
       m.contenders.push_back({names[c], *std::move(cutlass[c])});
     }
     if (!m.contenders.empty()) {

@@ -6,8 +6,8 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "kernels/cuda/device_kernels.h"
 #include "kernels/cublaslt/matmul_plan.h"
+#include "kernels/cuda/device_kernels.h"
 
 namespace gemmprof::kernels {
 namespace {

@@ -7,9 +7,9 @@
 #include <cublasLt.h>
 #include <cuda_bf16.h>
 
+#include "core/result.h"
 #include "kernels/cuda/device_pool.h"
 #include "kernels/quant/operand_quantizer.h"
-#include "core/result.h"
 
 namespace gemmprof::kernels {
 

@@ -63,11 +63,11 @@ absl::Status GraphTimer::PrepareBackToBack(size_t member, int32_t repeat) {
   Member* m = members_[member];
   // N GEMM iterations per launch, warmed up: the member's own form (null) or a contender's.
   auto capture = [&](const CutlassGemm* form, CudaGraphExec& graph) -> absl::Status {
-    ASSIGN_OR_RETURN(graph,
-                     IterationTimer::Capture(
-                         setup_.stream,
-                         [m, form](cudaStream_t q) { return EnqueueIteration(*m, q, true, form); },
-                         repeat));
+    ASSIGN_OR_RETURN(
+        graph,
+        IterationTimer::Capture(
+            setup_.stream,
+            [m, form](cudaStream_t q) { return EnqueueIteration(*m, q, true, form); }, repeat));
     return IterationTimer::WarmUp(setup_.stream, graph, 1, setup_.options);
   };
   RETURN_IF_ERROR(capture(nullptr, m->b2b));

@@ -20,10 +20,10 @@ class GraphTimer final : public measure::Timer {
   struct Setup {
     cudaStream_t stream = nullptr;
     const IterationTimer* timer = nullptr;
-    TimerOptions options;            // warm-up count, the L2 flush of a cold L2
-    bool hot_l2 = true;              // L2 policy hot
-    double l2_bytes = 0;             // the device's L2
-    KernelSampler* kernels = nullptr;      // nullable: kernel-only timing of the rounds
+    TimerOptions options;                   // warm-up count, the L2 flush of a cold L2
+    bool hot_l2 = true;                     // L2 policy hot
+    double l2_bytes = 0;                    // the device's L2
+    KernelSampler* kernels = nullptr;       // nullable: kernel-only timing of the rounds
     TelemetrySampler* telemetry = nullptr;  // nullable: started with the first round
   };
   // `members` (indexed as the engine's members) must outlive this object.

@@ -57,14 +57,13 @@ absl::StatusOr<core::GroupResult> CudaRunner::MeasureGroup(const core::GroupRequ
   result.outcomes.resize(request.items.size());
   std::vector<size_t> live;
   std::vector<std::string> keys(request.items.size());
+  ASSIGN_OR_RETURN(const std::vector<absl::Status> fits,
+                   CanImplement(request.items, request.timing));
   for (size_t i = 0; i < request.items.size(); ++i) {
     const core::WorkItem& item = request.items[i];
     result.outcomes[i].item_id = item.id;
-    const core::RecipeSupport support = Supports(item.recipe);
-    absl::Status fits = support.supported ? CanImplement(item, request.timing)
-                                          : absl::FailedPreconditionError(support.reason);
-    if (!fits.ok()) {
-      result.outcomes[i].status = fits;
+    if (!fits[i].ok()) {
+      result.outcomes[i].status = fits[i];
       continue;
     }
     keys[i] = WorkKey(item, request.timing);
@@ -253,9 +252,10 @@ absl::Status CudaRunner::FinishMembers(const core::GroupRequest& request,
     RETURN_IF_ERROR(m->iso.Launch(stream_.get()));
     ASSIGN_OR_RETURN(core::Measurement out, MemberMeasurement(request, *m, rounds));
     out.group_uid = group_uid;
-    out.group_members = static_cast<int32_t>(
-        std::count_if(members.begin(), members.end(),
-                      [m](const Member* o) { return o->items.group == m->items.group; }));
+    out.group_members =
+        static_cast<int32_t>(std::count_if(members.begin(), members.end(), [m](const Member* o) {
+          return o->items.group == m->items.group;
+        }));
     measure::GiveMeasurement(request.items, m->items, "GPU work", std::move(out), *result);
   }
   return absl::OkStatus();
@@ -293,7 +293,8 @@ absl::StatusOr<core::Measurement> CudaRunner::MemberMeasurement(const core::Grou
     out.algorithm = m.cutlass->Description();
   } else {
     out.algorithm = m.plans.front().AlgorithmDescription();
-    if (m.plans.size() > 1) absl::StrAppend(&out.algorithm, " (each of ", m.plans.size(), " calls)");
+    if (m.plans.size() > 1)
+      absl::StrAppend(&out.algorithm, " (each of ", m.plans.size(), " calls)");
   }
   out.accounting = timing.accounting;
   out.fast_accum = m.fast_accum;
@@ -321,9 +322,9 @@ std::vector<std::string> CudaRunner::MemberNotes(const core::TimingOptions& timi
   if (!rounds.timer_notes.empty()) notes.push_back(rounds.timer_notes);
   if (!m.kernel_note.empty()) notes.push_back(m.kernel_note);
   if (m.profiled) {
-    notes.push_back(absl::StrCat(
-        "profiled: one more launch under cudaProfilerStart/Stop in NVTX range \"",
-        ProfileRangeName(m.item), "\""));
+    notes.push_back(
+        absl::StrCat("profiled: one more launch under cudaProfilerStart/Stop in NVTX range \"",
+                     ProfileRangeName(m.item), "\""));
   }
   if (!verification_note.empty()) notes.push_back(verification_note);
   if (std::string n = ThrottleNote(telemetry); !n.empty()) notes.push_back(n);

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "kernels/runner/member.h"
 #include "kernels/timing/cupti_tracer.h"
 #include "kernels/timing/iteration_timer.h"
-#include "kernels/runner/member.h"
 
 namespace gemmprof::kernels {
 

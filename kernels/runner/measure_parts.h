@@ -11,12 +11,12 @@
 #include "core/job.h"
 #include "core/result.h"
 #include "kernels/cublaslt/cublaslt_handles.h"
-#include "kernels/cutlass/cutlass_gemm.h"
-#include "kernels/cuda/device_pool.h"
-#include "kernels/timing/iteration_timer.h"
 #include "kernels/cublaslt/matmul_plan.h"
+#include "kernels/cuda/device_pool.h"
+#include "kernels/cutlass/cutlass_gemm.h"
 #include "kernels/quant/operand_quantizer.h"
 #include "kernels/runner/recipe_rules.h"
+#include "kernels/timing/iteration_timer.h"
 
 namespace gemmprof::kernels {
 

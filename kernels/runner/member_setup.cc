@@ -27,9 +27,9 @@ bool IsRefusal(const absl::Status& s) {
 }  // namespace
 
 absl::StatusOr<const GroupBuffers::Set*> GroupBuffers::For(DevicePool& pool,
-                                                          const core::WorkItem& item,
-                                                          const core::TimingOptions& timing,
-                                                          cudaStream_t st) {
+                                                           const core::WorkItem& item,
+                                                           const core::TimingOptions& timing,
+                                                           cudaStream_t st) {
   const std::string key = core::GroupKey(item.op);
   for (const Set& s : sets_) {
     if (s.key == key) return &s;
@@ -55,8 +55,8 @@ absl::Status CudaRunner::PrepareMember(const core::GroupRequest& request, size_t
   m.work_key = WorkKey(item, timing);
   m.t = TimedPart(item, timing.accounting);
   ASSIGN_OR_RETURN(const GroupBuffers::Set* set, buffers.For(pool_, item, timing, st));
-  absl::StatusOr<Operands> prepared = PrepareOperands(
-      pool_, item, timing, m.t, set->src, set->c, absl::StrCat("m", index, "."), st, &m.notes);
+  absl::StatusOr<Operands> prepared = PrepareOperands(pool_, item, timing, m.t, set->src, set->c,
+                                                      absl::StrCat("m", index, "."), st, &m.notes);
   if (IsRefusal(prepared.status())) {
     // This recipe cannot take this operand here (e.g. a grouped layout it lacks): the
     // member's items are not supported; the rest of the group is measured.
@@ -117,9 +117,9 @@ absl::Status CudaRunner::ChoosePlan(const core::TimingOptions& timing, const Tim
   }
   if (timing.autotune_k <= 1 && !limited) return absl::OkStatus();
   MatmulPlan& plan = m.plans.front();
-  RETURN_IF_ERROR(
-      core::WhileDoing(Autotune(plan, *timer_, stream_.get(), options), "autotuning"));
-  for (size_t g = 1; g < m.plans.size(); ++g) RETURN_IF_ERROR(m.plans[g].Choose(plan.chosen(), true));
+  RETURN_IF_ERROR(core::WhileDoing(Autotune(plan, *timer_, stream_.get(), options), "autotuning"));
+  for (size_t g = 1; g < m.plans.size(); ++g)
+    RETURN_IF_ERROR(m.plans[g].Choose(plan.chosen(), true));
   if (limited) {
     m.notes.push_back(absl::StrCat(
         "cuBLASLt's heuristic answers differently for a ", kLimitedLtWorkspaceBytes >> 20,

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "kernels/quant/operand_quantizer.h"
 #include "core/job.h"
+#include "kernels/quant/operand_quantizer.h"
 
 namespace gemmprof::kernels {
 

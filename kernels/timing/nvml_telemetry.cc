@@ -52,7 +52,7 @@ class NvmlTelemetry final : public device::DeviceTelemetry {
 }  // namespace
 
 std::unique_ptr<device::DeviceTelemetry> MakeNvmlTelemetry(std::vector<TelemetryDevice> devices,
-                                                            std::vector<std::string>* problems) {
+                                                           std::vector<std::string>* problems) {
   return std::make_unique<NvmlTelemetry>(std::move(devices), problems);
 }
 

@@ -21,6 +21,6 @@ struct TelemetryDevice {
 // reading, with one line in `problems` (may be null) saying why; with none left, Read
 // returns nothing.
 std::unique_ptr<device::DeviceTelemetry> MakeNvmlTelemetry(std::vector<TelemetryDevice> devices,
-                                                            std::vector<std::string>* problems);
+                                                           std::vector<std::string>* problems);
 
 }  // namespace gemmprof::kernels

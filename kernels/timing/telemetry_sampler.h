@@ -6,8 +6,8 @@
 #include <thread>
 #include <vector>
 
-#include "kernels/timing/nvml_library.h"
 #include "core/result.h"
+#include "kernels/timing/nvml_library.h"
 
 namespace gemmprof::kernels {
 

@@ -31,7 +31,7 @@ struct MetricSources {
   std::function<queue::QueueCounts()> queue_counts;
   std::function<std::vector<DeviceCounters>()> devices;
   device::DeviceTelemetry* telemetry = nullptr;  // may be null; must outlive DaemonMetrics
-  std::function<double()> now_s;         // monotonic seconds; default steady_clock
+  std::function<double()> now_s;                 // monotonic seconds; default steady_clock
 };
 
 // Upper bounds of gemmprof_item_duration_seconds: from a cached-size host item to a

@@ -273,11 +273,14 @@ absl::StatusOr<JobExecutor::ItemEnd> JobExecutor::SettleGroup(JobShare& share,
     ASSIGN_OR_RETURN(const bool served, ServeFromCache(share, remaining, keys));
     if (served) return ItemEnd::kRecorded;
   }
+  // A device that went away since the last group hands the rest of the job back.
+  if (!runner_.Availability().ok()) return ItemEnd::kDeviceLost;
   std::vector<size_t> fit;
   std::vector<std::string> fit_keys;
+  const std::vector<absl::Status>& answers = Fits(share);
   for (size_t r = 0; r < remaining.size(); ++r) {
     const core::ItemRecord& record = items[remaining[r]];
-    absl::Status fits = runner_.CanImplement(record.item, timing);
+    const absl::Status& fits = answers[remaining[r]];
     // Unavailable: the device went away, or its worker is restarting (then MeasureGroup
     // waits for the new one, which checks the items again).
     if (absl::IsUnavailable(fits) && !runner_.Availability().ok()) return ItemEnd::kDeviceLost;
@@ -300,6 +303,28 @@ absl::StatusOr<JobExecutor::ItemEnd> JobExecutor::SettleGroup(JobShare& share,
   measure->insert(measure->end(), fit.begin(), fit.end());
   keys_out->insert(keys_out->end(), fit_keys.begin(), fit_keys.end());
   return ItemEnd::kRecorded;
+}
+
+const std::vector<absl::Status>& JobExecutor::Fits(const JobShare& share) {
+  const int64_t job_id = share.job().id;
+  if (fits_job_ == job_id && fits_answered_) return fits_;
+  std::vector<core::WorkItem> items;
+  items.reserve(share.items().size());
+  for (const core::ItemRecord& record : share.items()) items.push_back(record.item);
+  absl::StatusOr<std::vector<absl::Status>> answers =
+      runner_.CanImplement(items, share.job().spec.timing);
+  if (answers.ok() && answers->size() != items.size()) {
+    answers = absl::InternalError(absl::StrCat("the device answered ", answers->size(), " of ",
+                                               items.size(), " items of a fit check"));
+  }
+  fits_job_ = job_id;
+  fits_answered_ = answers.ok();
+  if (fits_answered_) {
+    fits_ = *std::move(answers);
+  } else {
+    fits_.assign(items.size(), answers.status());
+  }
+  return fits_;
 }
 
 absl::StatusOr<bool> JobExecutor::ServeFromCache(JobShare& share, const std::vector<size_t>& group,

@@ -71,6 +71,10 @@ class JobExecutor {
   enum class LoopEnd { kDone, kStop, kCancel, kDeviceLost };
 
   absl::Status WarmUp(const core::JobRecord& job);
+  // Whether each item of `share` can run on this device: asked of the runner once per
+  // job, in one question; where the question fails (Unavailable: the worker is
+  // restarting), its status is every item's answer, and it is asked again next time.
+  const std::vector<absl::Status>& Fits(const JobShare& share);
   // Takes batches from `share` and runs them until one of LoopEnd happens. A store
   // failure closes the share with its reason.
   LoopEnd RunGroups(JobShare& share);
@@ -78,7 +82,7 @@ class JobExecutor {
   // what is left of all of them in one MeasureGroup call.
   absl::StatusOr<ItemEnd> RunGroup(JobShare& share, const std::vector<size_t>& batch);
   // Settles the items of `group` (one GroupKey) that need no measuring: not supported,
-  // refused, or answered from the cache as a group. Appends the rest, with their cache
+  // refused (Fits), or answered from the cache as a group. Appends the rest, with their cache
   // keys, to `measure` and `keys`.
   absl::StatusOr<ItemEnd> SettleGroup(JobShare& share, const std::vector<size_t>& group,
                                       std::vector<size_t>* measure, std::vector<std::string>* keys);
@@ -112,6 +116,11 @@ class JobExecutor {
   device::Runner& runner_;
   std::function<Interrupt(int64_t)> interrupt_;
   ShareHooks hooks_;
+  // Fits of the job asked last (fits_job_), one per item of its share; not
+  // fits_answered_: the question failed, and its status stands for every item.
+  int64_t fits_job_ = 0;
+  bool fits_answered_ = false;
+  std::vector<absl::Status> fits_;
 };
 
 }  // namespace gemmprof::queue

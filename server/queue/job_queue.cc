@@ -133,12 +133,14 @@ absl::StatusOr<core::DeviceInfo> JobQueue::CheckFits(const std::vector<core::Wor
       continue;
     }
     absl::Status fits = runner->Availability();
-    // Unsupported recipes and shapes a recipe cannot take become not_supported items;
-    // everything else must fit here.
-    for (size_t i = 0; fits.ok() && i < items.size(); ++i) {
-      if (!runner->Supports(items[i].recipe).supported) continue;
-      absl::Status one = runner->CanImplement(items[i], timing);
-      if (!one.ok() && !IsNotSupportedRefusal(one)) fits = one;
+    // One question for every item. Unsupported recipes and shapes a recipe cannot take
+    // become not_supported items; everything else must fit here.
+    if (fits.ok()) {
+      absl::StatusOr<std::vector<absl::Status>> answers = runner->CanImplement(items, timing);
+      fits = answers.status();
+      for (size_t i = 0; fits.ok() && i < items.size(); ++i) {
+        if (!(*answers)[i].ok() && !IsNotSupportedRefusal((*answers)[i])) fits = (*answers)[i];
+      }
     }
     if (fits.ok()) return runner->Info();
     if (!absl::IsUnavailable(fits)) return fits;

@@ -35,18 +35,18 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/quant/quant.h"
+#include "device/host/host_gemm.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kernels/cublaslt/cublaslt_handles.h"
+#include "kernels/cublaslt/matmul_plan.h"
 #include "kernels/cuda/cuda_handles.h"
-#include "kernels/runner/cuda_runner_factory.h"
 #include "kernels/cuda/device_kernels.h"
 #include "kernels/cuda/device_pool.h"
-#include "kernels/runner/gemm_verifier.h"
-#include "kernels/cublaslt/matmul_plan.h"
 #include "kernels/quant/operand_quantizer.h"
+#include "kernels/runner/cuda_runner_factory.h"
+#include "kernels/runner/gemm_verifier.h"
 #include "kernels/runner/recipe_rules.h"
-#include "device/host/host_gemm.h"
 #include "tests/gpu/gpu_test_util.h"
 
 namespace gemmprof::kernels {
@@ -109,8 +109,9 @@ TEST_P(GroupedBlockRunnerTest, OneTwoAndFourGroupsRunAndPassVerification) {
     item.op.groups = groups;
     item.recipe = Recipe::kFp8Block;
     item.mode = mode;
-    ASSERT_TRUE(runner_->CanImplement(item, t).ok()) << runner_->CanImplement(item, t);
-    auto m = runner_->Run(item, t);
+    ASSERT_TRUE(device::CanImplementOne(*runner_, item, t).ok())
+        << device::CanImplementOne(*runner_, item, t);
+    auto m = device::MeasureOne(*runner_, item, t);
     ASSERT_TRUE(m.ok()) << m.status();
     EXPECT_THAT(m->notes, ::testing::Not(HasSubstr("timed out")));
     EXPECT_EQ(m->verification, core::Verification::kPassed)

@@ -87,8 +87,8 @@ TEST_P(GroupedRecipeTest, OneFourAndEightGroupsVerifyAndCountEveryGroup) {
   for (int64_t groups : {1, 4, 8}) {
     SCOPED_TRACE(::testing::Message() << "groups " << groups);
     const core::WorkItem item = Item(shape, groups, pass, recipe, mode);
-    ASSERT_TRUE(runner_->CanImplement(item, t).ok());
-    auto m = runner_->Run(item, t);
+    ASSERT_TRUE(device::CanImplementOne(*runner_, item, t).ok());
+    auto m = device::MeasureOne(*runner_, item, t);
     ASSERT_TRUE(m.ok()) << m.status();
     EXPECT_EQ(m->verification, core::Verification::kPassed)
         << "rel_error " << m->rel_error << " threshold " << m->error_threshold << " " << m->notes;
@@ -131,8 +131,8 @@ TEST_F(GroupedRunnerTest, EightUnderfillingGroupsTakeFarLessThanEightTimesOne) {
   const core::GemmShape shape{128, 1024, 1024};
   for (Recipe recipe : {Recipe::kBf16, Recipe::kFp8Current, Recipe::kFp8Delayed}) {
     for (Mode mode : {Mode::kPrequant, Mode::kAutocast}) {
-      auto one = runner_->Run(Item(shape, 1, Pass::kFprop, recipe, mode), t);
-      auto eight = runner_->Run(Item(shape, 8, Pass::kFprop, recipe, mode), t);
+      auto one = device::MeasureOne(*runner_, Item(shape, 1, Pass::kFprop, recipe, mode), t);
+      auto eight = device::MeasureOne(*runner_, Item(shape, 8, Pass::kFprop, recipe, mode), t);
       ASSERT_TRUE(one.ok()) << one.status();
       ASSERT_TRUE(eight.ok()) << eight.status();
       EXPECT_EQ(eight->verification, core::Verification::kPassed) << eight->rel_error;
@@ -156,38 +156,45 @@ TEST_F(GroupedRunnerTest, MicroscaledGroupsAreUnimplemented) {
   const core::GemmShape shape{256, 256, 256};
   for (Recipe r : {Recipe::kMxfp8, Recipe::kNvfp4}) {
     const core::WorkItem item = Item(shape, 8, Pass::kFprop, r, Mode::kAutocast);
-    absl::Status st = runner_->CanImplement(item, t);
+    absl::Status st = CheckGroups(item);
     EXPECT_EQ(st.code(), absl::StatusCode::kUnimplemented) << st;
     EXPECT_EQ(st.message(), absl::StrCat(Name(r),
                                          ": grouped GEMMs (groups = 8) are not implemented in the "
                                          "CUDA runner"));
+    // The runner's answer: the recipe's support first (sm_100+), then the groups.
+    absl::Status fits = device::CanImplementOne(*runner_, item, t);
+    EXPECT_TRUE(fits.code() == absl::StatusCode::kUnimplemented ||
+                fits.code() == absl::StatusCode::kFailedPrecondition)
+        << fits;
     // Refused before any device work: not supported on this chip (Hopper) or not
     // implemented (Blackwell), both of which the queue reports as not_supported.
-    auto m = runner_->Run(item, t);
+    auto m = device::MeasureOne(*runner_, item, t);
     EXPECT_TRUE(m.status().code() == absl::StatusCode::kUnimplemented ||
                 m.status().code() == absl::StatusCode::kFailedPrecondition)
         << m.status();
-    absl::Status s = runner_->CanImplement(Item(shape, 4, Pass::kDgrad, r, Mode::kPrequant), t);
+    absl::Status s =
+        device::CanImplementOne(*runner_, Item(shape, 4, Pass::kDgrad, r, Mode::kPrequant), t);
     EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented) << s;
     EXPECT_THAT(std::string(s.message()), HasSubstr("grouped GEMMs (groups = 4)"));
   }
-  EXPECT_TRUE(
-      runner_->CanImplement(Item(shape, 8, Pass::kFprop, Recipe::kFp8Block, Mode::kAutocast), t)
-          .ok());
+  EXPECT_TRUE(device::CanImplementOne(
+                  *runner_, Item(shape, 8, Pass::kFprop, Recipe::kFp8Block, Mode::kAutocast), t)
+                  .ok());
 }
 
 TEST_F(GroupedRunnerTest, BadGroupsAndMemoryCountEveryGroup) {
   const core::TimingOptions t = FastTiming();
-  absl::Status zero = runner_->CanImplement(
-      Item({256, 256, 256}, 0, Pass::kFprop, Recipe::kBf16, Mode::kAutocast), t);
+  absl::Status zero = device::CanImplementOne(
+      *runner_, Item({256, 256, 256}, 0, Pass::kFprop, Recipe::kBf16, Mode::kAutocast), t);
   EXPECT_EQ(zero.code(), absl::StatusCode::kInvalidArgument) << zero;
   EXPECT_THAT(std::string(zero.message()), HasSubstr("groups = 0"));
   // 1.5 GiB of BF16 operands per group: one group fits, 1000 groups never do.
   const core::GemmShape shape{16384, 16384, 16384};
-  EXPECT_TRUE(
-      runner_->CanImplement(Item(shape, 1, Pass::kFprop, Recipe::kBf16, Mode::kAutocast), t).ok());
-  absl::Status big = runner_->CanImplement(
-      Item(shape, 1000, Pass::kFprop, Recipe::kFp8Current, Mode::kAutocast), t);
+  EXPECT_TRUE(device::CanImplementOne(
+                  *runner_, Item(shape, 1, Pass::kFprop, Recipe::kBf16, Mode::kAutocast), t)
+                  .ok());
+  absl::Status big = device::CanImplementOne(
+      *runner_, Item(shape, 1000, Pass::kFprop, Recipe::kFp8Current, Mode::kAutocast), t);
   EXPECT_EQ(big.code(), absl::StatusCode::kResourceExhausted) << big;
   EXPECT_THAT(std::string(big.message()), HasSubstr("16384x16384x16384 x 1000 groups"));
 }

@@ -50,7 +50,7 @@ TEST_P(RowwiseMatrixTest, VerifiesAndTimesWhatTheModeQuantizes) {
   const core::GemmShape shape =
       shape_index == 0 ? core::GemmShape{256, 256, 256} : core::GemmShape{264, 384, 144};
   ASSERT_TRUE(runner_->Supports(Recipe::kFp8Rowwise).supported);
-  auto m = runner_->Run(Item(shape, pass, Recipe::kFp8Rowwise, mode), FastTiming());
+  auto m = device::MeasureOne(*runner_, Item(shape, pass, Recipe::kFp8Rowwise, mode), FastTiming());
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_EQ(m->verification, core::Verification::kPassed)
       << "rel_error " << m->rel_error << " threshold " << m->error_threshold << " " << m->notes;
@@ -90,8 +90,10 @@ TEST_F(RowwiseTest, DynamicModeForEveryHopperFp8Recipe) {
   for (Recipe r :
        {Recipe::kFp8Current, Recipe::kFp8Delayed, Recipe::kFp8Block, Recipe::kFp8Rowwise}) {
     SCOPED_TRACE(std::string(core::ToString(r)));
-    auto dyn = runner_->Run(Item(shape, Pass::kFprop, r, Mode::kDynamic), FastTiming());
-    auto ac = runner_->Run(Item(shape, Pass::kFprop, r, Mode::kAutocast), FastTiming());
+    auto dyn =
+        device::MeasureOne(*runner_, Item(shape, Pass::kFprop, r, Mode::kDynamic), FastTiming());
+    auto ac =
+        device::MeasureOne(*runner_, Item(shape, Pass::kFprop, r, Mode::kAutocast), FastTiming());
     ASSERT_TRUE(dyn.ok()) << dyn.status();
     ASSERT_TRUE(ac.ok()) << ac.status();
     EXPECT_EQ(dyn->verification, core::Verification::kPassed) << dyn->rel_error;
@@ -108,8 +110,8 @@ TEST_F(RowwiseTest, DynamicModeForEveryHopperFp8Recipe) {
 // each group is its own call with its own scales; M not a multiple of 128 on purpose.
 TEST_F(RowwiseTest, GroupedItemsUseEachGroupsOwnScales) {
   for (Mode mode : {Mode::kPrequant, Mode::kAutocast}) {
-    auto m = runner_->Run(Item({200, 384, 144}, Pass::kFprop, Recipe::kFp8Rowwise, mode, 3),
-                          FastTiming());
+    auto m = device::MeasureOne(
+        *runner_, Item({200, 384, 144}, Pass::kFprop, Recipe::kFp8Rowwise, mode, 3), FastTiming());
     ASSERT_TRUE(m.ok()) << m.status();
     EXPECT_EQ(m->verification, core::Verification::kPassed) << m->rel_error << " " << m->notes;
     EXPECT_THAT(m->notes, HasSubstr("3 cuBLASLt calls, one per group"));

@@ -82,8 +82,8 @@ TEST_F(CudaRunnerTest, HopperRecipesSupportedAndMicroscaledNeedBlackwell) {
   EXPECT_EQ(runner_->Supports(Recipe::kMxfp8).reason, "mxfp8 needs sm_100+, this is sm_90");
   EXPECT_FALSE(runner_->Supports(Recipe::kNvfp4).supported);
   EXPECT_EQ(runner_->Supports(Recipe::kNvfp4).reason, "nvfp4 needs sm_100+, this is sm_90");
-  auto m = runner_->Run(Item(256, 256, 256, Pass::kFprop, Recipe::kMxfp8, Mode::kAutocast),
-                        FastTiming());
+  auto m = device::MeasureOne(
+      *runner_, Item(256, 256, 256, Pass::kFprop, Recipe::kMxfp8, Mode::kAutocast), FastTiming());
   EXPECT_EQ(m.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(m.status().message()), HasSubstr("needs sm_100+"));
 }
@@ -91,40 +91,43 @@ TEST_F(CudaRunnerTest, HopperRecipesSupportedAndMicroscaledNeedBlackwell) {
 TEST_F(CudaRunnerTest, OutOfMemoryShapeIsResourceExhausted) {
   const core::WorkItem big =
       Item(200000, 200000, 200000, Pass::kFprop, Recipe::kBf16, Mode::kAutocast);
-  absl::Status st = runner_->CanImplement(big, FastTiming());
+  absl::Status st = device::CanImplementOne(*runner_, big, FastTiming());
   EXPECT_EQ(st.code(), absl::StatusCode::kResourceExhausted) << st;
   EXPECT_THAT(std::string(st.message()),
               HasSubstr("shape 200000x200000x200000 (fprop, bf16) needs"));
   EXPECT_THAT(std::string(st.message()), HasSubstr("GiB free"));
-  auto m = runner_->Run(big, FastTiming());
+  auto m = device::MeasureOne(*runner_, big, FastTiming());
   EXPECT_EQ(m.status().code(), absl::StatusCode::kResourceExhausted);
   // The runner is still usable afterwards.
-  auto ok =
-      runner_->Run(Item(128, 128, 128, Pass::kFprop, Recipe::kBf16, Mode::kAutocast), FastTiming());
+  auto ok = device::MeasureOne(
+      *runner_, Item(128, 128, 128, Pass::kFprop, Recipe::kBf16, Mode::kAutocast), FastTiming());
   ASSERT_TRUE(ok.ok()) << ok.status();
   EXPECT_EQ(ok->verification, core::Verification::kPassed);
 }
 
 TEST_F(CudaRunnerTest, Fp8MisalignedDimsAreFailedPrecondition) {
-  absl::Status k = runner_->CanImplement(
-      Item(128, 100, 128, Pass::kFprop, Recipe::kFp8Current, Mode::kAutocast), FastTiming());
+  absl::Status k = device::CanImplementOne(
+      *runner_, Item(128, 100, 128, Pass::kFprop, Recipe::kFp8Current, Mode::kAutocast),
+      FastTiming());
   EXPECT_EQ(k.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(k.message()), HasSubstr("K=100"));
-  absl::Status n = runner_->CanImplement(
-      Item(128, 128, 120, Pass::kDgrad, Recipe::kFp8Block, Mode::kPrequant), FastTiming());
+  absl::Status n = device::CanImplementOne(
+      *runner_, Item(128, 128, 120, Pass::kDgrad, Recipe::kFp8Block, Mode::kPrequant),
+      FastTiming());
   EXPECT_EQ(n.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(n.message()), HasSubstr("N=120"));
   // BF16 has no such rule.
-  EXPECT_TRUE(runner_
-                  ->CanImplement(Item(128, 100, 120, Pass::kFprop, Recipe::kBf16, Mode::kAutocast),
-                                 FastTiming())
-                  .ok());
+  EXPECT_TRUE(
+      device::CanImplementOne(
+          *runner_, Item(128, 100, 120, Pass::kFprop, Recipe::kBf16, Mode::kAutocast), FastTiming())
+          .ok());
 }
 
 TEST_F(CudaRunnerTest, AutotuneRecordsTheAlgorithm) {
   core::TimingOptions t = FastTiming();
   t.autotune_k = 4;
-  auto m = runner_->Run(Item(1024, 1024, 1024, Pass::kFprop, Recipe::kBf16, Mode::kAutocast), t);
+  auto m = device::MeasureOne(
+      *runner_, Item(1024, 1024, 1024, Pass::kFprop, Recipe::kBf16, Mode::kAutocast), t);
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_THAT(m->algorithm, HasSubstr("algo="));
   EXPECT_THAT(m->algorithm, HasSubstr("tile="));
@@ -134,15 +137,15 @@ TEST_F(CudaRunnerTest, AutotuneRecordsTheAlgorithm) {
 
 TEST_F(CudaRunnerTest, SameSeedGivesTheSameOutputError) {
   const core::WorkItem w = Item(512, 384, 256, Pass::kDgrad, Recipe::kFp8Current, Mode::kAutocast);
-  auto a = runner_->Run(w, FastTiming());
-  auto b = runner_->Run(w, FastTiming());
+  auto a = device::MeasureOne(*runner_, w, FastTiming());
+  auto b = device::MeasureOne(*runner_, w, FastTiming());
   ASSERT_TRUE(a.ok() && b.ok());
   // The error sums are reduced with atomics, so only the last bits may differ; other
   // inputs move the error by far more than this.
   EXPECT_NEAR(a->rel_error, b->rel_error, 1e-9 * a->rel_error);
   core::TimingOptions other = FastTiming();
   other.seed = 99;
-  auto c = runner_->Run(w, other);
+  auto c = device::MeasureOne(*runner_, w, other);
   ASSERT_TRUE(c.ok());
   EXPECT_GT(std::abs(a->rel_error - c->rel_error), 1e-6 * a->rel_error);
 }
@@ -160,8 +163,8 @@ TEST_F(CudaRunnerTest, WarmUpTakesTheRequestedTime) {
 TEST_F(CudaRunnerTest, ColdL2AndTelemetry) {
   core::TimingOptions t = FastTiming();
   t.l2 = core::L2Policy::kCold;
-  auto m =
-      runner_->Run(Item(2048, 2048, 2048, Pass::kWgrad, Recipe::kFp8Block, Mode::kPrequant), t);
+  auto m = device::MeasureOne(
+      *runner_, Item(2048, 2048, 2048, Pass::kWgrad, Recipe::kFp8Block, Mode::kPrequant), t);
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_EQ(m->verification, core::Verification::kPassed) << m->rel_error;
   EXPECT_GT(m->telemetry.telemetry_samples, 0) << m->notes;
@@ -185,7 +188,7 @@ TEST_P(RecipeMatrixTest, RunsAndPassesVerification) {
   t.accounting = mode_index == 2 ? core::Accounting::kPerGemm : core::Accounting::kTrainingStep;
   t.amax_history_len = 16;
   const Mode mode = mode_index == 0 ? Mode::kPrequant : Mode::kAutocast;
-  auto m = runner_->Run(Item(shape.m, shape.k, shape.n, pass, recipe, mode), t);
+  auto m = device::MeasureOne(*runner_, Item(shape.m, shape.k, shape.n, pass, recipe, mode), t);
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_EQ(m->verification, core::Verification::kPassed)
       << "rel_error " << m->rel_error << " threshold " << m->error_threshold << " " << m->notes;

@@ -37,13 +37,13 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kernels/cuda/cuda_handles.h"
-#include "kernels/runner/cuda_runner.h"
-#include "kernels/cutlass/cutlass_gemm.h"
 #include "kernels/cuda/device_kernels.h"
 #include "kernels/cuda/device_pool.h"
+#include "kernels/cutlass/cutlass_gemm.h"
+#include "kernels/quant/operand_quantizer.h"
+#include "kernels/runner/cuda_runner.h"
 #include "kernels/runner/gemm_verifier.h"
 #include "kernels/runner/measure_parts.h"
-#include "kernels/quant/operand_quantizer.h"
 #include "kernels/runner/recipe_rules.h"
 #include "tests/gpu/gpu_test_util.h"
 
@@ -748,7 +748,7 @@ TEST_F(RunnerChoiceTest, Fp8BlockItemsTimeBothLibrariesAndKeepTheFaster) {
   t.gpu_warmup_s = 0;
   for (core::Pass pass : {core::Pass::kFprop, core::Pass::kDgrad, core::Pass::kWgrad}) {
     for (int64_t groups : {1, 8}) {
-      auto m = runner_->Run(ExpertItem(pass, groups), t);
+      auto m = device::MeasureOne(*runner_, ExpertItem(pass, groups), t);
       ASSERT_TRUE(m.ok()) << m.status();
       SCOPED_TRACE(m->notes);
       EXPECT_EQ(m->verification, core::Verification::kPassed) << m->rel_error;
@@ -780,7 +780,7 @@ TEST_F(RunnerChoiceTest, CloseCutlassFormsContendInTheItemsRoundsAndTheFasterIsK
   t.timed_iters = 12;
   t.gpu_warmup_s = 0;
   for (core::Pass pass : {core::Pass::kFprop, core::Pass::kWgrad}) {
-    auto m = runner_->Run(ExpertItem(pass, 16), t);
+    auto m = device::MeasureOne(*runner_, ExpertItem(pass, 16), t);
     ASSERT_TRUE(m.ok()) << m.status();
     SCOPED_TRACE(m->notes);
     EXPECT_EQ(m->verification, core::Verification::kPassed) << m->rel_error;

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "device/runner.h"
 #include "gtest/gtest.h"
 #include "kernels/cublaslt/cublaslt_handles.h"
 #include "kernels/cuda/cuda_handles.h"
 #include "kernels/runner/cuda_runner_factory.h"
-#include "device/runner.h"
 
 namespace gemmprof::kernels::testing {
 

@@ -7,12 +7,12 @@
 #include <string>
 
 #include "core/error_detail.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
-#include "kernels/cuda/cuda_check.h"
 #include "device/worker/fault.h"
 #include "device/worker/remote_runner.h"
 #include "device/worker/worker_process.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "kernels/cuda/cuda_check.h"
 
 namespace gemmprof::worker {
 namespace {
@@ -54,20 +54,21 @@ TEST(CudaWorkerFaultTest, AnIllegalAddressCostsOneItemAndTheWorkerRestarts) {
   t.timed_iters = 5;
   t.gpu_warmup_s = 0.1;
   ASSERT_TRUE(runner.BeginJob(t).ok());
-  auto before = runner.Run(Item(0), t);
+  auto before = device::MeasureOne(runner, Item(0), t);
   ASSERT_TRUE(before.ok()) << before.status();
   const pid_t first = runner.worker_pid();
 
-  auto faulted = runner.Run(Item(1), t);
+  auto faulted = device::MeasureOne(runner, Item(1), t);
   ASSERT_FALSE(faulted.ok());
   EXPECT_EQ(faulted.status().code(), absl::StatusCode::kInternal);
   const std::string message(faulted.status().message());
   EXPECT_THAT(message, StartsWith("CUDA error 700 (cudaErrorIllegalAddress"));
   EXPECT_THAT(message, HasSubstr("; the device context is lost and the worker restarts"));
   EXPECT_EQ(message.find(".cc:"), std::string::npos) << message;
-  EXPECT_THAT(core::SourceOf(faulted.status()), HasSubstr("kernels/runner/cuda_runner_factory.cc:"));
+  EXPECT_THAT(core::SourceOf(faulted.status()),
+              HasSubstr("kernels/runner/cuda_runner_factory.cc:"));
 
-  auto after = runner.Run(Item(2), t);
+  auto after = device::MeasureOne(runner, Item(2), t);
   ASSERT_TRUE(after.ok()) << after.status();
   EXPECT_EQ(after->verification, core::Verification::kPassed);
   EXPECT_NE(runner.worker_pid(), first);

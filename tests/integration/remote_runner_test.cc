@@ -77,31 +77,31 @@ TEST(RemoteRunnerTest, AWorkerMeasuresAndAnswersLikeTheRunnerItHosts) {
   EXPECT_TRUE(runner->Supports(core::Recipe::kMxfp8).supported);
   EXPECT_GT(runner->worker_pid(), 0);
   ASSERT_TRUE(runner->BeginJob(Quick()).ok());
-  auto m = runner->Run(Item(0), Quick());
+  auto m = device::MeasureOne(*runner, Item(0), Quick());
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_EQ(m->verification, core::Verification::kPassed);
   EXPECT_EQ(m->time.count, 2);
   EXPECT_DOUBLE_EQ(m->flops, Item(0).op.Flops());
-  const absl::Status too_big = runner->CanImplement(Item(1, 1 << 20), Quick());
+  const absl::Status too_big = device::CanImplementOne(*runner, Item(1, 1 << 20), Quick());
   EXPECT_EQ(too_big.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(too_big.message()), HasSubstr("kMaxHostMacs"));
-  EXPECT_TRUE(runner->CanImplement(Item(1), Quick()).ok());
+  EXPECT_TRUE(device::CanImplementOne(*runner, Item(1), Quick()).ok());
   EXPECT_EQ(runner->restarts(), 0);
 }
 
 TEST(RemoteRunnerTest, EachWayAWorkerDiesCostsOneItemAndANewWorkerTakesTheNext) {
   auto runner = StartRunner("crash@1,kill@2,exit@3");
-  ASSERT_TRUE(runner->Run(Item(0), Quick()).ok());
-  const auto crashed = runner->Run(Item(1), Quick());
+  ASSERT_TRUE(device::MeasureOne(*runner, Item(0), Quick()).ok());
+  const auto crashed = device::MeasureOne(*runner, Item(1), Quick());
   EXPECT_EQ(crashed.status().code(), absl::StatusCode::kAborted);
   EXPECT_THAT(std::string(crashed.status().message()),
               StartsWith("worker exited: signal 6 (Aborted)"));
   EXPECT_THAT(std::string(crashed.status().message()), HasSubstr("; the worker restarts"));
-  const auto killed = runner->Run(Item(2), Quick());
+  const auto killed = device::MeasureOne(*runner, Item(2), Quick());
   EXPECT_EQ(killed.status().message(), "worker exited: signal 9 (Killed); the worker restarts");
-  const auto exited = runner->Run(Item(3), Quick());
+  const auto exited = device::MeasureOne(*runner, Item(3), Quick());
   EXPECT_EQ(exited.status().message(), "worker exited with status 3; the worker restarts");
-  auto next = runner->Run(Item(4), Quick());
+  auto next = device::MeasureOne(*runner, Item(4), Quick());
   EXPECT_TRUE(next.ok()) << next.status();
   EXPECT_EQ(runner->restarts(), 3);
   EXPECT_TRUE(runner->Availability().ok());
@@ -111,13 +111,13 @@ TEST(RemoteRunnerTest, EachWayAWorkerDiesCostsOneItemAndANewWorkerTakesTheNext) 
 // go to its successor, never to the worker in its last moments.
 TEST(RemoteRunnerTest, ALostContextCostsOneItemAndTheNextGoesToANewWorker) {
   auto runner = StartRunner("context-lost@1,context-lost@2");
-  ASSERT_TRUE(runner->Run(Item(0), Quick()).ok());
+  ASSERT_TRUE(device::MeasureOne(*runner, Item(0), Quick()).ok());
   for (int seq : {1, 2}) {
-    const auto lost = runner->Run(Item(seq), Quick());
+    const auto lost = device::MeasureOne(*runner, Item(seq), Quick());
     EXPECT_EQ(lost.status().code(), absl::StatusCode::kInternal) << lost.status();
     EXPECT_THAT(std::string(lost.status().message()),
                 HasSubstr("; the device context is lost and the worker restarts"));
-    auto next = runner->Run(Item(seq + 2), Quick());
+    auto next = device::MeasureOne(*runner, Item(seq + 2), Quick());
     EXPECT_TRUE(next.ok()) << next.status();
   }
   EXPECT_EQ(runner->restarts(), 2);
@@ -126,10 +126,11 @@ TEST(RemoteRunnerTest, ALostContextCostsOneItemAndTheNextGoesToANewWorker) {
 TEST(RemoteRunnerTest, AHungItemTimesOutAndTheNextOneRuns) {
   auto runner = StartRunner("hang@1", 0.5);
   const pid_t first = runner->worker_pid();
-  const auto hung = runner->Run(Item(1), Quick());
+  const auto hung = device::MeasureOne(*runner, Item(1), Quick());
   EXPECT_EQ(hung.status().code(), absl::StatusCode::kDeadlineExceeded);
-  EXPECT_EQ(hung.status().message(), "timed out after 0.5 s; the worker was killed and restarts");
-  auto next = runner->Run(Item(2), Quick());
+  // A group's bound: its item's 0.5 s plus the group slack (kGroupSlackS).
+  EXPECT_EQ(hung.status().message(), "timed out after 5.5 s; the worker was killed and restarts");
+  auto next = device::MeasureOne(*runner, Item(2), Quick());
   EXPECT_TRUE(next.ok()) << next.status();
   EXPECT_NE(runner->worker_pid(), first);
   EXPECT_EQ(runner->restarts(), 1);
@@ -141,7 +142,7 @@ TEST(RemoteRunnerTest, FitChecksNeverWaitBehindARunningItem) {
   auto runner = StartRunner("hang@1", 20, log);
   std::atomic<bool> run_returned{false};
   std::thread run([&] {
-    (void)runner->Run(Item(1), Quick());
+    (void)device::MeasureOne(*runner, Item(1), Quick());
     run_returned = true;
   });
   // The worker logs the fault as it takes the item, which then hangs for 20 s: every
@@ -153,14 +154,14 @@ TEST(RemoteRunnerTest, FitChecksNeverWaitBehindARunningItem) {
     return text.str().find("injecting a fault at item 1") != std::string::npos;
   }));
   for (int i = 0; i < 20; ++i) {
-    EXPECT_TRUE(runner->CanImplement(Item(2), Quick()).ok());
-    EXPECT_EQ(runner->CanImplement(Item(3, 1 << 20), Quick()).code(),
+    EXPECT_TRUE(device::CanImplementOne(*runner, Item(2), Quick()).ok());
+    EXPECT_EQ(device::CanImplementOne(*runner, Item(3, 1 << 20), Quick()).code(),
               absl::StatusCode::kInvalidArgument);
   }
   EXPECT_FALSE(run_returned) << "the checks were answered only after the item ended";
   kill(runner->worker_pid(), SIGKILL);
   run.join();
-  EXPECT_TRUE(runner->Run(Item(4), Quick()).ok());
+  EXPECT_TRUE(device::MeasureOne(*runner, Item(4), Quick()).ok());
 }
 
 core::GroupRequest Group(std::vector<int32_t> seqs) {
@@ -205,7 +206,8 @@ TEST(RemoteRunnerTest, AGroupComesBackItemByItemWithARefusalInItsPlace) {
   ASSERT_TRUE(result.ok()) << result.status();
   ASSERT_EQ(result->outcomes.size(), 1u);
   EXPECT_EQ(result->outcomes[0].status.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(runner->Run(Item(11), Quick()).status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(device::MeasureOne(*runner, Item(11), Quick()).status().code(),
+            absl::StatusCode::kFailedPrecondition);
 }
 
 TEST(RemoteRunnerTest, AWorkerThatDiesInAGroupFailsTheWholeGroupAndANewWorkerTakesTheNext) {
@@ -220,7 +222,7 @@ TEST(RemoteRunnerTest, AWorkerThatDiesInAGroupFailsTheWholeGroupAndANewWorkerTak
   EXPECT_EQ(next->outcomes.size(), 2u);
   const auto killed = runner->MeasureGroup(Group({25}));
   EXPECT_EQ(killed.status().message(), "worker exited: signal 9 (Killed); the worker restarts");
-  EXPECT_TRUE(runner->Run(Item(26), Quick()).ok());
+  EXPECT_TRUE(device::MeasureOne(*runner, Item(26), Quick()).ok());
   EXPECT_EQ(runner->restarts(), 2);
 }
 
@@ -256,7 +258,7 @@ TEST(RemoteRunnerTest, AWorkerKilledBetweenItemsIsReplacedWithoutLosingOne) {
     const pid_t now = runner->worker_pid();
     return now != 0 && now != first;
   }));
-  auto m = runner->Run(Item(0), Quick());
+  auto m = device::MeasureOne(*runner, Item(0), Quick());
   EXPECT_TRUE(m.ok()) << m.status();
   EXPECT_EQ(runner->restarts(), 1);
 }
@@ -270,9 +272,11 @@ TEST(RemoteRunnerTest, AWorkerThatCannotStartMakesTheDeviceUnavailable) {
             "in a row (last: worker exited with status 3)");
   EXPECT_EQ(runner->Info().name, "host-reference (CPU)");
   EXPECT_FALSE(runner->Supports(core::Recipe::kBf16).supported);
-  EXPECT_EQ(runner->Run(Item(0), Quick()).status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(device::MeasureOne(*runner, Item(0), Quick()).status().code(),
+            absl::StatusCode::kUnavailable);
   EXPECT_EQ(runner->BeginJob(Quick()).code(), absl::StatusCode::kUnavailable);
-  EXPECT_EQ(runner->CanImplement(Item(0), Quick()).code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(device::CanImplementOne(*runner, Item(0), Quick()).code(),
+            absl::StatusCode::kUnavailable);
   EXPECT_EQ(runner->worker_pid(), 0);
 }
 

@@ -27,9 +27,10 @@ core::RecipeSupport FakeRunner::Supports(core::Recipe recipe) const {
   return {recipe, true, ""};
 }
 
-absl::Status FakeRunner::CanImplement(const core::WorkItem& item,
-                                      const core::TimingOptions&) const {
-  RETURN_IF_ERROR(Availability());
+namespace {
+
+// The fake device's answer for an item of a recipe it supports.
+absl::Status Fits(const core::WorkItem& item) {
   const auto& s = item.op.shape;
   if (item.recipe != core::Recipe::kBf16 && s.n % 16 != 0) {
     return absl::FailedPreconditionError(std::string(core::ToString(item.recipe)) +
@@ -43,14 +44,17 @@ absl::Status FakeRunner::CanImplement(const core::WorkItem& item,
   return absl::OkStatus();
 }
 
-absl::StatusOr<core::Measurement> FakeRunner::Run(const core::WorkItem& item,
-                                                  const core::TimingOptions& timing) {
-  core::GroupRequest request;
-  request.items = {item};
-  request.timing = timing;
-  ASSIGN_OR_RETURN(core::GroupResult result, MeasureGroup(request));
-  RETURN_IF_ERROR(result.outcomes.front().status);
-  return *std::move(result.outcomes.front().measurement);
+}  // namespace
+
+absl::StatusOr<std::vector<absl::Status>> FakeRunner::CanImplement(
+    const std::vector<core::WorkItem>& items, const core::TimingOptions&) const {
+  ++fit_checks_;
+  RETURN_IF_ERROR(Availability());
+  if (failing_fit_checks_ > 0) {
+    --failing_fit_checks_;
+    return absl::UnavailableError(info_.name + ": its worker restarted during a fit check");
+  }
+  return device::CheckEach(*this, items, [](const core::WorkItem& item) { return Fits(item); });
 }
 
 namespace {

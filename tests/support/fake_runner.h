@@ -27,15 +27,14 @@ class FakeRunner : public device::Runner {
 
   const core::DeviceInfo& Info() const override { return info_; }
   core::RecipeSupport Supports(core::Recipe recipe) const override;
-  // Refuses items whose M*K*N exceeds 2^40 with ResourceExhausted, and non-bf16 items
-  // whose N is not a multiple of 16 with FailedPrecondition (like FP8 on cuBLASLt).
-  absl::Status CanImplement(const core::WorkItem& item,
-                            const core::TimingOptions& timing) const override;
+  // Per item: recipes the device lacks (Supports), then items whose M*K*N exceeds 2^40
+  // with ResourceExhausted and non-bf16 items whose N is not a multiple of 16 with
+  // FailedPrecondition (like FP8 on cuBLASLt). Unavailable as a whole once made so.
+  // Counts the questions (fit_checks).
+  absl::StatusOr<std::vector<absl::Status>> CanImplement(
+      const std::vector<core::WorkItem>& items, const core::TimingOptions& timing) const override;
   // OK unless FailBeginJobWith said otherwise.
   absl::Status BeginJob(const core::TimingOptions&) override;
-  // A group of one (MeasureGroup); the item's failure is the returned status.
-  absl::StatusOr<core::Measurement> Run(const core::WorkItem& item,
-                                        const core::TimingOptions& timing) override;
   // Deterministic rounds: timed_iters rounds (capped at kMaxFakeRounds; 0 gives
   // kFakeNoiseAwareRounds), isolated round values flops / 1e9 ms x (1 + a fixed wobble
   // per recipe and mode) x (1 +- 1% by round), autocast of a non-bf16 recipe 10% more
@@ -46,7 +45,7 @@ class FakeRunner : public device::Runner {
   static constexpr int32_t kMaxFakeRounds = 20;
   static constexpr int32_t kFakeNoiseAwareRounds = 12;
 
-  // Makes every later MeasureGroup (and Run) fail as a whole with `status` (OK to
+  // Makes every later MeasureGroup fail as a whole with `status` (OK to
   // measure again).
   void FailRunsWith(absl::Status status);
   // Makes every later BeginJob (the job's device warm-up) return `status`.
@@ -70,6 +69,11 @@ class FakeRunner : public device::Runner {
   int runs_started() const { return runs_started_.load(); }
   int runs_finished() const { return runs_finished_.load(); }
   int groups_started() const { return groups_started_.load(); }
+  // CanImplement questions asked so far.
+  int fit_checks() const { return fit_checks_.load(); }
+  // The next `n` CanImplement questions fail as a whole with Unavailable, as when the
+  // worker that should answer is restarting (the device stays available).
+  void FailFitChecks(int n) { failing_fit_checks_ = n; }
 
  private:
   core::DeviceInfo info_;
@@ -85,6 +89,8 @@ class FakeRunner : public device::Runner {
   std::atomic<int> runs_started_{0};
   std::atomic<int> runs_finished_{0};
   std::atomic<int> groups_started_{0};
+  mutable std::atomic<int> fit_checks_{0};
+  mutable std::atomic<int> failing_fit_checks_{0};
 };
 
 }  // namespace gemmprof::testing

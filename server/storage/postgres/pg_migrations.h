@@ -5,8 +5,8 @@
 #include <span>
 
 #include "core/status.h"
-#include "server/storage/sqlite/migrations.h"
 #include "server/storage/postgres/pg_connection.h"
+#include "server/storage/sqlite/migrations.h"
 
 namespace gemmprof::storage {
 

@@ -62,8 +62,8 @@ TEST(TimeCandidatesTest, AFailedCandidateSitsOutAndKeepsItsError) {
 
 TEST(PickFastestTest, TheIncumbentStaysWithinTheMargin) {
   using R = absl::StatusOr<double>;
-  EXPECT_EQ(PickFastest({R(1.0), R(0.995)}), 0);   // 0.5% faster: noise
-  EXPECT_EQ(PickFastest({R(1.0), R(0.98)}), 1);    // 2% faster
+  EXPECT_EQ(PickFastest({R(1.0), R(0.995)}), 0);  // 0.5% faster: noise
+  EXPECT_EQ(PickFastest({R(1.0), R(0.98)}), 1);   // 2% faster
   EXPECT_EQ(PickFastest({R(1.0), R(0.98), R(0.97), R(0.989)}), 2);
   EXPECT_EQ(PickFastest({R(1.0), R(1.2)}), 0);
   EXPECT_EQ(PickFastest({R(1.0), R(0.95)}, 0.1), 0);  // a wider margin

@@ -16,30 +16,29 @@
 namespace gemmprof::measure {
 namespace {
 
-using ::testing::HasSubstr;
-using ::testing::StartsWith;
 using testing::FakeClock;
+using ::testing::HasSubstr;
 using testing::ScriptedTimer;
+using ::testing::StartsWith;
 
 // Every unit of `member` (any form) runs `ms` per iteration, times `drift(now)`.
 struct Work {
-  std::vector<double> iso_ms;                 // per member, form 0
-  std::vector<std::vector<double>> form_ms;   // per member, forms 1.. (contenders)
-  std::vector<double> quant_ms;               // per member; 0: none
+  std::vector<double> iso_ms;                // per member, form 0
+  std::vector<std::vector<double>> form_ms;  // per member, forms 1.. (contenders)
+  std::vector<double> quant_ms;              // per member; 0: none
   std::function<double(double)> drift = [](double) { return 1.0; };
-  double noise = 0;                           // relative, uniform +-noise per sample
+  double noise = 0;  // relative, uniform +-noise per sample
   uint32_t seed = 1;
 };
 
 std::unique_ptr<ScriptedTimer> TimerFor(FakeClock* clock, const Work& w) {
   auto rng = std::make_shared<std::mt19937>(w.seed);
-  return std::make_unique<ScriptedTimer>(
-      clock, [w, rng](const UnitId& u, double now, int64_t) {
-        double ms = u.form == 0 ? w.iso_ms[u.member] : w.form_ms[u.member][u.form - 1];
-        if (u.kind == UnitKind::kQuantization) ms = w.quant_ms[u.member];
-        std::uniform_real_distribution<double> noise(-w.noise, w.noise);
-        return ms * w.drift(now) * (1 + noise(*rng));
-      });
+  return std::make_unique<ScriptedTimer>(clock, [w, rng](const UnitId& u, double now, int64_t) {
+    double ms = u.form == 0 ? w.iso_ms[u.member] : w.form_ms[u.member][u.form - 1];
+    if (u.kind == UnitKind::kQuantization) ms = w.quant_ms[u.member];
+    std::uniform_real_distribution<double> noise(-w.noise, w.noise);
+    return ms * w.drift(now) * (1 + noise(*rng));
+  });
 }
 
 MemberSpec Member(size_t group, bool quant = false, std::vector<std::string> forms = {}) {
@@ -65,8 +64,7 @@ TEST(MeasureRoundsTest, FixedRoundsTimeOneSampleAVisitAfterWarmUpAndPilot) {
   auto timer = TimerFor(&clock, w);
   RoundsOptions o = Fixed(6);
   o.warmup_launches = 7;
-  absl::StatusOr<RoundsResult> r =
-      MeasureRounds({Member(0), Member(0, true)}, o, *timer, clock);
+  absl::StatusOr<RoundsResult> r = MeasureRounds({Member(0), Member(0, true)}, o, *timer, clock);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->rounds, 6);
   EXPECT_EQ(r->stop_reason, "fixed 6 rounds");
@@ -108,8 +106,7 @@ TEST(MeasureRoundsTest, EachRoundVisitsTheUnitsInTheBalancedOrder) {
   Work w{{0.1, 0.1, 0.1}, {{}, {}, {}}, {0, 0, 0}};
   auto timer = TimerFor(&clock, w);
   timer->max_rounds_per_call = 1;
-  ASSERT_TRUE(
-      MeasureRounds({Member(0), Member(0), Member(0)}, Fixed(12), *timer, clock).ok());
+  ASSERT_TRUE(MeasureRounds({Member(0), Member(0), Member(0)}, Fixed(12), *timer, clock).ok());
   ASSERT_EQ(timer->calls.size(), 13u);
   // Units in plan order: m0 iso, m0 b2b, m1 iso, m1 b2b, m2 iso, m2 b2b. Across a cycle of
   // 6 rounds each unit takes each position once.
@@ -119,8 +116,8 @@ TEST(MeasureRoundsTest, EachRoundVisitsTheUnitsInTheBalancedOrder) {
     ASSERT_EQ(call.size(), 6u);
     for (int p = 0; p < 6; ++p) {
       const Visit& v = call[p];
-      const int unit = 2 * static_cast<int>(v.unit.member) +
-                       (v.unit.kind == UnitKind::kBackToBack ? 1 : 0);
+      const int unit =
+          2 * static_cast<int>(v.unit.member) + (v.unit.kind == UnitKind::kBackToBack ? 1 : 0);
       ++position[unit][p];
     }
   }

@@ -54,9 +54,7 @@ class ScriptedTimer final : public Timer {
     clock_->now_s += overhead_s;
     return out;
   }
-  int32_t MaxRoundsPerCall(const std::vector<Visit>&) const override {
-    return max_rounds_per_call;
-  }
+  int32_t MaxRoundsPerCall(const std::vector<Visit>&) const override { return max_rounds_per_call; }
 
   // What the engine asked for.
   std::vector<std::pair<Visit, int32_t>> warmups;

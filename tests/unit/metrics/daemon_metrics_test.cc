@@ -7,12 +7,12 @@
 namespace gemmprof::metrics {
 namespace {
 
-using queue::JobEvent;
-using testing::ParsePrometheusText;
-using testing::PromExposition;
 using device::DeviceReading;
 using device::DeviceTelemetry;
 using device::NullTelemetry;
+using queue::JobEvent;
+using testing::ParsePrometheusText;
+using testing::PromExposition;
 
 class FakeTelemetry final : public DeviceTelemetry {
  public:

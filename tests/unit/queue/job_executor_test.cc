@@ -111,6 +111,15 @@ TEST_F(JobExecutorTest, MeasuresGroupByGroupLargestWorkFirst) {
     EXPECT_FALSE(item.cached);
   }
   EXPECT_EQ(store_->GetJob(job)->state, core::JobState::kSucceeded);
+  EXPECT_EQ(runner_.fit_checks(), 1) << "one question for the whole job, not one per item";
+}
+
+TEST_F(JobExecutorTest, AFitCheckThatCouldNotBeAskedIsAskedAgainForTheNextGroup) {
+  const int64_t job = Create({{kA, Recipe::kBf16}, {kB, Recipe::kBf16}});
+  runner_.FailFitChecks(1);  // the first question meets a restarting worker
+  EXPECT_EQ(RunJob(job), RunEnd::kEnded);
+  EXPECT_EQ(runner_.fit_checks(), 2);
+  for (const auto& item : Items(job)) EXPECT_EQ(item.status, ItemStatus::kDone) << item.item.seq;
 }
 
 TEST_F(JobExecutorTest, AWarmUpFailureFailsTheJobBeforeAnyGroup) {

@@ -91,6 +91,8 @@ TEST_F(JobQueueTest, RunsEveryItemAndMarksUnsupportedRecipes) {
   EXPECT_EQ(supported, 2);
   EXPECT_EQ(unsupported, 2);
   EXPECT_EQ(runner_.runs_finished(), 2);
+  // One fit question at submission, one when the job ran: never one per item.
+  EXPECT_EQ(runner_.fit_checks(), 2);
 }
 
 TEST_F(JobQueueTest, SecondIdenticalJobIsAnsweredFromTheCacheUnlessForced) {
@@ -227,7 +229,8 @@ TEST_F(JobQueueTest, ItemErrorsKeepSourceLocationsOutAndInTheLog) {
             "fprop 64x64x64 bf16 autocast: CUDA out of memory (cudaErrorMemoryAllocation) while "
             "preparing the operands; the item failed and the job goes on with its next item");
   EXPECT_EQ(error.find(".cc"), std::string::npos);
-  EXPECT_NE(log.str().find("kernels/runner/cuda_runner_measure.cc:114: pool.GetAs"), std::string::npos)
+  EXPECT_NE(log.str().find("kernels/runner/cuda_runner_measure.cc:114: pool.GetAs"),
+            std::string::npos)
       << log.str();
 }
 

@@ -6,9 +6,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "server/storage/sqlite/migrations.h"
 #include "server/storage/open_store.h"
 #include "server/storage/postgres/pg_connection.h"
+#include "server/storage/sqlite/migrations.h"
 #include "tests/unit/storage/store_fixture.h"
 
 namespace gemmprof::storage::testing {

@@ -3,9 +3,9 @@
 #include <string>
 #include <vector>
 
+#include "device/host/host_runner.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "device/host/host_runner.h"
 
 namespace gemmprof::device {
 namespace {

@@ -94,14 +94,16 @@ TEST(HostRunner, CanImplementRefusesWithExactMessages) {
        "reference limit kMaxHostElements = 16777216"},
   };
   for (const Refusal& c : cases) {
-    const absl::Status s = runner.CanImplement(
-        Item(c.shape, Recipe::kBf16, Pass::kFprop, Mode::kAutocast, c.groups), FewIters());
+    const absl::Status s = device::CanImplementOne(
+        runner, Item(c.shape, Recipe::kBf16, Pass::kFprop, Mode::kAutocast, c.groups), FewIters());
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << c.message;
     EXPECT_EQ(s.message(), c.message);
   }
   // The limits themselves are accepted.
-  EXPECT_TRUE(runner.CanImplement(Item({512, 512, 1024}, Recipe::kNvfp4), FewIters()).ok());
-  EXPECT_TRUE(runner.CanImplement(Item({1, 16777216, 1}, Recipe::kBf16), FewIters()).ok());
+  EXPECT_TRUE(
+      device::CanImplementOne(runner, Item({512, 512, 1024}, Recipe::kNvfp4), FewIters()).ok());
+  EXPECT_TRUE(
+      device::CanImplementOne(runner, Item({1, 16777216, 1}, Recipe::kBf16), FewIters()).ok());
 }
 
 TEST(HostRunner, CanImplementRefusesBadTimingOptions) {
@@ -109,23 +111,24 @@ TEST(HostRunner, CanImplementRefusesBadTimingOptions) {
   const core::WorkItem item = Item({8, 8, 8}, Recipe::kFp8Delayed);
   core::TimingOptions t = FewIters();
   t.timed_iters = -1;
-  EXPECT_EQ(runner.CanImplement(item, t).message(),
+  EXPECT_EQ(device::CanImplementOne(runner, item, t).message(),
             "timed_iters: -1 must be >= 0 (0 = noise-aware)");
   t.timed_iters = 0;
-  EXPECT_TRUE(runner.CanImplement(item, t).ok()) << "noise-aware: the host runs fixed rounds";
+  EXPECT_TRUE(device::CanImplementOne(runner, item, t).ok())
+      << "noise-aware: the host runs fixed rounds";
   t = FewIters();
   t.warmup_iters = -1;
-  EXPECT_EQ(runner.CanImplement(item, t).message(), "warmup_iters: -1 must be >= 0");
+  EXPECT_EQ(device::CanImplementOne(runner, item, t).message(), "warmup_iters: -1 must be >= 0");
   t = FewIters();
   t.amax_history_len = 0;
-  EXPECT_EQ(runner.CanImplement(item, t).message(),
+  EXPECT_EQ(device::CanImplementOne(runner, item, t).message(),
             "amax_history_len: 0 must be >= 1 for fp8-delayed");
-  EXPECT_TRUE(runner.CanImplement(Item({8, 8, 8}, Recipe::kFp8Current), t).ok());
+  EXPECT_TRUE(device::CanImplementOne(runner, Item({8, 8, 8}, Recipe::kFp8Current), t).ok());
 }
 
 TEST(HostRunner, RunReturnsTheRefusal) {
   HostRunner runner;
-  const auto m = runner.Run(Item({2048, 2048, 2048}, Recipe::kBf16), FewIters());
+  const auto m = device::MeasureOne(runner, Item({2048, 2048, 2048}, Recipe::kBf16), FewIters());
   EXPECT_EQ(m.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(m.status().message(), HasSubstr("kMaxHostMacs"));
 }
@@ -136,7 +139,7 @@ TEST_P(EveryRecipe, PassesVerificationOnAnOddShape) {
   const auto [recipe, pass, mode] = GetParam();
   HostRunner runner;
   const core::WorkItem item = Item({37, 131, 45}, recipe, pass, mode);
-  const auto m = runner.Run(item, FewIters());
+  const auto m = device::MeasureOne(runner, item, FewIters());
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_EQ(m->verification, core::Verification::kPassed) << m->rel_error;
   EXPECT_EQ(m->error_threshold, ErrorThreshold(recipe));
@@ -172,9 +175,9 @@ TEST(HostRunner, SameSeedSameResultOtherSeedOtherResult) {
   HostRunner runner;
   core::TimingOptions t = FewIters();
   const core::WorkItem item = Item({29, 77, 31}, Recipe::kMxfp8, Pass::kWgrad);
-  const auto a = runner.Run(item, t), b = runner.Run(item, t);
+  const auto a = device::MeasureOne(runner, item, t), b = device::MeasureOne(runner, item, t);
   t.seed += 1;
-  const auto c = runner.Run(item, t);
+  const auto c = device::MeasureOne(runner, item, t);
   ASSERT_TRUE(a.ok() && b.ok() && c.ok());
   EXPECT_EQ(a->rel_error, b->rel_error);
   EXPECT_EQ(a->bytes, b->bytes);
@@ -184,7 +187,7 @@ TEST(HostRunner, SameSeedSameResultOtherSeedOtherResult) {
 TEST(HostRunner, ErrorsAreOrderedByPrecision) {
   HostRunner runner;
   const auto err = [&](Recipe r) {
-    const auto m = runner.Run(Item({64, 256, 64}, r), FewIters());
+    const auto m = device::MeasureOne(runner, Item({64, 256, 64}, r), FewIters());
     return m.ok() ? m->rel_error : -1.0;
   };
   const double bf16 = err(Recipe::kBf16), fp8 = err(Recipe::kFp8Current),
@@ -205,7 +208,7 @@ TEST(HostRunner, IterationCapsAreReported) {
   t.timed_iters = 100;
   t.warmup_iters = 50;
   t.amax_history_len = 1024;
-  const auto m = runner.Run(Item({8, 40, 8}, Recipe::kFp8Delayed), t);
+  const auto m = device::MeasureOne(runner, Item({8, 40, 8}, Recipe::kFp8Delayed), t);
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_EQ(m->time.count, kMaxHostTimedIters);
   EXPECT_EQ(m->notes, "host reference: 5 of 100 rounds; amax history of 8 of 1024 tensors");
@@ -214,8 +217,8 @@ TEST(HostRunner, IterationCapsAreReported) {
 
 TEST(HostRunner, GroupedItemsRunAndCountEveryGroup) {
   HostRunner runner;
-  const auto m =
-      runner.Run(Item({16, 48, 24}, Recipe::kNvfp4, Pass::kDgrad, Mode::kAutocast, 4), FewIters());
+  const auto m = device::MeasureOne(
+      runner, Item({16, 48, 24}, Recipe::kNvfp4, Pass::kDgrad, Mode::kAutocast, 4), FewIters());
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_EQ(m->flops, 4 * 2.0 * 16 * 48 * 24);
   EXPECT_EQ(m->verification, core::Verification::kPassed);
@@ -225,8 +228,8 @@ TEST(HostRunner, GroupedItemsRunAndCountEveryGroup) {
 
 TEST(HostRunner, BytesOfBf16AndFp8) {
   HostRunner runner;
-  const auto bf16 = runner.Run(Item({10, 20, 30}, Recipe::kBf16), FewIters());
-  const auto fp8 = runner.Run(Item({10, 20, 30}, Recipe::kFp8Current), FewIters());
+  const auto bf16 = device::MeasureOne(runner, Item({10, 20, 30}, Recipe::kBf16), FewIters());
+  const auto fp8 = device::MeasureOne(runner, Item({10, 20, 30}, Recipe::kFp8Current), FewIters());
   ASSERT_TRUE(bf16.ok() && fp8.ok());
   EXPECT_EQ(bf16->bytes, 2.0 * (200 + 600) + 2.0 * 300);
   EXPECT_EQ(fp8->bytes, (200 + 600 + 8) + 2.0 * 300);

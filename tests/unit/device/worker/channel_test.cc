@@ -29,7 +29,7 @@ class ChannelTest : public ::testing::Test {
 TEST_F(ChannelTest, MessagesArriveWholeAndInOrder) {
   wp::Request first, second;
   first.set_id(7);
-  first.mutable_run_item()->mutable_item()->set_seq(3);
+  first.mutable_measure_group()->add_items()->set_seq(3);
   second.set_id(8);
   second.mutable_begin_job()->mutable_timing()->set_timed_iters(5);
   ASSERT_TRUE(a_.Send(first).ok());
@@ -37,7 +37,7 @@ TEST_F(ChannelTest, MessagesArriveWholeAndInOrder) {
   wp::Request got;
   ASSERT_TRUE(b_.Receive(&got, 5).ok());
   EXPECT_EQ(got.id(), 7u);
-  EXPECT_EQ(got.run_item().item().seq(), 3);
+  EXPECT_EQ(got.measure_group().items(0).seq(), 3);
   ASSERT_TRUE(b_.Receive(&got, 5).ok());
   EXPECT_EQ(got.id(), 8u);
   EXPECT_EQ(got.begin_job().timing().timed_iters(), 5);

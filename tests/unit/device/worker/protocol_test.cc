@@ -43,9 +43,17 @@ TEST(ProtocolTest, ItemsAndTimingRoundTrip) {
   timing.autotune_k = 4;
   timing.seed = 99;
   timing.gpu_warmup_s = 0;
-  core::WorkItem item_back;
+  core::WorkItem other;
+  other.id = 43;
+  other.seq = 3;
+  other.recipe = core::Recipe::kBf16;
+  std::vector<core::WorkItem> items_back;
   core::TimingOptions timing_back;
-  ASSERT_TRUE(FromItemCall(ToItemCall(item, timing), &item_back, &timing_back).ok());
+  ASSERT_TRUE(FromFitCall(ToFitCall({item, other}, timing), &items_back, &timing_back).ok());
+  ASSERT_EQ(items_back.size(), 2u);
+  EXPECT_EQ(items_back[1].id, 43);
+  EXPECT_EQ(items_back[1].recipe, core::Recipe::kBf16);
+  const core::WorkItem& item_back = items_back[0];
   EXPECT_EQ(item_back.id, item.id);
   EXPECT_EQ(item_back.job_id, item.job_id);
   EXPECT_EQ(item_back.seq, item.seq);
@@ -55,12 +63,14 @@ TEST(ProtocolTest, ItemsAndTimingRoundTrip) {
   EXPECT_EQ(timing_back, timing);
 }
 
-TEST(ProtocolTest, BadItemsAreRefused) {
-  wp::ItemCall call = ToItemCall(core::WorkItem{}, core::TimingOptions{});
-  call.mutable_item()->set_recipe("fp16");
-  core::WorkItem item;
+TEST(ProtocolTest, BadItemsAreRefusedNamingTheItem) {
+  wp::FitCall call = ToFitCall({core::WorkItem{}, core::WorkItem{}}, core::TimingOptions{});
+  call.mutable_items(1)->set_recipe("fp16");
+  std::vector<core::WorkItem> items;
   core::TimingOptions timing;
-  EXPECT_EQ(FromItemCall(call, &item, &timing).code(), absl::StatusCode::kInvalidArgument);
+  const absl::Status s = FromFitCall(call, &items, &timing);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("items[1]: "), std::string::npos) << s;
 }
 
 core::GroupRequest Group() {
