@@ -40,13 +40,11 @@ absl::StatusOr<std::unique_ptr<CudaRunner>> CudaRunner::Create(int device_ordina
   RETURN_IF_ERROR(r->InitDeviceInfo());
   ASSIGN_OR_RETURN(r->stream_, CudaStream::Create());
   // Applications launch kernels from more than one stream (a framework's default stream,
-  // the stream its CUDA graphs replay on, communication). Once a context has launched a
-  // few kernels on a second stream (8 did, 4 did not: H100, driver 580), every kernel it
-  // launches after starts 0.3-0.4 us later than in a context whose kernels all ran on one
-  // stream; ten fp8 16x14336x4096 cuBLASLt GEMMs (split-K: two kernels each) in one graph
-  // take 26.1 instead of 25.3 us per GEMM (bench/gpu/RESULTS.md, "One stream or
-  // several"). Measure in the state applications run in: 32 empty kernels on a second
-  // stream, once.
+  // the stream its CUDA graphs replay on, communication), and once a context has launched
+  // a few kernels on a second stream, every kernel it launches after starts later than in
+  // a one-stream context (docs/measurement.md, "One stream or several";
+  // gemmprof_stream_state_bench measures it). Measure in the state applications run in:
+  // 32 empty kernels on a second stream, once.
   constexpr int kSecondStreamLaunches = 32;
   ASSIGN_OR_RETURN(r->second_stream_, CudaStream::Create());
   for (int i = 0; i < kSecondStreamLaunches; ++i) {
