@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Two builds of gemmprof measured against each other in one device call: the seed 5B job
+# in both modes (bf16, fp8-current, fp8-delayed, fp8-block) and the Llama-3.1-8B decode
+# sweep (dynamic mode, M = 1, 16, 64, 128; bf16, fp8-current, fp8-rowwise), each through
+# gemmprofd as a user runs it, the bundles in the order A B B A so drift between runs
+# falls on both alike. Prints each per-layer total of A and B, B over A, and how far each
+# bundle's two runs are apart (the noise a difference must be compared with).
+# usage: bench/gpu/bundle_compare.sh BUNDLE_A BUNDLE_B OUT_DIR [seed|decode|both]
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+a=${1:?usage: bundle_compare.sh BUNDLE_A BUNDLE_B OUT_DIR [seed|decode|both]}
+b=${2:?usage: bundle_compare.sh BUNDLE_A BUNDLE_B OUT_DIR [seed|decode|both]}
+out=${3:?usage: bundle_compare.sh BUNDLE_A BUNDLE_B OUT_DIR [seed|decode|both]}
+what=${4:-both}
+case $what in seed|decode|both) ;; *) echo "bundle_compare: unknown job set '$what'" >&2; exit 2 ;; esac
+mkdir -p "$out"
+export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-/usr/local/cuda-13.0/targets/x86_64-linux/lib}
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,power.draw,power.limit,temperature.gpu \
+  --format=csv 2>&1 | tee -a "$out/gpu_state.txt" || true
+
+# One run: a daemon of `bundle` on a fresh database, the jobs, the reports as JSON.
+run() {
+  local bundle=$1 tag=$2 work daemon
+  work=$(mktemp -d)
+  "$bundle/bin/gemmprofd" --listen 127.0.0.1:0 --db "$work/results.db" --backend cuda \
+    --port-file "$work/port" --log-file "$out/gemmprofd_$tag.log" &
+  daemon=$!
+  for _ in $(seq 300); do [ -s "$work/port" ] && break; sleep 0.1; done
+  export GEMMPROF_SERVER="127.0.0.1:$(cat "$work/port")"
+  local cli="$bundle/bin/gemmprof" job
+  if [ "$what" != decode ]; then
+    job=$("$cli" submit --hidden_size 4096 --intermediate_size 16384 --num_attention_heads 32 \
+          --num_hidden_layers 24 --micro_batch_size 31 --sequence_length 512 --mode both \
+          --recipes bf16,fp8-current,fp8-delayed,fp8-block --devices 0 --label "seed $tag")
+    "$cli" watch "$job" >/dev/null
+    "$cli" report "$job" --format json >"$out/seed_$tag.json"
+  fi
+  if [ "$what" != seed ]; then
+    job=$("$cli" submit --preset llama-3.1-8b --sweep-m 1,16,64,128 \
+          --recipes bf16,fp8-current,fp8-rowwise --devices 0 --label "decode $tag")
+    "$cli" watch "$job" >/dev/null
+    "$cli" report "$job" --format json >"$out/decode_$tag.json"
+  fi
+  kill -TERM $daemon; wait $daemon
+  rm -rf "$work"
+}
+
+start=$(date +%s)
+run "$a" a1
+run "$b" b1
+run "$b" b2
+run "$a" a2
+echo "four runs in $(( $(date +%s) - start )) s"
+python3 "$here/bundle_compare.py" "$out" | tee "$out/compare.txt"
