@@ -172,10 +172,18 @@ TEST_F(GroupedRunnerTest, MicroscaledGroupsAreUnimplemented) {
     EXPECT_TRUE(m.status().code() == absl::StatusCode::kUnimplemented ||
                 m.status().code() == absl::StatusCode::kFailedPrecondition)
         << m.status();
-    absl::Status s =
-        device::CanImplementOne(*runner_, Item(shape, 4, Pass::kDgrad, r, Mode::kPrequant), t);
+    const core::WorkItem dgrad = Item(shape, 4, Pass::kDgrad, r, Mode::kPrequant);
+    absl::Status s = CheckGroups(dgrad);
     EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented) << s;
     EXPECT_THAT(std::string(s.message()), HasSubstr("grouped GEMMs (groups = 4)"));
+    // Asked of the runner, a chip without the recipe says so before the groups.
+    const core::RecipeSupport support = runner_->Supports(r);
+    absl::Status asked = device::CanImplementOne(*runner_, dgrad, t);
+    if (support.supported) {
+      EXPECT_EQ(asked, s);
+    } else {
+      EXPECT_EQ(asked, absl::FailedPreconditionError(support.reason));
+    }
   }
   EXPECT_TRUE(device::CanImplementOne(
                   *runner_, Item(shape, 8, Pass::kFprop, Recipe::kFp8Block, Mode::kAutocast), t)
