@@ -10,6 +10,7 @@
 #include "client/render/recipe_style.h"
 #include "client/render/svg_chart.h"
 #include "core/device_peaks.h"
+#include "report/figures.h"
 
 namespace gemmprof::client::render {
 namespace {
@@ -70,7 +71,7 @@ std::string RenderRooflineSvg(const core::Report& report) {
   std::vector<core::Recipe> recipes;
   for (const core::ItemRecord& item : report.items) {
     if (!item.result || item.result->bytes <= 0) continue;
-    const double tflops = TflopsOf(item);
+    const double tflops = report::TflopsOf(item);
     if (tflops <= 0) continue;
     const double flops = item.result->flops > 0 ? item.result->flops : item.item.op.Flops();
     points.push_back({flops / item.result->bytes, tflops, item.item.recipe,

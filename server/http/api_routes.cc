@@ -9,9 +9,9 @@
 #include <set>
 #include <utility>
 
-#include "client/render/report_json.h"
 #include "core/enums.h"
 #include "gemmprof/v1/gemmprof.pb.h"
+#include "report/json_document.h"
 #include "wire/convert.h"
 
 namespace gemmprof::http {
@@ -302,7 +302,7 @@ HttpReply ReportRoute(storage::ResultStore& store, std::string_view job_id) {
   // documents byte-identical whatever the conversion drops or normalizes.
   auto received = wire::FromProto(wire::ToProto(report));
   if (!received.ok()) return ErrorReply(received.status());
-  return {200, "application/json", client::render::RenderReportJson(*received)};
+  return {200, "application/json", report::JsonDocument(*received)};
 }
 
 HttpReply HistoryRoute(storage::ResultStore& store, const QueryParams& params, int64_t now_ms) {

@@ -14,7 +14,7 @@
 
 #include "client/app.h"
 #include "fake_client.h"
-#include "report_fixtures.h"
+#include "tests/unit/report/report_fixtures.h"
 
 namespace gemmprof::client::testing {
 
@@ -43,8 +43,7 @@ class Forward : public GemmProfClient {
     return f_->WatchJob(id, cb);
   }
   absl::StatusOr<core::JobRecord> GetJob(int64_t id) override { return f_->GetJob(id); }
-  absl::StatusOr<std::vector<core::JobRecord>> ListJobs(std::optional<core::JobState> s,
-                                                        int32_t n,
+  absl::StatusOr<std::vector<core::JobRecord>> ListJobs(std::optional<core::JobState> s, int32_t n,
                                                         const std::string& node) override {
     return f_->ListJobs(s, n, node);
   }
@@ -62,9 +61,9 @@ class Forward : public GemmProfClient {
 class AppTest : public ::testing::Test {
  protected:
   AppTest() {
-    fake_.reports[7] = HopperReport();
-    fake_.reports[12] = FailedItemReport();
-    fake_.reports[21] = BothModesReport();
+    fake_.reports[7] = report::testing::HopperReport();
+    fake_.reports[12] = report::testing::FailedItemReport();
+    fake_.reports[21] = report::testing::BothModesReport();
   }
 
   // Runs `args` with env_ as the whole environment (so the developer's own

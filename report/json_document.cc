@@ -1,14 +1,14 @@
-#include "client/render/report_json.h"
+#include "report/json_document.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "client/render/format.h"
-#include "client/render/report_analysis.h"
-#include "client/render/report_findings.h"
-#include "client/render/report_notes.h"
+#include "report/analysis.h"
+#include "report/figures.h"
+#include "report/findings.h"
+#include "report/notices.h"
 
-namespace gemmprof::client::render {
+namespace gemmprof::report {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -182,7 +182,7 @@ Json PassesJson(const std::array<double, 3>& ms) {
           {"total_ms", ms[0] + ms[1] + ms[2]}};
 }
 
-Json TotalsJson(const ReportAnalysis& a) {
+Json TotalsJson(const Analysis& a) {
   Json out = Json::array();
   for (core::Mode mode : a.modes())
     for (core::Recipe r : a.recipes()) {
@@ -205,7 +205,7 @@ Json TotalsJson(const ReportAnalysis& a) {
   return out;
 }
 
-Json SpeedupsJson(const ReportAnalysis& a) {
+Json SpeedupsJson(const Analysis& a) {
   Json out = Json::array();
   for (core::Mode mode : a.modes()) {
     const std::vector<core::Recipe> done = a.CompleteRecipes(mode);
@@ -222,7 +222,7 @@ Json SpeedupsJson(const ReportAnalysis& a) {
   return out;
 }
 
-Json OverheadJson(const ReportAnalysis& a) {
+Json OverheadJson(const Analysis& a) {
   Json out = Json::array();
   for (core::Recipe r : a.recipes()) {
     const Totals* ac = a.FindTotals({r, core::Mode::kAutocast});
@@ -249,7 +249,7 @@ Json OverheadJson(const ReportAnalysis& a) {
   return out;
 }
 
-Json SweepJson(const ReportAnalysis& a) {
+Json SweepJson(const Analysis& a) {
   Json out = Json::array();
   for (core::Mode mode : a.modes())
     for (int64_t m : a.sweep_ms())
@@ -285,9 +285,9 @@ nlohmann::ordered_json DeviceJson(const core::DeviceInfo& d) {
           {"recipes", recipes}};
 }
 
-std::string RenderReportJson(const core::Report& report) {
-  const ReportAnalysis a(report);
-  Json doc = {{"schema_version", kReportJsonSchemaVersion},
+std::string JsonDocument(const core::Report& report) {
+  const Analysis a(report);
+  Json doc = {{"schema_version", kJsonSchemaVersion},
               {"job", JobJson(report)},
               {"device", DeviceJson(report.job.device)},
               {"timing", TimingJson(report.job.spec.timing)},
@@ -301,4 +301,4 @@ std::string RenderReportJson(const core::Report& report) {
   return doc.dump(2) + "\n";
 }
 
-}  // namespace gemmprof::client::render
+}  // namespace gemmprof::report

@@ -1,11 +1,11 @@
-#include "rounds_fixtures.h"
+#include "tests/unit/report/rounds_fixtures.h"
 
 #include <random>
 #include <string>
 
 #include "core/stats.h"
 
-namespace gemmprof::client::testing {
+namespace gemmprof::report::testing {
 namespace {
 
 using core::Mode;
@@ -140,4 +140,4 @@ core::Report RoundsReport(const RoundsOptions& o) {
   return report;
 }
 
-}  // namespace gemmprof::client::testing
+}  // namespace gemmprof::report::testing

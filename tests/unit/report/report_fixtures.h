@@ -1,4 +1,5 @@
-// Fixed result sets for the client tests, built in code so every number is known:
+// Fixed result sets for the report and client tests, built in code so every number is
+// known:
 //  (a) HopperReport: an H100 run, bf16 and fp8-* done; mxfp8/nvfp4 not supported.
 //  (b) FailedItemReport: a running shape-list job with a failed, an incorrect and
 //      pending items.
@@ -7,7 +8,7 @@
 
 #include "core/job.h"
 
-namespace gemmprof::client::testing {
+namespace gemmprof::report::testing {
 
 core::Report HopperReport();
 core::Report FailedItemReport();
@@ -20,4 +21,4 @@ core::Report HostReferenceReport();
 // Median time, in ms, the fixtures give `flops` at `tflops` throughput.
 double MsAt(double flops, double tflops);
 
-}  // namespace gemmprof::client::testing
+}  // namespace gemmprof::report::testing

@@ -1,8 +1,8 @@
-#include "report_fixtures.h"
+#include "tests/unit/report/report_fixtures.h"
 
 #include <map>
 
-namespace gemmprof::client::testing {
+namespace gemmprof::report::testing {
 namespace {
 
 using core::Mode;
@@ -248,4 +248,4 @@ core::Report HostReferenceReport() {
   return r;
 }
 
-}  // namespace gemmprof::client::testing
+}  // namespace gemmprof::report::testing

@@ -7,12 +7,13 @@
 #include <compare>
 #include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/job.h"
 #include "core/stats.h"
 
-namespace gemmprof::client::render {
+namespace gemmprof::report {
 
 // A recipe run in one mode: the columns of most tables.
 struct RecipeMode {
@@ -42,7 +43,7 @@ struct GemmRow {
 // One item's share of a total: the measurement (bf16's for a router fallback) and its
 // weight in the per-layer and full-model sums.
 struct TotalTerm {
-  size_t row = 0;  // index into ReportAnalysis::rows()
+  size_t row = 0;  // index into Analysis::rows()
   const core::Measurement* m = nullptr;
   double layer_weight = 0;  // layers / num_layers for per-layer ops, 0 for once ops
   double model_weight = 0;  // layers, or 1 for once ops
@@ -91,9 +92,9 @@ struct Scope {
   Figure figure = Figure::kIsolated;
 };
 
-class ReportAnalysis {
+class Analysis {
  public:
-  explicit ReportAnalysis(const core::Report& report);
+  explicit Analysis(const core::Report& report);
 
   const core::Report& report() const { return *report_; }
   // Recipes and modes that occur in the items, in canonical order.
@@ -167,7 +168,7 @@ class ReportAnalysis {
 std::optional<int64_t> SweepM(const std::string& op_name);
 
 // Sum of a total's estimates over `scope` (independent terms) with its interval.
-core::stats::Interval TotalSum(const ReportAnalysis& a, RecipeMode key, const Scope& scope);
+core::stats::Interval TotalSum(const Analysis& a, RecipeMode key, const Scope& scope);
 
 // The ratio of two items' isolated times, x / y: paired when they share a non-empty
 // group_uid and round series of equal length, else unpaired; invalid without rounds.
@@ -178,4 +179,4 @@ bool SharedWork(const core::ItemRecord& x, const core::ItemRecord& y);
 // Index of a pass in Totals' arrays.
 inline size_t PassIndex(core::Pass pass) { return static_cast<size_t>(pass); }
 
-}  // namespace gemmprof::client::render
+}  // namespace gemmprof::report
