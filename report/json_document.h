@@ -1,9 +1,10 @@
 // The one JSON document of a job: `gemmprof report --format json` and the daemon's
 // /api/v1/jobs/ID/report, in the stable, documented schema of REPORT_JSON.md
-// ("schema_version": 1). Keys are in a fixed order, so the output diffs cleanly.
+// ("schema_version": 1). Keys are in a fixed order, so the output diffs cleanly. The job,
+// device, timing and items come from the one mapping of record_json.h; the rest is the
+// analysis of analysis.h, findings.h and notices.h.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/job.h"
@@ -14,8 +15,5 @@ inline constexpr int kJsonSchemaVersion = 1;
 
 // The whole report as pretty-printed JSON (2-space indent), ending in '\n'.
 std::string JsonDocument(const core::Report& report);
-// A device as the report's "device" object (backend, name, versions, recipes); the
-// devices listing writes the same object.
-nlohmann::ordered_json DeviceJson(const core::DeviceInfo& device);
 
 }  // namespace gemmprof::report

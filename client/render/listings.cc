@@ -3,8 +3,8 @@
 #include "client/render/format.h"
 #include "client/render/text_table.h"
 #include "report/figures.h"
-#include "report/json_document.h"
 #include "report/notices.h"
+#include "report/record_json.h"
 
 namespace gemmprof::client::render {
 namespace {
