@@ -1,5 +1,5 @@
-// Domain types the CLI exchanges with gemmprofd beyond core's: watch events and
-// history queries. Plain values; the transport converts them from the wire.
+// Domain types the CLI exchanges with gemmprofd beyond core's (core/job_event.h,
+// core/query.h). Plain values; the transport converts them from the wire.
 #pragma once
 
 #include <cstdint>
@@ -15,14 +15,6 @@ namespace gemmprof::client {
 struct SubmitResult {
   int64_t job_id = 0;
   int32_t total_items = 0;
-};
-
-// One event of WatchJob (proto JobEvent).
-struct JobEvent {
-  enum class Kind { kSnapshot, kItemStarted, kItemFinished, kItemFailed, kJobFinished };
-  Kind kind = Kind::kSnapshot;
-  core::JobRecord job;                   // state and counters after the event
-  std::optional<core::ItemRecord> item;  // the item concerned, for item events
 };
 
 // Filters of `gemmprof history` (proto QueryResultsRequest); empty / 0 means any.

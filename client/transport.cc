@@ -20,23 +20,23 @@ std::chrono::system_clock::time_point In(int seconds) {
   return std::chrono::system_clock::now() + std::chrono::seconds(seconds);
 }
 
-absl::StatusOr<JobEvent> FromProto(const v1::JobEvent& p) {
-  JobEvent e;
+absl::StatusOr<core::JobEvent> FromProto(const v1::JobEvent& p) {
+  core::JobEvent e;
   switch (p.kind()) {
     case v1::JobEvent::ITEM_STARTED:
-      e.kind = JobEvent::Kind::kItemStarted;
+      e.kind = core::JobEvent::Kind::kItemStarted;
       break;
     case v1::JobEvent::ITEM_FINISHED:
-      e.kind = JobEvent::Kind::kItemFinished;
+      e.kind = core::JobEvent::Kind::kItemFinished;
       break;
     case v1::JobEvent::ITEM_FAILED:
-      e.kind = JobEvent::Kind::kItemFailed;
+      e.kind = core::JobEvent::Kind::kItemFailed;
       break;
     case v1::JobEvent::JOB_FINISHED:
-      e.kind = JobEvent::Kind::kJobFinished;
+      e.kind = core::JobEvent::Kind::kJobFinished;
       break;
     default:
-      e.kind = JobEvent::Kind::kSnapshot;
+      e.kind = core::JobEvent::Kind::kSnapshot;
       break;
   }
   ASSIGN_OR_RETURN(e.job, wire::FromProto(p.job()));
@@ -162,8 +162,8 @@ absl::StatusOr<SubmitResult> Transport::SubmitJob(const core::JobSpec& spec) {
   return SubmitResult{resp.job_id(), resp.total_items()};
 }
 
-absl::Status Transport::WatchJob(int64_t job_id,
-                                 const std::function<absl::Status(const JobEvent&)>& on_event) {
+absl::Status Transport::WatchJob(
+    int64_t job_id, const std::function<absl::Status(const core::JobEvent&)>& on_event) {
   // No deadline: a job may run for hours. A dead connection ends the stream through
   // keepalive.
   grpc::ClientContext ctx;
@@ -177,7 +177,7 @@ absl::Status Transport::WatchJob(int64_t job_id,
   while (stopped.ok() && reader->Read(&event)) {
     auto e = FromProto(event);
     stopped = e.ok() ? on_event(*e) : e.status();
-    finished |= e.ok() && e->kind == JobEvent::Kind::kJobFinished;
+    finished |= e.ok() && e->kind == core::JobEvent::Kind::kJobFinished;
   }
   if (!stopped.ok()) {
     ctx.TryCancel();

@@ -39,7 +39,7 @@ class Forward : public GemmProfClient {
     return f_->SubmitJob(s);
   }
   absl::Status WatchJob(int64_t id,
-                        const std::function<absl::Status(const JobEvent&)>& cb) override {
+                        const std::function<absl::Status(const core::JobEvent&)>& cb) override {
     return f_->WatchJob(id, cb);
   }
   absl::StatusOr<core::JobRecord> GetJob(int64_t id) override { return f_->GetJob(id); }

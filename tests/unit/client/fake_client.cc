@@ -7,27 +7,27 @@ absl::StatusOr<SubmitResult> FakeClient::SubmitJob(const core::JobSpec& spec) {
   return SubmitResult{next_job_id++, 12};
 }
 
-absl::Status FakeClient::WatchJob(int64_t job_id,
-                                  const std::function<absl::Status(const JobEvent&)>& on_event) {
+absl::Status FakeClient::WatchJob(
+    int64_t job_id, const std::function<absl::Status(const core::JobEvent&)>& on_event) {
   auto it = reports.find(job_id);
   if (it == reports.end())
     return absl::NotFoundError("job " + std::to_string(job_id) + " not found");
   // As the daemon streams a job watched from its start: a snapshot of the job with
   // nothing finished, one event per item with counters counting up, then the job.
-  JobEvent e;
+  core::JobEvent e;
   e.job = it->second.job;
   e.job.state = core::JobState::kRunning;
   e.job.finished_items = e.job.failed_items = 0;
   RETURN_IF_ERROR(on_event(e));
   for (const auto& item : it->second.items) {
     const bool failed = item.status == core::ItemStatus::kFailed;
-    e.kind = failed ? JobEvent::Kind::kItemFailed : JobEvent::Kind::kItemFinished;
+    e.kind = failed ? core::JobEvent::Kind::kItemFailed : core::JobEvent::Kind::kItemFinished;
     e.item = item;
     ++e.job.finished_items;
     e.job.failed_items += failed ? 1 : 0;
     RETURN_IF_ERROR(on_event(e));
   }
-  e.kind = JobEvent::Kind::kJobFinished;
+  e.kind = core::JobEvent::Kind::kJobFinished;
   e.job = it->second.job;
   e.item.reset();
   return on_event(e);

@@ -17,8 +17,8 @@ class FakeClient : public GemmProfClient {
   int64_t next_job_id = 100;
 
   absl::StatusOr<SubmitResult> SubmitJob(const core::JobSpec& spec) override;
-  absl::Status WatchJob(int64_t job_id,
-                        const std::function<absl::Status(const JobEvent&)>& on_event) override;
+  absl::Status WatchJob(
+      int64_t job_id, const std::function<absl::Status(const core::JobEvent&)>& on_event) override;
   absl::StatusOr<core::JobRecord> GetJob(int64_t job_id) override;
   absl::StatusOr<std::vector<core::JobRecord>> ListJobs(std::optional<core::JobState> state,
                                                         int32_t limit,
