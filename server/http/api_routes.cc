@@ -154,7 +154,8 @@ ordered_json JobJson(const core::JobRecord& j) {
 // A stored result of /api/v1/history: where and when it was measured, what ran, and its
 // headline time.
 ordered_json ResultJson(const storage::ResultRow& r) {
-  const core::Measurement& m = r.measurement;
+  // The store reads every row with its measurement.
+  const core::Measurement m = r.measurement.value_or(core::Measurement{});
   const double ms = report::HeadlineMs(m);
   ordered_json out = {{"result_id", r.result_id},
                       {"job_id", r.job_id},
