@@ -14,6 +14,7 @@
 #include "client/connection.h"
 #include "core/job.h"
 #include "core/job_event.h"
+#include "core/query.h"
 #include "core/status.h"
 
 namespace gemmprof::client {
@@ -36,8 +37,9 @@ class GemmProfClient {
                                                                 const std::string& node) = 0;
   virtual absl::StatusOr<core::JobRecord> CancelJob(int64_t job_id) = 0;
   virtual absl::StatusOr<core::Report> GetReport(int64_t job_id) = 0;
-  // At most query.limit rows, newest first.
-  virtual absl::StatusOr<std::vector<HistoryRow>> QueryResults(const HistoryQuery& query) = 0;
+  // Stored results matching `filter` (its page fields aside), newest first, at most `limit`.
+  virtual absl::StatusOr<std::vector<core::ResultRow>> QueryResults(
+      const core::ResultFilter& filter, int32_t limit) = 0;
   virtual absl::StatusOr<std::vector<core::DeviceInfo>> ListDevices() = 0;
 };
 

@@ -41,7 +41,8 @@ class Transport final : public GemmProfClient {
                                                         const std::string& node) override;
   absl::StatusOr<core::JobRecord> CancelJob(int64_t job_id) override;
   absl::StatusOr<core::Report> GetReport(int64_t job_id) override;
-  absl::StatusOr<std::vector<HistoryRow>> QueryResults(const HistoryQuery& query) override;
+  absl::StatusOr<std::vector<core::ResultRow>> QueryResults(const core::ResultFilter& filter,
+                                                            int32_t limit) override;
   absl::StatusOr<std::vector<core::DeviceInfo>> ListDevices() override;
 
  private:

@@ -10,11 +10,10 @@
 #include <utility>
 
 #include "core/enums.h"
-#include "gemmprof/v1/gemmprof.pb.h"
 #include "report/figures.h"
 #include "report/json_document.h"
 #include "report/record_json.h"
-#include "wire/convert.h"
+#include "wire/round_trip.h"
 
 namespace gemmprof::http {
 namespace {
@@ -293,7 +292,7 @@ HttpReply ReportRoute(storage::ResultStore& store, std::string_view job_id) {
   report.items = *std::move(items);
   // The CLI renders what came through the wire; the same round trip here keeps the two
   // documents byte-identical whatever the conversion drops or normalizes.
-  auto received = wire::FromProto(wire::ToProto(report));
+  auto received = wire::RoundTrip(report);
   if (!received.ok()) return ErrorReply(received.status());
   return {200, "application/json", report::JsonDocument(*received)};
 }

@@ -49,8 +49,9 @@ class Forward : public GemmProfClient {
   }
   absl::StatusOr<core::JobRecord> CancelJob(int64_t id) override { return f_->CancelJob(id); }
   absl::StatusOr<core::Report> GetReport(int64_t id) override { return f_->GetReport(id); }
-  absl::StatusOr<std::vector<HistoryRow>> QueryResults(const HistoryQuery& q) override {
-    return f_->QueryResults(q);
+  absl::StatusOr<std::vector<core::ResultRow>> QueryResults(const core::ResultFilter& q,
+                                                            int32_t limit) override {
+    return f_->QueryResults(q, limit);
   }
   absl::StatusOr<std::vector<core::DeviceInfo>> ListDevices() override { return f_->ListDevices(); }
 

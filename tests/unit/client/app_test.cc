@@ -471,7 +471,7 @@ TEST_F(AppTest, HistoryPassesFilters) {
   EXPECT_EQ(fake_.last_query.n, 12288);
   EXPECT_EQ(fake_.last_query.recipe, core::Recipe::kFp8Block);
   EXPECT_EQ(fake_.last_query.since_ms, kNowMs - 7 * 86400000LL);
-  EXPECT_EQ(fake_.last_query.limit, 5);
+  EXPECT_EQ(fake_.last_limit, 5);
   Run({"history", "--since", "2026-11-01"});
   EXPECT_EQ(fake_.last_query.since_ms, 1793491200000);
 }

@@ -62,15 +62,34 @@ absl::StatusOr<core::Report> FakeClient::GetReport(int64_t job_id) {
   return it->second;
 }
 
-absl::StatusOr<std::vector<HistoryRow>> FakeClient::QueryResults(const HistoryQuery& query) {
-  last_query = query;
-  std::vector<HistoryRow> rows;
+absl::StatusOr<std::vector<core::ResultRow>> FakeClient::QueryResults(
+    const core::ResultFilter& filter, int32_t limit) {
+  last_query = filter;
+  last_limit = limit;
+  std::vector<core::ResultRow> rows;
   for (const auto& [id, r] : reports)
     for (const auto& item : r.items)
-      if (item.result && int32_t(rows.size()) < query.limit)
-        rows.push_back({int64_t(rows.size()) + 1, id, item.measured_ms, r.job.device, item,
-                        r.job.spec.timing});
+      if (item.result && int32_t(rows.size()) < limit) {
+        rows.push_back(StoredRow(int64_t(rows.size()) + 1, r, item));
+        rows.back().job_id = id;
+      }
   return rows;
+}
+
+core::ResultRow StoredRow(int64_t result_id, const core::Report& report,
+                          const core::ItemRecord& item) {
+  core::ResultRow row;
+  row.result_id = result_id;
+  row.job_id = report.job.id;
+  row.item_id = item.item.id;
+  row.measured_ms = item.measured_ms;
+  row.node = item.measured_node;
+  row.device = report.job.device;
+  row.item = item.item;
+  row.timing = report.job.spec.timing;
+  row.measurement = item.result;
+  row.cached = item.cached;
+  return row;
 }
 
 absl::StatusOr<std::vector<core::DeviceInfo>> FakeClient::ListDevices() {

@@ -25,10 +25,16 @@ class FakeClient : public GemmProfClient {
                                                         const std::string& node) override;
   absl::StatusOr<core::JobRecord> CancelJob(int64_t job_id) override;
   absl::StatusOr<core::Report> GetReport(int64_t job_id) override;
-  absl::StatusOr<std::vector<HistoryRow>> QueryResults(const HistoryQuery& query) override;
+  absl::StatusOr<std::vector<core::ResultRow>> QueryResults(const core::ResultFilter& filter,
+                                                            int32_t limit) override;
   absl::StatusOr<std::vector<core::DeviceInfo>> ListDevices() override;
 
-  HistoryQuery last_query;
+  core::ResultFilter last_query;
+  int32_t last_limit = 0;
 };
+
+// `item` of `report` as the store lists it among stored results, with id `result_id`.
+core::ResultRow StoredRow(int64_t result_id, const core::Report& report,
+                          const core::ItemRecord& item);
 
 }  // namespace gemmprof::client::testing

@@ -13,6 +13,7 @@
 #include "client/render/report_csv.h"
 #include "client/render/report_document.h"
 #include "core/derive.h"
+#include "fake_client.h"
 #include "report/json_document.h"
 #include "tests/unit/report/report_fixtures.h"
 #include "tests/unit/report/rounds_fixtures.h"
@@ -115,14 +116,13 @@ TEST(JobsGoldenTest, ListingShowsWhoSubmitted) {
 // app_test): one golden file per listing and format.
 TEST(ListingsGoldenTest, History) {
   const core::Report r = report::testing::HopperReport();
-  std::vector<HistoryRow> rows;
+  std::vector<core::ResultRow> rows;
   for (const core::ItemRecord& item : r.items) {
     if (rows.size() == 4) break;
-    rows.push_back({int64_t(rows.size()) + 100, r.job.id, item.measured_ms, r.job.device, item,
-                    r.job.spec.timing});
+    rows.push_back(testing::StoredRow(int64_t(rows.size()) + 100, r, item));
   }
-  rows.back().item.cached = true;
-  rows.back().item.result.reset();  // a row without a measurement leaves its figures empty
+  rows.back().cached = true;
+  rows.back().measurement.reset();  // a row without a measurement leaves its figures empty
   CheckListingGolden("history", render::HistoryListing(rows));
 }
 

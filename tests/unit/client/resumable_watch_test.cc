@@ -101,7 +101,8 @@ class TimelineClient : public GemmProfClient {
     return Unused();
   }
   absl::StatusOr<core::JobRecord> CancelJob(int64_t) override { return Unused(); }
-  absl::StatusOr<std::vector<HistoryRow>> QueryResults(const HistoryQuery&) override {
+  absl::StatusOr<std::vector<core::ResultRow>> QueryResults(const core::ResultFilter&,
+                                                            int32_t) override {
     return Unused();
   }
   absl::StatusOr<std::vector<core::DeviceInfo>> ListDevices() override { return Unused(); }
