@@ -150,10 +150,6 @@ Section ConditionsSection(const Comparison& c) {
 
 }  // namespace
 
-std::string RenderComparison(const Comparison& c, int64_t job_a, int64_t job_b) {
-  return RenderListing(ComparisonListing(c, job_a, job_b), ListingFormat::kTable);
-}
-
 Listing ComparisonListing(const Comparison& c, int64_t job_a, int64_t job_b) {
   const std::string a = "job " + std::to_string(job_a), b = "job " + std::to_string(job_b);
   Document doc;

@@ -16,6 +16,11 @@ using report::testing::CompareJobs;
 using report::testing::RoundsItem;
 using report::testing::SetTelemetry;
 
+// What `gemmprof compare A B` prints: the listing's table form.
+std::string CompareTable(const report::Comparison& c, int64_t job_a, int64_t job_b) {
+  return RenderListing(ComparisonListing(c, job_a, job_b), ListingFormat::kTable);
+}
+
 // The first line of `text` that contains `token`, or "".
 std::string LineWith(const std::string& text, const std::string& token) {
   const size_t at = text.find(token);
@@ -26,7 +31,7 @@ std::string LineWith(const std::string& text, const std::string& token) {
 
 TEST(CompareListingTest, VerdictsThresholdsTheRuleAndUnmatchedItems) {
   const auto [a, b] = CompareJobs();
-  const std::string text = RenderComparison(CompareReports(a, b), 1, 2);
+  const std::string text = CompareTable(CompareReports(a, b), 1, 2);
   EXPECT_NE(text.find("5 matched items: 1 faster, 2 same, 2 slower in B"), std::string::npos);
   const std::string row = LineWith(text, "tight_slower");
   EXPECT_NE(row.find("1.10x             2.1%  slower"), std::string::npos) << row;
@@ -66,14 +71,14 @@ TEST(CompareRoundsTest, RenderShowsTheIntervalAndTheRule) {
   core::Report a, b;
   a.items.push_back(RoundsItem("x", 1.0, 0.003, 0.9));
   b.items.push_back(RoundsItem("x", 1.05, 0.003, 0.9));
-  const std::string text = RenderComparison(CompareReports(a, b), 1, 2);
+  const std::string text = CompareTable(CompareReports(a, b), 1, 2);
   EXPECT_NE(text.find("B/A 95% interval"), std::string::npos) << text;
   EXPECT_NE(text.find("b2b verdict"), std::string::npos) << text;
   EXPECT_NE(text.find("interval of B/A to exclude 1 and a change above 2.0%"), std::string::npos)
       << text;
   // Old results keep the old table: no interval column.
   const auto [oa, ob] = CompareJobs();
-  EXPECT_EQ(RenderComparison(CompareReports(oa, ob), 1, 2).find("95% interval"), std::string::npos);
+  EXPECT_EQ(CompareTable(CompareReports(oa, ob), 1, 2).find("95% interval"), std::string::npos);
 }
 
 TEST(CompareConditionsTest, BothJobsRunningStateAndAClockDriftNote) {
@@ -84,7 +89,7 @@ TEST(CompareConditionsTest, BothJobsRunningStateAndAClockDriftNote) {
   }
   SetTelemetry(a.items[4], 1900, 1900, 300, 40, 0, 100);
   const report::Comparison c = CompareReports(a, b);
-  const std::string text = RenderComparison(c, 1, 2);
+  const std::string text = CompareTable(c, 1, 2);
   EXPECT_NE(text.find("Running conditions"), std::string::npos) << text;
   EXPECT_NE(LineWith(text, "  A  ").find("1402"), std::string::npos) << text;
   EXPECT_NE(text.find("B ran at a 1.5% lower SM clock than A"), std::string::npos) << text;
@@ -99,13 +104,13 @@ TEST(CompareConditionsTest, NoNoteWithinHalfAPercentAndNoSectionWithoutTelemetry
     SetTelemetry(a.items[i], 1400, 1300, 690, 68, 0, 100);
     SetTelemetry(b.items[i], 1395, 1300, 690, 68, 0, 100);  // -0.36%
   }
-  const std::string text = RenderComparison(CompareReports(a, b), 1, 2);
+  const std::string text = CompareTable(CompareReports(a, b), 1, 2);
   EXPECT_NE(text.find("Running conditions"), std::string::npos) << text;
   EXPECT_EQ(text.find("SM clock than A"), std::string::npos) << text;
   // Host runner or results stored before telemetry: neither the section nor the note.
   const auto [oa, ob] = CompareJobs();
   const report::Comparison plain = CompareReports(oa, ob);
-  EXPECT_EQ(RenderComparison(plain, 1, 2).find("Running conditions"), std::string::npos);
+  EXPECT_EQ(CompareTable(plain, 1, 2).find("Running conditions"), std::string::npos);
   EXPECT_TRUE(ComparisonListing(plain, 1, 2).summary["running_conditions"].is_null());
 }
 
