@@ -106,6 +106,12 @@ bool SharedWork(const core::ItemRecord& x, const core::ItemRecord& y) {
 
 Analysis::Analysis(const core::Report& report) : report_(&report) {
   num_layers_ = std::max<int64_t>(1, report.job.plan.num_layers);
+  ArrangeRows();
+  SumTotals();
+}
+
+void Analysis::ArrangeRows() {
+  const core::Report& report = *report_;
   std::map<decltype(OpIdentity(core::GemmOp{})), size_t> index;
   auto row_of = [&](const core::GemmOp& op) -> GemmRow& {
     auto [it, inserted] = index.try_emplace(OpIdentity(op), rows_.size());
@@ -128,7 +134,9 @@ Analysis::Analysis(const core::Report& report) : report_(&report) {
   // Fprop first, then dgrad, then wgrad; ops keep their plan order within a pass.
   std::stable_sort(rows_.begin(), rows_.end(),
                    [](const GemmRow& a, const GemmRow& b) { return a.op.pass < b.op.pass; });
+}
 
+void Analysis::SumTotals() {
   // Recipe/modes with at least one measurement: only these borrow the bf16 router time
   // (a recipe the device lacks entirely stays without totals).
   std::set<RecipeMode> measured;

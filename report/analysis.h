@@ -147,6 +147,11 @@ class Analysis {
   int PendingItems() const;
 
  private:
+  // The plan's GEMMs as rows (fprop, dgrad, wgrad; plan order within a pass) with their
+  // items, and the recipes and modes that occur.
+  void ArrangeRows();
+  // Per recipe and mode: the sums over the rows, their terms and intervals.
+  void SumTotals();
   void AddTerm(Totals& t, size_t row_index, double ms, const core::Measurement& m);
   // Per-GEMM terms of x against y over `scope`, matched by row.
   std::vector<core::stats::Term> Terms(RecipeMode x, RecipeMode y, const Scope& scope) const;

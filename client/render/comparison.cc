@@ -148,15 +148,15 @@ Section ConditionsSection(const Comparison& c) {
   return section;
 }
 
-}  // namespace
+// "[0.981-1.004]" (en dash), "-" without an interval.
+std::string Range(const core::stats::Interval& i) {
+  return i.valid ? "[" + FormatFixed(i.low, 3) + "\u2013" + FormatFixed(i.high, 3) + "]"
+                 : std::string("-");
+}
 
-Listing ComparisonListing(const Comparison& c, int64_t job_a, int64_t job_b) {
-  const std::string a = "job " + std::to_string(job_a), b = "job " + std::to_string(job_b);
-  Document doc;
-  doc.title = "gemmprof compare: " + a + " (A) vs " + b + " (B)";
-  if (!c.context_diffs.empty())
-    doc.sections.push_back({"Context differences", {Bullets(c.context_diffs)}});
-  if (c.conditions_a.items > 0) doc.sections.push_back(ConditionsSection(c));
+// The per-item table: the B/A interval column where any item has one, the back-to-back
+// columns where any item measured them, and the notes that say how a verdict is made.
+Section ItemsSection(const Comparison& c) {
   bool intervals = false, b2b = false;
   for (const ItemComparison& i : c.items) {
     intervals |= i.ratio_ci.valid;
@@ -175,10 +175,6 @@ Listing ComparisonListing(const Comparison& c, int64_t job_a, int64_t job_b) {
   align[headers.size() - 1 - (b2b ? 4 : 0)] = Align::kLeft;
   if (b2b) align.back() = Align::kLeft;
   TextTable items(headers, align);
-  auto range = [](const core::stats::Interval& i) {
-    return i.valid ? "[" + FormatFixed(i.low, 3) + "\u2013" + FormatFixed(i.high, 3) + "]"
-                   : std::string("-");
-  };
   for (const ItemComparison& i : c.items) {
     std::vector<std::string> cells = {std::string(core::ToString(i.op.pass)),
                                       i.op.name,
@@ -189,14 +185,14 @@ Listing ComparisonListing(const Comparison& c, int64_t job_a, int64_t job_b) {
                                       FormatMs(i.a_ms),
                                       FormatMs(i.b_ms),
                                       FormatRatio(i.ratio)};
-    if (intervals) cells.push_back(range(i.ratio_ci));
+    if (intervals) cells.push_back(Range(i.ratio_ci));
     cells.push_back(i.ratio_ci.valid ? "interval, " + FormatPercent(100 * kMinRelativeChange)
                                      : FormatPercent(100 * i.threshold));
     cells.push_back(std::string(ToString(i.verdict)));
     if (b2b) {
       if (i.b2b_a_ms > 0)
         cells.insert(cells.end(), {FormatMs(i.b2b_a_ms), FormatMs(i.b2b_b_ms),
-                                   FormatRatio(i.b2b_ratio_ci.center) + " " + range(i.b2b_ratio_ci),
+                                   FormatRatio(i.b2b_ratio_ci.center) + " " + Range(i.b2b_ratio_ci),
                                    std::string(ToString(i.b2b_verdict))});
       else
         cells.insert(cells.end(), {"-", "-", "-", "-"});
@@ -214,7 +210,19 @@ Listing ComparisonListing(const Comparison& c, int64_t job_a, int64_t job_b) {
              FormatPercent(100 * kMinRelativeChange) +
              " (drift between jobs is not inside either job's interval)." +
              (b2b ? " b2b: back to back, several GEMMs per graph, judged the same way." : "")));
-  doc.sections.push_back(std::move(per_item));
+  return per_item;
+}
+
+}  // namespace
+
+Listing ComparisonListing(const Comparison& c, int64_t job_a, int64_t job_b) {
+  const std::string a = "job " + std::to_string(job_a), b = "job " + std::to_string(job_b);
+  Document doc;
+  doc.title = "gemmprof compare: " + a + " (A) vs " + b + " (B)";
+  if (!c.context_diffs.empty())
+    doc.sections.push_back({"Context differences", {Bullets(c.context_diffs)}});
+  if (c.conditions_a.items > 0) doc.sections.push_back(ConditionsSection(c));
+  doc.sections.push_back(ItemsSection(c));
   if (!c.layers.empty()) {
     TextTable layers({"recipe", "mode", "A per-layer ms", "B per-layer ms", "B/A"});
     for (const LayerComparison& l : c.layers)

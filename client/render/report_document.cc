@@ -95,6 +95,41 @@ bool AnyRounds(const Analysis& a) {
              [](const auto& i) { return i.status == core::ItemStatus::kDone && i.result; }));
 }
 
+// "Fprop GEMMs, autocast (ms: one GEMM per launch, ...)": the table's title, saying what
+// its times are.
+std::string GemmTableTitle(const Analysis& a, core::Pass pass, Mode mode) {
+  std::string what = " (median ms per call, TFLOP/s)";
+  if (AnyRounds(a)) {
+    what = " (ms: one GEMM per launch, mean of interleaved rounds \u00b1 95% interval; TFLOP/s";
+    if (const std::string n = B2bCountText(a.report()); !n.empty())
+      what += "; b2b ms: back to back, " + n + " per graph";
+    what += ")";
+  }
+  return std::string(PassTitle(pass)) + " GEMMs, " + Name(mode) + what;
+}
+
+// TFLOP/s of a timed item, with its share of the dense peak where known (`any_peak` is set
+// then); "" without a time.
+std::string TflopsCell(const GemmRow& row, RecipeMode key, const core::DeviceInfo& device,
+                       bool& any_peak) {
+  if (!row.TimeMs(key)) return "";
+  const core::ItemRecord& item = *row.cells.at(key);
+  std::string tflops = FormatTflops(report::TflopsOf(item));
+  if (const auto of_peak = report::EfficiencyOf(item, device).of_peak) {
+    tflops += " (" + FormatPercent(100 * *of_peak) + ")";
+    any_peak = true;
+  }
+  return tflops;
+}
+
+// The back-to-back time with its interval, "-" where not measured.
+std::string B2bCell(const GemmRow& row, RecipeMode key) {
+  const auto ms = row.TimeMs(key, Figure::kB2b);
+  if (!ms) return "-";
+  const core::Estimate e = row.EstimateOf(key, Figure::kB2b);
+  return FormatMs(*ms) + (e.rounds >= 2 ? " " + FormatPlusMinus(e.RelHalfWidth()) : "");
+}
+
 Block GemmTable(const Analysis& a, core::Pass pass, Mode mode) {
   bool grouped = false, named = false;
   for (const GemmRow& row : a.rows()) {
@@ -134,30 +169,12 @@ Block GemmTable(const Analysis& a, core::Pass pass, Mode mode) {
         continue;
       }
       cells.push_back(Cell(*it->second, marks));
-      std::string tflops = row.TimeMs(key) ? FormatTflops(report::TflopsOf(*it->second)) : "";
-      if (const auto of_peak = report::EfficiencyOf(*it->second, a.report().job.device).of_peak;
-          of_peak && !tflops.empty()) {
-        tflops += " (" + FormatPercent(100 * *of_peak) + ")";
-        any_peak = true;
-      }
-      cells.push_back(tflops);
-      if (!b2b[i]) continue;
-      const auto ms = row.TimeMs(key, Figure::kB2b);
-      const core::Estimate e = row.EstimateOf(key, Figure::kB2b);
-      cells.push_back(!ms ? "-"
-                          : FormatMs(*ms) +
-                                (e.rounds >= 2 ? " " + FormatPlusMinus(e.RelHalfWidth()) : ""));
+      cells.push_back(TflopsCell(row, key, a.report().job.device, any_peak));
+      if (b2b[i]) cells.push_back(B2bCell(row, key));
     }
     table.AddRow(std::move(cells));
   }
-  std::string what = " (median ms per call, TFLOP/s)";
-  if (AnyRounds(a)) {
-    what = " (ms: one GEMM per launch, mean of interleaved rounds \u00b1 95% interval; TFLOP/s";
-    if (const std::string n = B2bCountText(a.report()); !n.empty())
-      what += "; b2b ms: back to back, " + n + " per graph";
-    what += ")";
-  }
-  Block b = Table(std::move(table), std::string(PassTitle(pass)) + " GEMMs, " + Name(mode) + what);
+  Block b = Table(std::move(table), GemmTableTitle(a, pass, mode));
   if (any_peak) {
     b.caption +=
         "; TFLOP/s (%): of the dense peak at the SM clock measured during the item (SMs x "

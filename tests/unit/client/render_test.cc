@@ -96,17 +96,7 @@ TEST(ReportKernelTimingTest, TableContextAndCsv) {
   EXPECT_EQ(RenderReportTable(report).find("Kernel-only timing"), std::string::npos)
       << "no kernel figures, no section";
   report.job.spec.timing.timing_backend = core::TimingBackend::kKernels;
-  core::ItemRecord* measured = nullptr;
-  for (auto& item : report.items) {
-    if (item.result && !measured) measured = &item;
-  }
-  ASSERT_NE(measured, nullptr);
-  core::Measurement& m = *measured->result;
-  m.kernel = core::SampleStats::FromSamples(
-      {0.98 * m.time.median_ms, 0.99 * m.time.median_ms, 0.97 * m.time.median_ms});
-  m.kernel_samples = 3;
-  m.kernel_quant_ms = 0.05;
-  m.kernel_names = "nvjet_sm90_gemm x1; RowwiseQuantize<128> x2";
+  report::testing::AddKernelFigures(report);
   const std::string table = RenderReportTable(report);
   EXPECT_THAT(table, HasSubstr("Kernel-only timing (CUPTI)"));
   EXPECT_THAT(table, HasSubstr("0.980"));  // kernel/events

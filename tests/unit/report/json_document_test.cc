@@ -31,17 +31,7 @@ TEST(JsonDocumentTest, SchemaVersionItemsAndTotals) {
 // `--timing kernels`: the document carries the kernel figures raw, null without them.
 TEST(JsonDocumentTest, KernelFiguresWhereMeasured) {
   core::Report report = testing::HopperReport();
-  core::ItemRecord* measured = nullptr;
-  for (auto& item : report.items) {
-    if (item.result && !measured) measured = &item;
-  }
-  ASSERT_NE(measured, nullptr);
-  core::Measurement& m = *measured->result;
-  m.kernel = core::SampleStats::FromSamples(
-      {0.98 * m.time.median_ms, 0.99 * m.time.median_ms, 0.97 * m.time.median_ms});
-  m.kernel_samples = 3;
-  m.kernel_quant_ms = 0.05;
-  m.kernel_names = "nvjet_sm90_gemm x1; RowwiseQuantize<128> x2";
+  const core::Measurement& m = testing::AddKernelFigures(report);
   const auto j = nlohmann::json::parse(JsonDocument(report));
   int found = 0;
   for (const auto& item : j["items"]) {
