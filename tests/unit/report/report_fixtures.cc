@@ -39,32 +39,6 @@ core::DeviceInfo H100() {
   return d;
 }
 
-// A small dense model: 4 GEMMs per pass, 2 layers, plus an LM head.
-core::Plan SmallModelPlan(bool with_lm_head) {
-  core::Plan plan;
-  plan.model_name = "tiny-llm";
-  plan.num_layers = 2;
-  const int64_t m = 8192, h = 4096, i = 16384;
-  struct Op {
-    const char* name;
-    int64_t k, n;
-    bool per_layer;
-  };
-  std::vector<Op> ops = {{"qkv", h, 3 * h, true},
-                         {"attn_out", h, h, true},
-                         {"mlp_up", h, i, true},
-                         {"mlp_down", i, h, true}};
-  if (with_lm_head) ops.push_back({"lm_head", h, 32000, false});
-  for (Pass pass : {Pass::kFprop, Pass::kDgrad, Pass::kWgrad})
-    for (const Op& op : ops) {
-      core::GemmShape s{m, op.k, op.n};
-      if (pass == Pass::kDgrad) s = {m, op.n, op.k};
-      if (pass == Pass::kWgrad) s = {op.k, m, op.n};
-      plan.ops.push_back({op.name, pass, s, 1, op.per_layer ? plan.num_layers : 1, op.per_layer});
-    }
-  return plan;
-}
-
 // Throughput each recipe reaches in the fixtures (TFLOP/s).
 double Rate(Recipe r) {
   switch (r) {
@@ -158,6 +132,31 @@ Builder NewJob(int64_t id, core::Plan plan, std::vector<Recipe> recipes, std::ve
 }
 
 }  // namespace
+
+core::Plan SmallModelPlan(bool with_lm_head) {
+  core::Plan plan;
+  plan.model_name = "tiny-llm";
+  plan.num_layers = 2;
+  const int64_t m = 8192, h = 4096, i = 16384;
+  struct Op {
+    const char* name;
+    int64_t k, n;
+    bool per_layer;
+  };
+  std::vector<Op> ops = {{"qkv", h, 3 * h, true},
+                         {"attn_out", h, h, true},
+                         {"mlp_up", h, i, true},
+                         {"mlp_down", i, h, true}};
+  if (with_lm_head) ops.push_back({"lm_head", h, 32000, false});
+  for (Pass pass : {Pass::kFprop, Pass::kDgrad, Pass::kWgrad})
+    for (const Op& op : ops) {
+      core::GemmShape s{m, op.k, op.n};
+      if (pass == Pass::kDgrad) s = {m, op.n, op.k};
+      if (pass == Pass::kWgrad) s = {op.k, m, op.n};
+      plan.ops.push_back({op.name, pass, s, 1, op.per_layer ? plan.num_layers : 1, op.per_layer});
+    }
+  return plan;
+}
 
 double MsAt(double flops, double tflops) { return flops / (tflops * 1e12) * 1e3; }
 

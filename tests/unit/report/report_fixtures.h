@@ -18,6 +18,11 @@ core::Report SweepReport();
 // A host-reference job, so the banner shows.
 core::Report HostReferenceReport();
 
+// A small dense model "tiny-llm": 2 layers, the 4 GEMMs of a layer (qkv, attn_out, mlp_up,
+// mlp_down; M = 8192, hidden 4096, intermediate 16384) in each pass, plus an LM head
+// once per model when asked.
+core::Plan SmallModelPlan(bool with_lm_head);
+
 // Kernel-only figures (`--timing kernels`: 0.97-0.99 of the events median, three samples,
 // a quantization share of 0.05 ms, two kernel names) on the first measured item of
 // `report`; returns that item's measurement. The report must have a measured item.
