@@ -13,6 +13,8 @@
 #include "client/client_types.h"
 #include "client/connection.h"
 #include "core/job.h"
+#include "core/job_event.h"
+#include "core/query.h"
 #include "core/status.h"
 
 namespace gemmprof::client {
@@ -25,8 +27,8 @@ class GemmProfClient {
   // Calls `on_event` for every event until the job ends or the stream breaks; returns
   // OK after the JOB_FINISHED event. An error from `on_event` ends the stream and is
   // returned. A stream the daemon or the network broke is UNAVAILABLE.
-  virtual absl::Status WatchJob(int64_t job_id,
-                                const std::function<absl::Status(const JobEvent&)>& on_event) = 0;
+  virtual absl::Status WatchJob(
+      int64_t job_id, const std::function<absl::Status(const core::JobEvent&)>& on_event) = 0;
   virtual absl::StatusOr<core::JobRecord> GetJob(int64_t job_id) = 0;
   // Newest first, at most `limit` jobs, optionally only those in `state`, and only those
   // that daemon `node` accepted (empty: every node sharing the store).
@@ -35,8 +37,9 @@ class GemmProfClient {
                                                                 const std::string& node) = 0;
   virtual absl::StatusOr<core::JobRecord> CancelJob(int64_t job_id) = 0;
   virtual absl::StatusOr<core::Report> GetReport(int64_t job_id) = 0;
-  // At most query.limit rows, newest first.
-  virtual absl::StatusOr<std::vector<HistoryRow>> QueryResults(const HistoryQuery& query) = 0;
+  // Stored results matching `filter` (its page fields aside), newest first, at most `limit`.
+  virtual absl::StatusOr<std::vector<core::ResultRow>> QueryResults(
+      const core::ResultFilter& filter, int32_t limit) = 0;
   virtual absl::StatusOr<std::vector<core::DeviceInfo>> ListDevices() = 0;
 };
 

@@ -20,33 +20,6 @@ std::chrono::system_clock::time_point In(int seconds) {
   return std::chrono::system_clock::now() + std::chrono::seconds(seconds);
 }
 
-absl::StatusOr<JobEvent> FromProto(const v1::JobEvent& p) {
-  JobEvent e;
-  switch (p.kind()) {
-    case v1::JobEvent::ITEM_STARTED:
-      e.kind = JobEvent::Kind::kItemStarted;
-      break;
-    case v1::JobEvent::ITEM_FINISHED:
-      e.kind = JobEvent::Kind::kItemFinished;
-      break;
-    case v1::JobEvent::ITEM_FAILED:
-      e.kind = JobEvent::Kind::kItemFailed;
-      break;
-    case v1::JobEvent::JOB_FINISHED:
-      e.kind = JobEvent::Kind::kJobFinished;
-      break;
-    default:
-      e.kind = JobEvent::Kind::kSnapshot;
-      break;
-  }
-  ASSIGN_OR_RETURN(e.job, wire::FromProto(p.job()));
-  if (p.has_item()) {
-    ASSIGN_OR_RETURN(core::ItemRecord item, wire::FromProto(p.item()));
-    e.item = std::move(item);
-  }
-  return e;
-}
-
 // gRPC logs handshake and connection errors to stderr on its own; the CLI says what
 // went wrong in one line instead. GRPC_VERBOSITY set by the user keeps gRPC's logging.
 void DropLog(gpr_log_func_args*) {}
@@ -70,17 +43,6 @@ grpc::ChannelArguments ChannelArgs(const ConnectionSettings& settings) {
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, kMaxReconnectBackoffMs);
   if (!settings.tls_server_name.empty()) args.SetSslTargetNameOverride(settings.tls_server_name);
   return args;
-}
-
-absl::StatusOr<HistoryRow> FromProto(const v1::Result& p) {
-  HistoryRow row;
-  row.result_id = p.result_id();
-  row.job_id = p.job_id();
-  row.measured_ms = p.measured_ms();
-  ASSIGN_OR_RETURN(row.device, wire::FromProto(p.device()));
-  ASSIGN_OR_RETURN(row.item, wire::FromProto(p.item()));
-  ASSIGN_OR_RETURN(row.timing, wire::FromProto(p.timing()));
-  return row;
 }
 
 }  // namespace
@@ -162,8 +124,8 @@ absl::StatusOr<SubmitResult> Transport::SubmitJob(const core::JobSpec& spec) {
   return SubmitResult{resp.job_id(), resp.total_items()};
 }
 
-absl::Status Transport::WatchJob(int64_t job_id,
-                                 const std::function<absl::Status(const JobEvent&)>& on_event) {
+absl::Status Transport::WatchJob(
+    int64_t job_id, const std::function<absl::Status(const core::JobEvent&)>& on_event) {
   // No deadline: a job may run for hours. A dead connection ends the stream through
   // keepalive.
   grpc::ClientContext ctx;
@@ -175,9 +137,9 @@ absl::Status Transport::WatchJob(int64_t job_id,
   bool finished = false;
   absl::Status stopped;
   while (stopped.ok() && reader->Read(&event)) {
-    auto e = FromProto(event);
+    auto e = wire::FromProto(event);
     stopped = e.ok() ? on_event(*e) : e.status();
-    finished |= e.ok() && e->kind == JobEvent::Kind::kJobFinished;
+    finished |= e.ok() && e->kind == core::JobEvent::Kind::kJobFinished;
   }
   if (!stopped.ok()) {
     ctx.TryCancel();
@@ -208,10 +170,11 @@ absl::StatusOr<core::JobRecord> Transport::GetJob(int64_t job_id) {
 
 absl::StatusOr<std::vector<core::JobRecord>> Transport::ListJobs(
     std::optional<core::JobState> state, int32_t limit, const std::string& node) {
-  v1::ListJobsRequest req;
-  if (state) req.set_state(std::string(core::ToString(*state)));
-  req.set_node(node);
-  req.set_page_size(limit);
+  core::JobFilter filter;
+  filter.state = state;
+  if (!node.empty()) filter.node = node;
+  filter.page_size = limit;
+  const v1::ListJobsRequest req = wire::ToProto(filter);
   ASSIGN_OR_RETURN(
       const v1::ListJobsResponse resp,
       (impl_->Call<v1::ListJobsRequest, v1::ListJobsResponse>(&v1::GemmProf::Stub::ListJobs, req)));
@@ -240,30 +203,23 @@ absl::StatusOr<core::Report> Transport::GetReport(int64_t job_id) {
   return wire::FromProto(report);
 }
 
-absl::StatusOr<std::vector<HistoryRow>> Transport::QueryResults(const HistoryQuery& q) {
-  v1::QueryResultsRequest req;
-  req.set_device_name(q.device_name);
-  if (q.recipe) req.set_recipe(std::string(core::ToString(*q.recipe)));
-  if (q.pass) req.set_pass(std::string(core::ToString(*q.pass)));
-  if (q.mode) req.set_mode(std::string(core::ToString(*q.mode)));
-  req.set_m(q.m);
-  req.set_k(q.k);
-  req.set_n(q.n);
-  req.set_since_ms(q.since_ms);
-  req.set_node(q.node);
-  std::vector<HistoryRow> rows;
+absl::StatusOr<std::vector<core::ResultRow>> Transport::QueryResults(
+    const core::ResultFilter& filter, int32_t limit) {
+  core::ResultFilter page = filter;
+  page.page_token.clear();
+  std::vector<core::ResultRow> rows;
   // Pages until the limit is met or the server has no more.
   do {
-    req.set_page_size(std::min(q.limit - static_cast<int32_t>(rows.size()), 1000));
+    page.page_size = std::min(limit - static_cast<int32_t>(rows.size()), 1000);
     ASSIGN_OR_RETURN(const v1::QueryResultsResponse resp,
                      (impl_->Call<v1::QueryResultsRequest, v1::QueryResultsResponse>(
-                         &v1::GemmProf::Stub::QueryResults, req)));
+                         &v1::GemmProf::Stub::QueryResults, wire::ToProto(page))));
     for (const v1::Result& r : resp.results()) {
-      ASSIGN_OR_RETURN(HistoryRow row, FromProto(r));
-      if (static_cast<int32_t>(rows.size()) < q.limit) rows.push_back(std::move(row));
+      ASSIGN_OR_RETURN(core::ResultRow row, wire::FromProto(r));
+      if (static_cast<int32_t>(rows.size()) < limit) rows.push_back(std::move(row));
     }
-    req.set_page_token(resp.next_page_token());
-  } while (!req.page_token().empty() && static_cast<int32_t>(rows.size()) < q.limit);
+    page.page_token = resp.next_page_token();
+  } while (!page.page_token.empty() && static_cast<int32_t>(rows.size()) < limit);
   return rows;
 }
 

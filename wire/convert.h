@@ -5,10 +5,13 @@
 // later check does: the measurement fields of interleaved rounds (finite, non-negative
 // times, counts and rates; ci_low_ms <= ci_high_ms) and the noise-aware timing options
 // (a set precision_target / item_budget_s finite and > 0, b2b_count >= 0); other ranges
-// are core/validation's job. Measurement conversion lives in measurement_convert.cc.
+// are core/validation's job. Measurement conversion lives in measurement_convert.cc; watch
+// events, filters and result rows in query_convert.cc.
 #pragma once
 
 #include "core/job.h"
+#include "core/job_event.h"
+#include "core/query.h"
 #include "core/status.h"
 #include "gemmprof/v1/gemmprof.pb.h"
 
@@ -50,5 +53,27 @@ absl::StatusOr<core::ItemRecord> FromProto(const v1::Item& item);
 
 v1::Report ToProto(const core::Report& report);
 absl::StatusOr<core::Report> FromProto(const v1::Report& report);
+
+v1::JobEvent ToProto(const core::JobEvent& event);
+// A kind this side does not know reads as a snapshot. InvalidArgument as the job's and the
+// item's conversions.
+absl::StatusOr<core::JobEvent> FromProto(const v1::JobEvent& event);
+
+v1::ListJobsRequest ToProto(const core::JobFilter& filter);
+// Empty state and node match every job; page_size 0 takes the default. InvalidArgument
+// naming the valid states for an unknown one. Ranges are the store's to check.
+absl::StatusOr<core::JobFilter> FromProto(const v1::ListJobsRequest& request);
+
+v1::QueryResultsRequest ToProto(const core::ResultFilter& filter);
+// Empty names and zero sizes, times and ids match everything; page_size 0 takes the
+// default. InvalidArgument naming the field for an unknown recipe, pass or mode name and
+// for a negative size, time, job id or page size.
+absl::StatusOr<core::ResultFilter> FromProto(const v1::QueryResultsRequest& request);
+
+// A stored result travels as a done item of its job.
+v1::Result ToProto(const core::ResultRow& row);
+// A result whose item carries no measurement converts to a row without one.
+// InvalidArgument as the device's, the item's and the timing's conversions.
+absl::StatusOr<core::ResultRow> FromProto(const v1::Result& result);
 
 }  // namespace gemmprof::wire

@@ -7,8 +7,9 @@
 
 namespace gemmprof::wire {
 
-// absl and gRPC share the canonical code numbering; the message is kept as is.
+// absl and gRPC share the canonical code numbering; the message is kept as is. (The
+// client reads a gRPC status with client/call_errors.h, which words connection, TLS and
+// auth failures for the user.)
 grpc::Status ToGrpcStatus(const absl::Status& status);
-absl::Status FromGrpcStatus(const grpc::Status& status);
 
 }  // namespace gemmprof::wire

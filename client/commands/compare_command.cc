@@ -38,7 +38,7 @@ absl::Status CompareCommand::Run(CommandContext& ctx) {
   ASSIGN_OR_RETURN(GemmProfClient * client, ctx.client());
   ASSIGN_OR_RETURN(const core::Report a, client->GetReport(job_a_));
   ASSIGN_OR_RETURN(const core::Report b, client->GetReport(job_b_));
-  const render::Comparison c = render::CompareReports(a, b);
+  const report::Comparison c = report::CompareReports(a, b);
   ctx.out << render::RenderListing(render::ComparisonListing(c, job_a_, job_b_), format);
   if (c.items.empty())
     return absl::FailedPreconditionError("jobs " + std::to_string(job_a_) + " and " +

@@ -42,7 +42,7 @@ absl::StatusOr<core::JobRecord> FollowJob(CommandContext& ctx, GemmProfClient& c
                                           int64_t job_id) {
   const WatchHooks hooks{
       .emit =
-          [&ctx](const JobEvent& event) {
+          [&ctx](const core::JobEvent& event) {
             ctx.out << (ctx.out_is_tty ? render::ProgressBarLine(event)
                                        : render::ProgressEventLine(event));
             ctx.out.flush();

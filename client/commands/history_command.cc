@@ -49,11 +49,10 @@ HistoryCommand::HistoryCommand(CLI::App& parent) {
 
 absl::Status HistoryCommand::Run(CommandContext& ctx) {
   ASSIGN_OR_RETURN(const render::ListingFormat format, ParseListingFormatFlag(format_));
-  HistoryQuery q;
-  q.m = m_;
-  q.k = k_;
-  q.n = n_;
-  q.limit = limit_;
+  core::ResultFilter q;
+  if (m_ > 0) q.m = m_;
+  if (k_ > 0) q.k = k_;
+  if (n_ > 0) q.n = n_;
   if (shape_) {
     if (m_ || k_ || n_)
       return absl::InvalidArgumentError("--shape and --m/--k/--n are mutually exclusive");
@@ -77,7 +76,7 @@ absl::Status HistoryCommand::Run(CommandContext& ctx) {
     ASSIGN_OR_RETURN(q.since_ms, ParseSince(*since_, ctx.now_ms));
   }
   ASSIGN_OR_RETURN(GemmProfClient * client, ctx.client());
-  ASSIGN_OR_RETURN(const auto rows, client->QueryResults(q));
+  ASSIGN_OR_RETURN(const auto rows, client->QueryResults(q, limit_));
   ctx.out << render::RenderListing(render::HistoryListing(rows), format);
   return absl::OkStatus();
 }

@@ -5,7 +5,7 @@
 #include "client/commands/follow_job.h"
 #include "client/render/report_csv.h"
 #include "client/render/report_document.h"
-#include "client/render/report_json.h"
+#include "report/json_document.h"
 
 namespace gemmprof::client {
 
@@ -18,7 +18,7 @@ ReportCommand::ReportCommand(CLI::App& parent) {
   gemmprof report 42                     context, notices, per-GEMM, per-layer, speedups, findings
   gemmprof report 42 --chart
   gemmprof report 42 --format csv > job42.csv     one row per item, every context column
-  gemmprof report 42 --format json                schema: client/render/REPORT_JSON.md
+  gemmprof report 42 --format json                schema: report/REPORT_JSON.md
   gemmprof report 42 --format markdown >> NOTES.md
 Times in ms: the mean of interleaved rounds with its 95% interval (+-), or the median of
 iterations for results stored before rounds; TFLOP/s = flops / time. Only intervals that
@@ -37,7 +37,7 @@ absl::Status ReportCommand::Run(CommandContext& ctx) {
   if (format_ == "csv") {
     ctx.out << render::RenderReportCsv(report);
   } else if (format_ == "json") {
-    ctx.out << render::RenderReportJson(report);
+    ctx.out << report::JsonDocument(report);
   } else if (format_ == "markdown") {
     ctx.out << render::RenderReportMarkdown(report, chart_);
   } else {

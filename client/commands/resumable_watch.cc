@@ -12,22 +12,22 @@ enum class Stage { kNone, kStarted, kFinal };
 
 // The event kind the daemon sends when an item reaches `status`; nullopt when it sends
 // none (queued, or cancelled with its job).
-std::optional<JobEvent::Kind> EventFor(core::ItemStatus status) {
+std::optional<core::JobEvent::Kind> EventFor(core::ItemStatus status) {
   switch (status) {
     case core::ItemStatus::kRunning:
-      return JobEvent::Kind::kItemStarted;
+      return core::JobEvent::Kind::kItemStarted;
     case core::ItemStatus::kDone:
     case core::ItemStatus::kNotSupported:
-      return JobEvent::Kind::kItemFinished;
+      return core::JobEvent::Kind::kItemFinished;
     case core::ItemStatus::kFailed:
-      return JobEvent::Kind::kItemFailed;
+      return core::JobEvent::Kind::kItemFailed;
     default:
       return std::nullopt;
   }
 }
 
-Stage StageOf(JobEvent::Kind kind) {
-  return kind == JobEvent::Kind::kItemStarted ? Stage::kStarted : Stage::kFinal;
+Stage StageOf(core::JobEvent::Kind kind) {
+  return kind == core::JobEvent::Kind::kItemStarted ? Stage::kStarted : Stage::kFinal;
 }
 
 class Resumer {
@@ -40,7 +40,7 @@ class Resumer {
     while (true) {
       events_in_stream_ = 0;
       const absl::Status s =
-          client_.WatchJob(job_id_, [this](const JobEvent& e) { return OnEvent(e); });
+          client_.WatchJob(job_id_, [this](const core::JobEvent& e) { return OnEvent(e); });
       if (s.ok() && last_) return *last_;
       if (s.ok()) return absl::UnavailableError("the watch stream ended without an event");
       if (!absl::IsUnavailable(s) || !last_) return s;
@@ -62,10 +62,10 @@ class Resumer {
   }
 
  private:
-  absl::Status OnEvent(const JobEvent& e) {
+  absl::Status OnEvent(const core::JobEvent& e) {
     ++events_in_stream_;
-    if (e.kind == JobEvent::Kind::kSnapshot) return OnSnapshot(e);
-    if (e.kind == JobEvent::Kind::kJobFinished) {
+    if (e.kind == core::JobEvent::Kind::kSnapshot) return OnSnapshot(e);
+    if (e.kind == core::JobEvent::Kind::kJobFinished) {
       if (!finished_) Emit(e);
       finished_ = true;
       return absl::OkStatus();
@@ -78,7 +78,7 @@ class Resumer {
     return absl::OkStatus();
   }
 
-  absl::Status OnSnapshot(const JobEvent& e) {
+  absl::Status OnSnapshot(const core::JobEvent& e) {
     if (!last_) Emit(e);
     const bool resumed = resuming_;
     if (resumed) hooks_.notice("gemmprof: reconnected to " + hooks_.address);
@@ -108,14 +108,14 @@ class Resumer {
     ASSIGN_OR_RETURN(core::Report report, client_.GetReport(job_id_));
     std::sort(report.items.begin(), report.items.end(),
               [](const auto& a, const auto& b) { return a.item.seq < b.item.seq; });
-    JobEvent missed;
+    core::JobEvent missed;
     missed.job = report.job;
     // A job that ended meanwhile ends with the stream's JOB_FINISHED, after these.
     if (core::IsTerminal(missed.job.state)) missed.job.state = core::JobState::kRunning;
     missed.job.finished_items = last_->finished_items;
     missed.job.failed_items = last_->failed_items;
     for (const core::ItemRecord& item : report.items) {
-      const std::optional<JobEvent::Kind> kind = EventFor(item.status);
+      const std::optional<core::JobEvent::Kind> kind = EventFor(item.status);
       if (!kind) continue;
       Stage& stage = stages_[item.item.id];
       if (stage >= StageOf(*kind)) continue;
@@ -123,7 +123,7 @@ class Resumer {
       if (stage == Stage::kFinal) {
         missed.job.finished_items =
             std::min(missed.job.finished_items + 1, report.job.finished_items);
-        if (*kind == JobEvent::Kind::kItemFailed)
+        if (*kind == core::JobEvent::Kind::kItemFailed)
           missed.job.failed_items = std::min(missed.job.failed_items + 1, report.job.failed_items);
       }
       missed.kind = *kind;
@@ -133,7 +133,7 @@ class Resumer {
     return absl::OkStatus();
   }
 
-  void Emit(const JobEvent& e) {
+  void Emit(const core::JobEvent& e) {
     hooks_.emit(e);
     last_ = e.job;
   }

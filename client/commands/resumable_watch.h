@@ -20,8 +20,8 @@ struct ReconnectPolicy {
 
 // What the watch needs beyond the client.
 struct WatchHooks {
-  std::function<void(const JobEvent&)> emit;  // shows one event
-  std::function<void(int64_t ms)> sleep_ms;   // waits between attempts
+  std::function<void(const core::JobEvent&)> emit;  // shows one event
+  std::function<void(int64_t ms)> sleep_ms;         // waits between attempts
   // Shows one line about the connection ("gemmprof: connection to ... lost; ...").
   std::function<void(const std::string& line)> notice;
   std::string address;  // HOST:PORT, for the notices

@@ -1,8 +1,10 @@
 #include "client/render/listings.h"
 
 #include "client/render/format.h"
-#include "client/render/report_json.h"
 #include "client/render/text_table.h"
+#include "report/figures.h"
+#include "report/notices.h"
+#include "report/record_json.h"
 
 namespace gemmprof::client::render {
 namespace {
@@ -145,8 +147,7 @@ Listing DevicesListing(const std::vector<core::DeviceInfo>& devices) {
     // A device whose worker never started is known by its name only.
     if (d.unavailable) lines.push_back("UNAVAILABLE: " + d.unavailable_reason);
     const bool known = !(d.unavailable && d.recipes.empty());
-    if (known && d.backend == "host-reference")
-      lines.push_back("host reference runner (CPU emulation), not a GPU measurement");
+    if (known && d.backend == "host-reference") lines.push_back(report::kHostReferenceBanner);
     if (known)
       lines.push_back("driver " + d.driver_version + ", CUDA " + d.cuda_version + ", cuBLASLt " +
                       d.cublaslt_version + ", gemmprof " + d.gemmprof_version);
@@ -174,7 +175,7 @@ Listing DevicesListing(const std::vector<core::DeviceInfo>& devices) {
     }
     if (d.recipes.empty()) l.records.Add(device);
     l.doc.sections.push_back(std::move(s));
-    nlohmann::ordered_json object = DeviceJson(d);
+    nlohmann::ordered_json object = report::DeviceJson(d);
     object["unavailable"] = d.unavailable;
     object["unavailable_reason"] = d.unavailable_reason;
     objects.push_back(std::move(object));
@@ -183,7 +184,7 @@ Listing DevicesListing(const std::vector<core::DeviceInfo>& devices) {
   return l;
 }
 
-Listing HistoryListing(const std::vector<HistoryRow>& rows) {
+Listing HistoryListing(const std::vector<core::ResultRow>& rows) {
   TextTable t(
       {"measured", "job", "device", "pass", "op", "MxKxN", "recipe", "mode", "median ms", "TFLOP/s",
        "samples", "cached"},
@@ -195,21 +196,21 @@ Listing HistoryListing(const std::vector<HistoryRow>& rows) {
                        "recipe",       "mode",        "median_ms", "tflops", "samples", "cached"};
   l.rows_key = "results";
   l.empty_text = "no results match";
-  for (const HistoryRow& r : rows) {
-    const core::ItemRecord& i = r.item;
-    const core::GemmOp& op = i.item.op;
-    const bool has = i.result.has_value();
+  for (const core::ResultRow& r : rows) {
+    const core::GemmOp& op = r.item.op;
+    const core::Measurement* m = r.measurement ? &*r.measurement : nullptr;
     t.AddRow({FormatUtc(r.measured_ms), std::to_string(r.job_id), r.device.name,
               S(core::ToString(op.pass)), op.name, op.shape.ToString(),
-              S(core::ToString(i.item.recipe)), S(core::ToString(i.item.mode)),
-              has ? FormatMs(i.result->time.median_ms) : "-", has ? FormatTflops(TflopsOf(i)) : "-",
-              has ? std::to_string(i.result->time.count) : "-", i.cached ? "yes" : "no"});
+              S(core::ToString(r.item.recipe)), S(core::ToString(r.item.mode)),
+              m ? FormatMs(m->time.median_ms) : "-",
+              m ? FormatTflops(report::TflopsOf(r.item, *m)) : "-",
+              m ? std::to_string(m->time.count) : "-", r.cached ? "yes" : "no"});
     l.records.Add({FormatIsoUtc(r.measured_ms), OrAbsent(r.measured_ms), r.result_id, r.job_id,
-                   OrAbsent(i.measured_node), r.device.name, S(core::ToString(op.pass)), op.name,
-                   op.shape.m, op.shape.k, op.shape.n, int64_t{op.groups},
-                   S(core::ToString(i.item.recipe)), S(core::ToString(i.item.mode)),
-                   has ? Cell{i.result->time.median_ms} : Cell{}, has ? Cell{TflopsOf(i)} : Cell{},
-                   has ? Cell{int64_t{i.result->time.count}} : Cell{}, i.cached});
+                   OrAbsent(r.node), r.device.name, S(core::ToString(op.pass)), op.name, op.shape.m,
+                   op.shape.k, op.shape.n, int64_t{op.groups}, S(core::ToString(r.item.recipe)),
+                   S(core::ToString(r.item.mode)), m ? Cell{m->time.median_ms} : Cell{},
+                   m ? Cell{report::TflopsOf(r.item, *m)} : Cell{},
+                   m ? Cell{int64_t{m->time.count}} : Cell{}, r.cached});
   }
   l.doc = TableDocument("", std::move(t), 0);
   return l;

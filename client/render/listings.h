@@ -9,11 +9,11 @@
 #include <string_view>
 #include <vector>
 
-#include "client/client_types.h"
 #include "client/render/document.h"
 #include "client/render/records.h"
 #include "core/gemm.h"
 #include "core/job.h"
+#include "core/query.h"
 
 namespace gemmprof::client::render {
 
@@ -48,7 +48,7 @@ Listing JobsListing(const std::vector<core::JobRecord>& jobs);
 // unsupported; CSV has a row per device and recipe, JSON one object per device.
 Listing DevicesListing(const std::vector<core::DeviceInfo>& devices);
 // `gemmprof history`: measured (UTC), job, device, pass, op, MxKxN, recipe, mode,
-// median ms, TFLOP/s, samples, cached.
-Listing HistoryListing(const std::vector<HistoryRow>& rows);
+// median ms, TFLOP/s, samples, cached; a row without a measurement leaves its figures empty.
+Listing HistoryListing(const std::vector<core::ResultRow>& rows);
 
 }  // namespace gemmprof::client::render

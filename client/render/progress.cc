@@ -14,7 +14,7 @@ std::string Counts(const core::JobRecord& job) {
   return s;
 }
 
-std::string ItemText(const JobEvent& e) {
+std::string ItemText(const core::JobEvent& e) {
   if (!e.item) return "";
   std::string s = std::string(core::ToString(e.item->status)) + " " + ItemLabel(*e.item);
   if (e.item->result) s += " " + FormatMs(e.item->result->time.median_ms) + " ms";
@@ -25,7 +25,7 @@ std::string ItemText(const JobEvent& e) {
 
 }  // namespace
 
-std::string ProgressBarLine(const JobEvent& e) {
+std::string ProgressBarLine(const core::JobEvent& e) {
   const core::JobRecord& job = e.job;
   // Clamped: counters from a misbehaving server must not make the bar throw.
   const int filled =
@@ -34,14 +34,14 @@ std::string ProgressBarLine(const JobEvent& e) {
   std::string line = "\r[" + std::string(static_cast<size_t>(filled), '#') +
                      std::string(static_cast<size_t>(kProgressBarWidth - filled), '.') + "] " +
                      Counts(job);
-  if (e.kind == JobEvent::Kind::kJobFinished)
+  if (e.kind == core::JobEvent::Kind::kJobFinished)
     return line + "  job " + std::string(core::ToString(job.state)) + "\033[K\n";
   if (e.item) line += "  " + ItemText(e);
   // Erase whatever a longer previous line left behind.
   return line + "\033[K";
 }
 
-std::string ProgressEventLine(const JobEvent& e) {
+std::string ProgressEventLine(const core::JobEvent& e) {
   std::string line = "job " + std::to_string(e.job.id) + " " +
                      std::string(core::ToString(e.job.state)) + ": " + Counts(e.job);
   if (e.item) line += "; " + ItemText(e);

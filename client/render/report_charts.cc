@@ -6,17 +6,21 @@
 #include "client/render/model_label.h"
 #include "client/render/recipe_style.h"
 #include "client/render/roofline_chart.h"
+#include "report/figures.h"
 
 namespace gemmprof::client::render {
 namespace {
 
 using core::Mode;
 using core::Recipe;
+using report::Analysis;
+using report::GemmRow;
+using report::Totals;
 
 std::string Name(Recipe r) { return std::string(core::ToString(r)); }
 std::string Name(Mode m) { return std::string(core::ToString(m)); }
 
-std::string Subject(const ReportAnalysis& a) {
+std::string Subject(const Analysis& a) {
   const core::JobRecord& job = a.report().job;
   std::string device = job.device.name.empty() ? "unknown device" : job.device.name;
   if (job.device.backend == "host-reference") device += " (host reference, not a GPU)";
@@ -26,7 +30,7 @@ std::string Subject(const ReportAnalysis& a) {
 
 // The layer and TFLOP/s charts show one mode: autocast is the training step, prequant
 // isolates the GEMM kernel.
-Mode PreferredMode(const ReportAnalysis& a, Mode first_choice) {
+Mode PreferredMode(const Analysis& a, Mode first_choice) {
   for (Mode m : a.modes())
     if (m == first_choice) return m;
   return a.modes().empty() ? first_choice : a.modes().front();
@@ -36,7 +40,7 @@ void AddRecipeLegend(const std::vector<Recipe>& recipes, BarChart& c) {
   for (Recipe r : recipes) c.legend.push_back({RecipeColor(r), 1.0, Name(r)});
 }
 
-BarChart LayerChart(const ReportAnalysis& a) {
+BarChart LayerChart(const Analysis& a) {
   const Mode mode = PreferredMode(a, Mode::kAutocast);
   BarChart c;
   c.title = "Per-layer GEMM time by recipe";
@@ -71,7 +75,7 @@ BarChart LayerChart(const ReportAnalysis& a) {
   return c;
 }
 
-BarChart ModesChart(const ReportAnalysis& a) {
+BarChart ModesChart(const Analysis& a) {
   BarChart c;
   c.title = "Autocast vs prequant per recipe";
   c.subtitle = Subject(a);
@@ -98,7 +102,7 @@ BarChart ModesChart(const ReportAnalysis& a) {
   return c;
 }
 
-BarChart TflopsChart(const ReportAnalysis& a) {
+BarChart TflopsChart(const Analysis& a) {
   const Mode mode = PreferredMode(a, Mode::kPrequant);
   BarChart c;
   c.title = "Per-GEMM throughput by recipe";
@@ -111,7 +115,7 @@ BarChart TflopsChart(const ReportAnalysis& a) {
     for (Recipe r : a.recipes()) {
       auto it = row.cells.find({r, mode});
       if (!row.TimeMs({r, mode})) continue;
-      g.bars.push_back({"", {{TflopsOf(*it->second), RecipeColor(r), 1.0}}, ""});
+      g.bars.push_back({"", {{report::TflopsOf(*it->second), RecipeColor(r), 1.0}}, ""});
       if (std::find(shown.begin(), shown.end(), r) == shown.end()) shown.push_back(r);
     }
     if (!g.bars.empty()) c.groups.push_back(std::move(g));
@@ -126,7 +130,7 @@ BarChart TflopsChart(const ReportAnalysis& a) {
 // line per recipe x mode (colour: recipe, dash: mode), p20..p80 whiskers. The figure at
 // one M is the flops of those GEMMs (times their layers) over the same sum of their
 // median times; the whisker uses the sums of their p80 and p20 times.
-BarChart SweepTflopsChart(const ReportAnalysis& a) {
+BarChart SweepTflopsChart(const Analysis& a) {
   BarChart c;
   c.title = "Throughput against M (inference sweep)";
   c.subtitle = Subject(a);
@@ -185,7 +189,7 @@ BarChart SweepTflopsChart(const ReportAnalysis& a) {
   return c;
 }
 
-BarChart SpeedupChart(const ReportAnalysis& a) {
+BarChart SpeedupChart(const Analysis& a) {
   BarChart c;
   c.title = "Full-model speedup vs bf16";
   c.subtitle = Subject(a);
@@ -246,7 +250,7 @@ std::optional<ChartKind> ParseChartKind(std::string_view s) {
 
 std::string ChartKindList() { return "layer, modes, tflops, speedup, roofline, all"; }
 
-BarChart BuildChart(const ReportAnalysis& a, ChartKind kind) {
+BarChart BuildChart(const Analysis& a, ChartKind kind) {
   switch (kind) {
     case ChartKind::kModes:
       return ModesChart(a);
@@ -271,7 +275,7 @@ absl::StatusOr<std::string> RenderChartSvg(const core::Report& report, ChartKind
                                          std::string(core::ToString(report.job.state)) +
                                          ") has no measured item; nothing to plot yet");
   }
-  const ReportAnalysis a(report);
+  const Analysis a(report);
   bool any = false;
   for (Mode m : a.modes()) any |= !a.CompleteRecipes(m).empty();
   if (!any)

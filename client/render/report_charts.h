@@ -7,10 +7,10 @@
 #include <string>
 #include <string_view>
 
-#include "client/render/report_analysis.h"
 #include "client/render/svg_chart.h"
 #include "core/job.h"
 #include "core/status.h"
+#include "report/analysis.h"
 
 namespace gemmprof::client::render {
 
@@ -23,7 +23,7 @@ std::string ChartKindList();
 
 // One chart (kAll is not a single chart: use RenderChartSvg). Charts without data carry
 // an empty_message saying why.
-BarChart BuildChart(const ReportAnalysis& analysis, ChartKind kind);
+BarChart BuildChart(const report::Analysis& analysis, ChartKind kind);
 
 // A complete SVG document; kAll stacks the four charts vertically in one file.
 // Errors: FailedPrecondition when no recipe of the job has a complete set of results

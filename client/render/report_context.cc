@@ -2,17 +2,16 @@
 
 #include <algorithm>
 
-#include "client/render/claim.h"
 #include "client/render/format.h"
 #include "client/render/model_label.h"
-#include "client/render/report_notes.h"
+#include "report/notices.h"
 
 namespace gemmprof::client::render {
 namespace {
 
 std::string Or(const std::string& s, const char* fallback) { return s.empty() ? fallback : s; }
 
-std::string ModelLine(const ReportAnalysis& a) {
+std::string ModelLine(const report::Analysis& a) {
   const core::JobRecord& job = a.report().job;
   if (a.is_shape_list()) return "shape list, " + std::to_string(a.rows().size()) + " GEMMs";
   return render::ModelLine(job, a.num_layers());
@@ -63,7 +62,7 @@ std::pair<std::string, std::string> TelemetryLines(const core::Report& report) {
               FormatFixed(t_max, 0) + " C"};
 }
 
-std::string StateLine(const ReportAnalysis& a) {
+std::string StateLine(const report::Analysis& a) {
   const core::JobRecord& job = a.report().job;
   std::string s = std::string(core::ToString(job.state)) + ", " +
                   std::to_string(job.finished_items) + " of " + std::to_string(job.total_items) +
@@ -124,12 +123,12 @@ std::string B2bCountText(const core::Report& report) {
   return lo < hi ? std::to_string(lo) + "-" + std::to_string(hi) : std::to_string(hi);
 }
 
-std::vector<std::pair<std::string, std::string>> ContextFields(const ReportAnalysis& a) {
+std::vector<std::pair<std::string, std::string>> ContextFields(const report::Analysis& a) {
   const core::JobRecord& job = a.report().job;
   const core::DeviceInfo& d = job.device;
   const core::TimingOptions& t = job.spec.timing;
   std::vector<std::pair<std::string, std::string>> kv;
-  if (d.backend == "host-reference") kv.push_back({"WARNING", kHostReferenceBanner});
+  if (d.backend == "host-reference") kv.push_back({"WARNING", report::kHostReferenceBanner});
   kv.push_back({"model", ModelLine(a)});
   if (!job.spec.label.empty()) kv.push_back({"label", job.spec.label});
   kv.push_back({"device", DeviceLine(d)});

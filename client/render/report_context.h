@@ -6,12 +6,12 @@
 #include <utility>
 #include <vector>
 
-#include "client/render/report_analysis.h"
+#include "report/analysis.h"
 
 namespace gemmprof::client::render {
 
 // Labelled lines in display order.
-std::vector<std::pair<std::string, std::string>> ContextFields(const ReportAnalysis& analysis);
+std::vector<std::pair<std::string, std::string>> ContextFields(const report::Analysis& analysis);
 
 // "5", or "2-5" where the back-to-back count differs between items (it is sized per GEMM
 // shape, a launch of about 2 ms); empty when no item has a back-to-back figure.

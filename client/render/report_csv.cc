@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "client/render/format.h"
+#include "report/figures.h"
 
 namespace gemmprof::client::render {
 namespace {
@@ -75,7 +76,7 @@ std::vector<std::string> ItemCells(const core::ItemRecord& r, const core::Device
   const std::vector<std::string> more = {
       Num(m.time.median_ms), Num(m.time.mean_ms), Num(m.time.p20_ms), Num(m.time.p80_ms),
       Num(m.time.min_ms), Num(m.time.max_ms), Num(m.time.stdev_ms), Int(m.time.count),
-      Num(m.quant_ms), Num(m.flops), Num(m.bytes), Num(TflopsOf(r)), m.algorithm,
+      Num(m.quant_ms), Num(m.flops), Num(m.bytes), Num(report::TflopsOf(r)), m.algorithm,
       Str(core::ToString(m.verification)), Num(m.rel_error), Num(m.error_threshold),
       Bool(m.fast_accum), Num(tel.sm_clock_mhz_min), Num(tel.sm_clock_mhz_max),
       Num(tel.mem_clock_mhz), Num(tel.power_w_avg), Num(tel.power_w_max), Num(tel.temp_c_max),
@@ -93,7 +94,7 @@ std::vector<std::string> ItemCells(const core::ItemRecord& r, const core::Device
   cells.insert(cells.end(), more.begin(), more.end());
   // Last, so older readers' columns stay where they were; shared_with_item names an item_id.
   cells.push_back(Int(r.item.id));
-  const Efficiency e = EfficiencyOf(r, device);
+  const report::Efficiency e = report::EfficiencyOf(r, device);
   for (const auto& v :
        {e.sm_clock_mhz, e.peak_tflops, e.of_peak, e.of_copy_bandwidth, e.quant_of_copy_bandwidth}) {
     cells.push_back(Opt(v));

@@ -4,16 +4,23 @@
 
 #include "client/render/format.h"
 #include "client/render/report_context.h"
-#include "client/render/report_findings.h"
 #include "client/render/report_kernels.h"
-#include "client/render/report_notes.h"
 #include "client/render/terminal_chart.h"
+#include "report/figures.h"
+#include "report/findings.h"
+#include "report/notices.h"
 
 namespace gemmprof::client::render {
 namespace {
 
 using core::Mode;
 using core::Recipe;
+using report::Analysis;
+using report::Figure;
+using report::GemmRow;
+using report::RecipeMode;
+using report::Scope;
+using report::Totals;
 
 std::string Name(Recipe r) { return std::string(core::ToString(r)); }
 std::string Name(Mode m) { return std::string(core::ToString(m)); }
@@ -38,7 +45,7 @@ std::string StatusCell(const core::ItemRecord& item) {
 
 // Recipes with an item in `mode` that is not "not supported"; columns of n/s only would
 // repeat what the notices say, at twice the table width.
-std::vector<Recipe> ShownRecipes(const ReportAnalysis& a, Mode mode) {
+std::vector<Recipe> ShownRecipes(const Analysis& a, Mode mode) {
   std::vector<Recipe> out;
   for (Recipe r : a.recipes()) {
     bool any = false;
@@ -60,7 +67,7 @@ struct Marks {
 std::string Cell(const core::ItemRecord& item, Marks& marks) {
   if (item.status != core::ItemStatus::kDone || !item.result) return StatusCell(item);
   const core::Measurement& m = *item.result;
-  std::string ms = FormatMs(m.isolated.present() ? m.isolated.center_ms : m.time.median_ms);
+  std::string ms = FormatMs(report::HeadlineMs(m));
   if (m.verification == core::Verification::kIncorrect) ms += "!";
   if (item.cached) ms += "*";
   marks.flagged |= ms.back() == '!' || ms.back() == '*';
@@ -75,20 +82,55 @@ std::string Cell(const core::ItemRecord& item, Marks& marks) {
 
 // True when some done item of `recipe` in `mode` (and `pass`, unless nullopt) has a
 // back-to-back estimate.
-bool HasB2b(const ReportAnalysis& a, Recipe recipe, Mode mode, std::optional<core::Pass> pass) {
+bool HasB2b(const Analysis& a, Recipe recipe, Mode mode, std::optional<core::Pass> pass) {
   for (const GemmRow& row : a.rows())
     if ((!pass || row.op.pass == *pass) && row.TimeMs({recipe, mode}, Figure::kB2b)) return true;
   return false;
 }
 
-bool AnyRounds(const ReportAnalysis& a) {
+bool AnyRounds(const Analysis& a) {
   return a.OldItems() <
          static_cast<int>(std::count_if(
              a.report().items.begin(), a.report().items.end(),
              [](const auto& i) { return i.status == core::ItemStatus::kDone && i.result; }));
 }
 
-Block GemmTable(const ReportAnalysis& a, core::Pass pass, Mode mode) {
+// "Fprop GEMMs, autocast (ms: one GEMM per launch, ...)": the table's title, saying what
+// its times are.
+std::string GemmTableTitle(const Analysis& a, core::Pass pass, Mode mode) {
+  std::string what = " (median ms per call, TFLOP/s)";
+  if (AnyRounds(a)) {
+    what = " (ms: one GEMM per launch, mean of interleaved rounds \u00b1 95% interval; TFLOP/s";
+    if (const std::string n = B2bCountText(a.report()); !n.empty())
+      what += "; b2b ms: back to back, " + n + " per graph";
+    what += ")";
+  }
+  return std::string(PassTitle(pass)) + " GEMMs, " + Name(mode) + what;
+}
+
+// TFLOP/s of a timed item, with its share of the dense peak where known (`any_peak` is set
+// then); "" without a time.
+std::string TflopsCell(const GemmRow& row, RecipeMode key, const core::DeviceInfo& device,
+                       bool& any_peak) {
+  if (!row.TimeMs(key)) return "";
+  const core::ItemRecord& item = *row.cells.at(key);
+  std::string tflops = FormatTflops(report::TflopsOf(item));
+  if (const auto of_peak = report::EfficiencyOf(item, device).of_peak) {
+    tflops += " (" + FormatPercent(100 * *of_peak) + ")";
+    any_peak = true;
+  }
+  return tflops;
+}
+
+// The back-to-back time with its interval, "-" where not measured.
+std::string B2bCell(const GemmRow& row, RecipeMode key) {
+  const auto ms = row.TimeMs(key, Figure::kB2b);
+  if (!ms) return "-";
+  const core::Estimate e = row.EstimateOf(key, Figure::kB2b);
+  return FormatMs(*ms) + (e.rounds >= 2 ? " " + FormatPlusMinus(e.RelHalfWidth()) : "");
+}
+
+Block GemmTable(const Analysis& a, core::Pass pass, Mode mode) {
   bool grouped = false, named = false;
   for (const GemmRow& row : a.rows()) {
     grouped |= row.op.groups > 1;
@@ -127,30 +169,12 @@ Block GemmTable(const ReportAnalysis& a, core::Pass pass, Mode mode) {
         continue;
       }
       cells.push_back(Cell(*it->second, marks));
-      std::string tflops = row.TimeMs(key) ? FormatTflops(TflopsOf(*it->second)) : "";
-      if (const auto of_peak = EfficiencyOf(*it->second, a.report().job.device).of_peak;
-          of_peak && !tflops.empty()) {
-        tflops += " (" + FormatPercent(100 * *of_peak) + ")";
-        any_peak = true;
-      }
-      cells.push_back(tflops);
-      if (!b2b[i]) continue;
-      const auto ms = row.TimeMs(key, Figure::kB2b);
-      const core::Estimate e = row.EstimateOf(key, Figure::kB2b);
-      cells.push_back(!ms ? "-"
-                          : FormatMs(*ms) +
-                                (e.rounds >= 2 ? " " + FormatPlusMinus(e.RelHalfWidth()) : ""));
+      cells.push_back(TflopsCell(row, key, a.report().job.device, any_peak));
+      if (b2b[i]) cells.push_back(B2bCell(row, key));
     }
     table.AddRow(std::move(cells));
   }
-  std::string what = " (median ms per call, TFLOP/s)";
-  if (AnyRounds(a)) {
-    what = " (ms: one GEMM per launch, mean of interleaved rounds \u00b1 95% interval; TFLOP/s";
-    if (const std::string n = B2bCountText(a.report()); !n.empty())
-      what += "; b2b ms: back to back, " + n + " per graph";
-    what += ")";
-  }
-  Block b = Table(std::move(table), std::string(PassTitle(pass)) + " GEMMs, " + Name(mode) + what);
+  Block b = Table(std::move(table), GemmTableTitle(a, pass, mode));
   if (any_peak) {
     b.caption +=
         "; TFLOP/s (%): of the dense peak at the SM clock measured during the item (SMs x "
@@ -168,13 +192,13 @@ Block GemmTable(const ReportAnalysis& a, core::Pass pass, Mode mode) {
 
 std::string MsOrDash(const Totals& t, double ms) { return t.complete() ? FormatMs(ms) : "-"; }
 
-bool HasPass(const ReportAnalysis& a, core::Pass p) {
+bool HasPass(const Analysis& a, core::Pass p) {
   for (core::Pass q : a.passes())
     if (q == p) return true;
   return false;
 }
 
-Block LayerTable(const ReportAnalysis& a, Mode mode) {
+Block LayerTable(const Analysis& a, Mode mode) {
   const bool fprop = HasPass(a, core::Pass::kFprop), dgrad = HasPass(a, core::Pass::kDgrad),
              wgrad = HasPass(a, core::Pass::kWgrad);
   std::vector<std::string> headers = {"recipe"};
@@ -218,7 +242,7 @@ Block LayerTable(const ReportAnalysis& a, Mode mode) {
   return Table(std::move(table), "Per layer and full model, " + Name(mode) + " (ms)");
 }
 
-std::string LayerNote(const ReportAnalysis& a) {
+std::string LayerNote(const Analysis& a) {
   if (a.is_shape_list())
     return "A shape list has no layers: \"per-layer\" and \"full model\" are the sum of the "
            "listed GEMMs, each run once.";
@@ -228,7 +252,7 @@ std::string LayerNote(const ReportAnalysis& a) {
   return s + ". \"-\": the recipe has items without a result, so no total is shown.";
 }
 
-void SpeedupBlocks(const ReportAnalysis& a, Mode mode, std::vector<Block>& out) {
+void SpeedupBlocks(const Analysis& a, Mode mode, std::vector<Block>& out) {
   const std::vector<Recipe> done = a.CompleteRecipes(mode);
   const Totals* base = a.FindTotals({Recipe::kBf16, mode});
   if (base && base->complete() && done.size() > 1) {
@@ -278,7 +302,7 @@ std::string TimedModeCaption(Mode timed) {
 }
 
 // The quantization a mode times (autocast or dynamic), against prequant.
-std::optional<Block> ModesTable(const ReportAnalysis& a, Mode timed) {
+std::optional<Block> ModesTable(const Analysis& a, Mode timed) {
   const std::string tm = Name(timed);
   bool rounds = false;
   for (Recipe r : a.recipes()) {
@@ -307,8 +331,8 @@ std::optional<Block> ModesTable(const ReportAnalysis& a, Mode timed) {
                  {ac->LayerMs() > 0 ? FormatPercent(100.0 * over / ac->LayerMs()) : "-",
                   FormatMs(ac->ModelMs()), FormatMs(pq->ModelMs())});
     if (rounds) {
-      const auto [bytes, copy] = QuantBytesPerLayer(a, r, timed);
-      cells.push_back(bytes > 0 && copy > 0 ? FormatMs(OverheadFloorMs(bytes, copy)) : "-");
+      const auto [bytes, copy] = report::QuantBytesPerLayer(a, r, timed);
+      cells.push_back(bytes > 0 && copy > 0 ? FormatMs(report::OverheadFloorMs(bytes, copy)) : "-");
     }
     t.AddRow(std::move(cells));
   }
@@ -323,7 +347,7 @@ std::optional<Block> ModesTable(const ReportAnalysis& a, Mode timed) {
 
 // Inference sweep: the model's forward time at each M per recipe, and the speedup vs
 // bf16, instead of per-layer sums that would add different M together.
-Section SweepSection(const ReportAnalysis& a) {
+Section SweepSection(const Analysis& a) {
   Section s{"Inference sweep: full-model forward time per M", {}};
   for (Mode mode : a.modes()) {
     std::vector<std::string> headers = {"M (tokens)"};
@@ -353,12 +377,12 @@ Section SweepSection(const ReportAnalysis& a) {
 
 }  // namespace
 
-Document BuildReportDocument(const ReportAnalysis& a, bool with_chart) {
+Document BuildReportDocument(const Analysis& a, bool with_chart) {
   const core::JobRecord& job = a.report().job;
   Document doc;
   doc.title = "gemmprof report: job " + std::to_string(job.id);
   doc.sections.push_back({"", {KeyValues(ContextFields(a))}});
-  const std::vector<std::string> notices = BuildNotices(a);
+  const std::vector<std::string> notices = report::BuildNotices(a);
   if (!notices.empty()) doc.sections.push_back({"Notices", {Bullets(notices)}});
 
   Section gemms{"Per-GEMM times", {}};
@@ -370,7 +394,7 @@ Document BuildReportDocument(const ReportAnalysis& a, bool with_chart) {
 
   if (a.is_sweep()) {
     doc.sections.push_back(SweepSection(a));
-    const std::vector<std::string> findings = BuildFindings(a);
+    const std::vector<std::string> findings = report::BuildFindings(a);
     if (!findings.empty()) doc.sections.push_back({"Findings", {Bullets(findings)}});
     return doc;
   }
@@ -388,7 +412,7 @@ Document BuildReportDocument(const ReportAnalysis& a, bool with_chart) {
     if (auto modes = ModesTable(a, timed)) overhead.push_back(*modes);
   }
   if (!overhead.empty()) doc.sections.push_back({"Quantization overhead", std::move(overhead)});
-  const std::vector<std::string> findings = BuildFindings(a);
+  const std::vector<std::string> findings = report::BuildFindings(a);
   if (!findings.empty()) doc.sections.push_back({"Findings", {Bullets(findings)}});
   if (with_chart)
     doc.sections.push_back({"Chart: per-layer time by recipe", {Lines(RenderTerminalChart(a))}});
@@ -396,11 +420,11 @@ Document BuildReportDocument(const ReportAnalysis& a, bool with_chart) {
 }
 
 std::string RenderReportTable(const core::Report& report, bool with_chart) {
-  return RenderText(BuildReportDocument(ReportAnalysis(report), with_chart));
+  return RenderText(BuildReportDocument(Analysis(report), with_chart));
 }
 
 std::string RenderReportMarkdown(const core::Report& report, bool with_chart) {
-  return RenderMarkdown(BuildReportDocument(ReportAnalysis(report), with_chart));
+  return RenderMarkdown(BuildReportDocument(Analysis(report), with_chart));
 }
 
 }  // namespace gemmprof::client::render

@@ -5,13 +5,13 @@
 #include <string>
 
 #include "client/render/document.h"
-#include "client/render/report_analysis.h"
 #include "core/job.h"
+#include "report/analysis.h"
 
 namespace gemmprof::client::render {
 
 // The report laid out as sections; `with_chart` appends the terminal bar chart.
-Document BuildReportDocument(const ReportAnalysis& analysis, bool with_chart);
+Document BuildReportDocument(const report::Analysis& analysis, bool with_chart);
 
 // `gemmprof report --format table [--chart]`: aligned plain text.
 std::string RenderReportTable(const core::Report& report, bool with_chart = false);

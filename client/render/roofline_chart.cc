@@ -10,6 +10,7 @@
 #include "client/render/recipe_style.h"
 #include "client/render/svg_chart.h"
 #include "core/device_peaks.h"
+#include "report/figures.h"
 
 namespace gemmprof::client::render {
 namespace {
@@ -60,49 +61,155 @@ struct LogAxis {
   double Frac(double v) const { return (std::log10(v) - lo_e) / (hi_e - lo_e); }
 };
 
-}  // namespace
-
-std::string RenderRooflineSvg(const core::Report& report) {
-  const core::DeviceInfo& device = report.job.device;
+// What a roofline shows of a report: a point per measured item, the recipes, the median
+// SM clock and the copy bandwidth measured, and one ceiling per distinct dense peak.
+struct Roofline {
   std::vector<Point> points;
+  std::vector<core::Recipe> recipes;  // canonical order
+  double clock = 0;                   // MHz, median over the items; 0: none sampled
+  double copy = 0;                    // bytes/s; 0: not measured
+  bool host = false;
+  std::map<double, std::vector<core::Recipe>> ceilings;  // TFLOP/s -> recipes
+};
+
+Roofline Collect(const core::Report& report) {
+  const core::DeviceInfo& device = report.job.device;
+  Roofline r;
   std::vector<double> clocks;
-  double copy = 0;
-  std::vector<core::Recipe> recipes;
   for (const core::ItemRecord& item : report.items) {
     if (!item.result || item.result->bytes <= 0) continue;
-    const double tflops = TflopsOf(item);
+    const double tflops = report::TflopsOf(item);
     if (tflops <= 0) continue;
     const double flops = item.result->flops > 0 ? item.result->flops : item.item.op.Flops();
-    points.push_back({flops / item.result->bytes, tflops, item.item.recipe,
-                      item.item.mode == core::Mode::kPrequant});
+    r.points.push_back({flops / item.result->bytes, tflops, item.item.recipe,
+                        item.item.mode == core::Mode::kPrequant});
     if (const double c = core::ItemSmClockMhz(item.result->telemetry); c > 0) clocks.push_back(c);
-    copy = std::max(copy, item.result->copy_bytes_per_s);
-    if (std::find(recipes.begin(), recipes.end(), item.item.recipe) == recipes.end())
-      recipes.push_back(item.item.recipe);
+    r.copy = std::max(r.copy, item.result->copy_bytes_per_s);
+    if (std::find(r.recipes.begin(), r.recipes.end(), item.item.recipe) == r.recipes.end())
+      r.recipes.push_back(item.item.recipe);
   }
-  std::sort(recipes.begin(), recipes.end());
-  const bool host = device.backend == "host-reference";
-  double clock = 0;
+  std::sort(r.recipes.begin(), r.recipes.end());
+  r.host = device.backend == "host-reference";
   if (!clocks.empty()) {
     std::nth_element(clocks.begin(), clocks.begin() + clocks.size() / 2, clocks.end());
-    clock = clocks[clocks.size() / 2];
+    r.clock = clocks[clocks.size() / 2];
   }
-  // Ceilings: one per distinct dense peak among the recipes shown.
-  std::map<double, std::vector<core::Recipe>> ceilings;
-  if (!host) {
-    for (core::Recipe r : recipes) {
-      const double peak = core::DensePeakFlops(device.sm, device.sm_count, clock, r) / 1e12;
-      if (peak > 0) ceilings[peak].push_back(r);
+  if (!r.host) {
+    for (core::Recipe recipe : r.recipes) {
+      const double peak = core::DensePeakFlops(device.sm, device.sm_count, r.clock, recipe) / 1e12;
+      if (peak > 0) r.ceilings[peak].push_back(recipe);
     }
   }
+  return r;
+}
+
+// The plot area and its log axes, holding every point and ceiling.
+struct Plot {
+  LogAxis ax, ay;
+  double pw = kWidth - kLeft - kRight, ph = kHeight - kTop - kBottom;
+  double X(double v) const { return kLeft + pw * ax.Frac(v); }
+  double Y(double v) const { return kTop + ph - ph * ay.Frac(v); }
+};
+
+Plot PlotOf(const Roofline& r) {
   double x_lo = 1e300, x_hi = 0, y_lo = 1e300, y_hi = 0;
-  for (const Point& p : points) {
+  for (const Point& p : r.points) {
     x_lo = std::min(x_lo, p.x);
     x_hi = std::max(x_hi, p.x);
     y_lo = std::min(y_lo, p.y);
     y_hi = std::max(y_hi, p.y);
   }
-  for (const auto& [peak, rs] : ceilings) y_hi = std::max(y_hi, peak);
+  for (const auto& [peak, rs] : r.ceilings) y_hi = std::max(y_hi, peak);
+  return {LogAxis(x_lo / 2, x_hi * 2), LogAxis(y_lo / 2, y_hi * 1.5)};
+}
+
+// Decade grid lines, tick labels, the axes and their titles.
+std::string Axes(const Plot& p) {
+  std::string out;
+  for (double e = p.ax.lo_e; e <= p.ax.hi_e; e += 1) {
+    const double x = kLeft + p.pw * (e - p.ax.lo_e) / (p.ax.hi_e - p.ax.lo_e);
+    out += Line(x, kTop, x, kTop + p.ph, "#e4e4e4");
+    out += Text(x, kTop + p.ph + 18, Decade(e), "middle", 12);
+  }
+  for (double e = p.ay.lo_e; e <= p.ay.hi_e; e += 1) {
+    const double y = kTop + p.ph - p.ph * (e - p.ay.lo_e) / (p.ay.hi_e - p.ay.lo_e);
+    out += Line(kLeft, y, kLeft + p.pw, y, "#e4e4e4");
+    out += Text(kLeft - 8, y + 4, Decade(e), "end", 12);
+  }
+  out += Line(kLeft, kTop, kLeft, kTop + p.ph, "#333333");
+  out += Line(kLeft, kTop + p.ph, kLeft + p.pw, kTop + p.ph, "#333333");
+  out += Text(kLeft + p.pw / 2, kTop + p.ph + 44, "arithmetic intensity (FLOP per byte moved)",
+              "middle", 13);
+  const double cy = kTop + p.ph / 2;
+  out += Text(24, cy, "achieved TFLOP/s", "middle", 13,
+              " transform=\"rotate(-90 24 " + Num(cy) + ")\"");
+  return out;
+}
+
+// The memory slope (TFLOP/s = intensity x bandwidth, clipped to the plot), the compute
+// ceilings and a mark per item.
+std::string Roofs(const Roofline& r, const Plot& p) {
+  std::string out;
+  const double x_min = std::pow(10.0, p.ax.lo_e), x_max = std::pow(10.0, p.ax.hi_e);
+  const double y_min = std::pow(10.0, p.ay.lo_e), y_max = std::pow(10.0, p.ay.hi_e);
+  if (!r.host && r.copy > 0) {
+    const double bw = r.copy / 1e12;  // TFLOP/s per FLOP/byte
+    const double xa = std::max(x_min, y_min / bw), xb = std::min(x_max, y_max / bw);
+    if (xa < xb) {
+      out += Line(p.X(xa), p.Y(xa * bw), p.X(xb), p.Y(xb * bw), "#555555",
+                  " stroke-width=\"1.5\" stroke-dasharray=\"6 4\"");
+    }
+  }
+  for (const auto& [peak, rs] : r.ceilings) {
+    const double knee = r.copy > 0 ? std::max(x_min, peak / (r.copy / 1e12)) : x_min;
+    out += Line(p.X(std::min(knee, x_max)), p.Y(peak), kLeft + p.pw, p.Y(peak),
+                RecipeColor(rs.front()), " stroke-width=\"1.5\"");
+    std::string names;
+    for (core::Recipe recipe : rs)
+      names += (names.empty() ? "" : ", ") + std::string(core::ToString(recipe));
+    out += Text(kLeft + p.pw - 4, p.Y(peak) - 5, names + " peak " + FormatTflops(peak), "end", 10);
+  }
+  for (const Point& point : r.points) {
+    const std::string c = RecipeColor(point.recipe);
+    out += "<circle cx=\"" + Num(p.X(point.x)) + "\" cy=\"" + Num(p.Y(point.y)) +
+           "\" r=\"4\" fill=\"" + (point.hollow ? std::string("#ffffff") : c) + "\" stroke=\"" + c +
+           "\" stroke-width=\"1.5\"/>\n";
+  }
+  return out;
+}
+
+// The recipes' colours and what the marks and lines mean, right of the plot.
+std::string Legend(const Roofline& r) {
+  std::string out;
+  double ly = kTop;
+  const double lx = kWidth - kRight + 20;
+  for (core::Recipe recipe : r.recipes) {
+    out += "<circle cx=\"" + Num(lx + 6) + "\" cy=\"" + Num(ly + 6) + "\" r=\"5\" fill=\"" +
+           RecipeColor(recipe) + "\"/>\n";
+    out += Text(lx + 18, ly + 10, std::string(core::ToString(recipe)), "start", 12);
+    ly += 20;
+  }
+  ly += 10;
+  std::vector<std::string> key = {"filled: quantization timed", "hollow: prequant (GEMM only)"};
+  if (!r.host) {
+    if (r.copy > 0) key.push_back("dashed: copy bandwidth");
+    key.push_back("lines: dense peak at the");
+    key.push_back("measured clock (" + (r.clock > 0
+                                            ? std::to_string(static_cast<int>(r.clock)) + " MHz)"
+                                            : std::string("none sampled)")));
+  }
+  for (const std::string& line : key) {
+    out += Text(lx, ly + 10, line, "start", 11);
+    ly += 16;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string RenderRooflineSvg(const core::Report& report) {
+  const core::DeviceInfo& device = report.job.device;
+  const Roofline r = Collect(report);
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + Num(kWidth) + "\" height=\"" +
          Num(kHeight) + "\" viewBox=\"0 0 " + Num(kWidth) + " " + Num(kHeight) + "\">\n";
@@ -113,78 +220,13 @@ std::string RenderRooflineSvg(const core::Report& report) {
               (device.name.empty() ? "unknown device" : device.name) + " | job " +
                   std::to_string(report.job.id),
               "start", 12);
-  if (points.empty()) {
+  if (r.points.empty()) {
     out += Text(kWidth / 2, kHeight / 2, "no measured item to plot", "middle", 14);
     return out + "</svg>\n";
   }
-  const LogAxis ax(x_lo / 2, x_hi * 2), ay(y_lo / 2, y_hi * 1.5);
-  const double pw = kWidth - kLeft - kRight, ph = kHeight - kTop - kBottom;
-  auto X = [&](double v) { return kLeft + pw * ax.Frac(v); };
-  auto Y = [&](double v) { return kTop + ph - ph * ay.Frac(v); };
-  for (double e = ax.lo_e; e <= ax.hi_e; e += 1) {
-    const double x = kLeft + pw * (e - ax.lo_e) / (ax.hi_e - ax.lo_e);
-    out += Line(x, kTop, x, kTop + ph, "#e4e4e4");
-    out += Text(x, kTop + ph + 18, Decade(e), "middle", 12);
-  }
-  for (double e = ay.lo_e; e <= ay.hi_e; e += 1) {
-    const double y = kTop + ph - ph * (e - ay.lo_e) / (ay.hi_e - ay.lo_e);
-    out += Line(kLeft, y, kLeft + pw, y, "#e4e4e4");
-    out += Text(kLeft - 8, y + 4, Decade(e), "end", 12);
-  }
-  out += Line(kLeft, kTop, kLeft, kTop + ph, "#333333");
-  out += Line(kLeft, kTop + ph, kLeft + pw, kTop + ph, "#333333");
-  out += Text(kLeft + pw / 2, kTop + ph + 44, "arithmetic intensity (FLOP per byte moved)",
-              "middle", 13);
-  const double cy = kTop + ph / 2;
-  out += Text(24, cy, "achieved TFLOP/s", "middle", 13,
-              " transform=\"rotate(-90 24 " + Num(cy) + ")\"");
-  // The memory slope: TFLOP/s = intensity x bandwidth, clipped to the plot.
-  const double x_min = std::pow(10.0, ax.lo_e), x_max = std::pow(10.0, ax.hi_e);
-  const double y_min = std::pow(10.0, ay.lo_e), y_max = std::pow(10.0, ay.hi_e);
-  if (!host && copy > 0) {
-    const double bw = copy / 1e12;  // TFLOP/s per FLOP/byte
-    const double xa = std::max(x_min, y_min / bw), xb = std::min(x_max, y_max / bw);
-    if (xa < xb) {
-      out += Line(X(xa), Y(xa * bw), X(xb), Y(xb * bw), "#555555",
-                  " stroke-width=\"1.5\" stroke-dasharray=\"6 4\"");
-    }
-  }
-  for (const auto& [peak, rs] : ceilings) {
-    const double knee = copy > 0 ? std::max(x_min, peak / (copy / 1e12)) : x_min;
-    out += Line(X(std::min(knee, x_max)), Y(peak), kLeft + pw, Y(peak), RecipeColor(rs.front()),
-                " stroke-width=\"1.5\"");
-    std::string names;
-    for (core::Recipe r : rs) names += (names.empty() ? "" : ", ") + std::string(core::ToString(r));
-    out += Text(kLeft + pw - 4, Y(peak) - 5, names + " peak " + FormatTflops(peak), "end", 10);
-  }
-  for (const Point& p : points) {
-    const std::string c = RecipeColor(p.recipe);
-    out += "<circle cx=\"" + Num(X(p.x)) + "\" cy=\"" + Num(Y(p.y)) + "\" r=\"4\" fill=\"" +
-           (p.hollow ? std::string("#ffffff") : c) + "\" stroke=\"" + c +
-           "\" stroke-width=\"1.5\"/>\n";
-  }
-  double ly = kTop;
-  const double lx = kWidth - kRight + 20;
-  for (core::Recipe r : recipes) {
-    out += "<circle cx=\"" + Num(lx + 6) + "\" cy=\"" + Num(ly + 6) + "\" r=\"5\" fill=\"" +
-           RecipeColor(r) + "\"/>\n";
-    out += Text(lx + 18, ly + 10, std::string(core::ToString(r)), "start", 12);
-    ly += 20;
-  }
-  ly += 10;
-  std::vector<std::string> key = {"filled: quantization timed", "hollow: prequant (GEMM only)"};
-  if (!host) {
-    if (copy > 0) key.push_back("dashed: copy bandwidth");
-    key.push_back("lines: dense peak at the");
-    key.push_back("measured clock (" + (clock > 0
-                                            ? std::to_string(static_cast<int>(clock)) + " MHz)"
-                                            : std::string("none sampled)")));
-  }
-  for (const std::string& line : key) {
-    out += Text(lx, ly + 10, line, "start", 11);
-    ly += 16;
-  }
-  if (host) {
+  const Plot plot = PlotOf(r);
+  out += Axes(plot) + Roofs(r, plot) + Legend(r);
+  if (r.host) {
     out +=
         Text(kLeft, kHeight - 10,
              "host reference: no GPU, so no compute ceiling or memory slope is drawn", "start", 12);

@@ -3,12 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "client/render/claim.h"
 #include "client/render/format.h"
 
 namespace gemmprof::client::render {
 
-std::vector<std::string> RenderTerminalChart(const ReportAnalysis& a) {
+std::vector<std::string> RenderTerminalChart(const report::Analysis& a) {
   double max_ms = 0;
   size_t label_width = 0;
   for (core::Mode mode : a.modes())
@@ -21,7 +20,7 @@ std::vector<std::string> RenderTerminalChart(const ReportAnalysis& a) {
   std::vector<std::string> out;
   for (core::Mode mode : a.modes()) {
     for (core::Recipe r : a.CompleteRecipes(mode)) {
-      const Totals& t = *a.FindTotals({r, mode});
+      const report::Totals& t = *a.FindTotals({r, mode});
       const auto& l = t.layer_ms;
       const int fd = static_cast<int>(std::lround(kTerminalBarWidth * (l[0] + l[1]) / max_ms));
       const int total = static_cast<int>(std::lround(kTerminalBarWidth * t.LayerMs() / max_ms));

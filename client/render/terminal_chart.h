@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "client/render/report_analysis.h"
+#include "report/analysis.h"
 
 namespace gemmprof::client::render {
 
@@ -14,6 +14,6 @@ inline constexpr int kTerminalBarWidth = 48;
 // One line per recipe and mode with complete totals: name, a bar of '#' for
 // Fprop+Dgrad followed by '=' for Wgrad (all bars on one scale), the per-layer ms and
 // the speedup vs bf16. Plain ASCII, so it survives any terminal and log file.
-std::vector<std::string> RenderTerminalChart(const ReportAnalysis& analysis);
+std::vector<std::string> RenderTerminalChart(const report::Analysis& analysis);
 
 }  // namespace gemmprof::client::render

@@ -5,19 +5,15 @@
 #include <deque>
 #include <mutex>
 
-#include "server/api/query.h"
 #include "server/api/watch_reactor.h"
 #include "wire/convert.h"
-#include "wire/enum_field.h"
 #include "wire/grpc_status.h"
 #include "wire/token.h"
 
 namespace gemmprof::api {
 
-// The conversions live in wire/, shared with the client; the service adds its own
-// overloads (results, events) beside them.
+// Handlers convert with wire/ (FromProto -> domain -> ToProto), shared with the client.
 using wire::FromProto;
-using wire::ParseEnumField;
 using wire::ToGrpcStatus;
 using wire::ToProto;
 
@@ -142,18 +138,9 @@ grpc::ServerUnaryReactor* GemmProfService::ListJobs(grpc::CallbackServerContext*
                                                     const v1::ListJobsRequest* req,
                                                     v1::ListJobsResponse* resp) {
   if (auto caller = Authorize(ctx, "ListJobs"); !caller.ok()) return Reply(ctx, caller.status());
-  storage::JobFilter filter;
-  if (!req->state().empty()) {
-    auto state =
-        ParseEnumField<core::JobState>("state", req->state(), core::ParseJobState,
-                                       "queued, running, succeeded, partial, failed, cancelled");
-    if (!state.ok()) return Reply(ctx, state.status());
-    filter.state = *state;
-  }
-  if (!req->node().empty()) filter.node = req->node();
-  if (req->page_size() != 0) filter.page_size = req->page_size();
-  filter.page_token = req->page_token();
-  auto page = queue_.store().ListJobs(filter);
+  auto filter = FromProto(*req);
+  if (!filter.ok()) return Reply(ctx, filter.status());
+  auto page = queue_.store().ListJobs(*filter);
   if (!page.ok()) return Reply(ctx, page.status());
   for (const auto& job : page->items) *resp->add_jobs() = ToProto(job);
   resp->set_next_page_token(page->next_page_token);
@@ -210,7 +197,7 @@ grpc::ServerUnaryReactor* GemmProfService::QueryResults(grpc::CallbackServerCont
   if (auto caller = Authorize(ctx, "QueryResults"); !caller.ok()) {
     return Reply(ctx, caller.status());
   }
-  auto filter = FilterFromProto(*req);
+  auto filter = FromProto(*req);
   if (!filter.ok()) return Reply(ctx, filter.status());
   auto page = queue_.store().QueryResults(*filter);
   if (!page.ok()) return Reply(ctx, page.status());
@@ -223,7 +210,7 @@ grpc::ServerWriteReactor<v1::Result>* GemmProfService::StreamResults(
     grpc::CallbackServerContext* ctx, const v1::QueryResultsRequest* req) {
   auto caller = Authorize(ctx, "StreamResults");
   if (!caller.ok()) return new ErrorWriter<v1::Result>(caller.status());
-  auto filter = FilterFromProto(*req);
+  auto filter = FromProto(*req);
   if (!filter.ok()) return new ErrorWriter<v1::Result>(filter.status());
   return new ResultsReactor(queue_.store(), *std::move(filter));
 }

@@ -5,35 +5,9 @@
 
 namespace gemmprof::api {
 
-// The conversions live in wire/, shared with the client; the service adds its own
-// overloads (results, events) beside them.
+// Events and statuses convert with wire/, shared with the client.
 using wire::ToGrpcStatus;
 using wire::ToProto;
-
-v1::JobEvent ToProto(const queue::JobEvent& event) {
-  using K = queue::JobEvent::Kind;
-  v1::JobEvent p;
-  switch (event.kind) {
-    case K::kSnapshot:
-      p.set_kind(v1::JobEvent::SNAPSHOT);
-      break;
-    case K::kItemStarted:
-      p.set_kind(v1::JobEvent::ITEM_STARTED);
-      break;
-    case K::kItemFinished:
-      p.set_kind(v1::JobEvent::ITEM_FINISHED);
-      break;
-    case K::kItemFailed:
-      p.set_kind(v1::JobEvent::ITEM_FAILED);
-      break;
-    case K::kJobFinished:
-      p.set_kind(v1::JobEvent::JOB_FINISHED);
-      break;
-  }
-  *p.mutable_job() = ToProto(event.job);
-  if (event.item.has_value()) *p.mutable_item() = ToProto(*event.item);
-  return p;
-}
 
 WatchReactor::WatchReactor(queue::JobQueue& queue, int64_t job_id,
                            security::WatchLimiter::Lease lease)
@@ -41,8 +15,7 @@ WatchReactor::WatchReactor(queue::JobQueue& queue, int64_t job_id,
   // Subscribe before reading the snapshot so nothing between the two is lost; the lock
   // holds back events until the snapshot is queued first.
   std::lock_guard lock(mu_);
-  token_ = queue_.events().Subscribe(job_id,
-                                     [this](const queue::JobEvent& e) { Push(api::ToProto(e)); });
+  token_ = queue_.events().Subscribe(job_id, [this](const core::JobEvent& e) { Push(ToProto(e)); });
   auto job = queue_.store().GetJob(job_id);
   if (!job.ok()) {
     FinishLocked(ToGrpcStatus(job.status()));
@@ -54,11 +27,11 @@ WatchReactor::WatchReactor(queue::JobQueue& queue, int64_t job_id,
     FinishLocked(ToGrpcStatus(own));
     return;
   }
-  queue::JobEvent snapshot{queue::JobEvent::Kind::kSnapshot, *job, std::nullopt};
-  pending_.push_back(api::ToProto(snapshot));
+  core::JobEvent snapshot{core::JobEvent::Kind::kSnapshot, *job, std::nullopt};
+  pending_.push_back(ToProto(snapshot));
   if (core::IsTerminal(job->state)) {
-    snapshot.kind = queue::JobEvent::Kind::kJobFinished;
-    pending_.push_back(api::ToProto(snapshot));
+    snapshot.kind = core::JobEvent::Kind::kJobFinished;
+    pending_.push_back(ToProto(snapshot));
     last_queued_ = true;
   }
   MaybeWriteLocked();

@@ -37,7 +37,4 @@ class WatchReactor final : public grpc::ServerWriteReactor<v1::JobEvent> {
   bool finished_ = false;
 };
 
-// Converts a queue event to the wire form.
-v1::JobEvent ToProto(const queue::JobEvent& event);
-
 }  // namespace gemmprof::api

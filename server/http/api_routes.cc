@@ -9,10 +9,11 @@
 #include <set>
 #include <utility>
 
-#include "client/render/report_json.h"
 #include "core/enums.h"
-#include "gemmprof/v1/gemmprof.pb.h"
-#include "wire/convert.h"
+#include "report/figures.h"
+#include "report/json_document.h"
+#include "report/record_json.h"
+#include "wire/round_trip.h"
 
 namespace gemmprof::http {
 namespace {
@@ -133,53 +134,44 @@ absl::Status SetShape(const std::string& text, storage::ResultFilter& f) {
   return absl::OkStatus();
 }
 
+// A job of /api/v1/jobs: the report's job fields the API carries, in its order, with who
+// submitted it and a short device.
 ordered_json JobJson(const core::JobRecord& j) {
-  ordered_json recipes = ordered_json::array();
-  for (core::Recipe r : j.spec.recipes) recipes.push_back(core::ToString(r));
-  return {{"id", j.id},
-          {"state", core::ToString(j.state)},
-          {"error", j.error},
-          {"label", j.spec.label},
-          {"model_name", j.spec.model ? j.spec.model->name : "shapes"},
-          {"node", j.node},
-          {"submitted_by", j.submitted_by},
-          {"requested_recipes", recipes},
-          {"created_unix_ms", j.created_ms},
-          {"started_unix_ms", j.started_ms},
-          {"finished_unix_ms", j.finished_ms},
-          {"total_items", j.total_items},
-          {"finished_items", j.finished_items},
-          {"failed_items", j.failed_items},
-          {"device",
-           {{"name", j.device.name}, {"backend", j.device.backend}, {"uuid", j.device.uuid}}}};
+  const ordered_json job = report::JobJson(j);
+  ordered_json out = report::Pick(job, {"id", "state", "error", "label"});
+  // The API names the model the job was submitted with; the report names the plan's.
+  out["model_name"] = j.spec.model ? j.spec.model->name : "shapes";
+  out["node"] = job["node"];
+  out["submitted_by"] = j.submitted_by;
+  out.update(
+      report::Pick(job, {"requested_recipes", "created_unix_ms", "started_unix_ms",
+                         "finished_unix_ms", "total_items", "finished_items", "failed_items"}));
+  out["device"] = report::Pick(report::DeviceJson(j.device), {"name", "backend", "uuid"});
+  return out;
 }
 
+// A stored result of /api/v1/history: where and when it was measured, what ran, and its
+// headline time.
 ordered_json ResultJson(const storage::ResultRow& r) {
-  const core::Measurement& m = r.measurement;
-  // The headline time, as every report table takes it.
-  const double ms = m.isolated.present() ? m.isolated.center_ms : m.time.median_ms;
-  return {{"result_id", r.result_id},
-          {"job_id", r.job_id},
-          {"measured_unix_ms", r.measured_ms},
-          {"node", r.node},
-          {"device",
-           {{"name", r.device.name},
-            {"uuid", r.device.uuid},
-            {"backend", r.device.backend},
-            {"driver_version", r.device.driver_version},
-            {"cuda_version", r.device.cuda_version},
-            {"cublaslt_version", r.device.cublaslt_version}}},
-          {"op", r.item.op.name},
-          {"pass", core::ToString(r.item.op.pass)},
-          {"m", r.item.op.shape.m},
-          {"k", r.item.op.shape.k},
-          {"n", r.item.op.shape.n},
-          {"recipe", core::ToString(r.item.recipe)},
-          {"mode", core::ToString(r.item.mode)},
-          {"time_ms", ms},
-          {"tflops", ms > 0 ? m.flops / (ms * 1e9) : 0.0},
-          {"verification", core::ToString(m.verification)},
-          {"cached", r.cached}};
+  // The store reads every row with its measurement.
+  const core::Measurement m = r.measurement.value_or(core::Measurement{});
+  const double ms = report::HeadlineMs(m);
+  ordered_json out = {{"result_id", r.result_id},
+                      {"job_id", r.job_id},
+                      {"measured_unix_ms", r.measured_ms},
+                      {"node", r.node}};
+  out["device"] = report::Pick(
+      report::DeviceJson(r.device),
+      {"name", "uuid", "backend", "driver_version", "cuda_version", "cublaslt_version"});
+  out.update(
+      report::Pick(report::WorkItemJson(r.item), {"op", "pass", "m", "k", "n", "recipe", "mode"}));
+  out["time_ms"] = ms;
+  // The API's throughput is the measurement's flops over the headline time; the report's
+  // (report::TflopsOf) is over the median.
+  out["tflops"] = ms > 0 ? m.flops / (ms * 1e9) : 0.0;
+  out["verification"] = core::ToString(m.verification);
+  out["cached"] = r.cached;
+  return out;
 }
 
 HttpReply JsonReply(const ordered_json& doc) {
@@ -300,9 +292,9 @@ HttpReply ReportRoute(storage::ResultStore& store, std::string_view job_id) {
   report.items = *std::move(items);
   // The CLI renders what came through the wire; the same round trip here keeps the two
   // documents byte-identical whatever the conversion drops or normalizes.
-  auto received = wire::FromProto(wire::ToProto(report));
+  auto received = wire::RoundTrip(report);
   if (!received.ok()) return ErrorReply(received.status());
-  return {200, "application/json", client::render::RenderReportJson(*received)};
+  return {200, "application/json", report::JsonDocument(*received)};
 }
 
 HttpReply HistoryRoute(storage::ResultStore& store, const QueryParams& params, int64_t now_ms) {

@@ -5,18 +5,13 @@
 #include <functional>
 #include <map>
 #include <mutex>
-#include <optional>
 
-#include "core/job.h"
+#include "core/job_event.h"
 
 namespace gemmprof::queue {
 
-struct JobEvent {
-  enum class Kind { kSnapshot, kItemStarted, kItemFinished, kItemFailed, kJobFinished };
-  Kind kind = Kind::kSnapshot;
-  core::JobRecord job;  // state and counters after the event
-  std::optional<core::ItemRecord> item;
-};
+// The queue publishes core's event, the one the API streams and the CLI shows.
+using core::JobEvent;
 
 // Thread-safe publish/subscribe keyed by job id. Listeners run on the publishing
 // thread (a worker), so they must be quick and must not call back into the bus.

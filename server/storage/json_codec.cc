@@ -1,12 +1,11 @@
 #include "server/storage/json_codec.h"
 
-#include <cmath>
-#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "report/record_json.h"
 #include "server/storage/json_reader.h"
 
 namespace gemmprof::storage {
@@ -14,49 +13,9 @@ namespace {
 
 using nlohmann::json;
 
-json Number(double v) {
-  if (std::isfinite(v)) return v;
-  if (std::isnan(v)) return "nan";
-  return v > 0 ? "inf" : "-inf";
-}
-
-template <typename E>
-json Names(const std::vector<E>& values) {
-  json out = json::array();
-  for (E v : values) out.push_back(std::string(core::ToString(v)));
-  return out;
-}
-
-json ToJson(const core::ModelConfig& c) {
-  return {{"name", c.name},
-          {"hidden_size", c.hidden_size},
-          {"intermediate_size", c.intermediate_size},
-          {"num_attention_heads", c.num_attention_heads},
-          {"num_key_value_heads", c.num_key_value_heads},
-          {"head_dim", c.head_dim},
-          {"num_hidden_layers", c.num_hidden_layers},
-          {"micro_batch_size", c.micro_batch_size},
-          {"sequence_length", c.sequence_length},
-          {"vocab_size", c.vocab_size},
-          {"hidden_act", c.hidden_act},
-          {"gated_mlp", c.gated_mlp},
-          {"split_gate_up", c.split_gate_up},
-          {"tie_word_embeddings", c.tie_word_embeddings},
-          {"num_experts", c.num_experts},
-          {"experts_per_token", c.experts_per_token},
-          {"moe_intermediate_size", c.moe_intermediate_size},
-          {"num_shared_experts", c.num_shared_experts},
-          {"first_dense_layers", c.first_dense_layers},
-          {"moe_skew", Number(c.moe_skew)},
-          {"tensor_parallel", c.tensor_parallel},
-          {"sequence_parallel", c.sequence_parallel},
-          {"sweep_m", c.sweep_m},
-          {"q_lora_rank", c.q_lora_rank},
-          {"kv_lora_rank", c.kv_lora_rank},
-          {"qk_nope_head_dim", c.qk_nope_head_dim},
-          {"qk_rope_head_dim", c.qk_rope_head_dim},
-          {"v_head_dim", c.v_head_dim}};
-}
+// The store's text of a mapped record. Keys are sorted (nlohmann::json keeps them so), as
+// every row written so far has them.
+std::string Dump(const report::Json& value) { return json(value).dump(); }
 
 void Read(JsonReader& r, core::ModelConfig* c) {
   r.Str("name", &c->name);
@@ -89,29 +48,10 @@ void Read(JsonReader& r, core::ModelConfig* c) {
   r.Int("v_head_dim", &c->v_head_dim);
 }
 
-json ToJson(const core::GemmShape& s) { return {{"m", s.m}, {"k", s.k}, {"n", s.n}}; }
-
 void Read(JsonReader& r, core::GemmShape* s) {
   r.Int("m", &s->m);
   r.Int("k", &s->k);
   r.Int("n", &s->n);
-}
-
-json ToJson(const core::TimingOptions& t) {
-  return {{"warmup_iters", t.warmup_iters},
-          {"timed_iters", t.timed_iters},
-          {"l2", std::string(core::ToString(t.l2))},
-          {"autotune_k", t.autotune_k},
-          {"seed", t.seed},
-          {"accounting", std::string(core::ToString(t.accounting))},
-          {"fast_accum", std::string(core::ToString(t.fast_accum))},
-          {"amax_history_len", t.amax_history_len},
-          {"amax_algo", std::string(core::ToString(t.amax_algo))},
-          {"gpu_warmup_s", Number(t.gpu_warmup_s)},
-          {"precision_target", Number(t.precision_target)},
-          {"item_budget_s", Number(t.item_budget_s)},
-          {"b2b_count", t.b2b_count},
-          {"timing_backend", std::string(core::ToString(t.timing_backend))}};
 }
 
 void Read(JsonReader& r, core::TimingOptions* t) {
@@ -131,20 +71,6 @@ void Read(JsonReader& r, core::TimingOptions* t) {
   r.Enum("timing_backend", &t->timing_backend, core::ParseTimingBackend);
 }
 
-json ToJson(const core::JobSpec& s) {
-  json shapes = json::array();
-  for (const auto& shape : s.shapes) shapes.push_back(ToJson(shape));
-  return {{"model", s.model.has_value() ? ToJson(*s.model) : json(nullptr)},
-          {"shapes", shapes},
-          {"recipes", Names(s.recipes)},
-          {"modes", Names(s.modes)},
-          {"timing", ToJson(s.timing)},
-          {"force", s.force},
-          {"label", s.label},
-          {"devices", s.devices},
-          {"profile", s.profile}};
-}
-
 void Read(JsonReader& r, core::JobSpec* s) {
   if (std::optional<JsonReader> model = r.Child("model")) {
     s->model.emplace();
@@ -162,12 +88,6 @@ void Read(JsonReader& r, core::JobSpec* s) {
   r.Bool("profile", &s->profile);
 }
 
-json ToJson(const core::GemmOp& op) {
-  return {{"name", op.name},           {"pass", std::string(core::ToString(op.pass))},
-          {"shape", ToJson(op.shape)}, {"groups", op.groups},
-          {"layers", op.layers},       {"per_layer", op.per_layer}};
-}
-
 void Read(JsonReader& r, core::GemmOp* op) {
   r.Str("name", &op->name);
   r.Enum("pass", &op->pass, core::ParsePass);
@@ -177,36 +97,10 @@ void Read(JsonReader& r, core::GemmOp* op) {
   r.Bool("per_layer", &op->per_layer);
 }
 
-json ToJson(const core::Plan& p) {
-  json ops = json::array();
-  for (const auto& op : p.ops) ops.push_back(ToJson(op));
-  return {{"model_name", p.model_name}, {"num_layers", p.num_layers}, {"ops", ops}};
-}
-
 void Read(JsonReader& r, core::Plan* p) {
   r.Str("model_name", &p->model_name);
   r.Int("num_layers", &p->num_layers);
   r.List("ops", &p->ops, [](JsonReader& e, core::GemmOp* v) { Read(e, v); });
-}
-
-json ToJson(const core::DeviceInfo& d) {
-  json recipes = json::array();
-  for (const auto& rs : d.recipes) {
-    recipes.push_back({{"recipe", std::string(core::ToString(rs.recipe))},
-                       {"supported", rs.supported},
-                       {"reason", rs.reason}});
-  }
-  return {{"backend", d.backend},
-          {"name", d.name},
-          {"uuid", d.uuid},
-          {"sm", d.sm},
-          {"sm_count", d.sm_count},
-          {"memory_bytes", d.memory_bytes},
-          {"driver_version", d.driver_version},
-          {"cuda_version", d.cuda_version},
-          {"cublaslt_version", d.cublaslt_version},
-          {"gemmprof_version", d.gemmprof_version},
-          {"recipes", recipes}};
 }
 
 void Read(JsonReader& r, core::DeviceInfo* d) {
@@ -227,17 +121,6 @@ void Read(JsonReader& r, core::DeviceInfo* d) {
   });
 }
 
-json ToJson(const core::SampleStats& s) {
-  return {{"count", s.count},
-          {"median_ms", Number(s.median_ms)},
-          {"mean_ms", Number(s.mean_ms)},
-          {"p20_ms", Number(s.p20_ms)},
-          {"p80_ms", Number(s.p80_ms)},
-          {"min_ms", Number(s.min_ms)},
-          {"max_ms", Number(s.max_ms)},
-          {"stdev_ms", Number(s.stdev_ms)}};
-}
-
 void Read(JsonReader& r, core::SampleStats* s) {
   r.Int("count", &s->count);
   r.Double("median_ms", &s->median_ms);
@@ -247,19 +130,6 @@ void Read(JsonReader& r, core::SampleStats* s) {
   r.Double("min_ms", &s->min_ms);
   r.Double("max_ms", &s->max_ms);
   r.Double("stdev_ms", &s->stdev_ms);
-}
-
-json ToJson(const core::Telemetry& t) {
-  return {{"sm_clock_mhz_min", Number(t.sm_clock_mhz_min)},
-          {"sm_clock_mhz_max", Number(t.sm_clock_mhz_max)},
-          {"mem_clock_mhz", Number(t.mem_clock_mhz)},
-          {"power_w_avg", Number(t.power_w_avg)},
-          {"power_w_max", Number(t.power_w_max)},
-          {"temp_c_max", Number(t.temp_c_max)},
-          {"throttle_reasons", t.throttle_reasons},
-          {"throttled_samples", t.throttled_samples},
-          {"telemetry_samples", t.telemetry_samples},
-          {"sm_clock_mhz_mean", Number(t.sm_clock_mhz_mean)}};
 }
 
 void Read(JsonReader& r, core::Telemetry* t) {
@@ -275,64 +145,12 @@ void Read(JsonReader& r, core::Telemetry* t) {
   r.Double("sm_clock_mhz_mean", &t->sm_clock_mhz_mean);
 }
 
-json ToJson(const core::Estimate& e) {
-  return {{"center_ms", Number(e.center_ms)},
-          {"ci_low_ms", Number(e.ci_low_ms)},
-          {"ci_high_ms", Number(e.ci_high_ms)},
-          {"rounds", e.rounds},
-          {"n_eff", Number(e.n_eff)}};
-}
-
 void Read(JsonReader& r, core::Estimate* e) {
   r.Double("center_ms", &e->center_ms);
   r.Double("ci_low_ms", &e->ci_low_ms);
   r.Double("ci_high_ms", &e->ci_high_ms);
   r.Int("rounds", &e->rounds);
   r.Double("n_eff", &e->n_eff);
-}
-
-json Numbers(const std::vector<double>& values) {
-  json out = json::array();
-  for (double v : values) out.push_back(Number(v));
-  return out;
-}
-
-json ToJson(const core::Measurement& m) {
-  json out = {{"time", ToJson(m.time)},
-              {"quant_ms", Number(m.quant_ms)},
-              {"flops", Number(m.flops)},
-              {"bytes", Number(m.bytes)},
-              {"algorithm", m.algorithm},
-              {"verification", std::string(core::ToString(m.verification))},
-              {"rel_error", Number(m.rel_error)},
-              {"error_threshold", Number(m.error_threshold)},
-              {"accounting", std::string(core::ToString(m.accounting))},
-              {"fast_accum", m.fast_accum},
-              {"telemetry", ToJson(m.telemetry)},
-              {"notes", m.notes},
-              {"isolated", ToJson(m.isolated)},
-              {"b2b", ToJson(m.b2b)},
-              {"b2b_count", m.b2b_count},
-              {"round_ms", Numbers(m.round_ms)},
-              {"b2b_round_ms", Numbers(m.b2b_round_ms)},
-              {"quant_round_ms", Numbers(m.quant_round_ms)},
-              {"quant", ToJson(m.quant)},
-              {"group_uid", m.group_uid},
-              {"group_members", m.group_members},
-              {"work_key", m.work_key},
-              {"shared_with_item", m.shared_with_item},
-              {"quant_bytes", Number(m.quant_bytes)},
-              {"copy_bytes_per_s", Number(m.copy_bytes_per_s)},
-              {"stop_reason", m.stop_reason}};
-  // Kernel-only timing and Nsight mode: only where present, so the common row stays small.
-  if (m.kernel_samples > 0) {
-    out["kernel"] = ToJson(m.kernel);
-    out["kernel_quant_ms"] = Number(m.kernel_quant_ms);
-    out["kernel_samples"] = m.kernel_samples;
-    out["kernel_names"] = m.kernel_names;
-  }
-  if (m.profiled) out["profiled"] = true;
-  return out;
 }
 
 void Read(JsonReader& r, core::Measurement* m) {
@@ -387,12 +205,16 @@ absl::StatusOr<T> Decode(std::string_view text, const char* what) {
 
 }  // namespace
 
-std::string EncodeJobSpec(const core::JobSpec& spec) { return ToJson(spec).dump(); }
-std::string EncodePlan(const core::Plan& plan) { return ToJson(plan).dump(); }
-std::string EncodeDeviceInfo(const core::DeviceInfo& device) { return ToJson(device).dump(); }
-std::string EncodeTimingOptions(const core::TimingOptions& timing) { return ToJson(timing).dump(); }
+std::string EncodeJobSpec(const core::JobSpec& spec) { return Dump(report::JobSpecJson(spec)); }
+std::string EncodePlan(const core::Plan& plan) { return Dump(report::PlanJson(plan)); }
+std::string EncodeDeviceInfo(const core::DeviceInfo& device) {
+  return Dump(report::DeviceJson(device));
+}
+std::string EncodeTimingOptions(const core::TimingOptions& timing) {
+  return Dump(report::TimingJson(timing, report::JsonForm::kStore));
+}
 std::string EncodeMeasurement(const core::Measurement& measurement) {
-  return ToJson(measurement).dump();
+  return Dump(report::StoredMeasurementJson(measurement));
 }
 
 absl::StatusOr<core::JobSpec> DecodeJobSpec(std::string_view json) {

@@ -1,6 +1,7 @@
 // JSON text for the core structs the store keeps whole (job spec, plan, device,
-// timing options, measurement). Enums are written as their core::ToString names;
-// non-finite doubles as the strings "nan", "inf", "-inf" (JSON has no such numbers).
+// timing options, measurement). Encoding is the one mapping of report/record_json.h in
+// its store form: enums as their core::ToString names, non-finite doubles as the strings
+// "nan", "inf", "-inf" (JSON has no such numbers), keys sorted.
 //
 // Decoding accepts a missing field as its default, so rows written by an older
 // gemmprof still load; a field of the wrong type or an unknown enum name is an error.

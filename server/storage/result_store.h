@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/job.h"
+#include "core/query.h"
 #include "core/result.h"
 #include "core/status.h"
 
@@ -19,40 +20,11 @@ struct Page {
   std::string next_page_token;  // empty when this is the last page
 };
 
-struct JobFilter {
-  std::optional<core::JobState> state;
-  std::optional<std::string> node;  // the daemon that accepted the job; unset = every node
-  int32_t page_size = 50;           // 1..1000
-  std::string page_token;           // from a previous Page
-};
-
-// Filters for QueryResults (history for dashboards). Unset fields match everything.
-struct ResultFilter {
-  std::optional<std::string> device_name;  // exact match
-  std::optional<core::Recipe> recipe;
-  std::optional<core::Pass> pass;
-  std::optional<core::Mode> mode;
-  std::optional<int64_t> m, k, n;
-  std::optional<int64_t> since_ms, until_ms;  // measured_ms range, inclusive
-  std::optional<int64_t> job_id;
-  std::optional<std::string> node;  // where it was measured; unset = every node
-  int32_t page_size = 100;          // 1..10000
-  std::string page_token;
-};
-
-// One stored measurement with its full context.
-struct ResultRow {
-  int64_t result_id = 0;
-  int64_t job_id = 0;
-  int64_t item_id = 0;
-  int64_t measured_ms = 0;
-  std::string node;  // where it was measured (device.uuid says which GPU)
-  core::DeviceInfo device;
-  core::WorkItem item;
-  core::TimingOptions timing;
-  core::Measurement measurement;
-  bool cached = false;
-};
+// The filters and rows of ListJobs and QueryResults are core's, shared with the API and
+// the CLI.
+using core::JobFilter;
+using core::ResultFilter;
+using core::ResultRow;
 
 // A cache hit: the original measurement and when it was made.
 struct CachedResult {

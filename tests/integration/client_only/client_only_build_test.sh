@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A client-only configure and build, through deploy/make_client_bundle.sh, with SQLite,
 # spdlog and CUDA made unfindable: it must succeed, never look for a CUDA compiler, and
-# compile nothing from server/ or kernels/ (only proto/, core/, wire/ and client/).
+# compile nothing from server/ or kernels/ (only proto/, core/, report/, wire/ and client/).
 # Leaves the bundle in OUT for client_bundle_test.sh (ctest fixture client_bundle).
 # usage: client_only_build_test.sh SOURCE_DIR BUILD_DIR OUT_DIR
 set -euo pipefail
@@ -35,9 +35,9 @@ for dir in server kernels tests bench; do
 done
 objects=$(find "$build" -name '*.o' -not -path '*/CMakeFiles/[0-9]*' | sed "s,^$build/,,")
 [ -n "$objects" ] || fail "no object files under $build"
-if echo "$objects" | grep -Ev '^(proto|core|wire|client)/'; then
-  fail "objects compiled outside proto/, core/, wire/ and client/"
+if echo "$objects" | grep -Ev '^(proto|core|report|wire|client)/'; then
+  fail "objects compiled outside proto/, core/, report/, wire/ and client/"
 fi
-echo "$(echo "$objects" | wc -l) objects, all from proto/ core/ wire/ client/"
+echo "$(echo "$objects" | wc -l) objects, all from proto/ core/ report/ wire/ client/"
 [ -x "$out/bin/gemmprof" ] || fail "no $out/bin/gemmprof"
 echo "client-only build: ok"

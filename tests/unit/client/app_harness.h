@@ -14,7 +14,7 @@
 
 #include "client/app.h"
 #include "fake_client.h"
-#include "report_fixtures.h"
+#include "tests/unit/report/report_fixtures.h"
 
 namespace gemmprof::client::testing {
 
@@ -39,19 +39,19 @@ class Forward : public GemmProfClient {
     return f_->SubmitJob(s);
   }
   absl::Status WatchJob(int64_t id,
-                        const std::function<absl::Status(const JobEvent&)>& cb) override {
+                        const std::function<absl::Status(const core::JobEvent&)>& cb) override {
     return f_->WatchJob(id, cb);
   }
   absl::StatusOr<core::JobRecord> GetJob(int64_t id) override { return f_->GetJob(id); }
-  absl::StatusOr<std::vector<core::JobRecord>> ListJobs(std::optional<core::JobState> s,
-                                                        int32_t n,
+  absl::StatusOr<std::vector<core::JobRecord>> ListJobs(std::optional<core::JobState> s, int32_t n,
                                                         const std::string& node) override {
     return f_->ListJobs(s, n, node);
   }
   absl::StatusOr<core::JobRecord> CancelJob(int64_t id) override { return f_->CancelJob(id); }
   absl::StatusOr<core::Report> GetReport(int64_t id) override { return f_->GetReport(id); }
-  absl::StatusOr<std::vector<HistoryRow>> QueryResults(const HistoryQuery& q) override {
-    return f_->QueryResults(q);
+  absl::StatusOr<std::vector<core::ResultRow>> QueryResults(const core::ResultFilter& q,
+                                                            int32_t limit) override {
+    return f_->QueryResults(q, limit);
   }
   absl::StatusOr<std::vector<core::DeviceInfo>> ListDevices() override { return f_->ListDevices(); }
 
@@ -62,9 +62,9 @@ class Forward : public GemmProfClient {
 class AppTest : public ::testing::Test {
  protected:
   AppTest() {
-    fake_.reports[7] = HopperReport();
-    fake_.reports[12] = FailedItemReport();
-    fake_.reports[21] = BothModesReport();
+    fake_.reports[7] = report::testing::HopperReport();
+    fake_.reports[12] = report::testing::FailedItemReport();
+    fake_.reports[21] = report::testing::BothModesReport();
   }
 
   // Runs `args` with env_ as the whole environment (so the developer's own

@@ -15,7 +15,7 @@
 
 #include "app_harness.h"
 #include "png_reader.h"
-#include "report_fixtures.h"
+#include "tests/unit/report/report_fixtures.h"
 
 namespace gemmprof::client {
 namespace {
@@ -287,7 +287,7 @@ TEST_F(AppTest, JobOutcomeSetsTheExitCodeOfWatchAndSubmitWait) {
   };
   for (const Case& c : cases) {
     const std::string name(core::ToString(c.state));
-    core::Report r = testing::HopperReport();
+    core::Report r = report::testing::HopperReport();
     r.job.id = 30;
     r.job.state = c.state;
     r.job.finished_items = c.finished;
@@ -410,7 +410,7 @@ std::vector<std::vector<std::string>> ParseCsv(const std::string& text) {
 // Every listing command in every format: CSV is rectangular with a header, JSON parses
 // and holds the rows, table and markdown are not empty; nothing connects more than once.
 TEST_F(AppTest, EveryListingInEveryFormat) {
-  core::Report other = testing::BothModesReport();
+  core::Report other = report::testing::BothModesReport();
   other.job.id = 22;
   for (auto& item : other.items) item.result->time.median_ms *= 1.01;
   fake_.reports[22] = other;
@@ -450,7 +450,7 @@ TEST_F(AppTest, EveryListingInEveryFormat) {
 }
 
 TEST_F(AppTest, CompareFailsOnRegressionOnlyWhenAsked) {
-  core::Report slower = testing::BothModesReport();
+  core::Report slower = report::testing::BothModesReport();
   slower.job.id = 22;
   for (auto& item : slower.items) item.result->time.median_ms *= 1.2;
   fake_.reports[22] = slower;
@@ -471,7 +471,7 @@ TEST_F(AppTest, HistoryPassesFilters) {
   EXPECT_EQ(fake_.last_query.n, 12288);
   EXPECT_EQ(fake_.last_query.recipe, core::Recipe::kFp8Block);
   EXPECT_EQ(fake_.last_query.since_ms, kNowMs - 7 * 86400000LL);
-  EXPECT_EQ(fake_.last_query.limit, 5);
+  EXPECT_EQ(fake_.last_limit, 5);
   Run({"history", "--since", "2026-11-01"});
   EXPECT_EQ(fake_.last_query.since_ms, 1793491200000);
 }

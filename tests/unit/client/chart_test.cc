@@ -12,7 +12,7 @@
 #include "client/render/recipe_style.h"
 #include "client/render/report_charts.h"
 #include "png_reader.h"
-#include "report_fixtures.h"
+#include "tests/unit/report/report_fixtures.h"
 
 namespace gemmprof::client {
 namespace {
@@ -100,19 +100,20 @@ const std::vector<Recipe> kBoth = {Recipe::kBf16, Recipe::kFp8Current, Recipe::k
 INSTANTIATE_TEST_SUITE_P(
     Kinds, ChartTest,
     ::testing::Values(
-        ChartCase{"hopper_layer", testing::HopperReport, ChartKind::kLayer, kHopper},
-        ChartCase{"hopper_tflops", testing::HopperReport, ChartKind::kTflops, kHopper},
+        ChartCase{"hopper_layer", report::testing::HopperReport, ChartKind::kLayer, kHopper},
+        ChartCase{"hopper_tflops", report::testing::HopperReport, ChartKind::kTflops, kHopper},
         // bf16 is the dashed reference line of a speedup chart, not a bar.
         ChartCase{"hopper_speedup",
-                  testing::HopperReport,
+                  report::testing::HopperReport,
                   ChartKind::kSpeedup,
                   {Recipe::kFp8Current, Recipe::kFp8Delayed, Recipe::kFp8Block}},
-        ChartCase{"both_modes", testing::BothModesReport, ChartKind::kModes, kBoth},
-        ChartCase{"hopper_roofline", testing::HopperReport, ChartKind::kRoofline, kHopper},
-        ChartCase{"both_all", testing::BothModesReport, ChartKind::kAll, kBoth},
+        ChartCase{"both_modes", report::testing::BothModesReport, ChartKind::kModes, kBoth},
+        ChartCase{"hopper_roofline", report::testing::HopperReport, ChartKind::kRoofline, kHopper},
+        ChartCase{"both_all", report::testing::BothModesReport, ChartKind::kAll, kBoth},
         // fp8-current is incomplete (a failed item elsewhere is fp8-block's): only the
         // complete bf16 shows per layer.
-        ChartCase{"failed_layer", testing::FailedItemReport, ChartKind::kLayer, {Recipe::kBf16}}),
+        ChartCase{
+            "failed_layer", report::testing::FailedItemReport, ChartKind::kLayer, {Recipe::kBf16}}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(ChartKindTest, ParsesEveryKindAndRejectsOthers) {
@@ -122,22 +123,23 @@ TEST(ChartKindTest, ParsesEveryKindAndRejectsOthers) {
 }
 
 TEST(ChartTest, NothingToPlotIsAnError) {
-  core::Report r = testing::FailedItemReport();
+  core::Report r = report::testing::FailedItemReport();
   for (auto& item : r.items) item.status = core::ItemStatus::kQueued;
   const auto svg = render::RenderChartSvg(r, ChartKind::kLayer);
   EXPECT_EQ(svg.status().code(), absl::StatusCode::kFailedPrecondition);
 }
 
 TEST(ChartTest, SweepsOnlyPlotThroughput) {
-  EXPECT_EQ(render::RenderChartSvg(testing::SweepReport(), ChartKind::kLayer).status().code(),
-            absl::StatusCode::kFailedPrecondition);
-  EXPECT_TRUE(render::RenderChartSvg(testing::SweepReport(), ChartKind::kTflops).ok());
+  EXPECT_EQ(
+      render::RenderChartSvg(report::testing::SweepReport(), ChartKind::kLayer).status().code(),
+      absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(render::RenderChartSvg(report::testing::SweepReport(), ChartKind::kTflops).ok());
 }
 
 // Every measured item is a mark; each recipe type's dense peak at the measured clock is a
 // ceiling; the host draws marks only and says why.
 TEST(ChartTest, RooflineHasAMarkPerItemCeilingsAndASlope) {
-  core::Report r = testing::HopperReport();
+  core::Report r = report::testing::HopperReport();
   for (auto& item : r.items) {
     if (item.result) item.result->copy_bytes_per_s = 3e12;
   }
@@ -152,7 +154,8 @@ TEST(ChartTest, RooflineHasAMarkPerItemCeilingsAndASlope) {
   EXPECT_THAT(*svg, HasSubstr("bf16 peak"));
   EXPECT_THAT(*svg, HasSubstr("fp8-current, fp8-delayed, fp8-block peak"));
   EXPECT_THAT(*svg, HasSubstr("stroke-dasharray=\"6 4\""));  // the copy-bandwidth slope
-  const auto host = render::RenderChartSvg(testing::HostReferenceReport(), ChartKind::kRoofline);
+  const auto host =
+      render::RenderChartSvg(report::testing::HostReferenceReport(), ChartKind::kRoofline);
   ASSERT_TRUE(host.ok()) << host.status();
   EXPECT_THAT(*host, HasSubstr("host reference: no GPU"));
   EXPECT_THAT(*host, Not(HasSubstr("peak")));
@@ -161,7 +164,7 @@ TEST(ChartTest, RooflineHasAMarkPerItemCeilingsAndASlope) {
 
 // vLLM's figure: TFLOP/s against M, one line per recipe x mode, a point per M.
 TEST(ChartTest, SweepThroughputIsALineAgainstM) {
-  const auto svg = render::RenderChartSvg(testing::SweepReport(), ChartKind::kTflops);
+  const auto svg = render::RenderChartSvg(report::testing::SweepReport(), ChartKind::kTflops);
   ASSERT_TRUE(svg.ok()) << svg.status();
   EXPECT_THAT(*svg, HasSubstr("Throughput against M"));
   EXPECT_THAT(*svg, HasSubstr(">16</text>"));
@@ -176,7 +179,7 @@ TEST(ChartTest, SweepThroughputIsALineAgainstM) {
 }
 
 TEST(ChartTest, SvgIsSelfContainedAndTitled) {
-  const auto svg = render::RenderChartSvg(testing::HopperReport(), ChartKind::kLayer);
+  const auto svg = render::RenderChartSvg(report::testing::HopperReport(), ChartKind::kLayer);
   ASSERT_TRUE(svg.ok());
   EXPECT_NE(svg->find("NVIDIA H100 80GB HBM3"), std::string::npos);
   EXPECT_NE(svg->find("tiny-llm"), std::string::npos);

@@ -17,18 +17,24 @@ class FakeClient : public GemmProfClient {
   int64_t next_job_id = 100;
 
   absl::StatusOr<SubmitResult> SubmitJob(const core::JobSpec& spec) override;
-  absl::Status WatchJob(int64_t job_id,
-                        const std::function<absl::Status(const JobEvent&)>& on_event) override;
+  absl::Status WatchJob(
+      int64_t job_id, const std::function<absl::Status(const core::JobEvent&)>& on_event) override;
   absl::StatusOr<core::JobRecord> GetJob(int64_t job_id) override;
   absl::StatusOr<std::vector<core::JobRecord>> ListJobs(std::optional<core::JobState> state,
                                                         int32_t limit,
                                                         const std::string& node) override;
   absl::StatusOr<core::JobRecord> CancelJob(int64_t job_id) override;
   absl::StatusOr<core::Report> GetReport(int64_t job_id) override;
-  absl::StatusOr<std::vector<HistoryRow>> QueryResults(const HistoryQuery& query) override;
+  absl::StatusOr<std::vector<core::ResultRow>> QueryResults(const core::ResultFilter& filter,
+                                                            int32_t limit) override;
   absl::StatusOr<std::vector<core::DeviceInfo>> ListDevices() override;
 
-  HistoryQuery last_query;
+  core::ResultFilter last_query;
+  int32_t last_limit = 0;
 };
+
+// `item` of `report` as the store lists it among stored results, with id `result_id`.
+core::ResultRow StoredRow(int64_t result_id, const core::Report& report,
+                          const core::ItemRecord& item);
 
 }  // namespace gemmprof::client::testing

@@ -12,10 +12,11 @@
 #include "client/render/listings.h"
 #include "client/render/report_csv.h"
 #include "client/render/report_document.h"
-#include "client/render/report_json.h"
 #include "core/derive.h"
-#include "report_fixtures.h"
-#include "rounds_fixtures.h"
+#include "fake_client.h"
+#include "report/json_document.h"
+#include "tests/unit/report/report_fixtures.h"
+#include "tests/unit/report/rounds_fixtures.h"
 
 namespace gemmprof::client {
 namespace {
@@ -76,7 +77,7 @@ TEST_P(GoldenTest, Csv) {
   CheckGolden(std::string(GetParam().name) + ".csv", render::RenderReportCsv(GetParam().make()));
 }
 TEST_P(GoldenTest, Json) {
-  CheckGolden(std::string(GetParam().name) + ".json", render::RenderReportJson(GetParam().make()));
+  CheckGolden(std::string(GetParam().name) + ".json", report::JsonDocument(GetParam().make()));
 }
 TEST_P(GoldenTest, Markdown) {
   CheckGolden(std::string(GetParam().name) + ".md",
@@ -114,20 +115,19 @@ TEST(JobsGoldenTest, ListingShowsWhoSubmitted) {
 // Every listing in every machine form and Markdown (the table forms are above or in
 // app_test): one golden file per listing and format.
 TEST(ListingsGoldenTest, History) {
-  const core::Report r = testing::HopperReport();
-  std::vector<HistoryRow> rows;
+  const core::Report r = report::testing::HopperReport();
+  std::vector<core::ResultRow> rows;
   for (const core::ItemRecord& item : r.items) {
     if (rows.size() == 4) break;
-    rows.push_back({int64_t(rows.size()) + 100, r.job.id, item.measured_ms, r.job.device, item,
-                    r.job.spec.timing});
+    rows.push_back(testing::StoredRow(int64_t(rows.size()) + 100, r, item));
   }
-  rows.back().item.cached = true;
-  rows.back().item.result.reset();  // a row without a measurement leaves its figures empty
+  rows.back().cached = true;
+  rows.back().measurement.reset();  // a row without a measurement leaves its figures empty
   CheckListingGolden("history", render::HistoryListing(rows));
 }
 
 TEST(ListingsGoldenTest, Devices) {
-  core::DeviceInfo up = testing::HopperReport().job.device;
+  core::DeviceInfo up = report::testing::HopperReport().job.device;
   core::DeviceInfo never;
   never.backend = "cuda";
   never.name = "CUDA device 1";
@@ -146,7 +146,7 @@ TEST(ListingsGoldenTest, Plan) {
 }
 
 TEST(ListingsGoldenTest, Compare) {
-  const core::Report a = testing::HopperReport();
+  const core::Report a = report::testing::HopperReport();
   core::Report b = a;
   b.job.id = a.job.id + 1;
   b.job.device.cublaslt_version = "13.1.0";
@@ -154,14 +154,15 @@ TEST(ListingsGoldenTest, Compare) {
     if (b.items[i].result)
       b.items[i].result->time.median_ms *= i % 3 == 0 ? 1.2 : (i % 3 == 1 ? 0.8 : 1.0);
   CheckListingGolden("compare",
-                     render::ComparisonListing(render::CompareReports(a, b), a.job.id, b.job.id));
+                     render::ComparisonListing(report::CompareReports(a, b), a.job.id, b.job.id));
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, GoldenTest,
-                         ::testing::Values(Case{"hopper", testing::HopperReport},
-                                           Case{"failed_item", testing::FailedItemReport},
-                                           Case{"both_modes", testing::BothModesReport},
-                                           Case{"rounds", [] { return testing::RoundsReport(); }}),
+                         ::testing::Values(Case{"hopper", report::testing::HopperReport},
+                                           Case{"failed_item", report::testing::FailedItemReport},
+                                           Case{"both_modes", report::testing::BothModesReport},
+                                           Case{"rounds",
+                                                [] { return report::testing::RoundsReport(); }}),
                          [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace

@@ -17,7 +17,7 @@ namespace gemmprof::client {
 namespace {
 
 using ::testing::HasSubstr;
-using K = JobEvent::Kind;
+using K = core::JobEvent::Kind;
 
 // A job of `n` items run in order; a cached item (every third) finishes without a
 // start event, as the daemon does, and item 5 fails. life_ lists what happens.
@@ -56,15 +56,15 @@ class TimelineClient : public GemmProfClient {
     return {life_.begin() + static_cast<std::ptrdiff_t>(from), life_.end()};
   }
 
-  absl::Status WatchJob(int64_t job_id,
-                        const std::function<absl::Status(const JobEvent&)>& on_event) override {
+  absl::Status WatchJob(
+      int64_t job_id, const std::function<absl::Status(const core::JobEvent&)>& on_event) override {
     EXPECT_EQ(job_id, kJob);
     const Stream s = streams.empty() ? Stream{} : streams.front();
     if (!streams.empty()) streams.pop_front();
     if (!s.snapshot) return absl::Status(s.code, "connection refused");
     // As the daemon does: a job that has ended gets its snapshot and JOB_FINISHED.
     size_t pos = std::min(now, life_.size() - 1);
-    JobEvent snap;
+    core::JobEvent snap;
     snap.job = JobAt(now);
     RETURN_IF_ERROR(on_event(snap));
     for (int delivered = 0; pos < life_.size(); ++delivered, ++pos) {
@@ -75,7 +75,7 @@ class TimelineClient : public GemmProfClient {
         return absl::Status(s.code, "stream broken");
       }
       now = std::max(now, pos + 1);
-      JobEvent e;
+      core::JobEvent e;
       e.kind = life_[pos].first;
       e.job = JobAt(pos + 1);
       if (life_[pos].second >= 0) e.item = ItemAt(life_[pos].second, pos + 1);
@@ -101,7 +101,8 @@ class TimelineClient : public GemmProfClient {
     return Unused();
   }
   absl::StatusOr<core::JobRecord> CancelJob(int64_t) override { return Unused(); }
-  absl::StatusOr<std::vector<HistoryRow>> QueryResults(const HistoryQuery&) override {
+  absl::StatusOr<std::vector<core::ResultRow>> QueryResults(const core::ResultFilter&,
+                                                            int32_t) override {
     return Unused();
   }
   absl::StatusOr<std::vector<core::DeviceInfo>> ListDevices() override { return Unused(); }
@@ -148,7 +149,7 @@ class ResumableWatchTest : public ::testing::Test {
   absl::StatusOr<core::JobRecord> Watch(TimelineClient& client) {
     shown_.clear();
     const WatchHooks hooks{
-        .emit = [this](const JobEvent& e) { shown_.push_back(e); },
+        .emit = [this](const core::JobEvent& e) { shown_.push_back(e); },
         .sleep_ms = [this](int64_t ms) { slept_ms_.push_back(ms); },
         .notice = [this](const std::string& line) { notices_ << line << "\n"; },
         .address = "gpu-node:50051",
@@ -202,7 +203,7 @@ class ResumableWatchTest : public ::testing::Test {
       EXPECT_TRUE(seen.count(life[i])) << where << ": live event " << i << " not shown";
   }
 
-  std::vector<JobEvent> shown_;
+  std::vector<core::JobEvent> shown_;
   std::vector<int64_t> slept_ms_;
   std::ostringstream notices_;
 };

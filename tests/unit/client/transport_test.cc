@@ -20,7 +20,7 @@
 #include "client/app.h"
 #include "client/render/format.h"
 #include "gemmprof/v1/gemmprof.grpc.pb.h"
-#include "report_fixtures.h"
+#include "tests/unit/report/report_fixtures.h"
 #include "wire/convert.h"
 
 namespace gemmprof::client {
@@ -40,10 +40,10 @@ std::unique_ptr<grpc::Server> StartServer(grpc::Service& service, int& port) {
 class ScriptedService : public v1::GemmProf::Service {
  public:
   std::atomic<int> get_job_calls{0}, submit_calls{0}, watch_calls{0};
-  int get_job_unavailable = 0;                    // the first N GetJob calls answer UNAVAILABLE
-  std::string token;                              // when set, GetJob wants "Bearer <token>"
-  core::Report report = testing::HopperReport();  // what GetReport answers
-  std::vector<core::ItemRecord> done_items;       // the items as their events show them
+  int get_job_unavailable = 0;  // the first N GetJob calls answer UNAVAILABLE
+  std::string token;            // when set, GetJob wants "Bearer <token>"
+  core::Report report = report::testing::HopperReport();  // what GetReport answers
+  std::vector<core::ItemRecord> done_items;               // the items as their events show them
 
   std::string LastAuthorization() {
     std::lock_guard lock(mu_);

@@ -4,10 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "client/render/report_json.h"
+#include "report/json_document.h"
 #include "server/storage/open_store.h"
 #include "tests/unit/storage/test_util.h"
-#include "wire/convert.h"
+#include "wire/round_trip.h"
 
 namespace gemmprof::http {
 namespace {
@@ -203,7 +203,7 @@ TEST_F(RoutesTest, ReportIsTheReportJsonDocument) {
   HttpReply r = ReportRoute(*store_, std::to_string(job_.id));
   ASSERT_EQ(r.status, 200) << r.body;
   core::Report report{*store_->GetJob(job_.id), *store_->GetItems(job_.id)};
-  EXPECT_EQ(r.body, client::render::RenderReportJson(*wire::FromProto(wire::ToProto(report))));
+  EXPECT_EQ(r.body, report::JsonDocument(*wire::RoundTrip(report)));
   auto doc = json::parse(r.body);
   EXPECT_EQ(doc["schema_version"], 1);
   EXPECT_EQ(doc["items"].size(), 6u);

@@ -103,7 +103,8 @@ TEST(MigrationsTest, VersionOneDatabaseUpgradesWithDataIntact) {
     absl::StatusOr<Page<ResultRow>> rows = (*store)->QueryResults(filter);
     ASSERT_TRUE(rows.ok()) << rows.status();
     ASSERT_EQ(rows->items.size(), 1u);
-    EXPECT_EQ(rows->items[0].measurement.time.median_ms, 4.5);
+    ASSERT_TRUE(rows->items[0].measurement.has_value());
+    EXPECT_EQ(rows->items[0].measurement->time.median_ms, 4.5);
     // New jobs continue after the old ids.
     absl::StatusOr<core::JobRecord> next = (*store)->CreateJob(SeedJob(), SeedItems(1));
     ASSERT_TRUE(next.ok()) << next.status();
@@ -181,7 +182,8 @@ TEST(MigrationsTest, VersionFourDatabaseMovesContextsOutOfResultsAndReadsBackThe
   for (const ResultRow& row : rows->items) {
     EXPECT_EQ(EncodeDeviceInfo(row.device), EncodeDeviceInfo(H100()));
     EXPECT_EQ(EncodeTimingOptions(row.timing), EncodeTimingOptions({}));
-    EXPECT_EQ(EncodeMeasurement(row.measurement), EncodeMeasurement(SampleMeasurement(4.5)));
+    ASSERT_TRUE(row.measurement.has_value());
+    EXPECT_EQ(EncodeMeasurement(*row.measurement), EncodeMeasurement(SampleMeasurement(4.5)));
     EXPECT_EQ(row.node, "");
   }
   absl::StatusOr<std::vector<core::ItemRecord>> items = (*store)->GetItems(1);

@@ -166,7 +166,8 @@ TEST_P(QueryTest, EveryRowCarriesItsContext) {
   EXPECT_EQ(newest.item.recipe, SeedItems(12)[11].recipe);
   EXPECT_EQ(newest.device.name, "NVIDIA B200");
   EXPECT_EQ(newest.device.sm, 100);
-  EXPECT_EQ(newest.measurement.time.median_ms, 12.0);
+  ASSERT_TRUE(newest.measurement.has_value());
+  EXPECT_EQ(newest.measurement->time.median_ms, 12.0);
   EXPECT_EQ(newest.measured_ms, now_ms_.load());
   EXPECT_EQ(newest.timing, core::TimingOptions{});
   EXPECT_FALSE(newest.cached);

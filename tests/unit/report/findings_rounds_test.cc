@@ -5,17 +5,15 @@
 #include <random>
 #include <regex>
 
-#include "client/render/claim.h"
-#include "client/render/format.h"
-#include "client/render/report_analysis.h"
-#include "client/render/report_charts.h"
-#include "client/render/report_csv.h"
-#include "client/render/report_document.h"
-#include "client/render/report_findings.h"
-#include "report_fixtures.h"
-#include "rounds_fixtures.h"
+#include "report/analysis.h"
+#include "report/claim.h"
+#include "report/findings.h"
+#include "report/format.h"
+#include "report/notices.h"
+#include "tests/unit/report/report_fixtures.h"
+#include "tests/unit/report/rounds_fixtures.h"
 
-namespace gemmprof::client::render {
+namespace gemmprof::report {
 namespace {
 
 using core::Mode;
@@ -65,7 +63,7 @@ struct Tally {
 // Checks every sentence of order in the findings of `report` against intervals computed
 // here; counts what it saw.
 void CheckFindings(const core::Report& report, Tally& tally) {
-  const ReportAnalysis a(report);
+  const Analysis a(report);
   const std::vector<std::string> findings = BuildFindings(a);
   static const std::regex fastest(
       R"(^(\w+): ([\w-]+)(?: and ([\w-]+))? (?:is|are) .*fastest per layer)");
@@ -161,14 +159,14 @@ TEST(Analysis, HeadlineIsTheIsolatedEstimateElseTheMedian) {
   core::Report report = testing::RoundsReport();
   core::ItemRecord& item = report.items.front();
   item.result->time.median_ms = 99;  // not the headline when rounds exist
-  const ReportAnalysis a(report);
+  const Analysis a(report);
   const GemmRow& row = a.rows().front();
   const RecipeMode key{item.item.recipe, item.item.mode};
   EXPECT_DOUBLE_EQ(*row.TimeMs(key), item.result->isolated.center_ms);
   EXPECT_DOUBLE_EQ(*row.TimeMs(key, Figure::kB2b), item.result->b2b.center_ms);
 
   const core::Report old = testing::HopperReport();
-  const ReportAnalysis b(old);
+  const Analysis b(old);
   const GemmRow& orow = b.rows().front();
   const auto& [okey, oitem] = *orow.cells.begin();
   EXPECT_DOUBLE_EQ(*orow.TimeMs(okey), oitem->result->time.median_ms);
@@ -179,7 +177,7 @@ TEST(Analysis, HeadlineIsTheIsolatedEstimateElseTheMedian) {
 
 TEST(Analysis, TotalsCarryIntervalsOnlyWithRounds) {
   const core::Report report = testing::RoundsReport();
-  const ReportAnalysis a(report);
+  const Analysis a(report);
   const Totals* t = a.FindTotals({Recipe::kBf16, Mode::kAutocast});
   ASSERT_TRUE(t && t->complete() && t->has_rounds() && t->b2b_complete());
   EXPECT_TRUE(t->layer_ci.valid);
@@ -189,7 +187,7 @@ TEST(Analysis, TotalsCarryIntervalsOnlyWithRounds) {
   EXPECT_LT(t->B2bLayerMs(), t->LayerMs());
 
   const core::Report old = testing::HopperReport();
-  const ReportAnalysis b(old);
+  const Analysis b(old);
   const Totals* o = b.FindTotals({Recipe::kBf16, Mode::kAutocast});
   ASSERT_TRUE(o && o->complete());
   EXPECT_FALSE(o->has_rounds());
@@ -204,7 +202,7 @@ TEST(Analysis, TotalsCarryIntervalsOnlyWithRounds) {
 
 TEST(Analysis, SharedWorkIsIdenticalAndPairedRatioIsOne) {
   const core::Report report = testing::RoundsReport();
-  const ReportAnalysis a(report);
+  const Analysis a(report);
   EXPECT_TRUE(
       a.SameWork({Recipe::kFp8Current, Mode::kPrequant}, {Recipe::kFp8Delayed, Mode::kPrequant}));
   EXPECT_FALSE(
@@ -222,8 +220,8 @@ TEST(Analysis, PairingNarrowsTheIntervalUnderDrift) {
   o.paired = false;
   const core::Report unpaired = testing::RoundsReport(o);
   const RecipeMode x{Recipe::kFp8Block, Mode::kAutocast}, y{Recipe::kBf16, Mode::kAutocast};
-  const Interval p = ReportAnalysis(paired).TotalRatio(x, y);
-  const Interval u = ReportAnalysis(unpaired).TotalRatio(x, y);
+  const Interval p = Analysis(paired).TotalRatio(x, y);
+  const Interval u = Analysis(unpaired).TotalRatio(x, y);
   ASSERT_TRUE(p.valid && u.valid);
   EXPECT_LT(p.RelHalfWidth() * 3, u.RelHalfWidth());
 }
@@ -233,7 +231,7 @@ TEST(Findings, SharedPrequantRecipesAreAStatedTieNotAWinner) {
   o.noise = 0.002;
   o.drift = 0.002;
   const core::Report report = testing::RoundsReport(o);
-  const std::vector<std::string> f = BuildFindings(ReportAnalysis(report));
+  const std::vector<std::string> f = BuildFindings(Analysis(report));
   bool tie = false;
   for (const std::string& line : f) {
     EXPECT_EQ(line.find("prequant: fp8-delayed is the fastest"), std::string::npos) << line;
@@ -252,7 +250,7 @@ TEST(Findings, CloseRecipesAreWithinNoise) {
   o.rounds = 10;
   // 900 vs 910 TFLOP/s nominal: 1.1% faster makes fp8-current and fp8-delayed the same.
   o.effect[Recipe::kFp8Current] = -0.011;
-  const std::vector<std::string> f = BuildFindings(ReportAnalysis(testing::RoundsReport(o)));
+  const std::vector<std::string> f = BuildFindings(Analysis(testing::RoundsReport(o)));
   bool noise = false;
   for (const std::string& line : f) {
     if (line.rfind("autocast:", 0) == 0 &&
@@ -265,7 +263,7 @@ TEST(Findings, CloseRecipesAreWithinNoise) {
 
 TEST(Findings, OverheadHasAnIntervalAndTheBandwidthFloor) {
   const core::Report report = testing::RoundsReport();
-  const ReportAnalysis a(report);
+  const Analysis a(report);
   // Floor math: bytes / (bytes per s), in ms.
   EXPECT_DOUBLE_EQ(OverheadFloorMs(5.8e9, 3.96e12), 1e3 * 5.8e9 / 3.96e12);
   EXPECT_DOUBLE_EQ(OverheadFloorMs(1e9, 0), 0);
@@ -290,16 +288,19 @@ TEST(Findings, OverheadHasAnIntervalAndTheBandwidthFloor) {
 }
 
 TEST(Findings, OldResultsAreNeverRanked) {
-  const std::vector<std::string> f = BuildFindings(ReportAnalysis(testing::HopperReport()));
-  for (const std::string& line : f) EXPECT_EQ(line.find("fastest"), std::string::npos) << line;
-  const std::string text = RenderReportTable(testing::HopperReport());
-  EXPECT_NE(text.find("60 items measured before paired rounds: no intervals, not ranked"),
-            std::string::npos);
+  const core::Report report = testing::HopperReport();
+  const Analysis a(report);
+  for (const std::string& line : BuildFindings(a))
+    EXPECT_EQ(line.find("fastest"), std::string::npos) << line;
+  bool noticed = false;
+  for (const std::string& line : BuildNotices(a))
+    noticed |= line == "60 items measured before paired rounds: no intervals, not ranked";
+  EXPECT_TRUE(noticed);
 }
 
 TEST(Findings, ClaimsAreExposed) {
   std::vector<RankClaim> claims;
-  BuildFindings(ReportAnalysis(testing::RoundsReport()), &claims);
+  BuildFindings(Analysis(testing::RoundsReport()), &claims);
   ASSERT_FALSE(claims.empty());
   // Each claim is what its interval supports; only shared work may be called identical
   // without an exact [1, 1].
@@ -307,56 +308,5 @@ TEST(Findings, ClaimsAreExposed) {
     if (c.claim != Claim::kIdentical) EXPECT_EQ(c.claim, ClaimOf(c.ratio));
 }
 
-TEST(Charts, LayerChartShowsIntervalsAndTheBackToBackTick) {
-  const BarChart c = BuildChart(ReportAnalysis(testing::RoundsReport()), ChartKind::kLayer);
-  ASSERT_FALSE(c.groups.empty());
-  for (const BarGroup& g : c.groups) {
-    ASSERT_TRUE(g.bars.front().whisker) << g.label;
-    EXPECT_LT(g.bars.front().whisker->first, g.bars.front().whisker->second);
-    EXPECT_TRUE(g.bars.front().marker) << g.label;
-  }
-  const auto svg = RenderChartSvg(testing::RoundsReport(), ChartKind::kLayer);
-  ASSERT_TRUE(svg.ok());
-  EXPECT_NE(svg->find("whisker: 95% interval"), std::string::npos);
-  EXPECT_NE(svg->find("stroke-dasharray"), std::string::npos);
-  // Old results: no whiskers, no ticks.
-  const BarChart old = BuildChart(ReportAnalysis(testing::HopperReport()), ChartKind::kLayer);
-  for (const BarGroup& g : old.groups) {
-    EXPECT_FALSE(g.bars.front().whisker);
-    EXPECT_FALSE(g.bars.front().marker);
-  }
-}
-
-TEST(Document, BackToBackCountsSizedPerShapeShowAsARange) {
-  core::Report report = testing::RoundsReport();
-  const std::string uniform = RenderReportTable(report);
-  EXPECT_NE(uniform.find("back to back: 8 GEMMs per graph"), std::string::npos) << uniform;
-  for (size_t i = 0; i < report.items.size(); i += 2) {
-    if (report.items[i].result) report.items[i].result->b2b_count = 3;
-  }
-  const std::string mixed = RenderReportTable(report);
-  EXPECT_NE(mixed.find("back to back: 3-8 GEMMs per graph"), std::string::npos) << mixed;
-  EXPECT_NE(mixed.find("b2b ms: back to back, 3-8 per graph"), std::string::npos) << mixed;
-}
-
-TEST(Csv, NewColumnsAreAppendedAndFilled) {
-  const std::vector<std::string>& cols = ReportCsvColumns();
-  ASSERT_GE(cols.size(), 27u);
-  EXPECT_EQ(cols[cols.size() - 27], "iso_ms");
-  EXPECT_EQ(cols[cols.size() - 12], "copy_bytes_per_s");
-  EXPECT_EQ(cols[cols.size() - 11], "item_id");
-  EXPECT_EQ(cols[cols.size() - 8], "fraction_of_peak");
-  EXPECT_EQ(cols[cols.size() - 6], "quant_fraction_of_copy_bandwidth");
-  EXPECT_EQ(cols[cols.size() - 5], "kernel_median_ms");
-  EXPECT_EQ(cols.back(), "profiled");
-  const std::string csv = RenderReportCsv(testing::RoundsReport());
-  const std::string first_row =
-      csv.substr(csv.find('\n') + 1, csv.find('\n', csv.find('\n') + 1) - csv.find('\n') - 1);
-  size_t commas = 0;
-  for (char ch : first_row) commas += ch == ',';
-  EXPECT_EQ(commas + 1, cols.size()) << first_row;
-  EXPECT_NE(first_row.find(",g0,"), std::string::npos) << first_row;  // group_uid
-}
-
 }  // namespace
-}  // namespace gemmprof::client::render
+}  // namespace gemmprof::report

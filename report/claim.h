@@ -2,12 +2,11 @@
 // compare: a time ratio's 95% interval decides, never a bare difference of centers.
 #pragma once
 
-#include <string>
 #include <string_view>
 
 #include "core/stats.h"
 
-namespace gemmprof::client::render {
+namespace gemmprof::report {
 
 enum class Claim {
   kFaster,     // the whole interval below 1
@@ -21,11 +20,4 @@ std::string_view ToString(Claim c);
 // What a time ratio subject / reference (> 1: the subject is slower) supports.
 Claim ClaimOf(const core::stats::Interval& time_ratio);
 
-// "1.86x [1.84-1.88]" (en dash) with a valid interval, "1.86x" without.
-std::string FormatRatioCi(const core::stats::Interval& ratio);
-// "1.62 ms [1.58-1.66]" with a valid interval, "1.62 ms" without.
-std::string FormatMsCi(const core::stats::Interval& ms);
-// "±0.4%" of a relative half-width (0.004).
-std::string FormatPlusMinus(double rel_half_width);
-
-}  // namespace gemmprof::client::render
+}  // namespace gemmprof::report

@@ -5,10 +5,10 @@
 #include <utility>
 #include <vector>
 
-#include "client/render/claim.h"
-#include "client/render/report_analysis.h"
+#include "report/analysis.h"
+#include "report/claim.h"
 
-namespace gemmprof::client::render {
+namespace gemmprof::report {
 
 // Dgrad vs Fprop difference per layer above which a finding is written.
 inline constexpr double kPassAsymmetryRatio = 0.05;
@@ -26,7 +26,7 @@ struct RankClaim {
 
 // Per layer, the bytes recipe `r`'s autocast quantization must move (sum of weight x
 // quant_bytes) and the measured copy bandwidth (bytes/s; 0 when not measured).
-std::pair<double, double> QuantBytesPerLayer(const ReportAnalysis& a, core::Recipe r,
+std::pair<double, double> QuantBytesPerLayer(const Analysis& a, core::Recipe r,
                                              core::Mode mode = core::Mode::kAutocast);
 // The bandwidth floor of quantization in ms: bytes it must move / measured copy rate.
 double OverheadFloorMs(double quant_bytes, double copy_bytes_per_s);
@@ -40,7 +40,7 @@ double OverheadFloorMs(double quant_bytes, double copy_bytes_per_s);
 // named only when each other complete recipe is slower with an interval above 1, else the
 // tie is stated (identical GPU work, or within noise). Results stored before interleaved
 // rounds are never ranked. `claims`, when given, receives every comparison made.
-std::vector<std::string> BuildFindings(const ReportAnalysis& analysis,
+std::vector<std::string> BuildFindings(const Analysis& analysis,
                                        std::vector<RankClaim>* claims = nullptr);
 
-}  // namespace gemmprof::client::render
+}  // namespace gemmprof::report

@@ -1,11 +1,12 @@
-#include "rounds_fixtures.h"
+#include "tests/unit/report/rounds_fixtures.h"
 
 #include <random>
 #include <string>
 
 #include "core/stats.h"
+#include "tests/unit/report/report_fixtures.h"
 
-namespace gemmprof::client::testing {
+namespace gemmprof::report::testing {
 namespace {
 
 using core::Mode;
@@ -25,33 +26,13 @@ double NominalMs(const core::GemmOp& op, Recipe r, Mode mode) {
   return ms;
 }
 
-core::Plan Plan() {
-  core::Plan plan;
-  plan.model_name = "tiny-llm";
-  plan.num_layers = 2;
-  const int64_t m = 8192, h = 4096, i = 16384;
-  struct Op {
-    const char* name;
-    int64_t k, n;
-  };
-  for (Pass pass : {Pass::kFprop, Pass::kDgrad, Pass::kWgrad})
-    for (const Op& op :
-         {Op{"qkv", h, 3 * h}, Op{"attn_out", h, h}, Op{"mlp_up", h, i}, Op{"mlp_down", i, h}}) {
-      core::GemmShape s{m, op.k, op.n};
-      if (pass == Pass::kDgrad) s = {m, op.n, op.k};
-      if (pass == Pass::kWgrad) s = {op.k, m, op.n};
-      plan.ops.push_back({op.name, pass, s, 1, plan.num_layers, true});
-    }
-  return plan;
-}
-
 }  // namespace
 
 core::Report RoundsReport(const RoundsOptions& o) {
   core::Report report;
   core::JobRecord& job = report.job;
   job.id = 21;
-  job.plan = Plan();
+  job.plan = SmallModelPlan(/*with_lm_head=*/false);
   job.spec.label = "rounds";
   job.spec.timing.timed_iters = 0;
   job.spec.timing.precision_target = 0.01;
@@ -140,4 +121,4 @@ core::Report RoundsReport(const RoundsOptions& o) {
   return report;
 }
 
-}  // namespace gemmprof::client::testing
+}  // namespace gemmprof::report::testing

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-namespace gemmprof::client::render {
+namespace gemmprof::report {
 
 // nvmlClocksEventReasonGpuIdle: nothing ran, clocks dropping to idle. Not a throttle.
 inline constexpr uint64_t kClocksEventGpuIdle = 0x1;
@@ -20,4 +20,4 @@ std::string ClocksEventReasonNames(uint64_t reasons);
 // ("medians on a power-capped GPU drift by a few %"), or "" when none applies.
 std::string ClocksEventImpact(uint64_t reasons);
 
-}  // namespace gemmprof::client::render
+}  // namespace gemmprof::report

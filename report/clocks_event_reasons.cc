@@ -1,8 +1,8 @@
-#include "client/render/clocks_event_reasons.h"
+#include "report/clocks_event_reasons.h"
 
 #include <cstdio>
 
-namespace gemmprof::client::render {
+namespace gemmprof::report {
 namespace {
 
 struct Reason {
@@ -61,4 +61,4 @@ std::string ClocksEventImpact(uint64_t reasons) {
   return "";
 }
 
-}  // namespace gemmprof::client::render
+}  // namespace gemmprof::report

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "client/render/report_analysis.h"
+#include "report/analysis.h"
 
-namespace gemmprof::client::render {
+namespace gemmprof::report {
 
 // Relative spread (stdev / median or (p80 - p20) / median) above which an item is flagged.
 inline constexpr double kHighSpreadRatio = 0.05;
@@ -22,6 +22,6 @@ inline constexpr char kHostReferenceBanner[] =
 // spread (count and the worst few), cached results and their age, measurement notes
 // (without the runner's throttle note, which the throttle line already says). Long
 // categories are cut after a few lines or names with "... and N more".
-std::vector<std::string> BuildNotices(const ReportAnalysis& analysis);
+std::vector<std::string> BuildNotices(const Analysis& analysis);
 
-}  // namespace gemmprof::client::render
+}  // namespace gemmprof::report

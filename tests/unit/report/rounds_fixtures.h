@@ -9,7 +9,7 @@
 
 #include "core/job.h"
 
-namespace gemmprof::client::testing {
+namespace gemmprof::report::testing {
 
 struct RoundsOptions {
   uint32_t seed = 1;
@@ -26,4 +26,4 @@ struct RoundsOptions {
 // A finished job measured in rounds (timed_iters 0: noise-aware).
 core::Report RoundsReport(const RoundsOptions& options = {});
 
-}  // namespace gemmprof::client::testing
+}  // namespace gemmprof::report::testing

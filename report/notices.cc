@@ -1,15 +1,14 @@
-#include "client/render/report_notes.h"
+#include "report/notices.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <map>
 #include <string_view>
 
-#include "client/render/claim.h"
-#include "client/render/clocks_event_reasons.h"
-#include "client/render/format.h"
+#include "report/clocks_event_reasons.h"
+#include "report/format.h"
 
-namespace gemmprof::client::render {
+namespace gemmprof::report {
 namespace {
 
 constexpr size_t kMaxLinesPerCategory = 8;
@@ -282,7 +281,7 @@ void RoundsNotices(const core::Report& report, std::vector<std::string>& out) {
 
 }  // namespace
 
-std::vector<std::string> BuildNotices(const ReportAnalysis& analysis) {
+std::vector<std::string> BuildNotices(const Analysis& analysis) {
   const core::Report& report = analysis.report();
   std::vector<std::string> out;
   if (report.job.device.backend == "host-reference") out.push_back(kHostReferenceBanner);
@@ -307,4 +306,4 @@ std::vector<std::string> BuildNotices(const ReportAnalysis& analysis) {
   return out;
 }
 
-}  // namespace gemmprof::client::render
+}  // namespace gemmprof::report

@@ -1,12 +1,12 @@
-#include "client/render/report_findings.h"
+#include "report/findings.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "client/render/claim.h"
-#include "client/render/format.h"
+#include "report/claim.h"
+#include "report/format.h"
 
-namespace gemmprof::client::render {
+namespace gemmprof::report {
 namespace {
 
 using core::stats::Interval;
@@ -25,7 +25,7 @@ std::string JoinAnd(const std::vector<std::string>& names) {
 }
 
 // ", 1.86x [1.84-1.88] vs bf16 on the full model" when `r` is not bf16 and both are complete.
-std::string VsBf16(const ReportAnalysis& a, core::Recipe r, core::Mode mode) {
+std::string VsBf16(const Analysis& a, core::Recipe r, core::Mode mode) {
   if (r == core::Recipe::kBf16) return "";
   const Totals* b = a.FindTotals({core::Recipe::kBf16, mode});
   if (!b || !b->complete() || !a.ModelSpeedup(r, core::Recipe::kBf16, mode)) return "";
@@ -33,7 +33,7 @@ std::string VsBf16(const ReportAnalysis& a, core::Recipe r, core::Mode mode) {
          " vs bf16 on the full model";
 }
 
-void WinnerFindings(const ReportAnalysis& a, std::vector<RankClaim>& claims,
+void WinnerFindings(const Analysis& a, std::vector<RankClaim>& claims,
                     std::vector<std::string>& out) {
   for (core::Mode mode : a.modes()) {
     const std::vector<core::Recipe> done = a.CompleteRecipes(mode);
@@ -84,7 +84,7 @@ void WinnerFindings(const ReportAnalysis& a, std::vector<RankClaim>& claims,
   }
 }
 
-void OverheadFindings(const ReportAnalysis& a, std::vector<std::string>& out) {
+void OverheadFindings(const Analysis& a, std::vector<std::string>& out) {
   for (core::Recipe r : a.recipes()) {
     if (r == core::Recipe::kBf16) continue;
     const Totals* ac = a.FindTotals({r, core::Mode::kAutocast});
@@ -111,7 +111,7 @@ void OverheadFindings(const ReportAnalysis& a, std::vector<std::string>& out) {
   }
 }
 
-void AsymmetryFindings(const ReportAnalysis& a, std::vector<std::string>& out) {
+void AsymmetryFindings(const Analysis& a, std::vector<std::string>& out) {
   Scope fprop, dgrad;
   fprop.passes = {true, false, false};
   dgrad.passes = {false, true, false};
@@ -144,7 +144,7 @@ void AsymmetryFindings(const ReportAnalysis& a, std::vector<std::string>& out) {
   }
 }
 
-void SlowGemmFindings(const ReportAnalysis& a, std::vector<RankClaim>& claims,
+void SlowGemmFindings(const Analysis& a, std::vector<RankClaim>& claims,
                       std::vector<std::string>& out) {
   std::vector<std::string> lines;
   for (core::Mode mode : a.modes()) {
@@ -201,8 +201,7 @@ void SlowGemmFindings(const ReportAnalysis& a, std::vector<RankClaim>& claims,
 
 }  // namespace
 
-std::pair<double, double> QuantBytesPerLayer(const ReportAnalysis& a, core::Recipe r,
-                                             core::Mode mode) {
+std::pair<double, double> QuantBytesPerLayer(const Analysis& a, core::Recipe r, core::Mode mode) {
   double bytes = 0, copy = 0;
   const Totals* ac = a.FindTotals({r, mode});
   for (const TotalTerm& t : ac->terms) {
@@ -216,8 +215,7 @@ double OverheadFloorMs(double quant_bytes, double copy_bytes_per_s) {
   return copy_bytes_per_s > 0 ? 1e3 * quant_bytes / copy_bytes_per_s : 0;
 }
 
-std::vector<std::string> BuildFindings(const ReportAnalysis& analysis,
-                                       std::vector<RankClaim>* claims) {
+std::vector<std::string> BuildFindings(const Analysis& analysis, std::vector<RankClaim>* claims) {
   std::vector<std::string> out;
   std::vector<RankClaim> local;
   std::vector<RankClaim>& c = claims ? *claims : local;
@@ -231,4 +229,4 @@ std::vector<std::string> BuildFindings(const ReportAnalysis& analysis,
   return out;
 }
 
-}  // namespace gemmprof::client::render
+}  // namespace gemmprof::report

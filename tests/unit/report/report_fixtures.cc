@@ -1,8 +1,8 @@
-#include "report_fixtures.h"
+#include "tests/unit/report/report_fixtures.h"
 
 #include <map>
 
-namespace gemmprof::client::testing {
+namespace gemmprof::report::testing {
 namespace {
 
 using core::Mode;
@@ -37,32 +37,6 @@ core::DeviceInfo H100() {
         {r, ok, ok ? "" : std::string(core::ToString(r)) + " needs sm_100+, this is sm_90"});
   }
   return d;
-}
-
-// A small dense model: 4 GEMMs per pass, 2 layers, plus an LM head.
-core::Plan SmallModelPlan(bool with_lm_head) {
-  core::Plan plan;
-  plan.model_name = "tiny-llm";
-  plan.num_layers = 2;
-  const int64_t m = 8192, h = 4096, i = 16384;
-  struct Op {
-    const char* name;
-    int64_t k, n;
-    bool per_layer;
-  };
-  std::vector<Op> ops = {{"qkv", h, 3 * h, true},
-                         {"attn_out", h, h, true},
-                         {"mlp_up", h, i, true},
-                         {"mlp_down", i, h, true}};
-  if (with_lm_head) ops.push_back({"lm_head", h, 32000, false});
-  for (Pass pass : {Pass::kFprop, Pass::kDgrad, Pass::kWgrad})
-    for (const Op& op : ops) {
-      core::GemmShape s{m, op.k, op.n};
-      if (pass == Pass::kDgrad) s = {m, op.n, op.k};
-      if (pass == Pass::kWgrad) s = {op.k, m, op.n};
-      plan.ops.push_back({op.name, pass, s, 1, op.per_layer ? plan.num_layers : 1, op.per_layer});
-    }
-  return plan;
 }
 
 // Throughput each recipe reaches in the fixtures (TFLOP/s).
@@ -159,6 +133,31 @@ Builder NewJob(int64_t id, core::Plan plan, std::vector<Recipe> recipes, std::ve
 
 }  // namespace
 
+core::Plan SmallModelPlan(bool with_lm_head) {
+  core::Plan plan;
+  plan.model_name = "tiny-llm";
+  plan.num_layers = 2;
+  const int64_t m = 8192, h = 4096, i = 16384;
+  struct Op {
+    const char* name;
+    int64_t k, n;
+    bool per_layer;
+  };
+  std::vector<Op> ops = {{"qkv", h, 3 * h, true},
+                         {"attn_out", h, h, true},
+                         {"mlp_up", h, i, true},
+                         {"mlp_down", i, h, true}};
+  if (with_lm_head) ops.push_back({"lm_head", h, 32000, false});
+  for (Pass pass : {Pass::kFprop, Pass::kDgrad, Pass::kWgrad})
+    for (const Op& op : ops) {
+      core::GemmShape s{m, op.k, op.n};
+      if (pass == Pass::kDgrad) s = {m, op.n, op.k};
+      if (pass == Pass::kWgrad) s = {op.k, m, op.n};
+      plan.ops.push_back({op.name, pass, s, 1, op.per_layer ? plan.num_layers : 1, op.per_layer});
+    }
+  return plan;
+}
+
 double MsAt(double flops, double tflops) { return flops / (tflops * 1e12) * 1e3; }
 
 core::Report HopperReport() {
@@ -248,4 +247,18 @@ core::Report HostReferenceReport() {
   return r;
 }
 
-}  // namespace gemmprof::client::testing
+core::Measurement& AddKernelFigures(core::Report& report) {
+  core::ItemRecord* measured = nullptr;
+  for (auto& item : report.items) {
+    if (item.result && !measured) measured = &item;
+  }
+  core::Measurement& m = *measured->result;
+  m.kernel = core::SampleStats::FromSamples(
+      {0.98 * m.time.median_ms, 0.99 * m.time.median_ms, 0.97 * m.time.median_ms});
+  m.kernel_samples = 3;
+  m.kernel_quant_ms = 0.05;
+  m.kernel_names = "nvjet_sm90_gemm x1; RowwiseQuantize<128> x2";
+  return m;
+}
+
+}  // namespace gemmprof::report::testing

@@ -1,6 +1,6 @@
 // Notices on a power-capped GPU: throttling, spread and measurement notes summarized, not
 // repeated per item; NVML clocks-event reasons decoded.
-#include "client/render/report_notes.h"
+#include "report/notices.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "client/render/clocks_event_reasons.h"
-#include "client/render/format.h"
-#include "report_fixtures.h"
+#include "report/clocks_event_reasons.h"
+#include "report/format.h"
+#include "tests/unit/report/report_fixtures.h"
 
-namespace gemmprof::client::render {
+namespace gemmprof::report {
 namespace {
 
 using ::testing::HasSubstr;
@@ -53,7 +53,7 @@ TEST(ClocksEventReasonsTest, NamesFollowNvml) {
 
 TEST(ThrottleNoticeTest, OneLinePerCauseOnAPowerCappedGpu) {
   const core::Report report = PowerCappedReport();
-  const std::vector<std::string> n = BuildNotices(ReportAnalysis(report));
+  const std::vector<std::string> n = BuildNotices(Analysis(report));
   const std::vector<std::string> throttled = Starting(n, "throttled:");
   ASSERT_EQ(throttled.size(), 1u);
   EXPECT_EQ(throttled[0],
@@ -67,8 +67,7 @@ TEST(ThrottleNoticeTest, DistinctCausesAndMinoritiesNamed) {
   core::Report report = PowerCappedReport();
   // Seven items also hit the hw thermal slowdown: a second cause, a minority, named.
   for (int i = 0; i < 7; ++i) report.items[i].result->telemetry.throttle_reasons = 0x4 | 0x40;
-  const std::vector<std::string> throttled =
-      Starting(BuildNotices(ReportAnalysis(report)), "throttled:");
+  const std::vector<std::string> throttled = Starting(BuildNotices(Analysis(report)), "throttled:");
   ASSERT_EQ(throttled.size(), 2u);
   EXPECT_THAT(throttled[0], HasSubstr("throttled: 65 of 72 measured items ran with clocks held "
                                       "back (sw power cap; 1,300 of 1,300 telemetry samples); "));
@@ -86,7 +85,7 @@ TEST(ThrottleNoticeTest, OtherNotesStayWithoutTheThrottlePart) {
       "reasons 0x4); NVML power readings unavailable";
   // An item whose telemetry saw no throttle keeps its note as written.
   report.items[1].result->telemetry.throttled_samples = 0;
-  const std::vector<std::string> notes = Starting(BuildNotices(ReportAnalysis(report)), "note:");
+  const std::vector<std::string> notes = Starting(BuildNotices(Analysis(report)), "note:");
   ASSERT_EQ(notes.size(), 2u);
   EXPECT_EQ(notes[0],
             "note: verification on a 512-row sample; NVML power readings unavailable (fprop qkv "
@@ -103,8 +102,7 @@ TEST(SpreadNoticeTest, CountAndWorstFiveByP20P80) {
     t.p20_ms = t.median_ms * (1 - 0.005 * (i + 1));
     t.p80_ms = t.median_ms * (1 + 0.005 * (i + 1));
   }
-  const std::vector<std::string> spread =
-      Starting(BuildNotices(ReportAnalysis(report)), "high spread:");
+  const std::vector<std::string> spread = Starting(BuildNotices(Analysis(report)), "high spread:");
   ASSERT_EQ(spread.size(), 1u);
   EXPECT_THAT(spread[0], HasSubstr("high spread: 10 of 72 measured items have stdev or p20-p80 "
                                    "above 5.0% of their median; worst: "));
@@ -118,8 +116,7 @@ TEST(SpreadNoticeTest, CountAndWorstFiveByP20P80) {
 TEST(SpreadNoticeTest, SaysWhenOnlyOutliersInflateTheStdev) {
   core::Report report = testing::BothModesReport();
   for (auto& item : report.items) item.result->time.stdev_ms = 0.07 * item.result->time.median_ms;
-  const std::vector<std::string> spread =
-      Starting(BuildNotices(ReportAnalysis(report)), "high spread:");
+  const std::vector<std::string> spread = Starting(BuildNotices(Analysis(report)), "high spread:");
   ASSERT_EQ(spread.size(), 1u);
   EXPECT_THAT(spread[0], HasSubstr("72 of 72 measured items"));
   EXPECT_THAT(spread[0], HasSubstr("p20-p80 stays within 5.0% on all of them, so a few outlier "
@@ -142,7 +139,7 @@ TEST(ReportNotesTest, NotSupportedLinesPerRecipeAndReason) {
                        "scales, C bf16)";
   }
   ASSERT_GE(changed, 3);
-  const auto lines = Starting(BuildNotices(ReportAnalysis(report)), "not supported: fp8-block");
+  const auto lines = Starting(BuildNotices(Analysis(report)), "not supported: fp8-block");
   ASSERT_EQ(lines.size(), 2u);
   const int shape_count = (changed + 2) / 3;
   const bool grouped_first = lines[0].find("x 8 groups") != std::string::npos;
@@ -170,14 +167,14 @@ TEST(ReportNotesTest, AFailedItemIsNamedOnce) {
   failed->error = core::DescribeItem(failed->item) +
                   ": worker exited: signal 9 (Killed); the worker restarts; the item failed and "
                   "the job goes on with its next item";
-  const auto lines = Starting(BuildNotices(ReportAnalysis(report)), "failed: ");
+  const auto lines = Starting(BuildNotices(Analysis(report)), "failed: ");
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0], "failed: " + ItemLabel(*failed) +
                           ": worker exited: signal 9 (Killed); the worker restarts; the item "
                           "failed and the job goes on with its next item");
   // An error in any other form (older daemons) is shown whole.
   failed->error = "CUDA error: an illegal memory access";
-  EXPECT_EQ(Starting(BuildNotices(ReportAnalysis(report)), "failed: ")[0],
+  EXPECT_EQ(Starting(BuildNotices(Analysis(report)), "failed: ")[0],
             "failed: " + ItemLabel(*failed) + ": CUDA error: an illegal memory access");
 }
 
@@ -212,7 +209,7 @@ TEST(ReportNotesTest, RouterARecipeCannotTakeCountsAtItsBf16Time) {
   for (auto& item : original.items)
     if (item.item.op.pass == core::Pass::kFprop && item.item.op.name == "qkv")
       item.item.op.name = "router";
-  const ReportAnalysis before(original), after(report);
+  const Analysis before(original), after(report);
   const RecipeMode key{core::Recipe::kFp8Current, core::Mode::kAutocast};
   const Totals* t = after.FindTotals(key);
   ASSERT_NE(t, nullptr);
@@ -233,10 +230,70 @@ TEST(ReportNotesTest, RouterARecipeCannotTakeCountsAtItsBf16Time) {
 
   core::Report other = testing::HopperReport();
   RefuseFp8Op(other, "qkv");
-  const ReportAnalysis refused(other);
+  const Analysis refused(other);
   EXPECT_FALSE(refused.FindTotals(key)->complete()) << "only the router borrows bf16";
   EXPECT_TRUE(refused.FindTotals(key)->bf16_fallbacks.empty());
 }
 
+bool AnyContains(const std::vector<std::string>& lines, const std::string& needle) {
+  for (const auto& l : lines)
+    if (l.find(needle) != std::string::npos) return true;
+  return false;
+}
+
+TEST(ReportNotesTest, HopperNoticesNameEveryTrustIssue) {
+  const core::Report report = testing::HopperReport();
+  const std::vector<std::string> n = BuildNotices(Analysis(report));
+  EXPECT_TRUE(
+      AnyContains(n, "not supported: mxfp8 (15 items): mxfp8 needs sm_100+, this is sm_90"));
+  EXPECT_TRUE(AnyContains(n, "not supported: nvfp4"));
+  EXPECT_TRUE(AnyContains(n,
+                          "throttled: 1 of 60 measured items ran with clocks held back (sw thermal "
+                          "slowdown; 3 of 20 telemetry samples): wgrad qkv 4096x8192x12288 "
+                          "bf16/autocast; the GPU ran hot"));
+  EXPECT_TRUE(AnyContains(n,
+                          "high spread: 1 of 60 measured items have stdev or p20-p80 above 5.0% "
+                          "of their median"));
+  EXPECT_TRUE(AnyContains(n,
+                          "worst: fprop mlp_down 8192x16384x4096 fp8-delayed/autocast (p20-p80 "
+                          "1.0%, stdev 7.0% of median)"));
+  EXPECT_TRUE(AnyContains(n, "3 of 60 results come from the result cache"));
+  EXPECT_TRUE(AnyContains(n, "(3d 1h before this job)"));
+  EXPECT_FALSE(AnyContains(n, kHostReferenceBanner));
+}
+
+TEST(ReportNotesTest, CachedResultsNameTheirNodeAndSpreadJobsTheirGpus) {
+  core::Report report = testing::HopperReport();
+  int cached = 0, measured = 0;
+  for (core::ItemRecord& item : report.items) {
+    if (!item.result) continue;
+    if (item.cached) {
+      item.measured_node = cached++ == 0 ? "node-b" : "node-a";
+    } else {
+      item.device_uuid = measured++ % 2 == 0 ? "GPU-aaaa" : "GPU-bbbb";
+    }
+  }
+  ASSERT_EQ(cached, 3);
+  const std::vector<std::string> n = BuildNotices(Analysis(report));
+  EXPECT_TRUE(AnyContains(
+      n, "3 of 60 results come from the result cache, measured on node-a (2), node-b (1)"));
+  EXPECT_TRUE(AnyContains(n, "devices: measured on 2 GPUs of NVIDIA H100 80GB HBM3"));
+  EXPECT_TRUE(AnyContains(n, "GPU-aaaa (29), GPU-bbbb (28)"));
+  // One GPU: nothing to say.
+  for (core::ItemRecord& item : report.items) item.device_uuid.clear();
+  EXPECT_FALSE(AnyContains(BuildNotices(Analysis(report)), "devices: measured on"));
+}
+
+TEST(ReportNotesTest, FailedPendingWrongAndHostReference) {
+  const std::vector<std::string> n = BuildNotices(Analysis(testing::FailedItemReport()));
+  EXPECT_TRUE(AnyContains(n, "job is running: 2 of 6 items still pending"));
+  EXPECT_TRUE(AnyContains(n, "failed: fprop 4096x4096x4096 fp8-block/autocast: cuBLASLt"));
+  EXPECT_TRUE(AnyContains(n, "wrong results: fprop 4096x4096x4096 fp8-current/autocast"));
+  const core::Report host = testing::HostReferenceReport();
+  const std::vector<std::string> h = BuildNotices(Analysis(host));
+  ASSERT_FALSE(h.empty());
+  EXPECT_EQ(h.front(), kHostReferenceBanner);
+}
+
 }  // namespace
-}  // namespace gemmprof::client::render
+}  // namespace gemmprof::report

@@ -7,12 +7,13 @@
 #include <compare>
 #include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/job.h"
 #include "core/stats.h"
 
-namespace gemmprof::client::render {
+namespace gemmprof::report {
 
 // A recipe run in one mode: the columns of most tables.
 struct RecipeMode {
@@ -42,7 +43,7 @@ struct GemmRow {
 // One item's share of a total: the measurement (bf16's for a router fallback) and its
 // weight in the per-layer and full-model sums.
 struct TotalTerm {
-  size_t row = 0;  // index into ReportAnalysis::rows()
+  size_t row = 0;  // index into Analysis::rows()
   const core::Measurement* m = nullptr;
   double layer_weight = 0;  // layers / num_layers for per-layer ops, 0 for once ops
   double model_weight = 0;  // layers, or 1 for once ops
@@ -91,9 +92,9 @@ struct Scope {
   Figure figure = Figure::kIsolated;
 };
 
-class ReportAnalysis {
+class Analysis {
  public:
-  explicit ReportAnalysis(const core::Report& report);
+  explicit Analysis(const core::Report& report);
 
   const core::Report& report() const { return *report_; }
   // Recipes and modes that occur in the items, in canonical order.
@@ -146,6 +147,11 @@ class ReportAnalysis {
   int PendingItems() const;
 
  private:
+  // The plan's GEMMs as rows (fprop, dgrad, wgrad; plan order within a pass) with their
+  // items, and the recipes and modes that occur.
+  void ArrangeRows();
+  // Per recipe and mode: the sums over the rows, their terms and intervals.
+  void SumTotals();
   void AddTerm(Totals& t, size_t row_index, double ms, const core::Measurement& m);
   // Per-GEMM terms of x against y over `scope`, matched by row.
   std::vector<core::stats::Term> Terms(RecipeMode x, RecipeMode y, const Scope& scope) const;
@@ -167,7 +173,7 @@ class ReportAnalysis {
 std::optional<int64_t> SweepM(const std::string& op_name);
 
 // Sum of a total's estimates over `scope` (independent terms) with its interval.
-core::stats::Interval TotalSum(const ReportAnalysis& a, RecipeMode key, const Scope& scope);
+core::stats::Interval TotalSum(const Analysis& a, RecipeMode key, const Scope& scope);
 
 // The ratio of two items' isolated times, x / y: paired when they share a non-empty
 // group_uid and round series of equal length, else unpaired; invalid without rounds.
@@ -178,4 +184,4 @@ bool SharedWork(const core::ItemRecord& x, const core::ItemRecord& y);
 // Index of a pass in Totals' arrays.
 inline size_t PassIndex(core::Pass pass) { return static_cast<size_t>(pass); }
 
-}  // namespace gemmprof::client::render
+}  // namespace gemmprof::report

@@ -1,10 +1,12 @@
-#include "client/render/report_analysis.h"
+#include "report/analysis.h"
 
 #include <algorithm>
 #include <set>
 #include <tuple>
 
-namespace gemmprof::client::render {
+#include "report/figures.h"
+
+namespace gemmprof::report {
 namespace {
 
 // Items are matched to plan ops by what makes a GEMM distinct; layers and per_layer
@@ -71,7 +73,7 @@ std::optional<double> GemmRow::TimeMs(RecipeMode key, Figure figure) const {
     if (!m->b2b.present()) return std::nullopt;
     return m->b2b.center_ms;
   }
-  return m->isolated.present() ? m->isolated.center_ms : m->time.median_ms;
+  return HeadlineMs(*m);
 }
 
 core::Estimate GemmRow::EstimateOf(RecipeMode key, Figure figure) const {
@@ -82,9 +84,8 @@ core::Estimate GemmRow::EstimateOf(RecipeMode key, Figure figure) const {
 
 core::stats::Interval ItemRatio(const core::Measurement& x, const core::Measurement& y) {
   if (!x.isolated.present() || !y.isolated.present()) {
-    const double d = y.isolated.present() ? y.isolated.center_ms : y.time.median_ms;
-    const double n = x.isolated.present() ? x.isolated.center_ms : x.time.median_ms;
-    const double c = d > 0 ? n / d : 0;
+    const double d = HeadlineMs(y);
+    const double c = d > 0 ? HeadlineMs(x) / d : 0;
     return {c, c, c, false};
   }
   if (Paired(x, y, Figure::kIsolated)) return core::stats::PairedRatio(x.round_ms, y.round_ms);
@@ -103,8 +104,14 @@ bool SharedWork(const core::ItemRecord& x, const core::ItemRecord& y) {
   return !a.work_key.empty() && a.work_key == b.work_key;
 }
 
-ReportAnalysis::ReportAnalysis(const core::Report& report) : report_(&report) {
+Analysis::Analysis(const core::Report& report) : report_(&report) {
   num_layers_ = std::max<int64_t>(1, report.job.plan.num_layers);
+  ArrangeRows();
+  SumTotals();
+}
+
+void Analysis::ArrangeRows() {
+  const core::Report& report = *report_;
   std::map<decltype(OpIdentity(core::GemmOp{})), size_t> index;
   auto row_of = [&](const core::GemmOp& op) -> GemmRow& {
     auto [it, inserted] = index.try_emplace(OpIdentity(op), rows_.size());
@@ -127,7 +134,9 @@ ReportAnalysis::ReportAnalysis(const core::Report& report) : report_(&report) {
   // Fprop first, then dgrad, then wgrad; ops keep their plan order within a pass.
   std::stable_sort(rows_.begin(), rows_.end(),
                    [](const GemmRow& a, const GemmRow& b) { return a.op.pass < b.op.pass; });
+}
 
+void Analysis::SumTotals() {
   // Recipe/modes with at least one measurement: only these borrow the bf16 router time
   // (a recipe the device lacks entirely stays without totals).
   std::set<RecipeMode> measured;
@@ -174,7 +183,7 @@ ReportAnalysis::ReportAnalysis(const core::Report& report) : report_(&report) {
   }
 }
 
-void ReportAnalysis::AddTerm(Totals& t, size_t row_index, double ms, const core::Measurement& m) {
+void Analysis::AddTerm(Totals& t, size_t row_index, double ms, const core::Measurement& m) {
   const GemmRow& row = rows_[row_index];
   ++t.done_items;
   if (!m.isolated.present()) ++t.old_items;
@@ -195,8 +204,8 @@ void ReportAnalysis::AddTerm(Totals& t, size_t row_index, double ms, const core:
   t.terms.push_back(term);
 }
 
-std::vector<core::stats::Term> ReportAnalysis::Terms(RecipeMode x, RecipeMode y,
-                                                     const Scope& scope) const {
+std::vector<core::stats::Term> Analysis::Terms(RecipeMode x, RecipeMode y,
+                                               const Scope& scope) const {
   std::vector<core::stats::Term> out;
   const Totals* tx = FindTotals(x);
   const Totals* ty = FindTotals(y);
@@ -237,8 +246,7 @@ std::vector<core::stats::Term> ReportAnalysis::Terms(RecipeMode x, RecipeMode y,
   return out;
 }
 
-core::stats::Interval ReportAnalysis::TotalRatio(RecipeMode x, RecipeMode y,
-                                                 const Scope& scope) const {
+core::stats::Interval Analysis::TotalRatio(RecipeMode x, RecipeMode y, const Scope& scope) const {
   const Totals* tx = FindTotals(x);
   const Totals* ty = FindTotals(y);
   if (!tx || !ty || !tx->complete() || !ty->complete()) return {};
@@ -253,8 +261,8 @@ core::stats::Interval ReportAnalysis::TotalRatio(RecipeMode x, RecipeMode y,
   return core::stats::RatioOfSums(terms);
 }
 
-core::stats::Interval ReportAnalysis::TotalDifference(RecipeMode x, RecipeMode y,
-                                                      const Scope& scope) const {
+core::stats::Interval Analysis::TotalDifference(RecipeMode x, RecipeMode y,
+                                                const Scope& scope) const {
   const Totals* tx = FindTotals(x);
   const Totals* ty = FindTotals(y);
   if (!tx || !ty || !tx->complete() || !ty->complete()) return {};
@@ -266,7 +274,7 @@ core::stats::Interval ReportAnalysis::TotalDifference(RecipeMode x, RecipeMode y
   return core::stats::DifferenceOfSums(terms);
 }
 
-double ReportAnalysis::PlainSum(const Totals& t, const Scope& scope) const {
+double Analysis::PlainSum(const Totals& t, const Scope& scope) const {
   double sum = 0;
   for (size_t p = 0; p < 3; ++p) {
     if (!scope.passes[p]) continue;
@@ -276,14 +284,14 @@ double ReportAnalysis::PlainSum(const Totals& t, const Scope& scope) const {
   return sum;
 }
 
-core::stats::Interval ReportAnalysis::ModelSpeedupCi(core::Recipe recipe, core::Recipe baseline,
-                                                     core::Mode mode) const {
+core::stats::Interval Analysis::ModelSpeedupCi(core::Recipe recipe, core::Recipe baseline,
+                                               core::Mode mode) const {
   Scope scope;
   scope.full_model = true;
   return TotalRatio({baseline, mode}, {recipe, mode}, scope);
 }
 
-bool ReportAnalysis::SameWork(RecipeMode x, RecipeMode y) const {
+bool Analysis::SameWork(RecipeMode x, RecipeMode y) const {
   const Totals* tx = FindTotals(x);
   const Totals* ty = FindTotals(y);
   if (!tx || !ty || !tx->complete() || !ty->complete()) return false;
@@ -298,7 +306,7 @@ bool ReportAnalysis::SameWork(RecipeMode x, RecipeMode y) const {
   return any;
 }
 
-int ReportAnalysis::OldItems() const {
+int Analysis::OldItems() const {
   int n = 0;
   for (const auto& item : report_->items)
     if (item.status == core::ItemStatus::kDone && item.result && !item.result->isolated.present())
@@ -306,7 +314,7 @@ int ReportAnalysis::OldItems() const {
   return n;
 }
 
-std::vector<const Totals*> ReportAnalysis::AllTotals() const {
+std::vector<const Totals*> Analysis::AllTotals() const {
   std::vector<const Totals*> out;
   for (core::Mode mode : modes_)
     for (core::Recipe recipe : recipes_)
@@ -314,7 +322,7 @@ std::vector<const Totals*> ReportAnalysis::AllTotals() const {
   return out;
 }
 
-std::optional<double> ReportAnalysis::SweepModelMs(int64_t m, RecipeMode key) const {
+std::optional<double> Analysis::SweepModelMs(int64_t m, RecipeMode key) const {
   double sum = 0;
   bool any = false;
   for (const GemmRow& row : rows_) {
@@ -328,22 +336,22 @@ std::optional<double> ReportAnalysis::SweepModelMs(int64_t m, RecipeMode key) co
   return sum;
 }
 
-bool ReportAnalysis::is_shape_list() const { return report_->job.plan.model_name == "shapes"; }
+bool Analysis::is_shape_list() const { return report_->job.plan.model_name == "shapes"; }
 
-const Totals* ReportAnalysis::FindTotals(RecipeMode key) const {
+const Totals* Analysis::FindTotals(RecipeMode key) const {
   auto it = totals_.find(key);
   return it == totals_.end() ? nullptr : &it->second;
 }
 
-std::optional<double> ReportAnalysis::ModelSpeedup(core::Recipe recipe, core::Recipe baseline,
-                                                   core::Mode mode) const {
+std::optional<double> Analysis::ModelSpeedup(core::Recipe recipe, core::Recipe baseline,
+                                             core::Mode mode) const {
   const Totals* r = FindTotals({recipe, mode});
   const Totals* b = FindTotals({baseline, mode});
   if (!r || !b || !r->complete() || !b->complete() || r->ModelMs() <= 0) return std::nullopt;
   return b->ModelMs() / r->ModelMs();
 }
 
-std::vector<core::Recipe> ReportAnalysis::CompleteRecipes(core::Mode mode) const {
+std::vector<core::Recipe> Analysis::CompleteRecipes(core::Mode mode) const {
   std::vector<core::Recipe> out;
   for (core::Recipe r : recipes_) {
     const Totals* t = FindTotals({r, mode});
@@ -352,14 +360,14 @@ std::vector<core::Recipe> ReportAnalysis::CompleteRecipes(core::Mode mode) const
   return out;
 }
 
-int ReportAnalysis::PendingItems() const {
+int Analysis::PendingItems() const {
   int n = 0;
   for (const auto& item : report_->items)
     if (!core::IsFinal(item.status)) ++n;
   return n;
 }
 
-core::stats::Interval TotalSum(const ReportAnalysis& a, RecipeMode key, const Scope& scope) {
+core::stats::Interval TotalSum(const Analysis& a, RecipeMode key, const Scope& scope) {
   const Totals* t = a.FindTotals(key);
   if (!t) return {};
   std::vector<core::stats::SumTerm> terms;
@@ -371,4 +379,4 @@ core::stats::Interval TotalSum(const ReportAnalysis& a, RecipeMode key, const Sc
   return core::stats::SumOfTerms(terms);
 }
 
-}  // namespace gemmprof::client::render
+}  // namespace gemmprof::report

@@ -1,0 +1,76 @@
+// Charts, tables and CSV of results measured in interleaved rounds: intervals and
+// back-to-back figures reach every format (the findings are tested in
+// tests/unit/report/findings_rounds_test.cc).
+#include <gtest/gtest.h>
+
+#include "client/render/report_charts.h"
+#include "client/render/report_csv.h"
+#include "client/render/report_document.h"
+#include "tests/unit/report/report_fixtures.h"
+#include "tests/unit/report/rounds_fixtures.h"
+
+namespace gemmprof::client::render {
+namespace {
+
+namespace testing = report::testing;
+using report::Analysis;
+
+TEST(Charts, LayerChartShowsIntervalsAndTheBackToBackTick) {
+  const BarChart c = BuildChart(Analysis(testing::RoundsReport()), ChartKind::kLayer);
+  ASSERT_FALSE(c.groups.empty());
+  for (const BarGroup& g : c.groups) {
+    ASSERT_TRUE(g.bars.front().whisker) << g.label;
+    EXPECT_LT(g.bars.front().whisker->first, g.bars.front().whisker->second);
+    EXPECT_TRUE(g.bars.front().marker) << g.label;
+  }
+  const auto svg = RenderChartSvg(testing::RoundsReport(), ChartKind::kLayer);
+  ASSERT_TRUE(svg.ok());
+  EXPECT_NE(svg->find("whisker: 95% interval"), std::string::npos);
+  EXPECT_NE(svg->find("stroke-dasharray"), std::string::npos);
+  // Old results: no whiskers, no ticks.
+  const BarChart old = BuildChart(Analysis(testing::HopperReport()), ChartKind::kLayer);
+  for (const BarGroup& g : old.groups) {
+    EXPECT_FALSE(g.bars.front().whisker);
+    EXPECT_FALSE(g.bars.front().marker);
+  }
+}
+
+TEST(Document, BackToBackCountsSizedPerShapeShowAsARange) {
+  core::Report report = testing::RoundsReport();
+  const std::string uniform = RenderReportTable(report);
+  EXPECT_NE(uniform.find("back to back: 8 GEMMs per graph"), std::string::npos) << uniform;
+  for (size_t i = 0; i < report.items.size(); i += 2) {
+    if (report.items[i].result) report.items[i].result->b2b_count = 3;
+  }
+  const std::string mixed = RenderReportTable(report);
+  EXPECT_NE(mixed.find("back to back: 3-8 GEMMs per graph"), std::string::npos) << mixed;
+  EXPECT_NE(mixed.find("b2b ms: back to back, 3-8 per graph"), std::string::npos) << mixed;
+}
+
+TEST(Csv, NewColumnsAreAppendedAndFilled) {
+  const std::vector<std::string>& cols = ReportCsvColumns();
+  ASSERT_GE(cols.size(), 27u);
+  EXPECT_EQ(cols[cols.size() - 27], "iso_ms");
+  EXPECT_EQ(cols[cols.size() - 12], "copy_bytes_per_s");
+  EXPECT_EQ(cols[cols.size() - 11], "item_id");
+  EXPECT_EQ(cols[cols.size() - 8], "fraction_of_peak");
+  EXPECT_EQ(cols[cols.size() - 6], "quant_fraction_of_copy_bandwidth");
+  EXPECT_EQ(cols[cols.size() - 5], "kernel_median_ms");
+  EXPECT_EQ(cols.back(), "profiled");
+  const std::string csv = RenderReportCsv(testing::RoundsReport());
+  const std::string first_row =
+      csv.substr(csv.find('\n') + 1, csv.find('\n', csv.find('\n') + 1) - csv.find('\n') - 1);
+  size_t commas = 0;
+  for (char ch : first_row) commas += ch == ',';
+  EXPECT_EQ(commas + 1, cols.size()) << first_row;
+  EXPECT_NE(first_row.find(",g0,"), std::string::npos) << first_row;  // group_uid
+}
+
+TEST(Document, OldResultsAreNeverRanked) {
+  const std::string text = RenderReportTable(testing::HopperReport());
+  EXPECT_NE(text.find("60 items measured before paired rounds: no intervals, not ranked"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace gemmprof::client::render

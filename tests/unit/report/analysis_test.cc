@@ -1,0 +1,79 @@
+// Per-layer and full-model sums of the fixtures, checked against values computed by hand.
+#include "report/analysis.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/unit/report/report_fixtures.h"
+
+namespace gemmprof::report {
+namespace {
+
+using core::Mode;
+using core::Recipe;
+
+// Per-layer and full-model bf16 time of the Hopper fixture, from first principles.
+TEST(AnalysisTest, TotalsFollowLayersAndOncePerModelOps) {
+  const core::Report report = testing::HopperReport();
+  const Analysis a(report);
+  double layer = 0, once = 0;
+  for (const core::GemmOp& op : report.job.plan.ops) {
+    double ms = testing::MsAt(op.Flops(), 600);
+    if (op.pass == core::Pass::kDgrad) ms *= 1.08;
+    (op.per_layer ? layer : once) += ms;
+  }
+  const Totals* t = a.FindTotals({Recipe::kBf16, Mode::kAutocast});
+  ASSERT_NE(t, nullptr);
+  EXPECT_TRUE(t->complete());
+  EXPECT_NEAR(t->LayerMs(), layer, 1e-9);
+  EXPECT_NEAR(t->once_ms, once, 1e-9);
+  EXPECT_NEAR(t->ModelMs(), layer * 2 + once, 1e-9);  // 2 layers + the LM head once
+  const Totals* mx = a.FindTotals({Recipe::kMxfp8, Mode::kAutocast});
+  ASSERT_NE(mx, nullptr);
+  EXPECT_FALSE(mx->complete());
+  EXPECT_EQ(a.CompleteRecipes(Mode::kAutocast),
+            (std::vector<Recipe>{Recipe::kBf16, Recipe::kFp8Current, Recipe::kFp8Delayed,
+                                 Recipe::kFp8Block}));
+  const auto s = a.ModelSpeedup(Recipe::kFp8Current, Recipe::kBf16, Mode::kAutocast);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_NEAR(*s, t->ModelMs() / a.FindTotals({Recipe::kFp8Current, Mode::kAutocast})->ModelMs(),
+              1e-12);
+  EXPECT_GT(*s, 1.0);
+}
+
+TEST(AnalysisTest, GroupedOpsCountOnceAndLayersMultiply) {
+  core::Report r;
+  r.job.plan.num_layers = 4;
+  core::GemmOp experts{"expert_up", core::Pass::kFprop, {128, 64, 256}, 8, 3, true};
+  core::GemmOp dense{"mlp_up", core::Pass::kFprop, {128, 64, 256}, 1, 1, true};
+  for (const auto& op : {experts, dense}) {
+    core::ItemRecord item;
+    item.item.op = op;
+    item.status = core::ItemStatus::kDone;
+    item.result = core::Measurement{};
+    item.result->time.median_ms = op.groups > 1 ? 2.0 : 1.0;
+    r.items.push_back(item);
+  }
+  const Analysis a(r);
+  const Totals* t = a.FindTotals({Recipe::kBf16, Mode::kAutocast});
+  ASSERT_NE(t, nullptr);
+  EXPECT_DOUBLE_EQ(t->ModelMs(), 2.0 * 3 + 1.0 * 1);
+  EXPECT_DOUBLE_EQ(t->LayerMs(), (2.0 * 3 + 1.0) / 4);  // the average layer
+}
+
+TEST(ReportAnalysisTest, SweepSumsForwardTimePerM) {
+  const core::Report report = testing::SweepReport();
+  const Analysis a(report);
+  ASSERT_TRUE(a.is_sweep());
+  EXPECT_EQ(a.sweep_ms(), (std::vector<int64_t>{1, 16}));
+  double expected = 0;
+  for (const core::GemmOp& op : report.job.plan.ops)
+    if (SweepM(op.name) == 16) expected += testing::MsAt(op.Flops(), 600) * op.layers;
+  const auto ms = a.SweepModelMs(16, {Recipe::kBf16, Mode::kAutocast});
+  ASSERT_TRUE(ms.has_value());
+  EXPECT_NEAR(*ms, expected, 1e-12);
+  EXPECT_EQ(SweepM("attn_out+mlp_down@m=16"), 16);
+  EXPECT_EQ(SweepM("qkv"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace gemmprof::report
