@@ -8,7 +8,9 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${GEMMPROF_BUILD_DIR:-$root/build}
 "$root/deploy/install_deps.sh"
-"$root/deploy/build.sh"
+# Only what the demo runs: the daemon and the CLI. run_tests.sh builds the rest (the
+# tests and benchmarks) in the same folder, reusing these.
+"$root/deploy/build.sh" --target gemmprofd --target gemmprof
 bin="$build/bin"
 work=${GEMMPROF_DEMO_DIR:-$root/demo}
 mkdir -p "$work"

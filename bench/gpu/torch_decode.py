@@ -27,9 +27,10 @@ timing above (--profile after), so that no figure is taken in a process the prof
 run in (Kineto may leave CUPTI attached after a session). On an H100 with PyTorch 2.11 it
 made no difference: --profile between (each graph profiled right after its burst, this
 script's order before) and --retime (every burst timed again after all the profiling,
-column b2b_after_profile_ms) agreed within 0.3% (bench/gpu/RESULTS.md, "One stream or
-several"). Column profiled_before counts the profiler sessions the process had run before
-each b2b_ms burst (0 throughout with --profile after).
+column b2b_after_profile_ms) agreed within 0.3% (the lab notebook's "One stream or
+several": git show e95989d:bench/gpu/RESULTS.md). Column profiled_before counts the
+profiler sessions the process had run before each b2b_ms burst (0 throughout with
+--profile after).
 
 torch.matmul runs twice: with PyTorch's default BLAS library (cuBLAS, backend "cublas")
 and with torch.backends.cuda.preferred_blas_library("cublaslt") (backend "cublaslt",

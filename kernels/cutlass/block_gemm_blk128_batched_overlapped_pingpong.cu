@@ -3,10 +3,9 @@
 // promotion overlapped with the next block's MMAs (overlapped_mainloop.cuh). The epilogue
 // stores the whole 64x128 tile at once, each warp group from a shared-memory buffer of its
 // own, and waits for a store to leave shared memory only before its next epilogue
-// (deferred_store_epilogue.cuh). On an H100 this form ran DeepSeek-V3's four fprop and
-// dgrad expert items 1.2-4.9% faster than CUTLASS's own epilogue (64x32 pieces, waited at
-// each tile's end) in the same interleaved rounds of three device calls
-// (bench/gpu/RESULTS.md).
+// (deferred_store_epilogue.cuh), so one warp group's store overlaps the other's epilogue,
+// which CUTLASS's own (64x32 pieces, waited for at each tile's end) does not allow
+// (docs/benchmarks.md, "Kernel forms").
 #include "kernels/cutlass/block_gemm_impl.cuh"
 
 namespace gemmprof::kernels::cutlass_gemm {

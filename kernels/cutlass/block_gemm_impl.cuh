@@ -308,9 +308,9 @@ using AsBuilt = Epilogue;
   }
 
 // The batched form above with the consumer mainloop of overlapped_mainloop.cuh (each K
-// block's promotion overlapped with the next block's MMAs), and no cluster (1x1x1): on an
-// H100 that ran every Qwen3 expert item 0.3-3.7% faster than the same form with cluster 1x2
-// (bench/gpu/RESULTS.md); the rest is the base's. EpilogueTile and EpilogueOf as in the _IN
+// block's promotion overlapped with the next block's MMAs), and no cluster (1x1x1): pairing
+// CTAs costs the expert GEMMs more than the operand multicast saves (docs/benchmarks.md,
+// "Kernel forms"); the rest is the base's. EpilogueTile and EpilogueOf as in the _IN
 // form; Note ("" or e.g. ", epilogue tile 64x128") ends its description.
 #define GEMMPROF_CUTLASS_OVERLAPPED_BATCHED_BLOCK_GEMM_TYPES(                        \
     Name, ScaleN, TileM, Schedule, EpilogueSchedule, EpilogueTile, EpilogueOf, Note) \

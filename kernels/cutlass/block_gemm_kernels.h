@@ -60,10 +60,10 @@ struct Made {
 //    group's scale tensor): one batched GEMM.
 //  * Cooperative (no suffix): tile 128x128x128, both consumer warp groups on one tile.
 //  * Pingpong (batched only): tile 64x128x128, the warp groups alternate tiles, one's
-//    epilogue overlapping the other's MMAs. Measured on an H100 it wins wgrad's short K
-//    loops (K: one expert's tokens) by 2-6% and small GEMMs (more tiles for the SMs),
-//    and loses 15-60% on long-K fprop/dgrad; the grouped pingpong form won no item of
-//    Qwen3 or DeepSeek-V3 experts and is not instantiated.
+//    epilogue overlapping the other's MMAs: that pays where a tile's K loop is short
+//    (wgrad, K: one expert's tokens) and in small GEMMs (more tiles for the SMs), not on
+//    long-K fprop/dgrad. A grouped pingpong form won no expert item and is not
+//    instantiated (docs/benchmarks.md, "Kernel forms", has the figures of every form).
 Made MakeBlk128Grouped(const std::vector<Group>& groups, int device);
 Made MakeVec128Grouped(const std::vector<Group>& groups, int device);
 Made MakeBlk128Batched(const Group& first, int groups, int device);
@@ -73,39 +73,29 @@ Made MakeVec128BatchedPingpong(const Group& first, int groups, int device);
 //  * Overlapped (batched only): each K block's scale promotion overlapped with the next
 //    K block's MMAs (overlapped_mainloop.cuh: two partial accumulators per warp group),
 //    cooperative (tile 128x128x128) for 128x128 B^T scales only, pingpong (tile
-//    64x128x128) for both. On an H100 Qwen3's 512-token experts keep cooperative on
-//    fprop and dgrad and pingpong on wgrad (9-12% ahead of batched pingpong);
-//    DeepSeek-V3's 128-token experts keep pingpong on fprop and dgrad (up to 3.5% ahead
-//    in the item's figure). The cooperative form for 1x128 scales was measured too and
-//    not kept: its short choice bursts read up to 27% faster than its item rounds on
-//    DeepSeek-V3's wgrad (chosen once, it made the item 21% slower), and no item it won
-//    ran faster for it. No cluster (1x1x1): on an H100 that ran every Qwen3 expert item
-//    0.3-3.7% faster than cluster 1x2 in the same interleaved rounds; 2x1 and 2x2 were
-//    no faster than 1x2. The pingpong form for 1x128 scales (wgrad) stores its whole
-//    64x128 tile in one epilogue step (3-7% on Qwen3's wgrad against CUTLASS's 64x32
-//    pieces); with the others, wider pieces won as often as they lost, and storing
-//    straight from registers (no shared memory) was 16-26% slower on wgrad. The
-//    pingpong form for 128x128 scales stores its whole tile too, each warp group from a
-//    buffer of its own, waiting for a store only before the group's next epilogue
-//    (deferred_store_epilogue.cuh): 1.2-4.9% ahead of CUTLASS's epilogue on DeepSeek-V3's
-//    fprop and dgrad items in three H100 calls, up to 7% behind on Qwen3's (which keep
-//    the cooperative form). The same epilogue on the 1x128 form was 3-4% slower on Qwen3's
-//    wgrad, and on the cooperative form up to 10%; wider tiles for 1x128 scales (128x160,
-//    128x192, 64x192) and clusters 2x1 and 2x2 lost on wgrad too. One accumulator per warp
-//    group, rescaled between K blocks (room for 128x256 and 64x256 tiles with 128x128
-//    scales), won up to 2% on three of Qwen3's fprop and dgrad items and lost DeepSeek-V3's:
-//    not instantiated.
+//    64x128x128) for both; which one an item keeps depends on its experts' token count
+//    (the per-item choice times them all). No cluster (1x1x1): on the expert GEMMs,
+//    pairing CTAs costs more than the operand multicast saves. The pingpong form for
+//    1x128 scales (wgrad) stores its whole 64x128 tile in one epilogue step, since
+//    wgrad's short K loops make the epilogue as long as the mainloop. The pingpong form
+//    for 128x128 scales stores its whole tile too, each warp group from a buffer of its
+//    own, waiting for a store only before the group's next epilogue
+//    (deferred_store_epilogue.cuh), which pays on 128-token experts' fprop and dgrad. Not
+//    instantiated: a cooperative form for 1x128 scales (a short choice burst ranked it
+//    ahead where the item then ran slower), other epilogue pieces, register stores,
+//    wider tiles, larger clusters and one accumulator rescaled between K blocks (room
+//    for 64x256 warp-group tiles), none of which made an item faster for its cost.
 Made MakeBlk128BatchedOverlapped(const Group& first, int groups, int device);
 Made MakeBlk128BatchedOverlappedPingpong(const Group& first, int groups, int device);
 Made MakeVec128BatchedOverlappedPingpong(const Group& first, int groups, int device);
 //  * Concurrent (batched pingpong, 1x128 B^T scales only): the overlapped pingpong form
 //    with the two warp groups' K loops running at the same time rather than in turns
 //    where a tile's K loop fits half the stages (concurrent_mainloop.cuh; wgrad's short
-//    ones, up to K 512; longer ones are refused). The epilogues still take turns. On an
-//    H100 it ran Qwen3's two wgrad items (K 512) 1.2-3.1% faster than the overlapped
-//    pingpong form in the items' own rounds of five runs (equal in the choice burst).
-//    The fprop and dgrad of experts have longer K loops (the hidden or intermediate
-//    size), so no form for 128x128 scales is instantiated.
+//    ones, up to K 512; longer ones are refused). The epilogues still take turns. It
+//    reads the same as the overlapped pingpong form in a short burst and faster under
+//    the power cap, so the two are decided in the item's own rounds. The fprop and dgrad
+//    of experts have longer K loops (the hidden or intermediate size), so no form for
+//    128x128 scales is instantiated.
 Made MakeVec128BatchedConcurrentPingpong(const Group& first, int groups, int device);
 //  * Sm100 (block_gemm_sm100_grouped.cu, built for sm_100a only): the grouped form on
 //    Blackwell, CUTLASS's sm100 pointer-array blockwise collective (UMMA, one SM per tile,
@@ -132,8 +122,8 @@ struct RowwiseProblem {
 // Both pingpong (each consumer warp group its own tile, one's epilogue overlapping the
 // other's MMAs). Tile64: tile 64x128x128, cluster 1x2x1, for small M (decode: M <= 128
 // gives a few 64-row tiles); Tile128: tile 128x128x128, cluster 2x1x1, for the rest. A
-// cooperative 128x128 form was measured on an H100 against cuBLASLt and the 64x128 form
-// and won no Llama-3.1-8B or seed 5B item, so it is not instantiated.
+// cooperative 128x128 form won no item against cuBLASLt and these, so it is not
+// instantiated (docs/benchmarks.md, "Kernel forms").
 Made MakeRowwiseTile64(const RowwiseProblem& problem, int device);
 Made MakeRowwiseTile128(const RowwiseProblem& problem, int device);
 

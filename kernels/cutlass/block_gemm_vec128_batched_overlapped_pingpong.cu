@@ -3,9 +3,8 @@
 // overlapped with the next block's MMAs (overlapped_mainloop.cuh). The epilogue stores
 // the whole 64x128 tile at once (one shared-memory buffer, one TMA store) rather than
 // CUTLASS's four 64x32 pieces: wgrad writes an output tile per four K blocks (Qwen3's
-// 512-token experts) or per one (DeepSeek-V3's 128), and on an H100 the whole-tile store
-// ran Qwen3's two wgrad items 3-7% faster in the same interleaved rounds
-// (bench/gpu/RESULTS.md).
+// 512-token experts) or per one (DeepSeek-V3's 128), so its epilogue is as long as its
+// mainloop, and one store per tile shortens it (docs/benchmarks.md, "Kernel forms").
 #include "kernels/cutlass/block_gemm_impl.cuh"
 
 namespace gemmprof::kernels::cutlass_gemm {

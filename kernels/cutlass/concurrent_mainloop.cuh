@@ -11,13 +11,11 @@
 // groups' K loops share the tensor cores. The epilogues still take turns (the kernel's
 // second order barrier), and everything else is the overlapped mainloop's.
 //
-// Measured on an H100 (bench/gpu/RESULTS.md) against the overlapped pingpong form in
-// the same interleaved rounds: equal in the short burst before an item (within 0.6% on
-// Qwen3's two wgrad items), and 1.2-2.1% (expert_up) and 2.3-3.1% (expert_down) faster
-// in the items' own power-capped rounds, in all five runs; on DeepSeek-V3's one-K-block
-// wgrad 3.4% slower than the batched pingpong form there. So running the K loops at once
-// does not make up for the promotion's cost (what limits the loop is not the turns), but
-// under the power cap it is the faster of the two on Qwen3's 512-token experts.
+// Running the K loops at once does not make up for the promotion's cost (a short burst
+// times it equal to the overlapped pingpong form: the turns are not what limits the
+// loop), but under the power cap it is the faster of the two on the wgrad of 512-token
+// experts, and the slower on one-K-block wgrad; the item's own rounds decide
+// (docs/benchmarks.md, "Kernel forms").
 //
 // Only where a tile's K loop takes at most half the pipeline's stages. The producer fills
 // the stages in tile order (one group's tile, then the other's) and a consumer's wait on
@@ -29,8 +27,7 @@
 // last held that group's own previous tile. The host refuses longer K loops
 // (kMaxKTiles; block_gemm_vec128_batched_concurrent_pingpong.cu). The kernel has no
 // check of its own: a fallback to turns inside it made ptxas keep the accumulators in
-// local memory (256 bytes of stack; the form ran Qwen3's wgrad 14x slower on an H100),
-// and a trap on a long K loop made it spill 1 KB.
+// local memory, and a trap on a long K loop made it spill.
 #pragma once
 
 #include <type_traits>

@@ -5,9 +5,9 @@
 // Here the wait moves to the start of the warp group's next epilogue (by then its store
 // has drained behind its next mainloop), and with two buffers per epilogue piece each
 // pingpong warp group stores from buffers of its own, so one group's store overlaps the
-// other's epilogue. On an H100 it ran DeepSeek-V3's fprop and dgrad expert GEMMs 1-5%
-// faster in the pingpong form for 128x128 scales, and was slower on the wgrad (1x128) and
-// cooperative forms (bench/gpu/RESULTS.md), so only that form uses it.
+// other's epilogue. That pays in the pingpong form for 128x128 scales (the fprop and
+// dgrad of 128-token experts) and not in the wgrad (1x128) or cooperative forms, so only
+// that form uses it (docs/benchmarks.md, "Kernel forms").
 //
 // For CUTLASS's Sm90TmaWarpSpecialized epilogue without a source operand; the rest of that
 // collective is CUTLASS's own.

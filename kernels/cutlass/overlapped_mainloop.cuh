@@ -9,17 +9,16 @@
 // an FMUL and an FFMA with 1x128 x 1x128 ones). Here each warp group keeps two partial
 // accumulators: block k+1's WGMMAs are issued into one while block k's partial sums in
 // the other are promoted (warpgroup_wait<1>), and block k's stage is released once its
-// scales have been read. Measured on an H100 and an H200 (bench/gpu/RESULTS.md): 9-12%
-// faster on the wgrad of 512-token experts (two operations per element), within 1.5% of
-// the base on fprop and dgrad (one), where the 128-wide tile rather than the promotion
-// limits; nothing to gain with one K block per tile.
+// scales have been read. That pays where the promotion is two operations per element
+// (the wgrad of 512-token experts); on fprop and dgrad (one) the 128-wide tile rather
+// than the promotion limits, and with one K block per tile there is nothing to overlap
+// (docs/benchmarks.md, "Kernel forms").
 //
 // With 128x128 B^T scales (fprop, dgrad) the two or three scales a thread needs are read
-// before the next block's WGMMAs are issued, not after the wait: Nsight Compute showed
-// the promotion stalled on those shared-memory reads, and reading them early took 2-6%
-// off Qwen3's fprop and dgrad expert items' time relative to fp8-current's on an H100.
-// With 1x128 ones (wgrad: 34 scales a thread) reading them early, before or among the
-// WGMMAs, measured 2-6% slower, so those are read after the wait as before.
+// before the next block's WGMMAs are issued, not after the wait, so the promotion does
+// not stall on those shared-memory reads. With 1x128 ones (wgrad: 34 scales a thread)
+// every earlier placement, before or among the WGMMAs, measured slower, so those are
+// read after the wait.
 //
 // Everything else (TMA and scale loads by the producer warp, shared-memory layouts, the
 // pipeline, arguments, epilogue, tile scheduler) is the base collective's, unchanged: the

@@ -55,11 +55,10 @@ cudaError_t CurrentScalingQuantize(const __nv_bfloat16* x, int64_t rows, int64_t
 
 // Current scaling by whichever of the two ways is faster for the size: the fused launch
 // above, or Amax + ComputeScale + CastTranspose. The fused launch wins where the share
-// of the input it keeps on chip for the cast is large; on an H200 (gemmprof_quant_bench,
-// E4M3): without the transpose 2.4x at 256 x 4096, 1.35x at 4096 x 4096, 1.10x at
-// 15872 x 4096, even at 15872 x 12288 and 0.98x at 15872 x 16384; with it 2.4x at
-// 256 x 4096, 1.21x at 4096 x 4096, even at 12288 x 4096 and 0.89x at 15872 x 16384
-// (its per-tile barrier for the transposed store costs more than the reuse saves).
+// of the input it keeps on chip for the cast is large (small tensors); on large ones the
+// separate launches do, sooner with the transposed output (its per-tile barrier for the
+// transposed store costs more than the reuse saves): hence the two element limits below
+// (docs/benchmarks.md, "Kernel forms", has the sweep they come from).
 // Same arguments and results as CurrentScalingQuantize; amax is required.
 inline constexpr int64_t kFusedCurrentScalingMax = int64_t{1} << 27;            // elements
 inline constexpr int64_t kFusedCurrentScalingMaxTransposed = int64_t{1} << 25;  // elements

@@ -10,9 +10,8 @@ namespace {
 
 // Samples per blocking kernel: at most kBatch, and few enough that the launch queue
 // (about a thousand entries) never fills while the blocking kernel holds the stream: a
-// graph launch takes an entry per node (an H200 run of 26-node fp8-block MoE items
-// blocked the host in cudaGraphLaunch with 64 samples per batch until the blocking
-// kernel timed out), and each sample adds its events and the L2 flush.
+// graph launch takes an entry per node and each sample adds its events and the L2 flush,
+// and a full queue blocks the host in cudaGraphLaunch until the blocking kernel times out.
 constexpr size_t kBatch = 64;
 // Long enough for the host to enqueue a batch on a busy machine; a timeout only costs
 // clean samples, never correctness.
