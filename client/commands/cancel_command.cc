@@ -2,13 +2,11 @@
 
 #include <CLI/CLI.hpp>
 
-#include "client/commands/follow_job.h"
 
 namespace gemmprof::client {
 
-CancelCommand::CancelCommand(CLI::App& parent) {
-  app_ = parent.add_subcommand("cancel", "Cancel a job (it stops at the next item boundary)");
-  AddJobIdArgument(*app_, "JOB", job_id_);
+CancelCommand::CancelCommand(CLI::App& parent)
+    : JobCommand(parent, "cancel", "Cancel a job (it stops at the next item boundary)") {
   app_->footer("Example:\n  gemmprof cancel 42\nFinished items keep their results.");
 }
 

@@ -7,7 +7,6 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
-#include "client/commands/follow_job.h"
 #include "client/render/png_export.h"
 #include "client/render/report_charts.h"
 
@@ -42,9 +41,8 @@ absl::StatusOr<std::string> ChartFormat(const std::string& flag, const std::stri
 
 }  // namespace
 
-PlotCommand::PlotCommand(CLI::App& parent) {
-  app_ = parent.add_subcommand("plot", "Write a job's charts as an SVG or PNG file");
-  AddJobIdArgument(*app_, "JOB", job_id_);
+PlotCommand::PlotCommand(CLI::App& parent)
+    : JobCommand(parent, "plot", "Write a job's charts as an SVG or PNG file") {
   app_->add_option("-o,--output", output_, "File to write: .svg or .png")->required();
   app_->add_option("--kind", kind_, "layer (default), modes, tflops, speedup, roofline or all");
   app_->add_option("--format", format_,

@@ -2,16 +2,14 @@
 
 #include <CLI/CLI.hpp>
 
-#include "client/commands/follow_job.h"
 #include "client/render/report_csv.h"
 #include "client/render/report_document.h"
 #include "report/json_document.h"
 
 namespace gemmprof::client {
 
-ReportCommand::ReportCommand(CLI::App& parent) {
-  app_ = parent.add_subcommand("report", "Print a job's report");
-  AddJobIdArgument(*app_, "JOB", job_id_);
+ReportCommand::ReportCommand(CLI::App& parent)
+    : JobCommand(parent, "report", "Print a job's report") {
   app_->add_option("--format", format_, "table (default), csv, json or markdown");
   app_->add_flag("--chart", chart_, "Append a terminal bar chart (table and markdown)");
   app_->footer(R"(Examples:

@@ -4,20 +4,17 @@
 
 #include <string>
 
-#include "client/command.h"
+#include "client/commands/job_command.h"
 
 namespace gemmprof::client {
 
-class ReportCommand : public Command {
+class ReportCommand : public JobCommand {
  public:
   // Registers the subcommand and its flags on `parent`.
   explicit ReportCommand(CLI::App& parent);
-  CLI::App* subcommand() const override { return app_; }
   absl::Status Run(CommandContext& ctx) override;
 
  private:
-  CLI::App* app_;
-  int64_t job_id_ = 0;
   std::string format_ = "table";
   bool chart_ = false;
 };

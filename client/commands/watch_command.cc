@@ -6,9 +6,8 @@
 
 namespace gemmprof::client {
 
-WatchCommand::WatchCommand(CLI::App& parent) {
-  app_ = parent.add_subcommand("watch", "Follow a job until it ends");
-  AddJobIdArgument(*app_, "JOB", job_id_);
+WatchCommand::WatchCommand(CLI::App& parent)
+    : JobCommand(parent, "watch", "Follow a job until it ends") {
   app_->footer(
       "Example:\n  gemmprof watch 42 && gemmprof report 42\n"
       "A progress bar on a terminal; one line per event when piped. A lost connection is\n"
