@@ -308,6 +308,15 @@ absl::StatusOr<JobExecutor::ItemEnd> JobExecutor::SettleGroup(JobShare& share,
 const std::vector<absl::Status>& JobExecutor::Fits(const JobShare& share) {
   const int64_t job_id = share.job().id;
   if (fits_job_ == job_id && fits_answered_) return fits_;
+  if (fits_job_ != job_id && hooks_.submit_fits) {
+    std::optional<std::vector<absl::Status>> given = hooks_.submit_fits(job_id);
+    if (given.has_value() && given->size() == share.items().size()) {
+      fits_job_ = job_id;
+      fits_answered_ = true;
+      fits_ = *std::move(given);
+      return fits_;
+    }
+  }
   std::vector<core::WorkItem> items;
   items.reserve(share.items().size());
   for (const core::ItemRecord& record : share.items()) items.push_back(record.item);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,10 @@ struct ShareHooks {
   std::function<int(const DeviceScope& scope)> devices;
   // Measurement groups per batch (PackBatches).
   size_t batch_groups = kDefaultBatchGroups;
+  // The answer this device gave when the job was submitted (one status per item, in the
+  // order of the job's items), if it did: the lead takes it instead of asking again.
+  // Empty, or nullopt: the executor asks.
+  std::function<std::optional<std::vector<absl::Status>>(int64_t job_id)> submit_fits;
 };
 
 // Not thread-safe; one executor per worker thread.
@@ -71,8 +76,9 @@ class JobExecutor {
   enum class LoopEnd { kDone, kStop, kCancel, kDeviceLost };
 
   absl::Status WarmUp(const core::JobRecord& job);
-  // Whether each item of `share` can run on this device: asked of the runner once per
-  // job, in one question; where the question fails (Unavailable: the worker is
+  // Whether each item of `share` can run on this device: the answer the device gave at
+  // submission (ShareHooks::submit_fits), else asked of the runner once per job, in one
+  // question; where the question fails (Unavailable: the worker is
   // restarting), its status is every item's answer, and it is asked again next time.
   const std::vector<absl::Status>& Fits(const JobShare& share);
   // Takes batches from `share` and runs them until one of LoopEnd happens. A store

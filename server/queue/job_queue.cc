@@ -99,7 +99,7 @@ absl::StatusOr<PlannedJob> JobQueue::Plan(const core::JobSpec& spec) const {
         " per job (gemmprofd --max-items-per-job); submit fewer shapes, recipes or modes");
   }
   RETURN_IF_ERROR(CheckDevices(spec.devices));
-  ASSIGN_OR_RETURN(planned.device, CheckFits(planned.items, spec));
+  RETURN_IF_ERROR(CheckFits(spec, &planned));
   return planned;
 }
 
@@ -122,8 +122,8 @@ absl::Status JobQueue::CheckDevices(const std::vector<int32_t>& devices) const {
   return absl::OkStatus();
 }
 
-absl::StatusOr<core::DeviceInfo> JobQueue::CheckFits(const std::vector<core::WorkItem>& items,
-                                                     const core::JobSpec& spec) const {
+absl::Status JobQueue::CheckFits(const core::JobSpec& spec, PlannedJob* planned) const {
+  const std::vector<core::WorkItem>& items = planned->items;
   const core::TimingOptions& timing = spec.timing;
   std::vector<std::string> unavailable;
   for (size_t d = 0; d < runners_.size(); ++d) {
@@ -135,14 +135,24 @@ absl::StatusOr<core::DeviceInfo> JobQueue::CheckFits(const std::vector<core::Wor
     absl::Status fits = runner->Availability();
     // One question for every item. Unsupported recipes and shapes a recipe cannot take
     // become not_supported items; everything else must fit here.
+    absl::StatusOr<std::vector<absl::Status>> answers = std::vector<absl::Status>{};
     if (fits.ok()) {
-      absl::StatusOr<std::vector<absl::Status>> answers = runner->CanImplement(items, timing);
+      answers = runner->CanImplement(items, timing);
       fits = answers.status();
+      if (fits.ok() && answers->size() != items.size()) {
+        fits = absl::InternalError(absl::StrCat("device ", d, " answered ", answers->size(),
+                                                " of ", items.size(), " items of a fit check"));
+      }
       for (size_t i = 0; fits.ok() && i < items.size(); ++i) {
         if (!(*answers)[i].ok() && !IsNotSupportedRefusal((*answers)[i])) fits = (*answers)[i];
       }
     }
-    if (fits.ok()) return runner->Info();
+    if (fits.ok()) {
+      planned->device = runner->Info();
+      planned->device_index = d;
+      planned->fits = *std::move(answers);
+      return absl::OkStatus();
+    }
     if (!absl::IsUnavailable(fits)) return fits;
     unavailable.emplace_back(fits.message());
   }
@@ -184,6 +194,10 @@ absl::StatusOr<core::JobRecord> JobQueue::Submit(const core::JobSpec& spec,
   job.device = planned.device;
   // Persisted before the id is returned: an acknowledged job survives a crash.
   ASSIGN_OR_RETURN(auto stored, store_.CreateJob(std::move(job), std::move(planned.items)));
+  {
+    std::lock_guard lock(mu_);
+    submit_fits_[stored.id] = {planned.device_index, std::move(planned.fits)};
+  }
   spdlog::info("job {}: queued, {} items ({}){}", stored.id, stored.total_items,
                stored.plan.model_name,
                stored.submitted_by.empty() ? "" : ", by " + stored.submitted_by);
@@ -217,6 +231,7 @@ absl::StatusOr<core::JobRecord> JobQueue::Cancel(int64_t job_id) {
     if (not_running) {
       pending_.erase(std::remove(pending_.begin(), pending_.end(), job_id), pending_.end());
       pinned_.erase(job_id);
+      submit_fits_.erase(job_id);
     } else {
       cancel_requested_.insert(job_id);
     }
@@ -233,6 +248,15 @@ absl::StatusOr<core::JobRecord> JobQueue::EndUnstarted(int64_t job_id) {
   events_.Publish(JobEvent{JobEvent::Kind::kJobFinished, job, std::nullopt});
   spdlog::info("job {}: cancelled while no device ran it", job_id);
   return job;
+}
+
+std::optional<std::vector<absl::Status>> JobQueue::TakeSubmitFits(int64_t job_id, size_t index) {
+  std::lock_guard lock(mu_);
+  auto it = submit_fits_.find(job_id);
+  if (it == submit_fits_.end() || it->second.first != index) return std::nullopt;
+  std::vector<absl::Status> fits = std::move(it->second.second);
+  submit_fits_.erase(it);
+  return fits;
 }
 
 QueueCounts JobQueue::Counts() const {
@@ -324,6 +348,7 @@ void JobQueue::WorkerLoop(size_t index) {
     shares_.erase(job_id);
   };
   hooks.batch_groups = limits_.batch_groups;
+  hooks.submit_fits = [this, index](int64_t job_id) { return TakeSubmitFits(job_id, index); };
   // The lead and the idle devices that may help it (busy ones would only join late).
   hooks.devices = [this, index](const DeviceScope& scope) {
     std::vector<char> busy;
@@ -367,6 +392,7 @@ void JobQueue::WorkerLoop(size_t index) {
     running_.erase(job_id);
     cancel_requested_.erase(job_id);
     pinned_.erase(job_id);
+    submit_fits_.erase(job_id);
   }
 }
 

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 #include <vector>
@@ -29,6 +30,10 @@ struct PlannedJob {
   std::vector<core::Mode> modes;
   std::vector<core::WorkItem> items;
   core::DeviceInfo device;  // the device the checks ran on
+  // That device's answer for each of `items` (Runner::CanImplement) and its index: the
+  // job's lead on it takes the answer instead of asking again.
+  size_t device_index = 0;
+  std::vector<absl::Status> fits;
 };
 
 // True when a Runner::CanImplement refusal means "this recipe cannot run this shape
@@ -107,8 +112,11 @@ class JobQueue {
   };
 
   absl::Status CheckDevices(const std::vector<int32_t>& devices) const;
-  absl::StatusOr<core::DeviceInfo> CheckFits(const std::vector<core::WorkItem>& items,
-                                             const core::JobSpec& spec) const;
+  // Fills planned->device, device_index and fits from the first device that can run it.
+  absl::Status CheckFits(const core::JobSpec& spec, PlannedJob* planned) const;
+  // The fit answers Submit got for `job_id`, once, when `index` is the device that gave
+  // them (the lead of the job ends them otherwise, when it ends the job).
+  std::optional<std::vector<absl::Status>> TakeSubmitFits(int64_t job_id, size_t index);
   absl::StatusOr<core::JobRecord> EndUnstarted(int64_t job_id);
   void GiveBack(int64_t job_id);
   // Device `index` starts (with NextWork) or ends work on a job.
@@ -136,6 +144,8 @@ class JobQueue {
   std::set<int64_t> running_;
   std::vector<char> busy_;  // per runner: leading or helping a job now
   std::set<int64_t> cancel_requested_;
+  // Submit's fit answers of queued jobs: device index and one status per item.
+  std::map<int64_t, std::pair<size_t, std::vector<absl::Status>>> submit_fits_;
   int64_t submitting_ = 0;  // Submit calls past the queue-length check, not yet enqueued
   bool stopping_ = false;
   bool started_ = false;

@@ -99,6 +99,10 @@ TEST_F(JobSpreadTest, BothDevicesOfTheModelMeasureGroupsOfOneJob) {
   const auto devices = ResultDevices(job->id);
   EXPECT_GT(devices.count("GPU-aaaa"), 0u);
   EXPECT_GT(devices.count("GPU-bbbb"), 0u);
+  // Each device answered "can these items run here" once for the whole job: the first at
+  // the submission (and ran on that answer), the second when it joined.
+  EXPECT_EQ(first_.fit_checks(), 1);
+  EXPECT_EQ(second_.fit_checks(), 1);
 }
 
 TEST_F(JobSpreadTest, WithDefaultBatchesEachDeviceTakesOneBatchOfTwoShapes) {
