@@ -20,6 +20,13 @@ struct DeviceReading {
   std::optional<double> temperature_c;
 };
 
+// A GPU the daemon serves, to be read: its index (worker --device), UUID and name.
+struct TelemetryDevice {
+  int index = 0;
+  std::string uuid;
+  std::string name;
+};
+
 // Thread-safe: /metrics scrapes may call Read from several HTTP threads at once.
 class DeviceTelemetry {
  public:

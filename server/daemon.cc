@@ -11,22 +11,18 @@
 #include <CLI/CLI.hpp>
 #include <cctype>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <thread>
 #include <utility>
 #include <vector>
 
-#include "device/host/host_runner.h"
-#include "device/worker/fault.h"
+#include "device/discovery.h"
 #include "device/worker/item_deadline.h"
 #include "device/worker/remote_runner.h"
 #include "device/worker/worker_main.h"
-#include "device/worker/worker_process.h"
 #include "server/api/server.h"
 #include "server/http/http_server.h"
 #include "server/metrics/daemon_metrics.h"
@@ -37,7 +33,6 @@
 #include "server/storage/open_store.h"
 #ifdef GEMMPROF_HAVE_CUDA
 #include "kernels/runner/cuda_runner_factory.h"
-#include "kernels/timing/nvml_telemetry.h"
 #endif
 
 namespace gemmprof::daemon {
@@ -103,81 +98,29 @@ absl::Status SetUpLogging(const Options& o, const std::string& name) {
   return absl::OkStatus();
 }
 
-// The backend workers run and how many devices it has.
-absl::Status ResolveBackend(const Options& o, std::string* backend, int* devices) {
-  *backend = "host";
-  *devices = o.host_devices;
+// The CUDA runner's entry points in a CUDA build; none otherwise.
+device::CudaBackend Cuda() {
 #ifdef GEMMPROF_HAVE_CUDA
-  const int gpus = kernels::CudaDeviceCount();
-  if (o.backend == "cuda" || (o.backend == "auto" && gpus > 0)) {
-    if (gpus == 0) return absl::FailedPreconditionError("--backend cuda: no CUDA device found");
-    if (o.host_devices != 1) {
-      return absl::InvalidArgumentError(
-          "--host-devices: only for the host backend; the cuda backend runs every visible GPU");
-    }
-    *backend = "cuda";
-    *devices = gpus;
-    return absl::OkStatus();
-  }
+  return kernels::CudaEntryPoints();
 #else
-  if (o.backend == "cuda") {
-    return absl::FailedPreconditionError(
-        "--backend cuda: this gemmprofd was built without CUDA (GEMMPROF_ENABLE_CUDA=OFF)");
-  }
+  return {};
 #endif
-  if (o.backend == "auto") {
-    spdlog::warn(
-        "no GPU available: using the host reference runner (CPU emulation); "
-        "results are labeled host-reference");
-  }
-  return absl::OkStatus();
 }
 
-// One runner per device, each in a worker process (this binary in worker mode), started
-// side by side. Devices whose worker cannot start are unavailable, not fatal.
-absl::StatusOr<std::vector<std::unique_ptr<worker::RemoteRunner>>> MakeRunners(const Options& o) {
-  worker::WorkerOptions base;
-  int devices = 0;
-  RETURN_IF_ERROR(ResolveBackend(o, &base.backend, &devices));
-  const char* fault = std::getenv(worker::kFaultEnvVar);
-  if (fault != nullptr && *fault != '\0') {
-    RETURN_IF_ERROR(worker::ParseWorkerFaults(fault).status());
-    spdlog::warn("{}={} is set: workers inject these faults (a test hook)", worker::kFaultEnvVar,
-                 fault);
-  }
-  base.env = worker::EnvironmentWith(worker::kFaultEnvVar, fault != nullptr ? fault : "");
-  base.item_timeout_s = o.item_timeout_s;
-  base.extra_args = {"--log-level", o.log_level};
-  if (!o.log_file.empty())
-    base.extra_args.insert(base.extra_args.end(), {"--log-file", o.log_file});
-  std::vector<std::unique_ptr<worker::RemoteRunner>> runners;
-  for (int i = 0; i < devices; ++i) {
-    worker::WorkerOptions options = base;
-    options.device = i;
-    runners.push_back(std::make_unique<worker::RemoteRunner>(std::move(options)));
-  }
-  std::vector<std::thread> starts;
-  for (auto& r : runners) starts.emplace_back([&r] { r->Start(); });
-  for (auto& t : starts) t.join();
-  return runners;
+device::DiscoveryOptions DiscoveryOf(const Options& o) {
+  device::DiscoveryOptions d;
+  d.backend = o.backend;
+  d.host_devices = o.host_devices;
+  d.item_timeout_s = o.item_timeout_s;
+  d.worker_args = {"--log-level", o.log_level};
+  if (!o.log_file.empty()) d.worker_args.insert(d.worker_args.end(), {"--log-file", o.log_file});
+  return d;
 }
 
 // Worker mode: this process hosts one device's runner for the daemon that started it.
 int RunWorkerMode(const Options& o) {
-  worker::WorkerHooks hooks;
-  hooks.make_runner = [&o]() -> absl::StatusOr<std::unique_ptr<device::Runner>> {
-#ifdef GEMMPROF_HAVE_CUDA
-    if (o.backend == "cuda") return kernels::MakeCudaRunner(o.device);
-#endif
-    if (o.backend == "host") return std::make_unique<device::HostRunner>(2, o.device);
-    return absl::InvalidArgumentError("--backend " + o.backend + ": a worker takes cuda or host");
-  };
-#ifdef GEMMPROF_HAVE_CUDA
-  if (o.backend == "cuda") {
-    hooks.illegal_address = [&o] { return kernels::InjectIllegalAddress(o.device); };
-  }
-#endif
-  return worker::RunWorker(o.worker_fd, o.worker_query_fd, hooks);
+  return worker::RunWorker(o.worker_fd, o.worker_query_fd,
+                           device::WorkerHooksFor(o.backend, o.device, Cuda()));
 }
 
 // Holds an exclusive flock on "<db>.lock" for the daemon's lifetime: two daemons on one
@@ -276,28 +219,6 @@ absl::Status CheckHttpFlags(const Options& o) {
   return absl::OkStatus();
 }
 
-// SM clock, power and temperature for /metrics: NVML on CUDA devices, nothing otherwise.
-std::unique_ptr<device::DeviceTelemetry> MakeTelemetry(
-    const std::vector<std::unique_ptr<worker::RemoteRunner>>& runners) {
-#ifdef GEMMPROF_HAVE_CUDA
-  std::vector<kernels::TelemetryDevice> devices;
-  for (size_t i = 0; i < runners.size(); ++i) {
-    const core::DeviceInfo& info = runners[i]->Info();
-    if (info.backend == "cuda" && !info.uuid.empty()) {
-      devices.push_back({static_cast<int>(i), info.uuid, info.name});
-    }
-  }
-  if (!devices.empty()) {
-    std::vector<std::string> problems;
-    auto telemetry = kernels::MakeNvmlTelemetry(std::move(devices), &problems);
-    for (const std::string& p : problems) spdlog::warn("metrics: no NVML gauges for {}", p);
-    return telemetry;
-  }
-#endif
-  (void)runners;
-  return std::make_unique<device::NullTelemetry>();
-}
-
 // The /metrics sources: the queue, each device's worker counters and the telemetry.
 metrics::MetricSources MetricSourcesOf(
     const queue::JobQueue& queue, const std::vector<std::unique_ptr<worker::RemoteRunner>>& runners,
@@ -323,7 +244,7 @@ absl::Status Serve(const Options& o, const security::DaemonSecurity& sec) {
   storage::StoreOptions store_options;
   store_options.node = o.node;
   ASSIGN_OR_RETURN(auto store, storage::OpenResultStore(o.db, store_options));
-  ASSIGN_OR_RETURN(auto runners, MakeRunners(o));
+  ASSIGN_OR_RETURN(auto runners, device::StartWorkers(DiscoveryOf(o), Cuda()));
   std::vector<device::Runner*> raw;
   for (auto& r : runners) {
     // An unavailable device has said why already.
@@ -346,7 +267,7 @@ absl::Status Serve(const Options& o, const security::DaemonSecurity& sec) {
   std::optional<metrics::DaemonMetrics> daemon_metrics;
   std::unique_ptr<http::HttpServer> http_server;
   if (!o.http.empty()) {
-    telemetry = MakeTelemetry(runners);
+    telemetry = device::MakeTelemetry(runners, Cuda());
     daemon_metrics.emplace(queue.events(), MetricSourcesOf(queue, runners, telemetry.get()));
     http::HttpOptions http_options{o.http,          o.tls_cert, o.tls_key,
                                    o.tls_client_ca, o.insecure, sec.access};

@@ -6,6 +6,7 @@
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/device_kernels.h"
 #include "kernels/runner/cuda_runner.h"
+#include "kernels/timing/nvml_telemetry.h"
 
 namespace gemmprof::kernels {
 
@@ -35,6 +36,15 @@ absl::Status InjectIllegalAddress(int device_ordinal) {
   CUDA_RETURN_IF_ERROR(WriteThroughBadPointer(nullptr));
   CUDA_RETURN_IF_ERROR(cudaDeviceSynchronize());
   return absl::InternalError("a write through a bad pointer did not fault");
+}
+
+device::CudaBackend CudaEntryPoints() {
+  device::CudaBackend cuda;
+  cuda.device_count = &CudaDeviceCount;
+  cuda.make_runner = &MakeCudaRunner;
+  cuda.inject_illegal_address = &InjectIllegalAddress;
+  cuda.make_telemetry = &MakeNvmlTelemetry;
+  return cuda;
 }
 
 }  // namespace gemmprof::kernels

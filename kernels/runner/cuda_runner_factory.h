@@ -1,10 +1,12 @@
-// Entry points to the CUDA runner for code that must not include CUDA headers (the
-// daemon's main.cc). Both are safe on machines without a driver or GPU.
+// Entry points to the CUDA runner for code that must not include CUDA headers: the
+// daemon hands CudaEntryPoints to the device layer (device/discovery.h); the GPU tests
+// and benchmarks call the others. All are safe on machines without a driver or GPU.
 #pragma once
 
 #include <memory>
 
 #include "core/status.h"
+#include "device/cuda_backend.h"
 #include "device/runner.h"
 
 namespace gemmprof::kernels {
@@ -22,5 +24,9 @@ absl::StatusOr<std::unique_ptr<device::Runner>> MakeCudaRunner(int device_ordina
 // cudaErrorIllegalAddress), marked context-lost. The process's CUDA context is dead
 // afterwards: only a worker process may call this.
 absl::Status InjectIllegalAddress(int device_ordinal);
+
+// The three above and NVML telemetry (timing/nvml_telemetry.h), for the device layer's
+// discovery (device/discovery.h).
+device::CudaBackend CudaEntryPoints();
 
 }  // namespace gemmprof::kernels

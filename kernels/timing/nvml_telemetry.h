@@ -10,12 +10,7 @@
 
 namespace gemmprof::kernels {
 
-// A GPU the daemon serves: its index (worker --device), UUID and name.
-struct TelemetryDevice {
-  int index = 0;
-  std::string uuid;
-  std::string name;
-};
+using device::TelemetryDevice;
 
 // Opens NVML for each device by UUID. A device NVML cannot open is left out of every
 // reading, with one line in `problems` (may be null) saying why; with none left, Read
