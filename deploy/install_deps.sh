@@ -7,7 +7,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libspdlog-dev libsqlite3-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev zlib1g-dev librsvg2-bin libssl-dev libtomlplusplus-dev
-  patchelf python3 python3-yaml openssl
+  patchelf python3 python3-yaml openssl lld
   libpq-dev postgresql-15
   libcpp-httplib-dev chromium
 )

@@ -11,7 +11,8 @@
 # which glibc and libstdc++ versions that machine needs.
 # Usage: deploy/make_client_bundle.sh [OUT]      (default: client-bundle/)
 # Build folder: $GEMMPROF_CLIENT_BUILD (default: build-client/); its configure output is
-# kept in gemmprof-configure.log there. ccache is used when installed.
+# kept in gemmprof-configure.log there; its build type: $GEMMPROF_CLIENT_BUILD_TYPE
+# (default Release). ccache is used when installed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$(realpath -m "${1:-$root/client-bundle}")
@@ -34,7 +35,8 @@ if [ -z "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ] && command -v ccache >/dev/null; th
 fi
 mkdir -p "$build"
 # The server's dependencies made unfindable: the client must build without them.
-if ! cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DGEMMPROF_CLIENT_ONLY=ON \
+if ! cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE="${GEMMPROF_CLIENT_BUILD_TYPE:-Release}" \
+     -DGEMMPROF_CLIENT_ONLY=ON \
      -DGEMMPROF_ENABLE_CUDA=OFF -DCMAKE_DISABLE_FIND_PACKAGE_SQLite3=ON \
      -DCMAKE_DISABLE_FIND_PACKAGE_spdlog=ON -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON \
      "${launcher[@]}" >"$build/gemmprof-configure.log" 2>&1; then
