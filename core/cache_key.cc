@@ -13,14 +13,15 @@ std::string GemmEngine() {
 #endif
 }
 
-std::string CacheKey(const DeviceInfo& device, const WorkItem& item, const TimingOptions& timing) {
+std::string CacheKey(const DeviceInfo& device, const WorkItem& item, const TimingOptions& timing,
+                     const std::string& context) {
   std::ostringstream os;
   os << "backend=" << device.backend << "|device=" << device.name << "|sm=" << device.sm
      << "|driver=" << device.driver_version << "|cublaslt=" << device.cublaslt_version
      << "|engine=" << GemmEngine() << "|shape=" << item.op.shape.ToString()
      << "|groups=" << item.op.groups << "|pass=" << ToString(item.op.pass)
      << "|recipe=" << ToString(item.recipe) << "|mode=" << ToString(item.mode) << "|"
-     << timing.CacheText();
+     << timing.CacheText() << "|context=" << context;
   return os.str();
 }
 

@@ -33,7 +33,10 @@ inline constexpr int kGemmEngineRevision = 10;
 // is never served a result a build with them measured, nor the reverse.
 std::string GemmEngine();
 
-// Deterministic text key; equal keys mean interchangeable measurements.
-std::string CacheKey(const DeviceInfo& device, const WorkItem& item, const TimingOptions& timing);
+// Deterministic text key; equal keys mean interchangeable measurements. `context` is the
+// item's measurement context (ContextOf, core/group.h): a GEMM measured beside others of
+// another workload ran in another power state, so it answers only its own context.
+std::string CacheKey(const DeviceInfo& device, const WorkItem& item, const TimingOptions& timing,
+                     const std::string& context);
 
 }  // namespace gemmprof::core

@@ -261,4 +261,15 @@ std::vector<WorkItem> ExpandItems(const Plan& plan, const std::vector<Recipe>& r
   return items;
 }
 
+std::optional<int64_t> SweepM(const std::string& op_name) {
+  const size_t at = op_name.rfind("@m=");
+  if (at == std::string::npos || at + 3 >= op_name.size()) return std::nullopt;
+  int64_t m = 0;
+  for (size_t i = at + 3; i < op_name.size(); ++i) {
+    if (op_name[i] < '0' || op_name[i] > '9') return std::nullopt;
+    m = m * 10 + (op_name[i] - '0');
+  }
+  return m;
+}
+
 }  // namespace gemmprof::core

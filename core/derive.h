@@ -51,6 +51,9 @@
 //    carry their per-expert M as above.
 #pragma once
 
+#include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "core/gemm.h"
@@ -73,6 +76,10 @@ absl::StatusOr<Plan> DerivePlan(const JobSpec& spec);
 // derived dimensions. Callers should use DerivePlan. Errors: InvalidArgument naming an
 // op whose dimension is < 1 or > kMaxDim, or whose M*K*N overflows int64.
 absl::StatusOr<Plan> DeriveModelPlan(const ModelConfig& config);
+
+// The tokens of an inference-sweep op's step, from its name ("qkv+mlp_up@m=16" -> 16),
+// or nullopt for any other op.
+std::optional<int64_t> SweepM(const std::string& op_name);
 
 // Work items of a plan, op-major: for each op, each recipe, each mode; seq = 0..n-1,
 // id and job_id left 0. Empty `recipes` means AllRecipes(); empty `modes` means

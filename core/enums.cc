@@ -29,6 +29,8 @@ constexpr Names<AmaxAlgo, 2> kAmaxAlgoNames{
     {{AmaxAlgo::kMax, "max"}, {AmaxAlgo::kMostRecent, "most_recent"}}};
 constexpr Names<TimingBackend, 2> kTimingBackendNames{
     {{TimingBackend::kEvents, "events"}, {TimingBackend::kKernels, "kernels"}}};
+constexpr Names<MeasureContext, 2> kMeasureContextNames{
+    {{MeasureContext::kWorkload, "workload"}, {MeasureContext::kIsolated, "isolated"}}};
 constexpr Names<JobState, 6> kJobStateNames{{{JobState::kQueued, "queued"},
                                              {JobState::kRunning, "running"},
                                              {JobState::kSucceeded, "succeeded"},
@@ -71,6 +73,7 @@ std::string_view ToString(L2Policy v) { return Lookup(kL2Names, v); }
 std::string_view ToString(FastAccum v) { return Lookup(kFastAccumNames, v); }
 std::string_view ToString(AmaxAlgo v) { return Lookup(kAmaxAlgoNames, v); }
 std::string_view ToString(TimingBackend v) { return Lookup(kTimingBackendNames, v); }
+std::string_view ToString(MeasureContext v) { return Lookup(kMeasureContextNames, v); }
 std::string_view ToString(JobState v) { return Lookup(kJobStateNames, v); }
 std::string_view ToString(ItemStatus v) { return Lookup(kItemStatusNames, v); }
 std::string_view ToString(Verification v) { return Lookup(kVerificationNames, v); }
@@ -84,6 +87,9 @@ std::optional<FastAccum> ParseFastAccum(std::string_view s) { return Find(kFastA
 std::optional<AmaxAlgo> ParseAmaxAlgo(std::string_view s) { return Find(kAmaxAlgoNames, s); }
 std::optional<TimingBackend> ParseTimingBackend(std::string_view s) {
   return Find(kTimingBackendNames, s);
+}
+std::optional<MeasureContext> ParseMeasureContext(std::string_view s) {
+  return Find(kMeasureContextNames, s);
 }
 std::optional<JobState> ParseJobState(std::string_view s) { return Find(kJobStateNames, s); }
 std::optional<ItemStatus> ParseItemStatus(std::string_view s) { return Find(kItemStatusNames, s); }

@@ -31,6 +31,11 @@ enum class AmaxAlgo { kMax, kMostRecent };
 // What times an item: CUDA events around each launch (default), or the sum of the
 // kernels' own durations from CUPTI (launch and graph gaps left out).
 enum class TimingBackend { kEvents, kKernels };
+// Which GEMMs share an item's batch of interleaved rounds (docs/measurement.md
+// "Contexts"): kWorkload, only GEMMs that run together in the user's workload (one
+// training step; one M of a sweep or a shape list); kIsolated, only the item's own GEMM
+// (its recipes and modes).
+enum class MeasureContext { kWorkload, kIsolated };
 
 // Lifecycle of a job. kPartial: it ran to its end, but at least one item failed (a
 // script must be able to tell it from kSucceeded). kFailed: the job itself could not
@@ -49,6 +54,7 @@ std::string_view ToString(L2Policy v);
 std::string_view ToString(FastAccum v);
 std::string_view ToString(AmaxAlgo v);
 std::string_view ToString(TimingBackend v);
+std::string_view ToString(MeasureContext v);
 std::string_view ToString(JobState v);
 std::string_view ToString(ItemStatus v);
 std::string_view ToString(Verification v);
@@ -61,6 +67,7 @@ std::optional<L2Policy> ParseL2Policy(std::string_view s);
 std::optional<FastAccum> ParseFastAccum(std::string_view s);
 std::optional<AmaxAlgo> ParseAmaxAlgo(std::string_view s);
 std::optional<TimingBackend> ParseTimingBackend(std::string_view s);
+std::optional<MeasureContext> ParseMeasureContext(std::string_view s);
 std::optional<JobState> ParseJobState(std::string_view s);
 std::optional<ItemStatus> ParseItemStatus(std::string_view s);
 std::optional<Verification> ParseVerification(std::string_view s);

@@ -21,6 +21,18 @@ std::string GroupKey(const GemmOp& op);
 // items in their order within a group.
 std::vector<std::vector<size_t>> GroupItems(const std::vector<WorkItem>& items);
 
+// An item's measurement context (docs/measurement.md "Contexts"): items of equal context
+// may share a batch. --context workload: "workload: training step" (a model job without
+// --sweep-m: every GEMM of the step), "workload: m=<M>" (one step of a sweep, at M tokens,
+// its expert GEMMs included; or the GEMMs of a shape list with that M); --context
+// isolated: "isolated" (every GEMM its own batch). Part of the item's cache key.
+std::string ContextOf(const JobSpec& spec, const GemmOp& op);
+
+// The GEMMs of a batch, for the record: each distinct GroupKey once, in order of first
+// occurrence, "16x4096x14336, 16x14336x4096" (the pass is named unless fprop, " g<N>" for
+// grouped GEMMs).
+std::string BatchGemms(const std::vector<WorkItem>& items);
+
 struct GroupRequest {
   std::string group_uid;  // unique, e.g. "<device uuid>/j<job>/s<first seq>/<unix ms>"
   // >= 1 items: one GroupKey, or a batch of several timed in one set of rounds

@@ -32,6 +32,7 @@ std::string TimingOptions::CacheText() const {
      << ";method=rounds1";
   // Appended only when not the default, so results stored before keep their keys.
   if (timing_backend != TimingBackend::kEvents) os << ";timing=" << ToString(timing_backend);
+  if (energy) os << ";energy";
   return os.str();
 }
 

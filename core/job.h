@@ -34,6 +34,12 @@ struct TimingOptions {
   // kKernels also sums, per iteration, the durations of the kernels the iteration launches
   // (CUPTI), stored beside the events figure (Measurement.kernel).
   TimingBackend timing_backend = TimingBackend::kEvents;
+  // Which GEMMs share an item's batch (`submit --context`); the item's own context is in
+  // its cache key (ContextOf, core/group.h).
+  MeasureContext context = MeasureContext::kWorkload;
+  // `submit --energy`: after its rounds, each distinct member's back-to-back graph runs
+  // for an energy window read from the board's energy counter (Measurement.energy).
+  bool energy = false;
 
   // Canonical text of every option, used inside the cache key.
   std::string CacheText() const;

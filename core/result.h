@@ -41,6 +41,33 @@ struct Estimate {
   friend bool operator==(const Estimate&, const Estimate&) = default;
 };
 
+// Board energy of one item (TimingOptions.energy; docs/measurement.md "Energy"): after
+// the item's rounds its back-to-back graph is replayed for a window of at least 1 s and 10
+// updates of the board's energy counter, read on the counter's update edges. Units:
+// joules, watts, seconds.
+struct Energy {
+  // Joules per iteration of the timed region (the GEMM, with its quantization in autocast
+  // and dynamic, as the time): mean board power over the window x the iteration's time
+  // in that window. Center and 95% interval from the window's counter periods.
+  double joules = 0, joules_low = 0, joules_high = 0;
+  std::vector<double> period_joules;  // per counter period, joules per iteration
+  double n_eff = 0;                   // periods corrected for lag-1 autocorrelation
+  double power_w = 0;                 // mean board power over the window (counter)
+  // Mean of the board power NVML reported, sampled through the same window: a cross-check
+  // of the counter (their ratio is the ratio of the two energies).
+  double sampled_power_w = 0;
+  double window_s = 0;          // first to last counter edge
+  int32_t counter_updates = 0;  // counter updates in the window
+  double iteration_ms = 0;      // the iteration's time within the window (events)
+  // Board power before the job's warm-up, at rest: reported, never subtracted.
+  double idle_power_w = 0;
+  // Why there is no figure ("no energy counter on this board", "host reference runner");
+  // empty when measured, or when energy was not asked for.
+  std::string not_measured;
+  bool present() const { return window_s > 0 && joules > 0; }
+  friend bool operator==(const Energy&, const Energy&) = default;
+};
+
 // One item's measurement: raw figures; derived metrics are computed by readers.
 struct Measurement {
   SampleStats time;       // the timed region per iteration
@@ -85,6 +112,14 @@ struct Measurement {
   std::string kernel_names;    // the kernels of one iteration, "name xN; ..." (GEMM first)
   // Measured in Nsight mode (JobSpec.profile): never used as a cached result.
   bool profiled = false;
+  // The batch it was measured in (docs/measurement.md "Contexts"): the batch's id (the
+  // queue's group_uid for it; the rounds' group_uid differs where the device measured the
+  // batch's groups apart), the item's measurement context (core::ContextOf) and the GEMMs
+  // the batch held (core::BatchGemms). Empty in results stored before contexts.
+  std::string batch_id;
+  std::string context;
+  std::string batch_gemms;
+  Energy energy;  // `submit --energy` only
 };
 
 struct RecipeSupport {

@@ -4,6 +4,7 @@
 #include <set>
 #include <tuple>
 
+#include "core/derive.h"
 #include "report/figures.h"
 
 namespace gemmprof::report {
@@ -46,17 +47,6 @@ void InsertSorted(std::vector<T>& v, T x) {
 }
 
 }  // namespace
-
-std::optional<int64_t> SweepM(const std::string& op_name) {
-  const size_t at = op_name.rfind("@m=");
-  if (at == std::string::npos || at + 3 >= op_name.size()) return std::nullopt;
-  int64_t m = 0;
-  for (size_t i = at + 3; i < op_name.size(); ++i) {
-    if (op_name[i] < '0' || op_name[i] > '9') return std::nullopt;
-    m = m * 10 + (op_name[i] - '0');
-  }
-  return m;
-}
 
 const core::Measurement* GemmRow::Result(RecipeMode key) const {
   auto it = cells.find(key);
@@ -145,7 +135,7 @@ void Analysis::SumTotals() {
       if (row.TimeMs(key)) measured.insert(key);
 
   for (const GemmRow& row : rows_) {
-    if (const auto m = SweepM(row.op.name);
+    if (const auto m = core::SweepM(row.op.name);
         m && std::find(sweep_ms_.begin(), sweep_ms_.end(), *m) == sweep_ms_.end())
       sweep_ms_.push_back(*m);
     InsertSorted(passes_, row.op.pass);
@@ -326,7 +316,7 @@ std::optional<double> Analysis::SweepModelMs(int64_t m, RecipeMode key) const {
   double sum = 0;
   bool any = false;
   for (const GemmRow& row : rows_) {
-    if (SweepM(row.op.name) != m || !row.cells.count(key)) continue;
+    if (core::SweepM(row.op.name) != m || !row.cells.count(key)) continue;
     const std::optional<double> ms = row.TimeMs(key);
     if (!ms) return std::nullopt;
     sum += *ms * static_cast<double>(row.op.per_layer ? std::max<int64_t>(1, row.op.layers) : 1);

@@ -169,9 +169,6 @@ class Analysis {
   bool has_once_ops_ = false;
 };
 
-// The M of an inference-sweep op name ("qkv+mlp_up@m=16" -> 16), or nullopt.
-std::optional<int64_t> SweepM(const std::string& op_name);
-
 // Sum of a total's estimates over `scope` (independent terms) with its interval.
 core::stats::Interval TotalSum(const Analysis& a, RecipeMode key, const Scope& scope);
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "report/claim.h"
+#include "report/energy.h"
 #include "report/format.h"
 
 namespace gemmprof::report {
@@ -224,6 +225,7 @@ std::vector<std::string> BuildFindings(const Analysis& analysis, std::vector<Ran
     WinnerFindings(analysis, c, out);
     OverheadFindings(analysis, out);
     AsymmetryFindings(analysis, out);
+    for (std::string& line : EnergyFindings(analysis)) out.push_back(std::move(line));
   }
   SlowGemmFindings(analysis, c, out);
   return out;

@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "report/analysis.h"
+#include "report/batches.h"
+#include "report/energy.h"
 #include "report/findings.h"
 #include "report/notices.h"
 #include "report/record_json.h"
@@ -122,6 +124,53 @@ Json SweepJson(const Analysis& a) {
   return out;
 }
 
+// The batches of rounds the items were measured in, with their power state.
+Json BatchesJson(const core::Report& report) {
+  Json out = Json::array();
+  for (const BatchState& b : Batches(report))
+    out.push_back({{"batch", b.number},
+                   {"batch_id", b.uid},
+                   {"context", b.context},
+                   {"gemms", b.gemms},
+                   {"items", b.items},
+                   {"cached", b.cached},
+                   {"power_w", b.has_telemetry() ? Json(b.power_w) : Json(nullptr)},
+                   {"sm_clock_mhz_min", b.has_telemetry() ? Json(b.sm_mhz_min) : Json(nullptr)},
+                   {"sm_clock_mhz_max", b.has_telemetry() ? Json(b.sm_mhz_max) : Json(nullptr)},
+                   {"sm_clock_mhz_mean", b.has_telemetry() ? Json(b.sm_mhz_mean) : Json(nullptr)},
+                   {"temp_c_max", b.has_telemetry() ? Json(b.temp_c_max) : Json(nullptr)}});
+  return out;
+}
+
+// Per recipe and mode: joules per layer and full model, and the energy and time ratios
+// against bf16 per layer (> 1: the recipe uses less). Empty without energy figures.
+Json EnergyTotalsJson(const Analysis& a) {
+  Json out = Json::array();
+  if (!HasEnergy(a.report())) return out;
+  Scope layer, model;
+  model.full_model = true;
+  for (core::Mode mode : a.modes())
+    for (core::Recipe r : a.recipes()) {
+      const RecipeMode key{r, mode}, bf16{core::Recipe::kBf16, mode};
+      const auto per_layer = EnergySum(a, key, layer);
+      const auto full = EnergySum(a, key, model);
+      const bool vs = r != core::Recipe::kBf16 && per_layer.has_value();
+      const core::stats::Interval e =
+          vs ? EnergyRatio(a, bf16, key, layer) : core::stats::Interval{};
+      const core::stats::Interval t = vs ? a.TotalRatio(bf16, key, layer) : core::stats::Interval{};
+      out.push_back({{"recipe", S(core::ToString(r))},
+                     {"mode", S(core::ToString(mode))},
+                     {"per_layer_joules", per_layer ? Json(per_layer->center) : Json(nullptr)},
+                     {"per_layer_joules_ci", per_layer ? IntervalJson(*per_layer) : Json(nullptr)},
+                     {"full_model_joules", full ? Json(full->center) : Json(nullptr)},
+                     {"energy_ratio_vs_bf16", e.center > 0 ? Json(e.center) : Json(nullptr)},
+                     {"energy_ratio_vs_bf16_ci", IntervalJson(e)},
+                     {"time_ratio_vs_bf16", t.center > 0 ? Json(t.center) : Json(nullptr)},
+                     {"time_ratio_vs_bf16_ci", IntervalJson(t)}});
+    }
+  return out;
+}
+
 }  // namespace
 
 std::string JsonDocument(const core::Report& report) {
@@ -135,6 +184,8 @@ std::string JsonDocument(const core::Report& report) {
               {"speedups", SpeedupsJson(a)},
               {"quantization_overhead", OverheadJson(a)},
               {"sweep", SweepJson(a)},
+              {"batches", BatchesJson(report)},
+              {"energy", EnergyTotalsJson(a)},
               {"notices", BuildNotices(a)},
               {"findings", BuildFindings(a)}};
   return doc.dump(2) + "\n";

@@ -5,6 +5,7 @@
 #include <map>
 #include <string_view>
 
+#include "report/batches.h"
 #include "report/clocks_event_reasons.h"
 #include "report/format.h"
 
@@ -279,6 +280,17 @@ void RoundsNotices(const core::Report& report, std::vector<std::string>& out) {
                   "tables)");
 }
 
+// Items whose energy was asked for and not measured, one line per reason.
+void EnergyNotices(const core::Report& report, std::vector<std::string>& out) {
+  std::map<std::string, int> reasons;
+  for (const core::ItemRecord& item : report.items)
+    if (item.result && !item.result->energy.not_measured.empty())
+      ++reasons[item.result->energy.not_measured];
+  for (const auto& [reason, count] : reasons)
+    out.push_back("energy not measured for " + std::to_string(count) +
+                  (count == 1 ? " item: " : " items: ") + reason);
+}
+
 }  // namespace
 
 std::vector<std::string> BuildNotices(const Analysis& analysis) {
@@ -303,6 +315,9 @@ std::vector<std::string> BuildNotices(const Analysis& analysis) {
   }
   MeasurementNotices(report, out);
   RoundsNotices(report, out);
+  if (std::string clocks = BatchClockNotice(Batches(report)); !clocks.empty())
+    out.push_back(std::move(clocks));
+  EnergyNotices(report, out);
   return out;
 }
 

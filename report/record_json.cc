@@ -113,6 +113,42 @@ void AddRounds(const core::Measurement& m, JsonForm form, Json& out) {
   out["stop_reason"] = m.stop_reason;
 }
 
+// An item's energy (submit --energy): the figure with its window, or why it is missing.
+Json EnergyJson(const core::Energy& e, JsonForm form) {
+  Json out = {{"joules", Num(e.joules, form)},
+              {"joules_ci_low", Num(e.joules_low, form)},
+              {"joules_ci_high", Num(e.joules_high, form)},
+              {"power_w", Num(e.power_w, form)},
+              {"sampled_power_w", Num(e.sampled_power_w, form)},
+              {"window_s", Num(e.window_s, form)},
+              {"counter_updates", e.counter_updates},
+              {"iteration_ms", Num(e.iteration_ms, form)},
+              {"idle_power_w", Num(e.idle_power_w, form)},
+              {"not_measured", e.not_measured}};
+  if (form == JsonForm::kStore) {
+    out["period_joules"] = Nums(e.period_joules, form);
+    out["n_eff"] = Num(e.n_eff, form);
+  }
+  return out;
+}
+
+// The batch it was measured in, and its energy. The store writes them only where
+// present, so rows of jobs without them stay as they were.
+void AddContext(const core::Measurement& m, JsonForm form, Json& out) {
+  const bool store = form == JsonForm::kStore;
+  if (!store || !m.context.empty()) {
+    out["batch_id"] = m.batch_id;
+    out["context"] = m.context;
+    out["batch_gemms"] = m.batch_gemms;
+  }
+  const bool energy = m.energy.present() || !m.energy.not_measured.empty();
+  if (energy) {
+    out["energy"] = EnergyJson(m.energy, form);
+  } else if (!store) {
+    out["energy"] = nullptr;
+  }
+}
+
 Json EfficiencyJson(const Efficiency& e) {
   return {{"sm_clock_mhz", OptionalNumber(e.sm_clock_mhz)},
           {"peak_tflops", OptionalNumber(e.peak_tflops)},
@@ -146,6 +182,9 @@ Json ResultJson(const core::ItemRecord& item, const core::DeviceInfo& device) {
   out["efficiency"] = EfficiencyJson(EfficiencyOf(item, device));
   out["kernel"] = KernelJson(m);
   out["profiled"] = m.profiled;
+  AddContext(m, kDoc, out);
+  if (m.energy.present() && m.flops > 0)
+    out["energy"]["tflop_per_joule"] = m.flops / m.energy.joules / 1e12;
   return out;
 }
 
@@ -224,6 +263,8 @@ Json TimingJson(const core::TimingOptions& t, JsonForm form) {
               {"b2b_count", t.b2b_count}};
   // The report schema predates kernel-only timing; the store keeps how a job was timed.
   if (store) out["timing_backend"] = Name(t.timing_backend);
+  out["context"] = Name(t.context);
+  out["energy"] = t.energy;
   return out;
 }
 
@@ -241,6 +282,7 @@ Json StoredMeasurementJson(const core::Measurement& m) {
     out["kernel_names"] = m.kernel_names;
   }
   if (m.profiled) out["profiled"] = true;
+  AddContext(m, kStore, out);
   return out;
 }
 

@@ -121,6 +121,8 @@ v1::TimingOptions ToProto(const core::TimingOptions& t) {
   p.set_item_budget_s(t.item_budget_s);
   p.set_b2b_count(t.b2b_count);
   p.set_timing_backend(std::string(core::ToString(t.timing_backend)));
+  p.set_context(std::string(core::ToString(t.context)));
+  p.set_energy(t.energy);
   return p;
 }
 
@@ -160,6 +162,10 @@ absl::StatusOr<core::TimingOptions> FromProto(const v1::TimingOptions& p) {
                    ParseEnumField<core::TimingBackend>("timing.timing_backend", p.timing_backend(),
                                                        core::ParseTimingBackend, "events, kernels",
                                                        core::TimingBackend::kEvents));
+  ASSIGN_OR_RETURN(t.context, ParseEnumField<core::MeasureContext>(
+                                  "timing.context", p.context(), core::ParseMeasureContext,
+                                  "workload, isolated", core::MeasureContext::kWorkload));
+  t.energy = p.energy();
   return t;
 }
 

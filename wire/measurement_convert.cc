@@ -165,6 +165,55 @@ absl::Status ReadKernelFields(const v1::Measurement& p, core::Measurement* m) {
   return absl::OkStatus();
 }
 
+v1::Energy ToProto(const core::Energy& e) {
+  v1::Energy p;
+  p.set_joules(e.joules);
+  p.set_joules_low(e.joules_low);
+  p.set_joules_high(e.joules_high);
+  AddSeries(e.period_joules, p.mutable_period_joules());
+  p.set_n_eff(e.n_eff);
+  p.set_power_w(e.power_w);
+  p.set_window_s(e.window_s);
+  p.set_counter_updates(e.counter_updates);
+  p.set_iteration_ms(e.iteration_ms);
+  p.set_idle_power_w(e.idle_power_w);
+  p.set_not_measured(e.not_measured);
+  p.set_sampled_power_w(e.sampled_power_w);
+  return p;
+}
+
+// Contexts and energy (32 on).
+absl::Status ReadContextFields(const v1::Measurement& p, core::Measurement* m) {
+  m->context = p.context();
+  m->batch_gemms = p.batch_gemms();
+  m->batch_id = p.batch_id();
+  const v1::Energy& e = p.energy();
+  core::Energy& out = m->energy;
+  ASSIGN_OR_RETURN(out.joules, NonNegative("measurement.energy.joules", e.joules()));
+  ASSIGN_OR_RETURN(out.joules_low, NonNegative("measurement.energy.joules_low", e.joules_low()));
+  ASSIGN_OR_RETURN(out.joules_high, NonNegative("measurement.energy.joules_high", e.joules_high()));
+  if (out.joules_low > out.joules_high) {
+    return absl::InvalidArgumentError(absl::StrCat("measurement.energy: joules_low ",
+                                                   out.joules_low, " is above joules_high ",
+                                                   out.joules_high));
+  }
+  RETURN_IF_ERROR(
+      ReadSeries("measurement.energy.period_joules", e.period_joules(), &out.period_joules));
+  ASSIGN_OR_RETURN(out.n_eff, NonNegative("measurement.energy.n_eff", e.n_eff()));
+  ASSIGN_OR_RETURN(out.power_w, NonNegative("measurement.energy.power_w", e.power_w()));
+  ASSIGN_OR_RETURN(out.window_s, NonNegative("measurement.energy.window_s", e.window_s()));
+  ASSIGN_OR_RETURN(out.counter_updates,
+                   NonNegative("measurement.energy.counter_updates", e.counter_updates()));
+  ASSIGN_OR_RETURN(out.iteration_ms,
+                   NonNegative("measurement.energy.iteration_ms", e.iteration_ms()));
+  ASSIGN_OR_RETURN(out.idle_power_w,
+                   NonNegative("measurement.energy.idle_power_w", e.idle_power_w()));
+  out.not_measured = e.not_measured();
+  ASSIGN_OR_RETURN(out.sampled_power_w,
+                   NonNegative("measurement.energy.sampled_power_w", e.sampled_power_w()));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 v1::Measurement ToProto(const core::Measurement& m) {
@@ -200,6 +249,10 @@ v1::Measurement ToProto(const core::Measurement& m) {
   p.set_kernel_samples(m.kernel_samples);
   p.set_kernel_names(m.kernel_names);
   p.set_profiled(m.profiled);
+  p.set_context(m.context);
+  p.set_batch_gemms(m.batch_gemms);
+  p.set_batch_id(m.batch_id);
+  *p.mutable_energy() = ToProto(m.energy);
   return p;
 }
 
@@ -226,6 +279,7 @@ absl::StatusOr<core::Measurement> FromProto(const v1::Measurement& p) {
   m.notes = p.notes();
   RETURN_IF_ERROR(ReadRoundFields(p, &m));
   RETURN_IF_ERROR(ReadKernelFields(p, &m));
+  RETURN_IF_ERROR(ReadContextFields(p, &m));
   return m;
 }
 

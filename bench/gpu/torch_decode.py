@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """PyTorch baseline for gemmprof's back-to-back figure at decode sizes: M = 16, 64, 128
-tokens against (K, N) = (4096, 14336), (14336, 4096), (8192, 8192), in BF16
-(torch.matmul) and FP8 tensor-scaled prequant (torch._scaled_mm, E4M3, fast
-accumulation as gemmprof's fprop). Ten calls are captured back to back in one CUDA
+tokens against (K, N) = (4096, 14336), (14336, 4096), (8192, 8192) (or the --gemms given),
+in BF16 (torch.matmul), FP8 tensor-scaled prequant and FP8 row-wise prequant
+(torch._scaled_mm, E4M3, fast accumulation as gemmprof's fprop; row-wise: one fp32 scale
+per row of A and per output channel). Ten calls are captured back to back in one CUDA
 graph; a sample is one replay between two CUDA events, divided by 10, queued behind the
 same blocking kernel torch_baseline.py uses. Each graph is timed two or three ways:
 
@@ -165,6 +166,9 @@ def time_rounds(graphs, rounds, per_visit, seed):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--csv", required=True)
+    ap.add_argument("--gemms", default="",
+                    help="MxKxN list to time instead of every M x (K, N) above, e.g. "
+                    "16x4096x14336,128x8192x8192")
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--iters", type=int, default=200)
     ap.add_argument("--rounds", type=int, default=20)
@@ -187,47 +191,54 @@ def main():
     rows, graphs, streams, fns, keep, windows = [], [], [], [], [], []
     profiled = 0  # torch.profiler sessions run in this process so far
     clock = ClockLog()
-    for m in MS:
-        for k, n in KNS:
-            a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=gen)
-            bt = torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=gen)
-            qa, sa = tb.to_fp8(a, torch.float8_e4m3fn)
-            qb, sb = tb.to_fp8(bt, torch.float8_e4m3fn)
-            keep.append((a, bt, qa, sa, qb, sb))
-            impls = {
-                ("bf16", "cublas"): with_blas("cublas", lambda a=a, bt=bt: torch.matmul(a, bt.t())),
-                ("bf16", "cublaslt"): with_blas("cublaslt",
-                                                lambda a=a, bt=bt: torch.matmul(a, bt.t())),
-                ("fp8-current", "cublaslt"): lambda qa=qa, qb=qb, sa=sa, sb=sb: torch._scaled_mm(
-                    qa, qb.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16,
-                    use_fast_accum=True),
-            }
-            for (recipe, backend), fn in impls.items():
-                def ten(fn=fn):
-                    for _ in range(REPEAT):
-                        fn()
-                # One graph per call list: timed as a burst, after sustained load, and
-                # in the interleaved rounds below.
-                stream = torch.cuda.Stream()
-                graph = tb.capture_graph(ten, stream, args.warmup)
-                start = datetime.datetime.now()
-                samples = [s / REPEAT for s in tb.time_replays(graph, stream, args.iters)]
-                windows.append((start, datetime.datetime.now()))
-                med = statistics.median(samples)
-                sustained = {}
-                if args.sustain_s > 0:
-                    sustained["b2b_sustained_ms"] = "{:.6f}".format(statistics.median(
-                        s / REPEAT
-                        for s in tb.time_replays(graph, stream, args.iters, args.sustain_s)))
-                graphs.append(graph)
-                streams.append(stream)
-                fns.append(fn)
-                rows.append({"recipe": recipe, "backend": backend, "m": m, "k": k, "n": n,
-                             "b2b_ms": f"{med:.6f}", "count": len(samples), **sustained,
-                             "profiled_before": profiled})
-                if args.profile == "between":
-                    name_kernels(rows[-1], fn)
-                    profiled += 1
+    gemms = ([tuple(int(x) for x in g.split("x")) for g in args.gemms.split(",")]
+             if args.gemms else [(m, k, n) for m in MS for k, n in KNS])
+    for m, k, n in gemms:
+        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=gen)
+        bt = torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=gen)
+        qa, sa = tb.to_fp8(a, torch.float8_e4m3fn)
+        qb, sb = tb.to_fp8(bt, torch.float8_e4m3fn)
+        ra, rsa = tb.to_fp8_rows(a)
+        rb, rsb = tb.to_fp8_rows(bt)
+        rsb = rsb.reshape(1, -1)
+        keep.append((a, bt, qa, sa, qb, sb, ra, rsa, rb, rsb))
+        impls = {
+            ("bf16", "cublas"): with_blas("cublas", lambda a=a, bt=bt: torch.matmul(a, bt.t())),
+            ("bf16", "cublaslt"): with_blas("cublaslt",
+                                            lambda a=a, bt=bt: torch.matmul(a, bt.t())),
+            ("fp8-current", "cublaslt"): lambda qa=qa, qb=qb, sa=sa, sb=sb: torch._scaled_mm(
+                qa, qb.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16,
+                use_fast_accum=True),
+            ("fp8-rowwise", "cublaslt"): lambda ra=ra, rb=rb, rsa=rsa, rsb=rsb:
+                torch._scaled_mm(ra, rb.t(), scale_a=rsa, scale_b=rsb,
+                                 out_dtype=torch.bfloat16, use_fast_accum=True),
+        }
+        for (recipe, backend), fn in impls.items():
+            def ten(fn=fn):
+                for _ in range(REPEAT):
+                    fn()
+            # One graph per call list: timed as a burst, after sustained load, and
+            # in the interleaved rounds below.
+            stream = torch.cuda.Stream()
+            graph = tb.capture_graph(ten, stream, args.warmup)
+            start = datetime.datetime.now()
+            samples = [s / REPEAT for s in tb.time_replays(graph, stream, args.iters)]
+            windows.append((start, datetime.datetime.now()))
+            med = statistics.median(samples)
+            sustained = {}
+            if args.sustain_s > 0:
+                sustained["b2b_sustained_ms"] = "{:.6f}".format(statistics.median(
+                    s / REPEAT
+                    for s in tb.time_replays(graph, stream, args.iters, args.sustain_s)))
+            graphs.append(graph)
+            streams.append(stream)
+            fns.append(fn)
+            rows.append({"recipe": recipe, "backend": backend, "m": m, "k": k, "n": n,
+                         "b2b_ms": f"{med:.6f}", "count": len(samples), **sustained,
+                         "profiled_before": profiled})
+            if args.profile == "between":
+                name_kernels(rows[-1], fn)
+                profiled += 1
     per_visit = max(1, args.iters // max(args.rounds, 1))
     for row, samples in zip(rows, time_rounds(graphs, args.rounds, per_visit, args.seed)):
         med = statistics.median(s / REPEAT for s in samples)

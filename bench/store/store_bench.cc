@@ -109,7 +109,8 @@ void Fill(SqliteStore& store, int first_job, int jobs, std::mt19937_64& rng) {
     absl::StatusOr<std::vector<core::ItemRecord>> items = store.GetItems(stored->id);
     if (!items.ok()) Die(items.status(), "GetItems");
     for (const core::ItemRecord& rec : *items) {
-      const std::string key = core::CacheKey(job.device, rec.item, job_timing);
+      const std::string key =
+          core::CacheKey(job.device, rec.item, job_timing, "workload: training step");
       absl::StatusOr<std::optional<CachedResult>> hit = store.LookupCache(key);
       if (!hit.ok()) Die(hit.status(), "LookupCache");
       absl::Status s = store.MarkItemRunning(rec.item.id);

@@ -254,6 +254,19 @@ void WorkloadFlags::RegisterMore(CLI::App& app) {
                  "CUPTI (launch and graph gaps left out), shown beside them; a node without "
                  "CUPTI reports the items not_supported")
       ->group(kTiming);
+  app.add_option("--context", context_,
+                 "Which GEMMs share a batch of interleaved rounds, and so a power state. "
+                 "workload (default): those that run together in your workload: one training "
+                 "step; one M of a --sweep-m or of a --shapes list (a decode GEMM is not timed "
+                 "beside a large one). isolated: each GEMM alone (its recipes and modes still "
+                 "interleaved). The report names each batch and the power and clock it ran at")
+      ->group(kTiming);
+  app.add_flag("--energy", energy_,
+               "Also measure board energy: after its rounds, each item's back-to-back graph "
+               "runs for a window of at least 1 s and 10 updates of the GPU's energy counter "
+               "(NVML); joules per GEMM with a 95% interval, mean power, TFLOP/J. Items on a "
+               "board without the counter (or the host runner) say why, never a number")
+      ->group(kTiming);
   app.add_flag("--profile", profile_,
                "Nsight mode: after its rounds each item's timed graph runs once more between "
                "cudaProfilerStart/Stop in an NVTX range \"pass op MxKxN recipe mode\", for "
@@ -437,6 +450,11 @@ absl::Status WorkloadFlags::ApplyTiming(core::JobSpec& spec) const {
     ASSIGN_OR_RETURN(t.timing_backend, ParseChoice("--timing", *timing_backend_,
                                                    &core::ParseTimingBackend, "events, kernels"));
   }
+  if (context_) {
+    ASSIGN_OR_RETURN(t.context, ParseChoice("--context", *context_, &core::ParseMeasureContext,
+                                            "workload, isolated"));
+  }
+  t.energy = energy_;
   return absl::OkStatus();
 }
 

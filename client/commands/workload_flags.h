@@ -52,7 +52,8 @@ class WorkloadFlags {
   std::optional<int32_t> num_warmup_, num_iters_;
   std::optional<double> gpu_warmup_s_;
   // gemmprof flags.
-  std::optional<std::string> recipes_, mode_, accounting_, l2_, fast_accum_, timing_backend_;
+  std::optional<std::string> recipes_, mode_, accounting_, l2_, fast_accum_, timing_backend_,
+      context_;
   std::optional<int32_t> autotune_k_;
   // Noise-aware stopping (--precision-pct in percent) and the back-to-back count.
   std::optional<double> precision_pct_, item_budget_s_;
@@ -60,6 +61,7 @@ class WorkloadFlags {
   std::optional<uint64_t> seed_;
   bool force_ = false;
   bool profile_ = false;
+  bool energy_ = false;
   std::string label_;
   std::optional<std::string> model_file_, preset_;
   std::optional<int64_t> tp_;

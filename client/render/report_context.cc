@@ -4,6 +4,7 @@
 
 #include "client/render/format.h"
 #include "client/render/model_label.h"
+#include "report/batches.h"
 #include "report/notices.h"
 
 namespace gemmprof::client::render {
@@ -110,6 +111,30 @@ std::string TimingLine(const core::Report& report) {
   return s;
 }
 
+// The measurement context, and each batch with the power state it ran in.
+void BatchFields(const core::Report& report, std::vector<std::pair<std::string, std::string>>& kv) {
+  const std::vector<report::BatchState> batches = report::Batches(report);
+  const bool recorded = std::any_of(batches.begin(), batches.end(),
+                                    [](const report::BatchState& b) { return !b.context.empty(); });
+  if (!recorded) {
+    if (!batches.empty())
+      kv.push_back({"context",
+                    "not recorded (measured before measurement contexts: a batch of "
+                    "rounds could hold GEMMs of different workloads)"});
+    return;
+  }
+  kv.push_back({"context", report.job.spec.timing.context == core::MeasureContext::kIsolated
+                               ? "isolated: each GEMM timed in its own batch of rounds"
+                               : "workload: only GEMMs that run together in the workload (one "
+                                 "training step; one M) share a batch of rounds"});
+  constexpr size_t kShown = 12;
+  for (size_t i = 0; i < batches.size() && i < kShown; ++i)
+    kv.push_back({"batch " + std::to_string(batches[i].number), report::DescribeBatch(batches[i])});
+  if (batches.size() > kShown)
+    kv.push_back({"batches", "... and " + std::to_string(batches.size() - kShown) +
+                                 " more (report --format json lists every batch)"});
+}
+
 }  // namespace
 
 std::string B2bCountText(const core::Report& report) {
@@ -140,6 +165,7 @@ std::vector<std::pair<std::string, std::string>> ContextFields(const report::Ana
   const auto [clocks, power] = TelemetryLines(a.report());
   kv.push_back({"clocks seen", clocks});
   kv.push_back({"power seen", power});
+  BatchFields(a.report(), kv);
   kv.push_back({"timing", TimingLine(a.report())});
   kv.push_back({"timing method", TimingMethod(d)});
   if (t.timing_backend == core::TimingBackend::kKernels) {

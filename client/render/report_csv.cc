@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "client/render/format.h"
+#include "report/batches.h"
 #include "report/figures.h"
 
 namespace gemmprof::client::render {
@@ -48,7 +49,32 @@ std::vector<std::string> ContextCells(const core::JobRecord& job) {
 
 std::string Opt(const std::optional<double>& v) { return v ? Num(*v) : ""; }
 
-std::vector<std::string> ItemCells(const core::ItemRecord& r, const core::DeviceInfo& device) {
+// The batch an item was measured in and its state, then its energy (appended columns).
+constexpr size_t kContextEnergyColumns = 13;
+std::vector<std::string> ContextEnergyCells(const core::ItemRecord& r,
+                                            const std::vector<report::BatchState>& batches) {
+  const core::Measurement& m = *r.result;
+  const report::BatchState* b = report::BatchOf(batches, r);
+  const bool state = b && b->has_telemetry();
+  const core::Energy& e = m.energy;
+  const bool j = e.present();
+  return {m.batch_id,
+          m.context,
+          m.batch_gemms,
+          Opt(state, state ? b->power_w : 0),
+          Opt(state, state ? b->sm_mhz_mean : 0),
+          Opt(j, e.joules),
+          Opt(j, e.joules_low),
+          Opt(j, e.joules_high),
+          Opt(j, e.power_w),
+          Opt(j, e.window_s),
+          j ? Int(e.counter_updates) : "",
+          Opt(j && m.flops > 0, j ? m.flops / e.joules / 1e12 : 0),
+          e.not_measured};
+}
+
+std::vector<std::string> ItemCells(const core::ItemRecord& r, const core::DeviceInfo& device,
+                                   const std::vector<report::BatchState>& batches) {
   const core::GemmOp& op = r.item.op;
   std::vector<std::string> cells = {Int(r.item.seq),
                                     op.name,
@@ -68,7 +94,7 @@ std::vector<std::string> ItemCells(const core::ItemRecord& r, const core::Device
   if (!r.result) {
     cells.resize(cells.size() + 27 + 16);
     cells.push_back(Int(r.item.id));
-    cells.resize(cells.size() + 5 + 5);
+    cells.resize(cells.size() + 5 + 5 + kContextEnergyColumns);
     return cells;
   }
   const core::Measurement& m = *r.result;
@@ -102,6 +128,8 @@ std::vector<std::string> ItemCells(const core::ItemRecord& r, const core::Device
   const bool k = m.kernel_samples > 0;
   cells.insert(cells.end(), {Opt(k, m.kernel.median_ms), Opt(k, m.kernel_quant_ms),
                              Int(m.kernel_samples), m.kernel_names, Bool(m.profiled)});
+  const std::vector<std::string> context = ContextEnergyCells(r, batches);
+  cells.insert(cells.end(), context.begin(), context.end());
   return cells;
 }
 
@@ -130,7 +158,11 @@ const std::vector<std::string>& ReportCsvColumns() {
       "sm_clock_mhz", "peak_tflops", "fraction_of_peak", "fraction_of_copy_bandwidth",
       "quant_fraction_of_copy_bandwidth",
       // kernel-only timing (--timing kernels; empty when not measured) and Nsight mode
-      "kernel_median_ms", "kernel_quant_ms", "kernel_samples", "kernel_names", "profiled"};
+      "kernel_median_ms", "kernel_quant_ms", "kernel_samples", "kernel_names", "profiled",
+      // the batch it was measured in and its state; energy (--energy; empty when not measured)
+      "batch_id", "context", "batch_gemms", "batch_power_w", "batch_sm_clock_mhz_mean",
+      "energy_joules", "energy_ci_low_joules", "energy_ci_high_joules", "energy_power_w",
+      "energy_window_s", "energy_counter_updates", "tflop_per_joule", "energy_not_measured"};
   return kColumns;
 }
 
@@ -161,13 +193,14 @@ std::string RenderReportCsv(const core::Report& report) {
   };
   std::string out = join(ReportCsvColumns());
   const std::vector<std::string> context = ContextCells(report.job);
+  const std::vector<report::BatchState> batches = report::Batches(report);
   std::vector<const core::ItemRecord*> items;
   for (const auto& item : report.items) items.push_back(&item);
   std::stable_sort(items.begin(), items.end(),
                    [](auto* a, auto* b) { return a->item.seq < b->item.seq; });
   for (const core::ItemRecord* item : items) {
     std::vector<std::string> row = context;
-    const std::vector<std::string> cells = ItemCells(*item, report.job.device);
+    const std::vector<std::string> cells = ItemCells(*item, report.job.device, batches);
     row.insert(row.end(), cells.begin(), cells.end());
     out += join(row);
   }

@@ -4,6 +4,7 @@
 
 #include "client/render/format.h"
 #include "client/render/report_context.h"
+#include "client/render/report_energy.h"
 #include "client/render/report_kernels.h"
 #include "client/render/terminal_chart.h"
 #include "report/figures.h"
@@ -391,6 +392,7 @@ Document BuildReportDocument(const Analysis& a, bool with_chart) {
   doc.sections.push_back(std::move(gemms));
   if (std::optional<Section> kernels = KernelTimingSection(a.report()))
     doc.sections.push_back(std::move(*kernels));
+  if (std::optional<Section> energy = EnergySection(a)) doc.sections.push_back(std::move(*energy));
 
   if (a.is_sweep()) {
     doc.sections.push_back(SweepSection(a));

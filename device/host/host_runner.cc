@@ -289,6 +289,7 @@ core::Measurement HostMeasurement(const core::GroupRequest& request, const HostM
   if (request.profile) {
     absl::StrAppend(&m.notes, "; Nsight mode needs a GPU: nothing was profiled");
   }
+  if (timing.energy) m.energy.not_measured = "host reference runner: no energy counter";
   return m;
 }
 

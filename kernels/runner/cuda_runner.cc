@@ -12,6 +12,7 @@
 #include "kernels/cuda/device_kernels.h"
 #include "kernels/runner/recipe_rules.h"
 #include "kernels/timing/cupti_tracer.h"
+#include "kernels/timing/energy_window.h"
 
 namespace gemmprof::kernels {
 namespace {
@@ -205,6 +206,12 @@ absl::Status CudaRunner::CheckItem(const core::WorkItem& item,
 }
 
 absl::Status CudaRunner::BeginJob(const core::TimingOptions& timing) {
+  // What the board draws at rest before the job runs anything: reported beside energy
+  // figures, never subtracted.
+  if (timing.energy && nvml_ != nullptr) {
+    absl::StatusOr<double> idle = RestingPowerW(*nvml_);
+    idle_power_w_ = idle.ok() ? *idle : 0;
+  }
   RETURN_IF_ERROR(core::WhileDoing(WarmUp(timing), "warming up the GPU"));
   if (copy_bytes_per_s_ > 0) return absl::OkStatus();
   return core::WhileDoing(MeasureCopyBandwidth(), "measuring the copy bandwidth");

@@ -98,6 +98,9 @@ class CudaRunner : public device::Runner {
   // Nsight mode (profile_phase.cc): one launch of each member's timed graph between
   // cudaProfilerStart/Stop, inside an NVTX range named after its item.
   absl::Status ProfileMembers(const std::vector<Member*>& members);
+  // --energy (energy_phase.cc): each member's back-to-back graph replayed for an energy
+  // window (kernels/timing/energy_window.h); a board without the counter says why.
+  absl::Status MeasureEnergy(const std::vector<Member*>& members);
   // Verifies each member's output and fills the outcomes of its items.
   absl::Status FinishMembers(const core::GroupRequest& request, const std::vector<Member*>& members,
                              const Rounds& rounds, const std::string& group_uid,
@@ -127,6 +130,7 @@ class CudaRunner : public device::Runner {
   std::string nvml_note_;  // why telemetry is unavailable, if it is
   double contender_margin_ = kDefaultContenderMargin;
   double copy_bytes_per_s_ = 0;  // device-to-device copy bandwidth, measured once
+  double idle_power_w_ = 0;      // board power before the job's warm-up (--energy jobs)
 };
 
 }  // namespace gemmprof::kernels

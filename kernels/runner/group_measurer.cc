@@ -192,6 +192,9 @@ absl::Status CudaRunner::MeasureMembersOnce(const core::GroupRequest& request,
   if (request.profile) {
     RETURN_IF_ERROR(core::WhileDoing(ProfileMembers(timed), "profiling (Nsight mode)"));
   }
+  if (timing.energy) {
+    RETURN_IF_ERROR(core::WhileDoing(MeasureEnergy(timed), "measuring energy"));
+  }
   return core::WhileDoing(FinishMembers(request, timed, rounds, group_uid, result),
                           "verifying the output");
 }
@@ -287,6 +290,7 @@ absl::StatusOr<core::Measurement> CudaRunner::MemberMeasurement(const core::Grou
     out.kernel_names = m.kernel_names;
   }
   out.profiled = m.profiled;
+  out.energy = m.energy;
   out.flops = item.op.Flops();
   out.bytes = m.gemm_bytes + m.quant_bytes;
   if (m.cutlass.has_value()) {

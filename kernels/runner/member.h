@@ -51,6 +51,7 @@ struct Member {
   std::vector<double> kernel_iso, kernel_quant;
   std::string kernel_names, kernel_note;
   bool profiled = false;  // ran once more under cudaProfilerStart/Stop (Nsight mode)
+  core::Energy energy;    // --energy: its back-to-back graph's energy window
   absl::Status refused;   // set at preparation: the member's items get it
 };
 

@@ -18,11 +18,13 @@ struct NvmlDevice::Api {
   int (*temperature)(void*, int, unsigned*) = nullptr;
   int (*reasons)(void*, unsigned long long*) = nullptr;
   int (*driver_version)(char*, unsigned) = nullptr;
+  int (*energy)(void*, unsigned long long*) = nullptr;  // optional
 };
 
 namespace {
 
 constexpr int kClockSm = 1, kClockMem = 2, kTemperatureGpu = 0;
+constexpr int kNvmlErrorNotSupported = 3;
 
 template <typename F>
 bool Resolve(void* lib, const char* name, F* fn) {
@@ -59,6 +61,8 @@ absl::StatusOr<std::unique_ptr<NvmlDevice>> NvmlDevice::Open(const std::string& 
                   (Resolve(lib, "nvmlDeviceGetCurrentClocksEventReasons", &a.reasons) ||
                    Resolve(lib, "nvmlDeviceGetCurrentClocksThrottleReasons", &a.reasons));
   if (!ok) return absl::UnavailableError("NVML lacks an entry point gemmprof needs");
+  // The energy counter is optional: without it only energy figures are missing.
+  Resolve(lib, "nvmlDeviceGetTotalEnergyConsumption", &a.energy);
   const int init = a.init();
   if (init != 0) {
     a.init = nullptr;  // nothing to shut down
@@ -92,6 +96,24 @@ absl::StatusOr<NvmlSample> NvmlDevice::Sample() const {
   s.temp_c = temp;
   s.clocks_event_reasons = reasons;
   return s;
+}
+
+absl::StatusOr<double> NvmlDevice::PowerW() const {
+  unsigned mw = 0;
+  NVML_RETURN_IF_ERROR(api_->power(device_, &mw));
+  return mw / 1000.0;
+}
+
+absl::StatusOr<uint64_t> NvmlDevice::TotalEnergyMj() const {
+  if (api_->energy == nullptr)
+    return absl::UnimplementedError(
+        "this driver's NVML has no nvmlDeviceGetTotalEnergyConsumption");
+  unsigned long long mj = 0;
+  const int ret = api_->energy(device_, &mj);
+  if (ret == kNvmlErrorNotSupported)
+    return absl::UnimplementedError("this board has no energy counter (NVML: not supported)");
+  NVML_RETURN_IF_ERROR(ret);
+  return static_cast<uint64_t>(mj);
 }
 
 absl::StatusOr<std::string> NvmlDevice::DriverVersion() const {

@@ -34,6 +34,12 @@ class NvmlDevice {
   NvmlDevice& operator=(const NvmlDevice&) = delete;
 
   absl::StatusOr<NvmlSample> Sample() const;
+  // Board power now (nvmlDeviceGetPowerUsage; on recent boards an average NVML keeps).
+  absl::StatusOr<double> PowerW() const;
+  // The board's energy counter in millijoules since the driver loaded
+  // (nvmlDeviceGetTotalEnergyConsumption); Unimplemented naming why where the board or
+  // the driver has none.
+  absl::StatusOr<uint64_t> TotalEnergyMj() const;
   // The driver version string, e.g. "580.159.04".
   absl::StatusOr<std::string> DriverVersion() const;
 

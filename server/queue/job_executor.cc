@@ -110,8 +110,8 @@ RunEnd JobExecutor::Run(int64_t job_id) {
     for (size_t m : members) group.push_back(index[m]);
   }
   DeviceScope scope{ModelOf(runner_.Info()), job->spec.devices};
-  std::vector<std::vector<size_t>> batches = PackBatches(
-      *items, std::move(groups), hooks_.devices ? hooks_.devices(scope) : 1, hooks_.batch_groups);
+  std::vector<std::vector<size_t>> batches = PackJobBatches(
+      job->spec, *items, groups, hooks_.devices ? hooks_.devices(scope) : 1, hooks_.batch_groups);
   auto share =
       std::make_shared<JobShare>(*job, *std::move(items), std::move(batches), std::move(scope));
   // Published before the lead's own warm-up, so idle devices warm up alongside it.
@@ -263,7 +263,8 @@ absl::StatusOr<JobExecutor::ItemEnd> JobExecutor::SettleGroup(JobShare& share,
     remaining.push_back(i);
     // A profiled measurement ran once more under a profiler: stored under a key no lookup
     // makes, so it is never served as a cached result.
-    keys.push_back(core::CacheKey(runner_.Info(), items[i].item, timing) +
+    keys.push_back(core::CacheKey(runner_.Info(), items[i].item, timing,
+                                  core::ContextOf(job.spec, items[i].item.op)) +
                    (job.spec.profile ? "|profiled" : ""));
   }
   if (remaining.empty()) return ItemEnd::kRecorded;
@@ -378,6 +379,8 @@ absl::Status JobExecutor::MeasureGroup(JobShare& share, const std::vector<size_t
   if (result.ok()) {
     if (absl::Status s = CheckOutcomes(request, *result); !s.ok()) result = s;
   }
+  // The batch each result was measured in, for the record (docs/measurement.md "Contexts").
+  const std::string batch_gemms = core::BatchGemms(request.items);
   std::vector<storage::ItemFinish> finishes;
   for (size_t g = 0; g < group.size(); ++g) {
     const core::ItemRecord& record = items[group[g]];
@@ -387,8 +390,11 @@ absl::Status JobExecutor::MeasureGroup(JobShare& share, const std::vector<size_t
       finishes.push_back(Failure(job, record, result.status(), last, keys[g]));
       continue;
     }
-    const core::ItemOutcome& outcome = result->outcomes[g];
+    core::ItemOutcome& outcome = result->outcomes[g];
     if (outcome.status.ok() && outcome.measurement.has_value()) {
+      outcome.measurement->batch_id = request.group_uid;
+      outcome.measurement->context = core::ContextOf(job.spec, record.item.op);
+      outcome.measurement->batch_gemms = batch_gemms;
       finishes.push_back(
           {record.item.id, core::ItemStatus::kDone, "", outcome.measurement, keys[g], {}});
     } else {

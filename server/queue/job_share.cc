@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "core/group.h"
 
 namespace gemmprof::queue {
 
@@ -52,6 +53,37 @@ std::vector<std::vector<size_t>> PackBatches(const std::vector<core::ItemRecord>
     batches[best].insert(batches[best].end(), group.begin(), group.end());
     work[best] += Work(items, group);
     ++groups_in[best];
+  }
+  OrderLargestFirst(items, batches);
+  return batches;
+}
+
+std::vector<std::vector<size_t>> PackJobBatches(const core::JobSpec& spec,
+                                                const std::vector<core::ItemRecord>& items,
+                                                const std::vector<std::vector<size_t>>& groups,
+                                                int devices, size_t batch_groups) {
+  std::vector<std::string> contexts;  // in order of first occurrence
+  std::vector<std::vector<std::vector<size_t>>> parts;
+  for (const std::vector<size_t>& group : groups) {
+    if (group.empty()) continue;
+    const std::string context = core::ContextOf(spec, items[group.front()].item.op);
+    const auto at = std::find(contexts.begin(), contexts.end(), context);
+    if (at == contexts.end()) {
+      contexts.push_back(context);
+      parts.push_back({group});
+    } else {
+      parts[at - contexts.begin()].push_back(group);
+    }
+  }
+  const bool isolated = spec.timing.context == core::MeasureContext::kIsolated;
+  // Several contexts already give the devices of a spread job separate batches.
+  const int per_part_devices =
+      parts.size() >= static_cast<size_t>(std::max(devices, 1)) ? 1 : devices;
+  std::vector<std::vector<size_t>> batches;
+  for (std::vector<std::vector<size_t>>& part : parts) {
+    for (std::vector<size_t>& batch :
+         PackBatches(items, std::move(part), per_part_devices, isolated ? 1 : batch_groups))
+      batches.push_back(std::move(batch));
   }
   OrderLargestFirst(items, batches);
   return batches;

@@ -51,6 +51,16 @@ std::vector<std::vector<size_t>> PackBatches(const std::vector<core::ItemRecord>
                                              std::vector<std::vector<size_t>> groups, int devices,
                                              size_t batch_groups);
 
+// The batches of a job (docs/measurement.md "Contexts"): its measurement groups split by
+// measurement context (core::ContextOf: one training step; one M of a sweep or a shape
+// list; "isolated", every group alone), each context packed by PackBatches, the batches
+// of all contexts largest first. Groups of different contexts never share a batch, so a
+// decode GEMM is not timed in the power state of a large one.
+std::vector<std::vector<size_t>> PackJobBatches(const core::JobSpec& spec,
+                                                const std::vector<core::ItemRecord>& items,
+                                                const std::vector<std::vector<size_t>>& groups,
+                                                int devices, size_t batch_groups);
+
 class JobShare {
  public:
   JobShare(core::JobRecord job, std::vector<core::ItemRecord> items,

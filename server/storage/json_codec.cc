@@ -69,6 +69,8 @@ void Read(JsonReader& r, core::TimingOptions* t) {
   r.Double("item_budget_s", &t->item_budget_s);
   r.Int("b2b_count", &t->b2b_count);
   r.Enum("timing_backend", &t->timing_backend, core::ParseTimingBackend);
+  r.Enum("context", &t->context, core::ParseMeasureContext);
+  r.Bool("energy", &t->energy);
 }
 
 void Read(JsonReader& r, core::JobSpec* s) {
@@ -153,6 +155,21 @@ void Read(JsonReader& r, core::Estimate* e) {
   r.Double("n_eff", &e->n_eff);
 }
 
+void Read(JsonReader& r, core::Energy* e) {
+  r.Double("joules", &e->joules);
+  r.Double("joules_ci_low", &e->joules_low);
+  r.Double("joules_ci_high", &e->joules_high);
+  r.DoubleList("period_joules", &e->period_joules);
+  r.Double("n_eff", &e->n_eff);
+  r.Double("power_w", &e->power_w);
+  r.Double("sampled_power_w", &e->sampled_power_w);
+  r.Double("window_s", &e->window_s);
+  r.Int("counter_updates", &e->counter_updates);
+  r.Double("iteration_ms", &e->iteration_ms);
+  r.Double("idle_power_w", &e->idle_power_w);
+  r.Str("not_measured", &e->not_measured);
+}
+
 void Read(JsonReader& r, core::Measurement* m) {
   if (std::optional<JsonReader> time = r.Child("time")) Read(*time, &m->time);
   r.Double("quant_ms", &m->quant_ms);
@@ -186,6 +203,11 @@ void Read(JsonReader& r, core::Measurement* m) {
   r.Int("kernel_samples", &m->kernel_samples);
   r.Str("kernel_names", &m->kernel_names);
   r.Bool("profiled", &m->profiled);
+  // Contexts and energy: rows stored before them lack these keys.
+  r.Str("batch_id", &m->batch_id);
+  r.Str("context", &m->context);
+  r.Str("batch_gemms", &m->batch_gemms);
+  if (std::optional<JsonReader> e = r.Child("energy")) Read(*e, &m->energy);
 }
 
 template <typename T>

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -17,7 +18,6 @@
 
 namespace gemmprof::testing {
 namespace {
-
 
 class EndToEndTest : public ::testing::Test {
  protected:
@@ -192,6 +192,65 @@ TEST_F(EndToEndTest, CachedResultsAreMarkedAndForceBypassesTheCache) {
   const auto forced = Report(jobs.jobs(0).id());
   ASSERT_EQ(forced.items_size(), 4);
   for (const auto& item : forced.items()) EXPECT_FALSE(item.cached());
+}
+
+// Each M of a shape list is its own batch of rounds, recorded with every result; isolated
+// gives every GEMM its own; the host runner measures no energy and says so.
+TEST_F(EndToEndTest, ContextsAndEnergyOnTheHostReferenceRunner) {
+  const std::vector<std::string> common = {"--shapes",     "16x64x96,16x96x64,64x64x64",
+                                           "--recipes",    "bf16,fp8-current",
+                                           "--num-iters",  "2",
+                                           "--num-warmup", "0",
+                                           "--wait"};
+  auto submit = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"submit"};
+    args.insert(args.end(), common.begin(), common.end());
+    args.insert(args.end(), extra.begin(), extra.end());
+    return Cli(args);
+  };
+  auto document = [&](int64_t id) {
+    auto json = Cli({"report", std::to_string(id), "--format", "json"});
+    EXPECT_EQ(json.exit_code, 0) << json.err;
+    return nlohmann::json::parse(json.out, nullptr, false);
+  };
+  auto latest = [&] {
+    grpc::ClientContext ctx;
+    v1::ListJobsResponse jobs;
+    EXPECT_TRUE(stub_->ListJobs(&ctx, v1::ListJobsRequest(), &jobs).ok());
+    return jobs.jobs(0).id();
+  };
+
+  const CommandResult energy = submit({"--energy"});
+  ASSERT_EQ(energy.exit_code, 0) << energy.err;
+  const nlohmann::json doc = document(latest());
+  ASSERT_EQ(doc["batches"].size(), 2u) << doc["batches"].dump();
+  EXPECT_NE(doc["batches"][0]["batch_id"], doc["batches"][1]["batch_id"]);
+  std::set<std::string> contexts;
+  for (const auto& b : doc["batches"]) contexts.insert(b["context"].get<std::string>());
+  EXPECT_EQ(contexts, (std::set<std::string>{"workload: m=16", "workload: m=64"}));
+  for (const auto& item : doc["items"]) {
+    const auto& r = item["result"];
+    EXPECT_EQ(r["context"], "workload: m=" + std::to_string(item["m"].get<int64_t>()));
+    EXPECT_EQ(r["energy"]["not_measured"], "host reference runner: no energy counter");
+    EXPECT_EQ(r["energy"]["joules"], 0);
+  }
+  EXPECT_NE(energy.out.find("energy not measured for 6 items: host reference runner"),
+            std::string::npos)
+      << energy.out;
+  EXPECT_NE(energy.out.find("not measured: host reference runner: no energy counter"),
+            std::string::npos)
+      << energy.out;
+
+  ASSERT_EQ(submit({"--context", "isolated"}).exit_code, 0);
+  const nlohmann::json isolated = document(latest());
+  ASSERT_EQ(isolated["batches"].size(), 3u) << isolated["batches"].dump();
+  for (const auto& b : isolated["batches"]) EXPECT_EQ(b["context"], "isolated");
+
+  const CommandResult bad = submit({"--context", "mixed"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--context: unknown value \"mixed\"; valid: workload, isolated"),
+            std::string::npos)
+      << bad.err;
 }
 
 TEST_F(EndToEndTest, BadInputAndUnknownJobsFailWithOneLine) {

@@ -29,11 +29,12 @@ bool WaitFor(Pred done, double seconds = 30) {
   return done();
 }
 
-// 16 items of 2^21 multiply-adds or so: a job of a few seconds on the host reference.
+// 16 items of 2^21 multiply-adds or so: a job of a few seconds on the host reference. One
+// M, so the shapes may share batches (a shape list is batched by M).
 const std::vector<std::string> kSixteenItems = {
     "--shapes",
-    "64x128x128,72x128x128,80x128x128,88x128x128,96x128x128,104x128x128,"
-    "112x128x128,120x128x128",
+    "128x64x128,128x72x128,128x80x128,128x88x128,128x96x128,128x104x128,"
+    "128x112x128,128x120x128",
     "--recipes",
     "bf16,fp8-current",
     "--num-warmup",
@@ -122,15 +123,15 @@ TEST_F(WorkerFaultTest, AWorkerKilledMidJobCostsOneGroupAndTheDaemonKeepsServing
   ASSERT_TRUE(WaitFor([&] { return Ended(id); })) << Slurp(log_path());
   const auto report = Report(id);
   EXPECT_EQ(report.job().state(), "partial");
-  // Item 5 is measured with the other recipes of its GEMM (80x128x128): that group is
+  // Item 5 is measured with the other recipes of its GEMM (128x80x128): that group is
   // what the killed worker held, so its items fail together and no other item does.
   EXPECT_EQ(report.job().error(), "2 of 16 items failed");
   ASSERT_EQ(report.items_size(), 16);
   for (const auto& item : report.items()) {
-    if (item.op().shape().m() == 80) {
+    if (item.op().shape().k() == 80) {
       EXPECT_EQ(item.status(), "failed");
       EXPECT_EQ(item.error(),
-                "fprop 80x128x128 " + item.recipe() + " autocast: worker exited: signal 9 " +
+                "fprop 128x80x128 " + item.recipe() + " autocast: worker exited: signal 9 " +
                     "(Killed); the worker restarts; the item failed and the job goes on with " +
                     "its next item");
     } else {
@@ -145,8 +146,8 @@ TEST_F(WorkerFaultTest, AWorkerKilledMidJobCostsOneGroupAndTheDaemonKeepsServing
 }
 
 TEST_F(WorkerFaultTest, AWorkerKilledMidBatchCostsThatBatchAndTheJobGoesOn) {
-  // Default batches: 8 shapes in 2 batches of 4 GEMMs, packed by work (M 120, 96, 88, 64
-  // and M 112, 104, 80, 72). Item 5 (80x128x128) kills its worker: its batch fails.
+  // Default batches: 8 shapes in 2 batches of 4 GEMMs, packed by work (K 120, 96, 88, 64
+  // and K 112, 104, 80, 72). Item 5 (128x80x128) kills its worker: its batch fails.
   ASSERT_TRUE(StartDaemon("kill@5", {}, "6")) << Slurp(log_path());
   const int64_t id = Submit(kSixteenItems);
   ASSERT_TRUE(WaitFor([&] { return Ended(id); })) << Slurp(log_path());
@@ -154,14 +155,14 @@ TEST_F(WorkerFaultTest, AWorkerKilledMidBatchCostsThatBatchAndTheJobGoesOn) {
   EXPECT_EQ(report.job().state(), "partial");
   EXPECT_EQ(report.job().error(), "8 of 16 items failed");
   for (const auto& item : report.items()) {
-    const int64_t m = item.op().shape().m();
-    if (m == 112 || m == 104 || m == 80 || m == 72) {
-      EXPECT_EQ(item.status(), "failed") << m;
+    const int64_t k = item.op().shape().k();
+    if (k == 112 || k == 104 || k == 80 || k == 72) {
+      EXPECT_EQ(item.status(), "failed") << k;
       EXPECT_NE(item.error().find("worker exited: signal 9 (Killed); the worker restarts"),
                 std::string::npos)
           << item.error();
     } else {
-      EXPECT_EQ(item.status(), "done") << m << ": " << item.error();
+      EXPECT_EQ(item.status(), "done") << k << ": " << item.error();
     }
   }
   // The restarted worker serves the next job.

@@ -49,6 +49,7 @@ const std::map<std::string, Columns>& ExpectedColumns() {
        {"measured", "node", "device", "device_uuid", "driver", "cuda", "cublaslt", "shape", "pass",
         "recipe", "mode", "groups", "median_ms", "tflops", "verification", "job_id",
         "submitted_by"}},
+      {"panel 7", {"time", "metric", "tflop_per_joule"}},
       {"variable shape", {"shape"}},
       {"variable recipe", {"recipe"}},
       {"variable pass", {"pass"}},
@@ -206,6 +207,12 @@ core::Measurement Measured(double median_ms, int seq) {
     m.telemetry.throttled_samples = 2;
   }
   if (seq % 7 == 5) m.telemetry.telemetry_samples = 0;  // as the host backend writes it
+  if (seq % 2 == 0) {  // measured with --energy: 600 W over the GEMM's time
+    m.energy.joules = 0.6 * median_ms;
+    m.energy.power_w = 600;
+    m.energy.window_s = 1.1;
+    m.energy.counter_updates = 11;
+  }
   if (seq == 11) m.flops = std::nan("");
   if (seq == 13) m.time.median_ms = std::nan("");  // stored as 0 in median_ms
   return m;
@@ -352,6 +359,13 @@ TEST_F(GrafanaDashboardTest, PanelsReadTheStoredFigures) {
     most = std::max(most, share);
   }
   EXPECT_GT(most, 0.0) << "no bucket shows the throttled results";
+  // TFLOP/J: flops / joules of the results measured with --energy (even seq), none other.
+  ASSERT_FALSE(by_key["panel 7"].values.empty());
+  for (const auto& row : by_key["panel 7"].values) {
+    const double tflop_per_joule = std::stod(row[2]);
+    EXPECT_GT(tflop_per_joule, 0) << absl::StrJoin(row, " ");
+    EXPECT_LT(tflop_per_joule, 1e3) << absl::StrJoin(row, " ");
+  }
   // Latest results: newest first, contexts joined (cuda version from the device context).
   const Rows& latest = by_key["panel 6"];
   ASSERT_EQ(latest.values.size(), 48u);

@@ -66,6 +66,10 @@ TEST_F(AppTest, BadWorkloadFlags) {
       {Seed({"--recipes", "fp8-rowwis"}), "unknown recipe \"fp8-rowwis\""},
       {Seed({"--recipes", "fp8-rowwise", "--no-fp8-rowwise"}), "no recipe left"},
       {Seed({"--timing", "cupti"}), "--timing"},
+      {Seed({"--context", "mixed"}),
+       "--context: unknown value \"mixed\"; valid: workload, isolated"},
+      {Seed({"--context", ""}), "--context"},
+      {Seed({"--energy=maybe"}), "--energy"},
       {Seed({"--pre-quantize", "--mode", "autocast"}), "--pre-quantize"},
       {Seed({"--accounting", "per-step"}), "--accounting"},
       {Seed({"--l2", "warm"}), "--l2"},
@@ -221,6 +225,16 @@ TEST_F(AppTest, ModesTimingAndProfileReachTheSpec) {
   const Result bad = Run(Seed({"--timing", "cupti"}));
   EXPECT_EQ(bad.code, kExitUsage);
   EXPECT_THAT(bad.err, HasSubstr("--timing: unknown value \"cupti\"; valid: events, kernels"));
+
+  EXPECT_EQ(s.timing.context, core::MeasureContext::kWorkload) << "the default";
+  EXPECT_FALSE(s.timing.energy);
+  ASSERT_EQ(Run(Seed({"--context", "isolated", "--energy"})).code, 0);
+  EXPECT_EQ(fake_.submitted.back().timing.context, core::MeasureContext::kIsolated);
+  EXPECT_TRUE(fake_.submitted.back().timing.energy);
+  const Result bad_context = Run(Seed({"--context", "mixed"}));
+  EXPECT_EQ(bad_context.code, kExitUsage);
+  EXPECT_THAT(bad_context.err,
+              HasSubstr("--context: unknown value \"mixed\"; valid: workload, isolated"));
 
   ASSERT_EQ(Run(Seed({"--mode", "all"})).code, 0);
   EXPECT_EQ(fake_.submitted.back().modes,

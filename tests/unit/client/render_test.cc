@@ -104,8 +104,8 @@ TEST(ReportKernelTimingTest, TableContextAndCsv) {
   EXPECT_THAT(table, HasSubstr("kernel timing:"));
   const std::string csv = RenderReportCsv(report);
   EXPECT_THAT(csv, HasSubstr(",kernel_median_ms,kernel_quant_ms,kernel_samples,kernel_names,"
-                             "profiled\n"));
-  EXPECT_THAT(csv, HasSubstr(",0.05,3,nvjet_sm90_gemm x1; RowwiseQuantize<128> x2,false\n"));
+                             "profiled,batch_id,"));
+  EXPECT_THAT(csv, HasSubstr(",0.05,3,nvjet_sm90_gemm x1; RowwiseQuantize<128> x2,false,"));
 }
 
 TEST(TextTableTest, AlignsUtf8AndEscapesMarkdown) {

@@ -49,14 +49,20 @@ TEST(Document, BackToBackCountsSizedPerShapeShowAsARange) {
 
 TEST(Csv, NewColumnsAreAppendedAndFilled) {
   const std::vector<std::string>& cols = ReportCsvColumns();
-  ASSERT_GE(cols.size(), 27u);
-  EXPECT_EQ(cols[cols.size() - 27], "iso_ms");
-  EXPECT_EQ(cols[cols.size() - 12], "copy_bytes_per_s");
-  EXPECT_EQ(cols[cols.size() - 11], "item_id");
-  EXPECT_EQ(cols[cols.size() - 8], "fraction_of_peak");
-  EXPECT_EQ(cols[cols.size() - 6], "quant_fraction_of_copy_bandwidth");
-  EXPECT_EQ(cols[cols.size() - 5], "kernel_median_ms");
-  EXPECT_EQ(cols.back(), "profiled");
+  // Each set of columns was appended after the ones before it: rounds, efficiency, kernel
+  // timing, then the batch and energy columns.
+  ASSERT_GE(cols.size(), 40u);
+  const size_t end = cols.size() - 13;  // before the batch and energy columns
+  EXPECT_EQ(cols[end - 27], "iso_ms");
+  EXPECT_EQ(cols[end - 12], "copy_bytes_per_s");
+  EXPECT_EQ(cols[end - 11], "item_id");
+  EXPECT_EQ(cols[end - 8], "fraction_of_peak");
+  EXPECT_EQ(cols[end - 6], "quant_fraction_of_copy_bandwidth");
+  EXPECT_EQ(cols[end - 5], "kernel_median_ms");
+  EXPECT_EQ(cols[end - 1], "profiled");
+  EXPECT_EQ(cols[end], "batch_id");
+  EXPECT_EQ(cols[end + 4], "batch_sm_clock_mhz_mean");
+  EXPECT_EQ(cols.back(), "energy_not_measured");
   const std::string csv = RenderReportCsv(testing::RoundsReport());
   const std::string first_row =
       csv.substr(csv.find('\n') + 1, csv.find('\n', csv.find('\n') + 1) - csv.find('\n') - 1);

@@ -52,7 +52,7 @@ TEST(CacheTextTest, OldKeysNeverMatch) {
   EXPECT_THAT(now.CacheText(), EndsWith(";method=rounds1"));
   WorkItem item;
   item.op.shape = {64, 64, 64};
-  EXPECT_THAT(CacheKey(DeviceInfo{}, item, now), HasSubstr("|" + now.CacheText()));
+  EXPECT_THAT(CacheKey(DeviceInfo{}, item, now, "isolated"), HasSubstr("|" + now.CacheText()));
 }
 
 // A result measured before the CUTLASS candidates existed (its key has no engine
@@ -60,10 +60,27 @@ TEST(CacheTextTest, OldKeysNeverMatch) {
 TEST(CacheKeyTest, NamesTheGemmEngineRevision) {
   WorkItem item;
   item.op.shape = {64, 64, 64};
-  const std::string key = CacheKey(DeviceInfo{}, item, TimingOptions{});
+  const std::string key = CacheKey(DeviceInfo{}, item, TimingOptions{}, "isolated");
   EXPECT_THAT(key, HasSubstr("|engine=" + GemmEngine() + "|"));
   EXPECT_THAT(GemmEngine(), ::testing::StartsWith(std::to_string(kGemmEngineRevision)));
   EXPECT_GE(kGemmEngineRevision, 2);
+}
+
+// A GEMM measured beside the GEMMs of another workload (another M, or alone) ran in
+// another power state: its key names the context, and results stored before contexts
+// (no context in the key) are never served.
+TEST(CacheKeyTest, NamesTheMeasurementContextAndEnergy) {
+  WorkItem item;
+  item.op.shape = {16, 4096, 4096};
+  const TimingOptions timing;
+  const std::string decode = CacheKey(DeviceInfo{}, item, timing, "workload: m=16");
+  EXPECT_THAT(decode, EndsWith("|context=workload: m=16"));
+  EXPECT_NE(decode, CacheKey(DeviceInfo{}, item, timing, "isolated"));
+  EXPECT_NE(decode, CacheKey(DeviceInfo{}, item, timing, "workload: training step"));
+  TimingOptions energy;
+  energy.energy = true;
+  EXPECT_THAT(energy.CacheText(), EndsWith(";energy"));
+  EXPECT_NE(decode, CacheKey(DeviceInfo{}, item, energy, "workload: m=16"));
 }
 
 }  // namespace

@@ -176,7 +176,8 @@ TEST_F(JobExecutorTest, AFullCacheHitMeasuresNothingAndAPartialOneMeasuresTheWho
 }
 
 TEST_F(JobExecutorTest, ABatchIsOneRequestAndItsCachedGroupsAreServed) {
-  const core::GemmShape kC{16, 16, 16};
+  // Two shapes of one M share a batch (a shape list is batched by M); kC is its own.
+  const core::GemmShape kB{64, 32, 32}, kC{16, 16, 16};
   const int64_t first = Create({{kA, Recipe::kBf16},
                                 {kB, Recipe::kBf16},
                                 {kA, Recipe::kFp8Current},

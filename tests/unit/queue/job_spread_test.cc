@@ -5,6 +5,9 @@
 #include <set>
 #include <thread>
 
+#include "core/derive.h"
+#include "core/group.h"
+#include "core/presets.h"
 #include "server/queue/job_queue.h"
 #include "server/storage/sqlite/sqlite_store.h"
 #include "tests/support/fake_runner.h"
@@ -18,7 +21,8 @@ using core::JobState;
 
 core::JobSpec Spec(int shapes) {
   core::JobSpec spec;
-  for (int i = 0; i < shapes; ++i) spec.shapes.push_back({64 + 16 * i, 64, 64});
+  // One M (a shape list is batched by M), so the shapes may share a batch.
+  for (int i = 0; i < shapes; ++i) spec.shapes.push_back({64, 64 + 16 * i, 64});
   spec.recipes = {core::Recipe::kBf16, core::Recipe::kFp8Current};
   spec.modes = {core::Mode::kAutocast, core::Mode::kPrequant};
   spec.timing.warmup_iters = 1;
@@ -120,12 +124,12 @@ TEST_F(JobSpreadTest, WithDefaultBatchesEachDeviceTakesOneBatchOfTwoShapes) {
   EXPECT_EQ(first_.groups_started(), 1);
   EXPECT_EQ(second_.groups_started(), 1);
   // Each request holds two shapes; the largest work goes with the smallest.
-  std::set<int64_t> first_m, second_m;
-  for (const auto& item : first_.requests().front().items) first_m.insert(item.op.shape.m);
-  for (const auto& item : second_.requests().front().items) second_m.insert(item.op.shape.m);
-  EXPECT_EQ(first_m.size() + second_m.size(), 4u);
+  std::set<int64_t> first_k, second_k;
+  for (const auto& item : first_.requests().front().items) first_k.insert(item.op.shape.k);
+  for (const auto& item : second_.requests().front().items) second_k.insert(item.op.shape.k);
+  EXPECT_EQ(first_k.size() + second_k.size(), 4u);
   const std::set<int64_t> a = {112, 64}, b = {96, 80};
-  EXPECT_TRUE((first_m == a && second_m == b) || (first_m == b && second_m == a));
+  EXPECT_TRUE((first_k == a && second_k == b) || (first_k == b && second_k == a));
 }
 
 TEST_F(JobSpreadTest, DevicesPinsTheJob) {
@@ -301,6 +305,131 @@ TEST(PackBatches, KeepsEachGroupWhole) {
   ASSERT_EQ(batches.size(), 2u);
   EXPECT_EQ(batches[0], (std::vector<size_t>{2, 3}));
   EXPECT_EQ(batches[1], (std::vector<size_t>{0, 1, 4}));
+}
+
+// The items of `spec` as a job holds them, grouped by GroupKey.
+struct Planned {
+  std::vector<core::ItemRecord> items;
+  std::vector<std::vector<size_t>> groups;
+};
+Planned Plan(const core::JobSpec& spec) {
+  Planned p;
+  absl::StatusOr<core::Plan> plan = core::DerivePlan(spec);
+  EXPECT_TRUE(plan.ok()) << plan.status();
+  std::vector<core::WorkItem> items = core::ExpandItems(*plan, spec.recipes, spec.modes);
+  for (const core::WorkItem& item : items) p.items.push_back({item});
+  p.groups = core::GroupItems(items);
+  return p;
+}
+
+// Every batch holds one context, every item is in exactly one batch; returns the
+// contexts of the batches.
+std::vector<std::string> CheckBatches(const core::JobSpec& spec, const Planned& p,
+                                      const std::vector<std::vector<size_t>>& batches) {
+  std::vector<std::string> contexts;
+  std::multiset<size_t> seen;
+  for (const std::vector<size_t>& batch : batches) {
+    EXPECT_FALSE(batch.empty());
+    const std::string context = core::ContextOf(spec, p.items[batch.front()].item.op);
+    for (size_t i : batch) {
+      EXPECT_EQ(core::ContextOf(spec, p.items[i].item.op), context)
+          << core::DescribeItem(p.items[i].item) << " shares a batch with another context";
+      seen.insert(i);
+    }
+    contexts.push_back(context);
+  }
+  EXPECT_EQ(seen.size(), p.items.size());
+  EXPECT_EQ(std::set<size_t>(seen.begin(), seen.end()).size(), p.items.size()) << "an item twice";
+  return contexts;
+}
+
+TEST(PackJobBatches, AShapeListIsBatchedByM) {
+  core::JobSpec spec;
+  spec.shapes = {{16, 4096, 14336}, {4096, 4096, 4096}, {16, 14336, 4096}, {128, 8192, 8192}};
+  spec.recipes = {core::Recipe::kBf16, core::Recipe::kFp8Current};
+  const Planned p = Plan(spec);
+  const auto batches = PackJobBatches(spec, p.items, p.groups, 1, 6);
+  const std::vector<std::string> contexts = CheckBatches(spec, p, batches);
+  ASSERT_EQ(batches.size(), 3u) << "M = 16, 128 and 4096";
+  EXPECT_EQ(std::set<std::string>(contexts.begin(), contexts.end()),
+            (std::set<std::string>{"workload: m=16", "workload: m=128", "workload: m=4096"}));
+  // The two M = 16 GEMMs share their batch; their recipes stay in it.
+  for (size_t b = 0; b < batches.size(); ++b)
+    if (contexts[b] == "workload: m=16") EXPECT_EQ(batches[b].size(), 4u);
+  EXPECT_EQ(contexts.front(), "workload: m=4096") << "largest work first";
+}
+
+TEST(PackJobBatches, AModelStepSharesItsBatchesAsBefore) {
+  core::JobSpec spec;
+  spec.model = *core::FindPreset("codonfm-5b");
+  spec.recipes = {core::Recipe::kBf16, core::Recipe::kFp8Current};
+  const Planned p = Plan(spec);
+  const auto batches = PackJobBatches(spec, p.items, p.groups, 1, 6);
+  for (const std::string& c : CheckBatches(spec, p, batches))
+    EXPECT_EQ(c, "workload: training step");
+  // One context: exactly the batches PackBatches makes of the whole step (fprop, dgrad
+  // and wgrad GEMMs of different M together, as a training step runs them).
+  EXPECT_EQ(batches, PackBatches(p.items, p.groups, 1, 6));
+}
+
+TEST(PackJobBatches, ASweepNeverMixesItsMValuesAndKeepsExpertsWithTheirStep) {
+  core::JobSpec spec;
+  spec.model = *core::FindPreset("mixtral-8x7b");
+  spec.model->sweep_m = {16, 4096};
+  spec.recipes = {core::Recipe::kBf16};
+  spec.modes = {core::Mode::kDynamic};
+  const Planned p = Plan(spec);
+  const auto batches = PackJobBatches(spec, p.items, p.groups, 1, 6);
+  const std::vector<std::string> contexts = CheckBatches(spec, p, batches);
+  EXPECT_EQ(std::set<std::string>(contexts.begin(), contexts.end()),
+            (std::set<std::string>{"workload: m=16", "workload: m=4096"}));
+  // The expert GEMMs of the M = 4096 step run at M = 4096 x 2 / 8 = 1024 per expert, yet
+  // belong to the step's context.
+  bool expert = false;
+  for (const core::ItemRecord& r : p.items) {
+    if (r.item.op.groups <= 1 || core::SweepM(r.item.op.name) != 4096) continue;
+    expert = true;
+    EXPECT_NE(r.item.op.shape.m, 4096);
+    EXPECT_EQ(core::ContextOf(spec, r.item.op), "workload: m=4096");
+  }
+  EXPECT_TRUE(expert);
+}
+
+TEST(PackJobBatches, IsolatedGivesEveryGemmItsOwnBatch) {
+  core::JobSpec spec;
+  spec.shapes = {{16, 4096, 14336}, {16, 14336, 4096}, {4096, 4096, 4096}};
+  spec.recipes = {core::Recipe::kBf16, core::Recipe::kFp8Current};
+  spec.modes = {core::Mode::kAutocast, core::Mode::kPrequant};
+  spec.timing.context = core::MeasureContext::kIsolated;
+  const Planned p = Plan(spec);
+  const auto batches = PackJobBatches(spec, p.items, p.groups, 2, 6);
+  ASSERT_EQ(batches.size(), 3u);
+  for (const std::vector<size_t>& b : batches) {
+    EXPECT_EQ(b.size(), 4u) << "one GEMM's recipes and modes, interleaved";
+    for (size_t i : b) EXPECT_EQ(p.items[i].item.op.shape, p.items[b.front()].item.op.shape);
+  }
+  for (const std::string& c : CheckBatches(spec, p, batches)) EXPECT_EQ(c, "isolated");
+}
+
+TEST(PackJobBatches, OneContextStillSpreadsOverTheDevices) {
+  core::JobSpec spec;
+  for (int i = 0; i < 8; ++i) spec.shapes.push_back({16, 1024 + 64 * i, 1024});
+  spec.recipes = {core::Recipe::kBf16};
+  const Planned p = Plan(spec);
+  EXPECT_EQ(PackJobBatches(spec, p.items, p.groups, 2, 6).size(), 2u)
+      << "two GPUs get a batch each";
+  EXPECT_EQ(PackJobBatches(spec, p.items, p.groups, 1, 6).size(), 2u) << "8 groups, 6 a batch";
+}
+
+TEST(BatchGemms, NamesEachGemmOnceWithItsPassAndGroups) {
+  std::vector<core::WorkItem> items(4);
+  items[0].op.shape = items[1].op.shape = {16, 4096, 14336};
+  items[1].recipe = core::Recipe::kFp8Current;
+  items[2].op.shape = {4096, 16, 14336};
+  items[2].op.pass = core::Pass::kWgrad;
+  items[3].op.shape = {4, 4096, 14336};
+  items[3].op.groups = 8;
+  EXPECT_EQ(core::BatchGemms(items), "16x4096x14336, wgrad 4096x16x14336, 4x4096x14336 g8");
 }
 
 }  // namespace

@@ -80,7 +80,7 @@ TEST(StoreOutageTest, AJobWaitsForTheStoreAndKeepsItsMeasurements) {
   JobQueue queue(store, {&runner});
   ASSERT_TRUE(queue.Start().ok());
   core::JobSpec spec;
-  spec.shapes = {{64, 64, 64}, {128, 64, 64}};
+  spec.shapes = {{64, 64, 64}, {64, 128, 64}};  // one M: one batch
   spec.recipes = {core::Recipe::kBf16};
   spec.timing.timed_iters = 3;
   auto job = queue.Submit(spec);

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/derive.h"
 #include "tests/unit/report/report_fixtures.h"
 
 namespace gemmprof::report {
@@ -67,12 +68,12 @@ TEST(ReportAnalysisTest, SweepSumsForwardTimePerM) {
   EXPECT_EQ(a.sweep_ms(), (std::vector<int64_t>{1, 16}));
   double expected = 0;
   for (const core::GemmOp& op : report.job.plan.ops)
-    if (SweepM(op.name) == 16) expected += testing::MsAt(op.Flops(), 600) * op.layers;
+    if (core::SweepM(op.name) == 16) expected += testing::MsAt(op.Flops(), 600) * op.layers;
   const auto ms = a.SweepModelMs(16, {Recipe::kBf16, Mode::kAutocast});
   ASSERT_TRUE(ms.has_value());
   EXPECT_NEAR(*ms, expected, 1e-12);
-  EXPECT_EQ(SweepM("attn_out+mlp_down@m=16"), 16);
-  EXPECT_EQ(SweepM("qkv"), std::nullopt);
+  EXPECT_EQ(core::SweepM("attn_out+mlp_down@m=16"), 16);
+  EXPECT_EQ(core::SweepM("qkv"), std::nullopt);
 }
 
 }  // namespace

@@ -38,12 +38,14 @@ TEST(RecordJsonTest, TimingKeysOfEachForm) {
                                         "l2_policy",    "accounting",       "seed",
                                         "fast_accum",   "autotune_k",       "amax_history_len",
                                         "amax_algo",    "precision_target", "item_budget_s",
-                                        "b2b_count"};
+                                        "b2b_count",    "context",          "energy"};
   EXPECT_EQ(Keys(TimingJson(t, JsonForm::kDocument)), doc);
   const Json stored = TimingJson(t, JsonForm::kStore);
   EXPECT_FALSE(stored.contains("l2_policy"));
   EXPECT_EQ(stored["l2"], "hot");
   EXPECT_EQ(stored["timing_backend"], "kernels");
+  EXPECT_EQ(stored["context"], "workload");
+  EXPECT_EQ(stored["energy"], false);
 }
 
 TEST(RecordJsonTest, StoredMeasurementKeepsEveryFieldAndKernelFiguresOnlyWhereMeasured) {

@@ -53,6 +53,8 @@ TEST(ConvertTest, JobSpecAndTimingRoundTrip) {
   spec.timing.precision_target = 0.005;
   spec.timing.item_budget_s = 7.5;
   spec.timing.b2b_count = 32;
+  spec.timing.context = core::MeasureContext::kIsolated;
+  spec.timing.energy = true;
   spec.force = true;
   spec.label = "x";
   auto back = FromProto(ToProto(spec));
@@ -96,6 +98,12 @@ TEST(ConvertTest, UnknownNamesAreInvalidArgumentListingTheValidOnes) {
   t.set_accounting("");
   t.set_amax_algo("mean");
   EXPECT_EQ(FromProto(t).status().code(), absl::StatusCode::kInvalidArgument);
+  t.set_amax_algo("");
+  t.set_context("mixed");
+  EXPECT_EQ(FromProto(t).status().message(),
+            "timing.context: unknown value 'mixed' (valid: workload, isolated)");
+  t.set_context("");
+  EXPECT_EQ(FromProto(t)->context, core::MeasureContext::kWorkload) << "empty: the default";
   EXPECT_EQ(FromProto(v1::SubmitJobRequest()).status().code(), absl::StatusCode::kInvalidArgument);
 }
 

@@ -40,6 +40,20 @@ core::Measurement Interleaved() {
   m.quant_bytes = 3.5e7;
   m.copy_bytes_per_s = 2.9e12;
   m.stop_reason = "precision +-0.8% reached";
+  m.batch_id = "GPU-1/j3/s0/1700000000000";
+  m.context = "workload: m=16";
+  m.batch_gemms = "16x4096x14336, 16x14336x4096";
+  m.energy.joules = 0.0021;
+  m.energy.joules_low = 0.0020;
+  m.energy.joules_high = 0.0022;
+  m.energy.period_joules = {0.0021, 0.00205, 0.00215};
+  m.energy.n_eff = 2.5;
+  m.energy.power_w = 612.5;
+  m.energy.sampled_power_w = 608.1;
+  m.energy.window_s = 1.2;
+  m.energy.counter_updates = 12;
+  m.energy.iteration_ms = 0.0034;
+  m.energy.idle_power_w = 118;
   return m;
 }
 
@@ -69,6 +83,19 @@ TEST(MeasurementConvertTest, EveryRoundFieldRoundTrips) {
   EXPECT_EQ(back->verification, core::Verification::kPassed);
   EXPECT_EQ(back->accounting, core::Accounting::kPerGemm);
   EXPECT_EQ(back->notes, "clock dipped");
+  EXPECT_EQ(back->batch_id, m.batch_id);
+  EXPECT_EQ(back->context, "workload: m=16");
+  EXPECT_EQ(back->batch_gemms, "16x4096x14336, 16x14336x4096");
+  EXPECT_EQ(back->energy, m.energy);
+}
+
+TEST(MeasurementConvertTest, EnergyNotMeasuredKeepsItsReason) {
+  core::Measurement m;
+  m.energy.not_measured = "host reference runner: no energy counter";
+  auto back = FromProto(ToProto(m));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_FALSE(back->energy.present());
+  EXPECT_EQ(back->energy.not_measured, m.energy.not_measured);
 }
 
 TEST(MeasurementConvertTest, AMeasurementFromBeforeRoundsHasEmptyRoundFields) {
@@ -118,6 +145,17 @@ TEST(MeasurementConvertTest, EachBadValueIsInvalidArgumentNamingItsField) {
       {"measurement.shared_with_item: -1 is negative", [](auto& p) { p.set_shared_with_item(-1); }},
       {"measurement.quant_bytes: nan", [](auto& p) { p.set_quant_bytes(kNan); }},
       {"measurement.copy_bytes_per_s: -1", [](auto& p) { p.set_copy_bytes_per_s(-1); }},
+      {"measurement.energy.joules: nan", [](auto& p) { p.mutable_energy()->set_joules(kNan); }},
+      {"measurement.energy: joules_low 0.003 is above joules_high 0.0022",
+       [](auto& p) { p.mutable_energy()->set_joules_low(0.003); }},
+      {"measurement.energy.period_joules[1]: -1",
+       [](auto& p) { p.mutable_energy()->set_period_joules(1, -1); }},
+      {"measurement.energy.power_w: inf", [](auto& p) { p.mutable_energy()->set_power_w(kInf); }},
+      {"measurement.energy.window_s: -1", [](auto& p) { p.mutable_energy()->set_window_s(-1); }},
+      {"measurement.energy.counter_updates: -4 is negative",
+       [](auto& p) { p.mutable_energy()->set_counter_updates(-4); }},
+      {"measurement.energy.idle_power_w: nan",
+       [](auto& p) { p.mutable_energy()->set_idle_power_w(kNan); }},
   };
   for (const BadCase& c : cases) {
     v1::Measurement p = ToProto(Interleaved());
