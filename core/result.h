@@ -47,8 +47,9 @@ struct Estimate {
 // joules, watts, seconds.
 struct Energy {
   // Joules per iteration of the timed region (the GEMM, with its quantization in autocast
-  // and dynamic, as the time): mean board power over the window x the iteration's time
-  // in that window. Center and 95% interval from the window's counter periods.
+  // and dynamic, as the time): the counter's joules between the window's first and last
+  // update edge over the iterations completed between them; the 95% interval is the ratio
+  // estimator's over the window's counter periods.
   double joules = 0, joules_low = 0, joules_high = 0;
   std::vector<double> period_joules;  // per counter period, joules per iteration
   double n_eff = 0;                   // periods corrected for lag-1 autocorrelation

@@ -99,7 +99,8 @@ class CudaRunner : public device::Runner {
   // cudaProfilerStart/Stop, inside an NVTX range named after its item.
   absl::Status ProfileMembers(const std::vector<Member*>& members);
   // --energy (energy_phase.cc): each member's back-to-back graph replayed for an energy
-  // window (kernels/timing/energy_window.h); a board without the counter says why.
+  // window (kernels/timing/energy_window.h); a board without the counter, or a counter
+  // that stops moving, says why instead of a figure.
   absl::Status MeasureEnergy(const std::vector<Member*>& members);
   // Verifies each member's output and fills the outcomes of its items.
   absl::Status FinishMembers(const core::GroupRequest& request, const std::vector<Member*>& members,
