@@ -44,7 +44,8 @@ absl::StatusOr<std::string> ChartFormat(const std::string& flag, const std::stri
 PlotCommand::PlotCommand(CLI::App& parent)
     : JobCommand(parent, "plot", "Write a job's charts as an SVG or PNG file") {
   app_->add_option("-o,--output", output_, "File to write: .svg or .png")->required();
-  app_->add_option("--kind", kind_, "layer (default), modes, tflops, speedup, roofline or all");
+  app_->add_option("--kind", kind_,
+                   "layer (default), modes, tflops, speedup, roofline, energy or all");
   app_->add_option("--format", format_,
                    "svg | png (default: from the extension of -o). PNG is the SVG rendered by "
                    "rsvg-convert (Debian librsvg2-bin)");
@@ -56,6 +57,8 @@ PlotCommand::PlotCommand(CLI::App& parent)
   speedup  full-model speedup vs bf16
   roofline every item: FLOP per byte against TFLOP/s, log-log, with each recipe type's
            dense peak at the measured SM clock and the measured copy bandwidth
+  energy   per-layer joules by recipe and mode with 95% intervals, labelled with the
+           energy ratio vs bf16 (jobs submitted with --energy)
   all      the four, stacked in one file
 Every recipe has one colour in every chart. Examples:
   gemmprof plot 42 -o layer.svg

@@ -185,32 +185,87 @@ Listing DevicesListing(const std::vector<core::DeviceInfo>& devices) {
 }
 
 Listing HistoryListing(const std::vector<core::ResultRow>& rows) {
-  TextTable t(
-      {"measured", "job", "device", "pass", "op", "MxKxN", "recipe", "mode", "median ms", "TFLOP/s",
-       "samples", "cached"},
-      {Align::kLeft, Align::kRight, Align::kLeft, Align::kLeft, Align::kLeft, Align::kLeft,
-       Align::kLeft, Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kLeft});
+  // The energy columns show only where a result has an energy figure (--energy jobs).
+  bool energy = false;
+  for (const core::ResultRow& r : rows) energy |= r.measurement && r.measurement->energy.present();
+  std::vector<std::string> headers = {"measured",  "job",     "device",  "pass",
+                                      "op",        "MxKxN",   "recipe",  "mode",
+                                      "median ms", "TFLOP/s", "samples", "cached"};
+  std::vector<Align> align = {Align::kLeft,  Align::kRight, Align::kLeft,  Align::kLeft,
+                              Align::kLeft,  Align::kLeft,  Align::kLeft,  Align::kLeft,
+                              Align::kRight, Align::kRight, Align::kRight, Align::kLeft};
+  if (energy) {
+    headers.insert(headers.end(), {"mJ per GEMM", "TFLOP/J"});
+    align.insert(align.end(), {Align::kRight, Align::kRight});
+  }
+  TextTable t(headers, align);
   Listing l;
-  l.records.columns = {"measured_utc", "measured_ms", "result_id", "job_id", "node",    "device",
-                       "pass",         "op",          "m",         "k",      "n",       "groups",
-                       "recipe",       "mode",        "median_ms", "tflops", "samples", "cached"};
+  l.records.columns = {"measured_utc",
+                       "measured_ms",
+                       "result_id",
+                       "job_id",
+                       "node",
+                       "device",
+                       "pass",
+                       "op",
+                       "m",
+                       "k",
+                       "n",
+                       "groups",
+                       "recipe",
+                       "mode",
+                       "median_ms",
+                       "tflops",
+                       "samples",
+                       "cached",
+                       "context",
+                       "energy_joules",
+                       "tflop_per_joule"};
   l.rows_key = "results";
   l.empty_text = "no results match";
   for (const core::ResultRow& r : rows) {
     const core::GemmOp& op = r.item.op;
     const core::Measurement* m = r.measurement ? &*r.measurement : nullptr;
-    t.AddRow({FormatUtc(r.measured_ms), std::to_string(r.job_id), r.device.name,
-              S(core::ToString(op.pass)), op.name, op.shape.ToString(),
-              S(core::ToString(r.item.recipe)), S(core::ToString(r.item.mode)),
-              m ? FormatMs(m->time.median_ms) : "-",
-              m ? FormatTflops(report::TflopsOf(r.item, *m)) : "-",
-              m ? std::to_string(m->time.count) : "-", r.cached ? "yes" : "no"});
-    l.records.Add({FormatIsoUtc(r.measured_ms), OrAbsent(r.measured_ms), r.result_id, r.job_id,
-                   OrAbsent(r.node), r.device.name, S(core::ToString(op.pass)), op.name, op.shape.m,
-                   op.shape.k, op.shape.n, int64_t{op.groups}, S(core::ToString(r.item.recipe)),
-                   S(core::ToString(r.item.mode)), m ? Cell{m->time.median_ms} : Cell{},
+    const bool j = m && m->energy.present();
+    const double tflop_per_joule = j && m->flops > 0 ? m->flops / m->energy.joules / 1e12 : 0;
+    std::vector<std::string> cells = {FormatUtc(r.measured_ms),
+                                      std::to_string(r.job_id),
+                                      r.device.name,
+                                      S(core::ToString(op.pass)),
+                                      op.name,
+                                      op.shape.ToString(),
+                                      S(core::ToString(r.item.recipe)),
+                                      S(core::ToString(r.item.mode)),
+                                      m ? FormatMs(m->time.median_ms) : "-",
+                                      m ? FormatTflops(report::TflopsOf(r.item, *m)) : "-",
+                                      m ? std::to_string(m->time.count) : "-",
+                                      r.cached ? "yes" : "no"};
+    if (energy) {
+      cells.push_back(j ? FormatFixed(m->energy.joules * 1e3, 3) : "-");
+      cells.push_back(tflop_per_joule > 0 ? FormatFixed(tflop_per_joule, 2) : "-");
+    }
+    t.AddRow(std::move(cells));
+    l.records.Add({FormatIsoUtc(r.measured_ms),
+                   OrAbsent(r.measured_ms),
+                   r.result_id,
+                   r.job_id,
+                   OrAbsent(r.node),
+                   r.device.name,
+                   S(core::ToString(op.pass)),
+                   op.name,
+                   op.shape.m,
+                   op.shape.k,
+                   op.shape.n,
+                   int64_t{op.groups},
+                   S(core::ToString(r.item.recipe)),
+                   S(core::ToString(r.item.mode)),
+                   m ? Cell{m->time.median_ms} : Cell{},
                    m ? Cell{report::TflopsOf(r.item, *m)} : Cell{},
-                   m ? Cell{int64_t{m->time.count}} : Cell{}, r.cached});
+                   m ? Cell{int64_t{m->time.count}} : Cell{},
+                   r.cached,
+                   m ? OrAbsent(m->context) : Cell{},
+                   j ? Cell{m->energy.joules} : Cell{},
+                   tflop_per_joule > 0 ? Cell{tflop_per_joule} : Cell{}});
   }
   l.doc = TableDocument("", std::move(t), 0);
   return l;

@@ -48,7 +48,9 @@ Listing JobsListing(const std::vector<core::JobRecord>& jobs);
 // unsupported; CSV has a row per device and recipe, JSON one object per device.
 Listing DevicesListing(const std::vector<core::DeviceInfo>& devices);
 // `gemmprof history`: measured (UTC), job, device, pass, op, MxKxN, recipe, mode,
-// median ms, TFLOP/s, samples, cached; a row without a measurement leaves its figures empty.
+// median ms, TFLOP/s, samples, cached, and where any result has one its energy (mJ per
+// GEMM, TFLOP/J); CSV/JSON also carry the context. A row without a measurement leaves its
+// figures empty.
 Listing HistoryListing(const std::vector<core::ResultRow>& rows);
 
 }  // namespace gemmprof::client::render

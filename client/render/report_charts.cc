@@ -6,6 +6,7 @@
 #include "client/render/model_label.h"
 #include "client/render/recipe_style.h"
 #include "client/render/roofline_chart.h"
+#include "report/energy.h"
 #include "report/figures.h"
 
 namespace gemmprof::client::render {
@@ -221,6 +222,42 @@ BarChart SpeedupChart(const Analysis& a) {
   return c;
 }
 
+// Joules per layer by recipe and mode, each with its 95% interval; the label is the
+// energy ratio against bf16 in the same mode.
+BarChart EnergyChart(const Analysis& a) {
+  BarChart c;
+  c.title = "Per-layer GEMM energy by recipe";
+  c.subtitle = Subject(a);
+  c.y_label = "per-layer GEMM energy (J, whole board)";
+  c.x_label = "recipe (A: autocast, P: prequant; label: energy ratio vs bf16)";
+  std::vector<Recipe> shown;
+  for (Recipe r : a.recipes()) {
+    BarGroup g{Name(r), {}};
+    for (Mode m : a.modes()) {
+      const auto joules = report::EnergySum(a, {r, m}, report::Scope{});
+      if (!joules) continue;
+      const double opacity = m == Mode::kPrequant ? kSecondaryOpacity : 1.0;
+      Bar bar{a.modes().size() > 1 ? (m == Mode::kPrequant ? "P" : "A") : "",
+              {{joules->center, RecipeColor(r), opacity}},
+              ""};
+      if (r != Recipe::kBf16) {
+        const core::stats::Interval ratio =
+            report::EnergyRatio(a, {Recipe::kBf16, m}, {r, m}, report::Scope{});
+        if (ratio.center > 0) bar.annotation = FormatRatio(ratio.center);
+      }
+      if (joules->valid) bar.whisker = std::make_pair(joules->low, joules->high);
+      g.bars.push_back(std::move(bar));
+    }
+    if (g.bars.empty()) continue;
+    shown.push_back(r);
+    c.groups.push_back(std::move(g));
+  }
+  AddRecipeLegend(shown, c);
+  c.legend.push_back({"", 1.0, "whisker: 95% interval"});
+  c.empty_message = "no recipe has an energy figure for every GEMM (submit with --energy)";
+  return c;
+}
+
 }  // namespace
 
 std::string_view ToString(ChartKind kind) {
@@ -235,6 +272,8 @@ std::string_view ToString(ChartKind kind) {
       return "speedup";
     case ChartKind::kRoofline:
       return "roofline";
+    case ChartKind::kEnergy:
+      return "energy";
     case ChartKind::kAll:
       return "all";
   }
@@ -243,12 +282,12 @@ std::string_view ToString(ChartKind kind) {
 
 std::optional<ChartKind> ParseChartKind(std::string_view s) {
   for (ChartKind k : {ChartKind::kLayer, ChartKind::kModes, ChartKind::kTflops, ChartKind::kSpeedup,
-                      ChartKind::kRoofline, ChartKind::kAll})
+                      ChartKind::kRoofline, ChartKind::kEnergy, ChartKind::kAll})
     if (ToString(k) == s) return k;
   return std::nullopt;
 }
 
-std::string ChartKindList() { return "layer, modes, tflops, speedup, roofline, all"; }
+std::string ChartKindList() { return "layer, modes, tflops, speedup, roofline, energy, all"; }
 
 BarChart BuildChart(const Analysis& a, ChartKind kind) {
   switch (kind) {
@@ -258,6 +297,8 @@ BarChart BuildChart(const Analysis& a, ChartKind kind) {
       return TflopsChart(a);
     case ChartKind::kSpeedup:
       return SpeedupChart(a);
+    case ChartKind::kEnergy:
+      return EnergyChart(a);
     case ChartKind::kRoofline:  // not a bar chart: RenderChartSvg draws it
     case ChartKind::kLayer:
     case ChartKind::kAll:
@@ -276,6 +317,9 @@ absl::StatusOr<std::string> RenderChartSvg(const core::Report& report, ChartKind
                                          ") has no measured item; nothing to plot yet");
   }
   const Analysis a(report);
+  if (kind == ChartKind::kEnergy && !report::HasEnergy(report))
+    return absl::FailedPreconditionError("job " + std::to_string(report.job.id) +
+                                         " has no energy figures: submit it with --energy");
   bool any = false;
   for (Mode m : a.modes()) any |= !a.CompleteRecipes(m).empty();
   if (!any)

@@ -62,6 +62,13 @@ void DaemonMetrics::OnEvent(const queue::JobEvent& event) {
   const core::ItemRecord& item = *event.item;
   ++items_finished_[std::string(core::ToString(item.status))];
   if (item.cached) ++cache_hits_;
+  // An energy window is counted once: not for a cache hit, nor for an item that shares
+  // another's measurement.
+  if (!item.cached && item.result && item.result->energy.present() &&
+      item.result->shared_with_item == 0) {
+    ++energy_windows_;
+    energy_joules_ += item.result->energy.power_w * item.result->energy.window_s;
+  }
   // Cache hits never start: only measured items have a duration.
   if (auto it = started_s_.find(item.item.id); it != started_s_.end()) {
     item_duration_.Observe(now - it->second.at_s);
@@ -114,6 +121,17 @@ void DaemonMetrics::AppendJobFamilies(std::vector<MetricFamily>& out) const {
                              MetricType::kCounter);
   hits.samples.push_back({"", {}, static_cast<double>(cache_hits_)});
   out.push_back(std::move(hits));
+  MetricFamily windows = Family("gemmprof_energy_windows_total",
+                                "Energy windows measured (submit --energy), one per distinct "
+                                "measurement, since the daemon started.",
+                                MetricType::kCounter);
+  windows.samples.push_back({"", {}, static_cast<double>(energy_windows_)});
+  out.push_back(std::move(windows));
+  MetricFamily joules = Family("gemmprof_energy_measured_joules_total",
+                               "Board energy the GPUs' energy counters read over those windows.",
+                               MetricType::kCounter);
+  joules.samples.push_back({"", {}, energy_joules_});
+  out.push_back(std::move(joules));
 }
 
 void DaemonMetrics::AppendDeviceFamilies(std::vector<MetricFamily>& out) const {

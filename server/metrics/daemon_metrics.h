@@ -67,6 +67,10 @@ class DaemonMetrics {
   std::map<std::string, int64_t> jobs_finished_;   // by final state
   std::map<std::string, int64_t> items_finished_;  // by final status
   int64_t cache_hits_ = 0;
+  // --energy: windows measured (one per distinct measurement) and the board joules the
+  // energy counter read over them.
+  int64_t energy_windows_ = 0;
+  double energy_joules_ = 0;
   struct Started {
     int64_t job_id = 0;
     double at_s = 0;

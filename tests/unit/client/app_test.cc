@@ -149,7 +149,7 @@ TEST_F(AppTest, BadFlagsOfTheOtherCommands) {
       {{"compare", "7", "8", "--fail-on-regression=maybe"}, "--fail-on-regression"},
       {{"submit", "--shapes", "64", "--wait=maybe"}, "--wait"},
       {{"plot", "7", "-o", "x.svg", "--kind", "pie"},
-       "layer, modes, tflops, speedup, roofline, all"},
+       "layer, modes, tflops, speedup, roofline, energy, all"},
       {{"plot", "7"}, "--output"},
       {{"history", "--m", "0"}, "--m"},
       {{"history", "--k=-2"}, "--k"},

@@ -162,6 +162,32 @@ TEST(ChartTest, RooflineHasAMarkPerItemCeilingsAndASlope) {
   EXPECT_THAT(*host, Not(HasSubstr("stroke-dasharray")));
 }
 
+// Per-layer joules by recipe and mode, with whiskers and the energy ratio vs bf16; a job
+// without energy figures is refused, naming --energy.
+TEST(ChartTest, EnergyChartDrawsJoulesAndRefusesAJobWithoutThem) {
+  core::Report r = report::testing::BothModesReport();
+  const auto none = render::RenderChartSvg(r, ChartKind::kEnergy);
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(none.status().message()), HasSubstr("--energy"));
+  for (auto& item : r.items) {
+    if (!item.result) continue;
+    core::Energy& e = item.result->energy;
+    // bf16 at 600 W over its time, the FP8 recipes at half that energy per ms.
+    const double per_ms = item.item.recipe == core::Recipe::kBf16 ? 0.6 : 0.3;
+    e.joules = per_ms * item.result->time.median_ms;
+    e.joules_low = 0.99 * e.joules;
+    e.joules_high = 1.01 * e.joules;
+    e.period_joules.assign(10, e.joules);
+    e.n_eff = 10;
+    e.window_s = 1;
+  }
+  const auto svg = render::RenderChartSvg(r, ChartKind::kEnergy);
+  ASSERT_TRUE(svg.ok()) << svg.status();
+  EXPECT_THAT(*svg, HasSubstr("Per-layer GEMM energy by recipe"));
+  EXPECT_THAT(*svg, HasSubstr("whisker: 95% interval"));
+  EXPECT_THAT(*svg, HasSubstr("fp8-current"));
+}
+
 // vLLM's figure: TFLOP/s against M, one line per recipe x mode, a point per M.
 TEST(ChartTest, SweepThroughputIsALineAgainstM) {
   const auto svg = render::RenderChartSvg(report::testing::SweepReport(), ChartKind::kTflops);

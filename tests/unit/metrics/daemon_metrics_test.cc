@@ -95,6 +95,32 @@ TEST_F(DaemonMetricsTest, CountsEventsOfEveryJob) {
   EXPECT_EQ(p.families.at("gemmprof_cache_hits_total").type, "counter");
 }
 
+// Energy windows count once per measurement: not for cache hits, nor for an item that
+// shares another's measurement; items without a figure count nothing.
+TEST_F(DaemonMetricsTest, CountsEnergyWindowsAndTheirJoules) {
+  DaemonMetrics m(bus_, Sources());
+  auto with_energy = [](int64_t id, bool cached, int64_t shared) {
+    core::ItemRecord r = Item(id, core::ItemStatus::kDone, cached);
+    r.result.emplace();
+    r.result->energy.joules = 0.002;
+    r.result->energy.power_w = 600;
+    r.result->energy.window_s = 1.25;
+    r.result->shared_with_item = shared;
+    return r;
+  };
+  Publish(JobEvent::Kind::kItemFinished, 1, with_energy(1, false, 0));
+  Publish(JobEvent::Kind::kItemFinished, 1, with_energy(2, false, 1));  // shares item 1's
+  Publish(JobEvent::Kind::kItemFinished, 2, with_energy(3, true, 0));   // a cache hit
+  core::ItemRecord none = Item(4, core::ItemStatus::kDone);
+  none.result.emplace();
+  none.result->energy.not_measured = "host reference runner: no energy counter";
+  Publish(JobEvent::Kind::kItemFinished, 2, none);
+  const PromExposition p = Scrape(m);
+  EXPECT_EQ(*p.Value("gemmprof_energy_windows_total"), 1);
+  EXPECT_DOUBLE_EQ(*p.Value("gemmprof_energy_measured_joules_total"), 750);
+  EXPECT_EQ(p.families.at("gemmprof_energy_measured_joules_total").type, "counter");
+}
+
 TEST_F(DaemonMetricsTest, ItemStillRunningIsAGaugeNotADuration) {
   DaemonMetrics m(bus_, Sources());
   Publish(JobEvent::Kind::kItemStarted, 1, Item(1, core::ItemStatus::kRunning));
