@@ -7,6 +7,7 @@
 
 #include "report/analysis.h"
 #include "report/claim.h"
+#include "report/energy.h"
 #include "report/figures.h"
 #include "report/format.h"
 
@@ -53,6 +54,14 @@ ItemComparison CompareItem(const core::Measurement& a, const core::Measurement& 
     ic.b2b_ratio_ci.center = ic.b2b_b_ms / ic.b2b_a_ms;
     ic.b2b_verdict = JudgeInterval(ic.b2b_ratio_ci);
   }
+  const core::Estimate ea = EnergyEstimate(a.energy), eb = EnergyEstimate(b.energy);
+  if (ea.present() && eb.present()) {
+    ic.a_joules = ea.center_ms;
+    ic.b_joules = eb.center_ms;
+    ic.energy_ratio_ci = core::stats::UnpairedRatio(eb, ea);
+    ic.energy_ratio_ci.center = ic.b_joules / ic.a_joules;
+    ic.energy_verdict = JudgeInterval(ic.energy_ratio_ci);
+  }
   return ic;
 }
 
@@ -79,7 +88,14 @@ void CompareLayers(const core::Report& a, const core::Report& b, Comparison& c) 
       const Totals* tb = lb.FindTotals({r, mode});
       if (!tb || !tb->complete()) continue;
       const double a_ms = la.FindTotals({r, mode})->LayerMs();
-      c.layers.push_back({r, mode, a_ms, tb->LayerMs(), a_ms > 0 ? tb->LayerMs() / a_ms : 0});
+      LayerComparison l{r, mode, a_ms, tb->LayerMs(), a_ms > 0 ? tb->LayerMs() / a_ms : 0};
+      const Scope per_layer;
+      const auto ja = EnergySum(la, {r, mode}, per_layer), jb = EnergySum(lb, {r, mode}, per_layer);
+      if (ja && jb && ja->center > 0 && jb->center > 0) {
+        l.a_joules = ja->center;
+        l.b_joules = jb->center;
+      }
+      c.layers.push_back(l);
     }
 }
 
@@ -93,6 +109,18 @@ std::string_view ToString(Verdict v) {
       return "same";
     case Verdict::kSlower:
       return "slower";
+  }
+  return "?";
+}
+
+std::string_view EnergyWord(Verdict v) {
+  switch (v) {
+    case Verdict::kFaster:
+      return "less";
+    case Verdict::kSame:
+      return "same";
+    case Verdict::kSlower:
+      return "more";
   }
   return "?";
 }

@@ -15,6 +15,8 @@ namespace gemmprof::report {
 
 enum class Verdict { kFaster, kSame, kSlower };
 std::string_view ToString(Verdict v);
+// The same verdict on joules: "less", "same", "more" (B uses less energy: kFaster).
+std::string_view EnergyWord(Verdict v);
 
 // Smallest relative change ever called a difference.
 inline constexpr double kMinRelativeChange = 0.02;
@@ -42,6 +44,13 @@ struct ItemComparison {
   double b2b_a_ms = 0, b2b_b_ms = 0;
   core::stats::Interval b2b_ratio_ci;  // center = b2b_b_ms / b2b_a_ms
   Verdict b2b_verdict = Verdict::kSame;
+  // Joules per iteration, when both sides measured energy (`submit --energy`; 0
+  // otherwise), and B/A with the unpaired 95% interval of the two windows, judged as the
+  // times are.
+  double a_joules = 0, b_joules = 0;
+  core::stats::Interval energy_ratio_ci;  // center = b_joules / a_joules
+  Verdict energy_verdict = Verdict::kSame;
+  bool has_energy() const { return a_joules > 0 && b_joules > 0; }
 };
 
 // With intervals: faster / slower only when the interval excludes 1 and the change
@@ -63,6 +72,8 @@ struct LayerComparison {
   core::Mode mode = core::Mode::kAutocast;
   double a_ms = 0, b_ms = 0;  // per-layer totals
   double ratio = 1;           // b / a
+  // Per-layer joules when every term on both sides has an energy figure (0 otherwise).
+  double a_joules = 0, b_joules = 0;
 };
 
 // An item with a result in one job only.

@@ -28,6 +28,31 @@ std::optional<std::vector<std::pair<double, core::Estimate>>> EnergyTerms(const 
   return terms;
 }
 
+// The terms of x and y over `scope` matched by GEMM (x_est from x, y_est from y), each
+// weighted as its time is; empty when either total is incomplete or a term has no energy.
+std::vector<core::stats::Term> MatchedEnergyTerms(const Analysis& a, RecipeMode x, RecipeMode y,
+                                                  const Scope& scope) {
+  const Totals* tx = a.FindTotals(x);
+  const Totals* ty = a.FindTotals(y);
+  if (!tx || !ty || !tx->complete() || !ty->complete()) return {};
+  std::map<size_t, const TotalTerm*> in_y;
+  for (const TotalTerm& term : ty->terms) in_y[term.row] = &term;
+  std::vector<core::stats::Term> terms;
+  for (const TotalTerm& term : tx->terms) {
+    const double weight = scope.full_model ? term.model_weight : term.layer_weight;
+    if (weight <= 0 || !scope.passes[PassIndex(a.rows()[term.row].op.pass)]) continue;
+    const auto other = in_y.find(term.row);
+    if (other == in_y.end()) return {};
+    core::stats::Term t;
+    t.weight = weight;
+    t.x_est = EnergyEstimate(term.m->energy);
+    t.y_est = EnergyEstimate(other->second->m->energy);
+    if (!t.x_est.present() || !t.y_est.present()) return {};
+    terms.push_back(t);
+  }
+  return terms;
+}
+
 }  // namespace
 
 bool HasEnergy(const core::Report& report) {
@@ -58,27 +83,18 @@ std::optional<core::stats::Interval> EnergySum(const Analysis& a, RecipeMode key
 
 core::stats::Interval EnergyRatio(const Analysis& a, RecipeMode x, RecipeMode y,
                                   const Scope& scope) {
-  const Totals* tx = a.FindTotals(x);
-  const Totals* ty = a.FindTotals(y);
-  if (!tx || !ty || !tx->complete() || !ty->complete()) return {};
-  std::map<size_t, const TotalTerm*> in_y;
-  for (const TotalTerm& term : ty->terms) in_y[term.row] = &term;
-  std::vector<core::stats::Term> terms;
-  for (const TotalTerm& term : tx->terms) {
-    const double weight = scope.full_model ? term.model_weight : term.layer_weight;
-    if (weight <= 0 || !scope.passes[PassIndex(a.rows()[term.row].op.pass)]) continue;
-    const auto other = in_y.find(term.row);
-    if (other == in_y.end()) return {};
-    core::stats::Term t;
-    t.weight = weight;
-    t.x_est = EnergyEstimate(term.m->energy);
-    t.y_est = EnergyEstimate(other->second->m->energy);
-    if (!t.x_est.present() || !t.y_est.present()) return {};
-    terms.push_back(t);
-  }
+  const std::vector<core::stats::Term> terms = MatchedEnergyTerms(a, x, y, scope);
   if (terms.empty()) return {};
   // Each item's window is its own: the terms are unpaired, their variances add.
   return core::stats::RatioOfSums(terms);
+}
+
+core::stats::Interval QuantizationEnergy(const Analysis& a, core::Recipe recipe,
+                                         const Scope& scope) {
+  const std::vector<core::stats::Term> terms = MatchedEnergyTerms(
+      a, {recipe, core::Mode::kAutocast}, {recipe, core::Mode::kPrequant}, scope);
+  if (terms.empty()) return {};
+  return core::stats::DifferenceOfSums(terms);
 }
 
 std::vector<std::string> EnergyFindings(const Analysis& a) {

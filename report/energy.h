@@ -32,6 +32,13 @@ std::optional<core::stats::Interval> EnergySum(const Analysis& a, RecipeMode key
 core::stats::Interval EnergyRatio(const Analysis& a, RecipeMode x, RecipeMode y,
                                   const Scope& scope);
 
+// The energy a recipe's quantization costs over `scope`: autocast joules - prequant joules
+// of the same GEMMs (the autocast window runs the quantization with the GEMM, the
+// prequant window the GEMM alone), with the interval of the difference of independent
+// windows; invalid with center 0 unless both modes are complete with energy figures.
+core::stats::Interval QuantizationEnergy(const Analysis& a, core::Recipe recipe,
+                                         const Scope& scope);
+
 // Per recipe against bf16, per layer: where the energy ratio and the time ratio disagree
 // beyond their intervals (the recipe saves more, or less, energy than time), one line.
 std::vector<std::string> EnergyFindings(const Analysis& a);

@@ -54,6 +54,12 @@ std::string FormatUtc(int64_t unix_ms) { return UtcTime(unix_ms, "%Y-%m-%d %H:%M
 
 std::string FormatIsoUtc(int64_t unix_ms) { return UtcTime(unix_ms, "%Y-%m-%dT%H:%M:%SZ", ""); }
 
+std::string FormatJoules(double joules) {
+  if (joules >= 1) return FormatFixed(joules, 3) + " J";
+  if (joules >= 1e-3) return FormatFixed(joules * 1e3, 3) + " mJ";
+  return FormatFixed(joules * 1e6, 3) + " uJ";
+}
+
 std::string FormatDuration(int64_t duration_ms) {
   const int64_t s = std::max<int64_t>(0, duration_ms / 1000);
   const int64_t d = s / 86400, h = (s % 86400) / 3600, m = (s % 3600) / 60, sec = s % 60;

@@ -25,6 +25,9 @@ std::string FormatCount(int64_t count);
 std::string FormatUtc(int64_t unix_ms);
 // Unix epoch milliseconds as ISO 8601 "2026-11-20T10:00:00Z", for CSV and JSON; 0 gives "".
 std::string FormatIsoUtc(int64_t unix_ms);
+// Joules in the unit that keeps them readable, three decimals: "1.234 J", "15.210 mJ",
+// "850.000 uJ".
+std::string FormatJoules(double joules);
 // A duration in milliseconds as "3d 4h", "2h 5m", "4m 10s", "12s".
 std::string FormatDuration(int64_t duration_ms);
 

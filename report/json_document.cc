@@ -158,15 +158,21 @@ Json EnergyTotalsJson(const Analysis& a) {
       const core::stats::Interval e =
           vs ? EnergyRatio(a, bf16, key, layer) : core::stats::Interval{};
       const core::stats::Interval t = vs ? a.TotalRatio(bf16, key, layer) : core::stats::Interval{};
-      out.push_back({{"recipe", S(core::ToString(r))},
-                     {"mode", S(core::ToString(mode))},
-                     {"per_layer_joules", per_layer ? Json(per_layer->center) : Json(nullptr)},
-                     {"per_layer_joules_ci", per_layer ? IntervalJson(*per_layer) : Json(nullptr)},
-                     {"full_model_joules", full ? Json(full->center) : Json(nullptr)},
-                     {"energy_ratio_vs_bf16", e.center > 0 ? Json(e.center) : Json(nullptr)},
-                     {"energy_ratio_vs_bf16_ci", IntervalJson(e)},
-                     {"time_ratio_vs_bf16", t.center > 0 ? Json(t.center) : Json(nullptr)},
-                     {"time_ratio_vs_bf16_ci", IntervalJson(t)}});
+      const core::stats::Interval q = vs && mode == core::Mode::kAutocast
+                                          ? QuantizationEnergy(a, r, layer)
+                                          : core::stats::Interval{};
+      out.push_back(
+          {{"recipe", S(core::ToString(r))},
+           {"mode", S(core::ToString(mode))},
+           {"per_layer_joules", per_layer ? Json(per_layer->center) : Json(nullptr)},
+           {"per_layer_joules_ci", per_layer ? IntervalJson(*per_layer) : Json(nullptr)},
+           {"full_model_joules", full ? Json(full->center) : Json(nullptr)},
+           {"energy_ratio_vs_bf16", e.center > 0 ? Json(e.center) : Json(nullptr)},
+           {"energy_ratio_vs_bf16_ci", IntervalJson(e)},
+           {"time_ratio_vs_bf16", t.center > 0 ? Json(t.center) : Json(nullptr)},
+           {"time_ratio_vs_bf16_ci", IntervalJson(t)},
+           {"quantization_per_layer_joules", q.center != 0 ? Json(q.center) : Json(nullptr)},
+           {"quantization_per_layer_joules_ci", IntervalJson(q)}});
     }
   return out;
 }

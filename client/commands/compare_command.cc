@@ -28,6 +28,9 @@ Where both jobs carry GPU telemetry, "Running conditions" gives each job's SM cl
 power, temperature and throttled share over the matched items, and says when the
 clocks differ by 0.5% or more: a change of that size on every item is the GPU's
 running state drifting between the jobs, not the GEMMs.
+Where both jobs measured energy (submit --energy), each item's joules per GEMM and the
+energy B/A with its 95% interval are shown too (verdict less/same/more, judged like the
+times), and the per-layer joules beside the per-layer times.
 Example (CI after a driver or cuBLASLt upgrade):
   gemmprof compare 41 42 --fail-on-regression
   gemmprof compare 41 42 --format csv    one row per matched item, raw ms and interval bounds)");

@@ -1,5 +1,6 @@
 #include "client/render/comparison.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -63,10 +64,16 @@ Records ComparisonRecords(const Comparison& c) {
                "b2b_ratio",
                "b2b_ratio_ci_low",
                "b2b_ratio_ci_high",
-               "b2b_verdict"};
+               "b2b_verdict",
+               "a_joules",
+               "b_joules",
+               "energy_ratio",
+               "energy_ratio_ci_low",
+               "energy_ratio_ci_high",
+               "energy_verdict"};
   auto opt = [](bool present, double v) { return present ? Cell{v} : Cell{}; };
   for (const ItemComparison& i : c.items) {
-    const bool b2b = i.b2b_a_ms > 0;
+    const bool b2b = i.b2b_a_ms > 0, j = i.has_energy();
     r.Add({std::string(core::ToString(i.op.pass)), i.op.name, i.op.shape.m, i.op.shape.k,
            i.op.shape.n, int64_t{i.op.groups}, std::string(core::ToString(i.recipe)),
            std::string(core::ToString(i.mode)), i.a_ms, i.b_ms, i.ratio,
@@ -76,7 +83,11 @@ Records ComparisonRecords(const Comparison& c) {
            opt(b2b, i.b2b_a_ms), opt(b2b, i.b2b_b_ms), opt(b2b, i.b2b_ratio_ci.center),
            opt(b2b && i.b2b_ratio_ci.valid, i.b2b_ratio_ci.low),
            opt(b2b && i.b2b_ratio_ci.valid, i.b2b_ratio_ci.high),
-           b2b ? Cell{std::string(ToString(i.b2b_verdict))} : Cell{}});
+           b2b ? Cell{std::string(ToString(i.b2b_verdict))} : Cell{}, opt(j, i.a_joules),
+           opt(j, i.b_joules), opt(j, i.energy_ratio_ci.center),
+           opt(j && i.energy_ratio_ci.valid, i.energy_ratio_ci.low),
+           opt(j && i.energy_ratio_ci.valid, i.energy_ratio_ci.high),
+           j ? Cell{std::string(report::EnergyWord(i.energy_verdict))} : Cell{}});
   }
   return r;
 }
@@ -89,7 +100,9 @@ nlohmann::ordered_json ComparisonSummary(const Comparison& c, int64_t job_a, int
                       {"mode", std::string(core::ToString(l.mode))},
                       {"a_per_layer_ms", l.a_ms},
                       {"b_per_layer_ms", l.b_ms},
-                      {"ratio", l.ratio}});
+                      {"ratio", l.ratio},
+                      {"a_per_layer_joules", l.a_joules > 0 ? Json(l.a_joules) : Json()},
+                      {"b_per_layer_joules", l.b_joules > 0 ? Json(l.b_joules) : Json()}});
   auto unmatched = [](const std::vector<UnmatchedItem>& items) {
     Json out = Json::array();
     for (const UnmatchedItem& u : items)
@@ -157,10 +170,11 @@ std::string Range(const core::stats::Interval& i) {
 // The per-item table: the B/A interval column where any item has one, the back-to-back
 // columns where any item measured them, and the notes that say how a verdict is made.
 Section ItemsSection(const Comparison& c) {
-  bool intervals = false, b2b = false;
+  bool intervals = false, b2b = false, energy = false;
   for (const ItemComparison& i : c.items) {
     intervals |= i.ratio_ci.valid;
     b2b |= i.b2b_a_ms > 0;
+    energy |= i.has_energy();
   }
   std::vector<std::string> headers = {"pass", "op",   "MxKxN", "groups", "recipe",
                                       "mode", "A ms", "B ms",  "B/A"};
@@ -171,9 +185,12 @@ Section ItemsSection(const Comparison& c) {
   headers.push_back("noise threshold");
   headers.push_back("verdict");
   if (b2b) headers.insert(headers.end(), {"A b2b ms", "B b2b ms", "b2b B/A", "b2b verdict"});
+  if (energy)
+    headers.insert(headers.end(), {"A energy", "B energy", "energy B/A", "energy verdict"});
   align.resize(headers.size(), Align::kRight);
-  align[headers.size() - 1 - (b2b ? 4 : 0)] = Align::kLeft;
-  if (b2b) align.back() = Align::kLeft;
+  align[headers.size() - 1 - (b2b ? 4 : 0) - (energy ? 4 : 0)] = Align::kLeft;
+  if (b2b) align[headers.size() - 1 - (energy ? 4 : 0)] = Align::kLeft;
+  if (energy) align.back() = Align::kLeft;
   TextTable items(headers, align);
   for (const ItemComparison& i : c.items) {
     std::vector<std::string> cells = {std::string(core::ToString(i.op.pass)),
@@ -197,6 +214,15 @@ Section ItemsSection(const Comparison& c) {
       else
         cells.insert(cells.end(), {"-", "-", "-", "-"});
     }
+    if (energy) {
+      if (i.has_energy())
+        cells.insert(cells.end(),
+                     {FormatJoules(i.a_joules), FormatJoules(i.b_joules),
+                      FormatRatio(i.energy_ratio_ci.center) + " " + Range(i.energy_ratio_ci),
+                      std::string(report::EnergyWord(i.energy_verdict))});
+      else
+        cells.insert(cells.end(), {"-", "-", "-", "-"});
+    }
     items.AddRow(std::move(cells));
   }
   Section per_item{"Per item (median ms; B/A > 1: B is slower)", {Table(std::move(items))}};
@@ -210,7 +236,38 @@ Section ItemsSection(const Comparison& c) {
              FormatPercent(100 * kMinRelativeChange) +
              " (drift between jobs is not inside either job's interval)." +
              (b2b ? " b2b: back to back, several GEMMs per graph, judged the same way." : "")));
+  if (energy)
+    per_item.blocks.push_back(
+        Note("Energy: joules per GEMM (with its quantization where the mode times it) from each "
+             "job's own energy window (submit --energy), B/A with the unpaired 95% interval of "
+             "the two windows, judged as the times are. Both jobs' boards at their power cap "
+             "read alike only when their running conditions above do."));
   return per_item;
+}
+
+// Per-layer totals; the energy columns where any recipe has joules on both sides.
+Section LayersSection(const Comparison& c) {
+  const bool energy = std::any_of(c.layers.begin(), c.layers.end(),
+                                  [](const LayerComparison& l) { return l.a_joules > 0; });
+  std::vector<std::string> headers = {"recipe", "mode", "A per-layer ms", "B per-layer ms", "B/A"};
+  if (energy)
+    headers.insert(headers.end(), {"A per-layer energy", "B per-layer energy", "energy B/A"});
+  std::vector<Align> align(headers.size(), Align::kRight);
+  align[0] = align[1] = Align::kLeft;
+  TextTable layers(headers, align);
+  for (const LayerComparison& l : c.layers) {
+    std::vector<std::string> cells = {std::string(core::ToString(l.recipe)),
+                                      std::string(core::ToString(l.mode)), FormatMs(l.a_ms),
+                                      FormatMs(l.b_ms), FormatRatio(l.ratio)};
+    if (energy) {
+      const bool j = l.a_joules > 0;
+      cells.insert(cells.end(),
+                   {j ? FormatJoules(l.a_joules) : "-", j ? FormatJoules(l.b_joules) : "-",
+                    j ? FormatRatio(l.b_joules / l.a_joules) : "-"});
+    }
+    layers.AddRow(std::move(cells));
+  }
+  return {"Per layer", {Table(std::move(layers))}};
 }
 
 }  // namespace
@@ -223,13 +280,7 @@ Listing ComparisonListing(const Comparison& c, int64_t job_a, int64_t job_b) {
     doc.sections.push_back({"Context differences", {Bullets(c.context_diffs)}});
   if (c.conditions_a.items > 0) doc.sections.push_back(ConditionsSection(c));
   doc.sections.push_back(ItemsSection(c));
-  if (!c.layers.empty()) {
-    TextTable layers({"recipe", "mode", "A per-layer ms", "B per-layer ms", "B/A"});
-    for (const LayerComparison& l : c.layers)
-      layers.AddRow({std::string(core::ToString(l.recipe)), std::string(core::ToString(l.mode)),
-                     FormatMs(l.a_ms), FormatMs(l.b_ms), FormatRatio(l.ratio)});
-    doc.sections.push_back({"Per layer", {Table(std::move(layers))}});
-  }
+  if (!c.layers.empty()) doc.sections.push_back(LayersSection(c));
   std::vector<std::string> unmatched;
   if (!c.only_in_a.empty()) unmatched.push_back(UnmatchedLine("A", c.only_in_a));
   if (!c.only_in_b.empty()) unmatched.push_back(UnmatchedLine("B", c.only_in_b));

@@ -16,6 +16,7 @@ using report::FormatCount;
 using report::FormatDuration;
 using report::FormatFixed;
 using report::FormatIsoUtc;
+using report::FormatJoules;
 using report::FormatMs;
 using report::FormatMsCi;
 using report::FormatPercent;

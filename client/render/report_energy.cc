@@ -14,13 +14,6 @@ using report::RecipeMode;
 std::string Name(core::Recipe r) { return std::string(core::ToString(r)); }
 std::string Name(core::Mode m) { return std::string(core::ToString(m)); }
 
-// Joules with three significant digits in a unit that keeps them readable.
-std::string FormatJoules(double j) {
-  if (j >= 1) return FormatFixed(j, 3) + " J";
-  if (j >= 1e-3) return FormatFixed(j * 1e3, 3) + " mJ";
-  return FormatFixed(j * 1e6, 3) + " uJ";
-}
-
 // One row per item that asked for energy (items sharing another's measurement are left
 // out: they are the same window).
 Block ItemTable(const core::Report& report) {
@@ -94,6 +87,31 @@ std::optional<Block> LayerTable(const report::Analysis& a, core::Mode mode) {
                    "layer; > 1 uses less)");
 }
 
+// What each recipe's quantization costs per layer, in joules beside its time: autocast
+// minus prequant of the same GEMMs, where both modes have energy figures.
+std::optional<Block> QuantizationTable(const report::Analysis& a) {
+  TextTable t({"recipe", "quantization per layer", "share of autocast energy",
+               "quantization time per layer"});
+  const report::Scope layer;
+  bool any = false;
+  for (core::Recipe r : a.CompleteRecipes(core::Mode::kAutocast)) {
+    if (r == core::Recipe::kBf16) continue;
+    const core::stats::Interval q = report::QuantizationEnergy(a, r, layer);
+    const auto total = report::EnergySum(a, {r, core::Mode::kAutocast}, layer);
+    if (q.center == 0 || !total || total->center <= 0) continue;
+    any = true;
+    const core::stats::Interval time =
+        a.TotalDifference({r, core::Mode::kAutocast}, {r, core::Mode::kPrequant}, layer);
+    t.AddRow({Name(r),
+              FormatJoules(q.center) + (q.valid ? " " + FormatPlusMinus(q.RelHalfWidth()) : ""),
+              FormatPercent(100 * q.center / total->center), FormatMsCi(time)});
+  }
+  if (!any) return std::nullopt;
+  return Table(std::move(t),
+               "Quantization energy per layer: autocast joules - prequant joules of the same "
+               "GEMMs (independent windows; 95% interval)");
+}
+
 // Full-model forward joules per M of a sweep.
 std::optional<Block> SweepTable(const report::Analysis& a, core::Mode mode) {
   std::vector<std::string> headers = {"M (tokens)"};
@@ -126,6 +144,8 @@ std::optional<Section> EnergySection(const report::Analysis& a) {
       s.blocks.push_back(std::move(*b));
     }
   }
+  if (!a.is_sweep())
+    if (auto b = QuantizationTable(a)) s.blocks.push_back(std::move(*b));
   double idle = 0;
   for (const core::ItemRecord& item : a.report().items)
     if (item.result && item.result->energy.idle_power_w > 0)

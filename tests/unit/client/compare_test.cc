@@ -81,6 +81,33 @@ TEST(CompareRoundsTest, RenderShowsTheIntervalAndTheRule) {
   EXPECT_EQ(CompareTable(CompareReports(oa, ob), 1, 2).find("95% interval"), std::string::npos);
 }
 
+TEST(CompareEnergyTest, EnergyColumnsOnlyWhereBothJobsMeasuredEnergy) {
+  core::Report a, b;
+  a.items.push_back(RoundsItem("x", 1.0, 0.003));
+  b.items.push_back(RoundsItem("x", 1.0, 0.003));
+  EXPECT_EQ(CompareTable(CompareReports(a, b), 1, 2).find("energy"), std::string::npos);
+  for (auto [report, joules] : {std::pair<core::Report*, double>{&a, 0.0152}, {&b, 0.0121}}) {
+    core::Energy& e = report->items[0].result->energy;
+    e.joules = joules;
+    e.joules_low = joules * 0.99;
+    e.joules_high = joules * 1.01;
+    e.period_joules.assign(12, joules);
+    e.n_eff = 12;
+    e.window_s = 1.2;
+  }
+  const report::Comparison c = CompareReports(a, b);
+  const std::string text = CompareTable(c, 1, 2);
+  EXPECT_NE(text.find("energy B/A"), std::string::npos) << text;
+  EXPECT_NE(text.find("15.200 mJ"), std::string::npos) << text;
+  EXPECT_NE(text.find("12.100 mJ"), std::string::npos) << text;
+  EXPECT_NE(LineWith(text, "15.200 mJ").find("less"), std::string::npos) << text;
+  const Listing listing = ComparisonListing(c, 1, 2);
+  const auto& cols = listing.records.columns;
+  const size_t col = std::find(cols.begin(), cols.end(), "energy_ratio") - cols.begin();
+  ASSERT_LT(col, cols.size());
+  EXPECT_NEAR(std::get<double>(listing.records.rows[0][col]), 0.0121 / 0.0152, 1e-12);
+}
+
 TEST(CompareConditionsTest, BothJobsRunningStateAndAClockDriftNote) {
   auto [a, b] = CompareJobs();
   for (int i = 0; i < 4; ++i) {

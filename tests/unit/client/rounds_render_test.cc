@@ -72,6 +72,38 @@ TEST(Csv, NewColumnsAreAppendedAndFilled) {
   EXPECT_NE(first_row.find(",g0,"), std::string::npos) << first_row;  // group_uid
 }
 
+// Every item at 600 W over a 1.2 s window: joules = 0.6 x its ms, +-1%.
+void AddEnergyAt600W(core::Report& report) {
+  for (core::ItemRecord& item : report.items) {
+    if (!item.result) continue;
+    core::Energy& e = item.result->energy;
+    e.joules = item.result->isolated.center_ms * 0.6;
+    e.joules_low = e.joules * 0.99;
+    e.joules_high = e.joules * 1.01;
+    e.period_joules.assign(12, e.joules);
+    e.n_eff = 12;
+    e.power_w = 600;
+    e.window_s = 1.2;
+    e.counter_updates = 12;
+    e.idle_power_w = 120;
+  }
+}
+
+TEST(Document, EnergySectionHasPerLayerJoulesAndTheQuantizationsShare) {
+  core::Report report = testing::RoundsReport();
+  EXPECT_EQ(RenderReportTable(report).find("Quantization energy"), std::string::npos);
+  AddEnergyAt600W(report);
+  const std::string text = RenderReportTable(report);
+  EXPECT_NE(text.find("Energy per layer and full model, autocast"), std::string::npos) << text;
+  EXPECT_NE(text.find("Quantization energy per layer"), std::string::npos) << text;
+  EXPECT_NE(text.find("idle 120 W before the job, not subtracted"), std::string::npos) << text;
+  // bf16 quantizes nothing: only the FP8 recipes have a quantization row.
+  const size_t at = text.find("Quantization energy per layer");
+  const std::string table = text.substr(at, text.find("\n\n", at) - at);
+  EXPECT_EQ(table.find("bf16"), std::string::npos) << table;
+  EXPECT_NE(table.find("fp8-current"), std::string::npos) << table;
+}
+
 TEST(Document, OldResultsAreNeverRanked) {
   const std::string text = RenderReportTable(testing::HopperReport());
   EXPECT_NE(text.find("60 items measured before paired rounds: no intervals, not ranked"),

@@ -136,6 +136,37 @@ TEST(Energy, SumsPerLayerLikeTheTimesAndComparesWithIntervals) {
   EXPECT_THAT(findings, ::testing::Contains(HasSubstr("saves more energy than time")));
 }
 
+TEST(Energy, QuantizationJoulesAreAutocastLessPrequantOfTheSameGemms) {
+  // Every item at 600 W: joules = 0.6 x its ms, so the quantization's joules per layer are
+  // 0.6 x the autocast - prequant time per layer.
+  core::Report r = testing::RoundsReport();
+  AddEnergy(r, 1.0);
+  for (core::ItemRecord& item : r.items) {
+    if (!item.result) continue;
+    core::Energy& e = item.result->energy;
+    e.joules = item.result->isolated.center_ms * 0.6;
+    e.joules_low = e.joules * 0.99;
+    e.joules_high = e.joules * 1.01;
+  }
+  const Analysis a(r);
+  const core::stats::Interval q = QuantizationEnergy(a, core::Recipe::kFp8Current, Scope{});
+  const core::stats::Interval t =
+      a.TotalDifference({core::Recipe::kFp8Current, core::Mode::kAutocast},
+                        {core::Recipe::kFp8Current, core::Mode::kPrequant}, Scope{});
+  EXPECT_GT(t.center, 0);
+  EXPECT_NEAR(q.center, 0.6 * t.center, 1e-9 * q.center);
+  EXPECT_TRUE(q.valid);
+  EXPECT_LT(q.low, q.center);
+  EXPECT_GT(q.high, q.center);
+  // One prequant item without a figure: no difference.
+  for (core::ItemRecord& item : r.items)
+    if (item.item.recipe == core::Recipe::kFp8Current && item.item.mode == core::Mode::kPrequant) {
+      item.result->energy = {};
+      break;
+    }
+  EXPECT_EQ(QuantizationEnergy(Analysis(r), core::Recipe::kFp8Current, Scope{}).center, 0);
+}
+
 TEST(Energy, AMissingFigureLeavesNoSumAndTheReasonIsANotice) {
   core::Report r = testing::RoundsReport();
   AddEnergy(r, 0.5);

@@ -151,6 +151,45 @@ TEST(CompareRoundsTest, BackToBackIsComparedToo) {
   EXPECT_FALSE(d.b2b_ratio_ci.valid);
 }
 
+// An energy window's figure: `joules` per iteration with a relative half-width `half`.
+void SetEnergy(core::ItemRecord& item, double joules, double half) {
+  core::Energy& e = item.result->energy;
+  e.joules = joules;
+  e.joules_low = joules * (1 - half);
+  e.joules_high = joules * (1 + half);
+  e.period_joules.assign(12, joules);
+  e.n_eff = 12;
+  e.power_w = 600;
+  e.window_s = 1.2;
+  e.counter_updates = 12;
+}
+
+TEST(CompareEnergyTest, JoulesComparedWithTheirIntervalsWhenBothSidesMeasuredThem) {
+  core::ItemRecord a = RoundsItem("x", 1.0, 0.003), b = RoundsItem("x", 1.0, 0.003);
+  SetEnergy(a, 0.60, 0.005);
+  SetEnergy(b, 0.54, 0.005);
+  ItemComparison c = CompareOne(a, b);
+  ASSERT_TRUE(c.has_energy());
+  EXPECT_DOUBLE_EQ(c.a_joules, 0.60);
+  EXPECT_DOUBLE_EQ(c.b_joules, 0.54);
+  EXPECT_NEAR(c.energy_ratio_ci.center, 0.9, 1e-12);
+  EXPECT_TRUE(c.energy_ratio_ci.valid);
+  EXPECT_LT(c.energy_ratio_ci.high, 1);
+  EXPECT_EQ(c.energy_verdict, Verdict::kFaster);  // less energy: B is better
+  EXPECT_EQ(c.verdict, Verdict::kSame);           // time unchanged
+  // Wide windows: the interval holds 1, so "same".
+  SetEnergy(b, 0.57, 0.08);
+  c = CompareOne(a, b);
+  EXPECT_TRUE(c.energy_ratio_ci.Contains(1));
+  EXPECT_EQ(c.energy_verdict, Verdict::kSame);
+  // One side without a figure (not asked, or "energy not measured"): nothing compared.
+  core::ItemRecord none = RoundsItem("x", 1.0, 0.003);
+  none.result->energy.not_measured = "no energy counter on this board";
+  c = CompareOne(a, none);
+  EXPECT_FALSE(c.has_energy());
+  EXPECT_FALSE(c.energy_ratio_ci.valid);
+}
+
 TEST(CompareConditionsTest, BothJobsRunningStateOverTheMatchedItems) {
   auto [a, b] = CompareJobs();
   // Items 0-3 carry telemetry on both sides; item 4 only in A (left out of both).
