@@ -1,6 +1,10 @@
 #include "core/error_detail.h"
 
+#include <optional>
+#include <string>
+
 #include "absl/strings/cord.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
 namespace gemmprof::core {
@@ -24,6 +28,19 @@ absl::Status MarkContextLost(absl::Status status) {
 
 bool IsContextLost(const absl::Status& status) {
   return status.GetPayload(kContextLostPayloadUrl).has_value();
+}
+
+absl::Status MarkInFlight(absl::Status status, int64_t item_id) {
+  if (status.ok() || item_id == 0) return status;
+  status.SetPayload(kInFlightPayloadUrl, absl::Cord(absl::StrCat(item_id)));
+  return status;
+}
+
+int64_t InFlightItem(const absl::Status& status) {
+  const auto payload = status.GetPayload(kInFlightPayloadUrl);
+  int64_t id = 0;
+  if (!payload.has_value() || !absl::SimpleAtoi(std::string(*payload), &id)) return 0;
+  return id;
 }
 
 absl::Status AppendToMessage(const absl::Status& status, absl::string_view suffix) {

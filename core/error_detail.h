@@ -16,6 +16,7 @@ namespace gemmprof::core {
 // Type URLs of the payloads.
 inline constexpr char kSourcePayloadUrl[] = "type.gemmprof/source";
 inline constexpr char kContextLostPayloadUrl[] = "type.gemmprof/context-lost";
+inline constexpr char kInFlightPayloadUrl[] = "type.gemmprof/in-flight-item";
 
 // `status` with `where` ("file:line: call") attached for the log. OK stays OK.
 absl::Status WithSource(absl::Status status, absl::string_view where);
@@ -25,6 +26,12 @@ std::string SourceOf(const absl::Status& status);
 // `status` marked: the device context that produced it is unusable. OK stays OK.
 absl::Status MarkContextLost(absl::Status status);
 bool IsContextLost(const absl::Status& status);
+
+// `status` marked with the item (WorkItem id) whose measurement group was in flight when
+// the call failed (a hung call: core/progress.h). OK, or item_id 0, leaves it as it is.
+absl::Status MarkInFlight(absl::Status status, int64_t item_id);
+// The marked item's id, 0 when there is none.
+int64_t InFlightItem(const absl::Status& status);
 
 // The same code and payloads with `suffix` appended to the message. OK stays OK.
 absl::Status AppendToMessage(const absl::Status& status, absl::string_view suffix);

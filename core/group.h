@@ -3,11 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/job.h"
+#include "core/progress.h"
 #include "core/result.h"
 #include "core/status.h"
 
@@ -44,6 +46,12 @@ struct GroupRequest {
   // Nsight mode (JobSpec.profile): after the rounds, each member's timed graph runs once
   // more between cudaProfilerStart/Stop inside an NVTX range named after the item.
   bool profile = false;
+  // Not sent anywhere: the caller's watchdog (core/progress.h). Runners report their
+  // steps to it and stop at a step boundary when it asks; null: nobody watches.
+  MeasureProgress* progress = nullptr;
+  // Not sent anywhere: polled by a runner that forwards the call (the remote runner)
+  // while it waits; true asks the call to stop (a cancelled job). Empty: never.
+  std::function<bool()> cancelled;
 };
 
 // One item's outcome. A refusal of this item alone (FailedPrecondition / Unimplemented

@@ -63,7 +63,13 @@ struct JobSpec {
   // `nsys profile --capture-range=cudaProfilerApi` captures exactly the benchmarked work.
   // Such results are never used as cached results (and a profile job never reads the cache).
   bool profile = false;
+  // `submit --retries N`: times a batch whose worker died, hung or lost its device
+  // context is measured again before it is split to find the group at fault
+  // (docs/measurement.md "Faults"); 0: its items fail at the first fault.
+  int32_t retries = 1;
 };
+// The largest --retries accepted.
+inline constexpr int32_t kMaxRetries = 3;
 
 // The recipes and modes a spec stands for: empty recipes mean all; empty modes mean
 // dynamic for an inference sweep (model.sweep_m set), autocast otherwise.

@@ -275,6 +275,10 @@ absl::Status ValidateJobSpec(const JobSpec& spec) {
   for (Mode m : spec.modes) names.push_back(ToString(m));
   RETURN_IF_ERROR(CheckNoDuplicates("modes", names));
   RETURN_IF_ERROR(ValidateTiming(spec.timing));
+  if (spec.retries < 0 || spec.retries > kMaxRetries) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "retries: ", spec.retries, " is out of range; give 0 (no retry) to ", kMaxRetries));
+  }
   if (spec.model.has_value()) return ValidateModelConfig(*spec.model);
   return ValidateShapes(spec.shapes);
 }

@@ -24,6 +24,8 @@ struct CudaBackend {
   // The worker fault test hook: a CUDA illegal-address error on GPU `ordinal`, which
   // leaves the process's context dead (a worker process only).
   std::function<absl::Status(int ordinal)> inject_illegal_address;
+  // The hang fault's hook: a kernel that never ends on GPU `ordinal`, waited for.
+  std::function<absl::Status(int ordinal)> inject_hang;
   // NVML gauges for `devices`; a device NVML cannot open is left out with one line in
   // `problems`.
   std::function<std::unique_ptr<DeviceTelemetry>(std::vector<TelemetryDevice> devices,

@@ -78,6 +78,7 @@ worker::WorkerHooks WorkerHooksFor(const std::string& backend, int ordinal,
   };
   if (backend == "cuda" && cuda.built()) {
     hooks.illegal_address = [ordinal, cuda] { return cuda.inject_illegal_address(ordinal); };
+    if (cuda.inject_hang) hooks.hang = [ordinal, cuda] { return cuda.inject_hang(ordinal); };
   }
   return hooks;
 }

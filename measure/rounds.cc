@@ -233,8 +233,13 @@ class RoundsRun {
     return absl::OkStatus();
   }
 
+  // Every timer call is a step of the call's progress (core/progress.h), and a cancel
+  // stops the rounds before the next one.
   absl::StatusOr<std::vector<std::vector<double>>> TimeVisits(const std::vector<Visit>& visits) {
+    RETURN_IF_ERROR(core::CheckCancel(options_.progress));
+    const double began_s = clock_.NowS();
     ASSIGN_OR_RETURN(std::vector<std::vector<double>> timed, timer_.TimeVisits(visits));
+    core::StepDone(options_.progress, 1e3 * (clock_.NowS() - began_s));
     if (timed.size() != visits.size()) {
       return absl::InternalError(
           absl::StrCat("the timer answered ", timed.size(), " visits of ", visits.size()));

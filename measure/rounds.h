@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/job.h"
+#include "core/progress.h"
 #include "core/status.h"
 #include "measure/stop_rule.h"
 #include "measure/timer.h"
@@ -49,6 +50,9 @@ struct RoundsOptions {
   // > 0: iterations per back-to-back launch; 0: sized from the pilot (2..10, a launch of
   // about 2 ms from the group's shortest isolated time; 2 without a pilot).
   int32_t b2b_count = 0;
+  // The call's watchdog: each timer call is a step; a cancel ends the rounds (Cancelled)
+  // before the next. May be null.
+  core::MeasureProgress* progress = nullptr;
 };
 
 // The stop rule of a GPU measurement of `members` members under `timing`: fixed rounds

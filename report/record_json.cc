@@ -345,7 +345,8 @@ Json JobSpecJson(const core::JobSpec& s) {
           {"force", s.force},
           {"label", s.label},
           {"devices", s.devices},
-          {"profile", s.profile}};
+          {"profile", s.profile},
+          {"retries", s.retries}};
 }
 
 Json PlanJson(const core::Plan& p) {

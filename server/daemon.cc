@@ -225,12 +225,12 @@ metrics::MetricSources MetricSourcesOf(
     device::DeviceTelemetry* telemetry) {
   metrics::MetricSources sources;
   sources.queue_counts = [&queue] { return queue.Counts(); };
-  sources.devices = [&runners] {
+  sources.devices = [&runners, &queue] {
     std::vector<metrics::DeviceCounters> out;
     for (size_t i = 0; i < runners.size(); ++i) {
       const core::DeviceInfo& info = runners[i]->Info();
       out.push_back({static_cast<int>(i), info.uuid, info.name, runners[i]->restarts(),
-                     runners[i]->busy_seconds()});
+                     runners[i]->busy_seconds(), runners[i]->hangs(), queue.Retries(i)});
     }
     return out;
   };

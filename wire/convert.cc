@@ -184,6 +184,7 @@ v1::SubmitJobRequest ToProto(const core::JobSpec& spec) {
   p.set_label(spec.label);
   for (int32_t d : spec.devices) p.add_devices(d);
   p.set_profile(spec.profile);
+  p.set_retries(spec.retries);
   return p;
 }
 
@@ -213,6 +214,7 @@ absl::StatusOr<core::JobSpec> FromProto(const v1::SubmitJobRequest& p) {
   spec.label = p.label();
   spec.devices.assign(p.devices().begin(), p.devices().end());
   spec.profile = p.profile();
+  if (p.has_retries()) spec.retries = p.retries();
   return spec;
 }
 

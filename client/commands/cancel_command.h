@@ -1,4 +1,6 @@
-// `gemmprof cancel`: stops a job at the next item boundary.
+// `gemmprof cancel`: stops a job. Its measurement in flight stops at the next round
+// boundary (the daemon kills a GPU worker that does not stop within 2 s); the command
+// waits for the job's final state (--wait seconds, default 10).
 #pragma once
 
 #include "client/commands/job_command.h"
@@ -10,6 +12,9 @@ class CancelCommand : public JobCommand {
   // Registers the subcommand and its flags on `parent`.
   explicit CancelCommand(CLI::App& parent);
   absl::Status Run(CommandContext& ctx) override;
+
+ private:
+  double wait_s_ = 10;
 };
 
 }  // namespace gemmprof::client

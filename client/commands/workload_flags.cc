@@ -274,6 +274,12 @@ void WorkloadFlags::RegisterMore(CLI::App& app) {
                "on the daemon (README); never served from or to the result cache")
       ->group(kTiming);
   app.add_flag("--force", force_, "Bypass the result cache")->group(kTiming);
+  app.add_option("--retries", retries_,
+                 "Times a batch whose GPU worker died, hung or lost its device context is "
+                 "measured again before it is split to find the GEMM at fault (default 1, 0: "
+                 "fail its items at the first fault, at most 3). Retried items say so in their "
+                 "notes; the items of a GEMM whose fault comes back fail \"reproduced on retry\"")
+      ->group(kTiming);
   app.add_option("--label", label_, "Free text shown in reports")->group(kTiming);
   app.add_option("--devices", devices_,
                  "GPUs of the node to run on, e.g. 0,1 (default: every idle GPU of the job's "
@@ -481,6 +487,13 @@ absl::StatusOr<core::JobSpec> WorkloadFlags::BuildSpec(std::ostream& warnings) c
   spec.force = force_;
   spec.profile = profile_;
   spec.label = label_;
+  if (retries_) {
+    if (*retries_ < 0 || *retries_ > core::kMaxRetries) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--retries: ", *retries_, " is out of range; give 0 (no retry) to ", core::kMaxRetries));
+    }
+    spec.retries = *retries_;
+  }
   if (devices_) {
     ASSIGN_OR_RETURN(spec.devices, ParseDevices(*devices_));
   }

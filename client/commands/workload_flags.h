@@ -62,6 +62,7 @@ class WorkloadFlags {
   bool force_ = false;
   bool profile_ = false;
   bool energy_ = false;
+  std::optional<int> retries_;
   std::string label_;
   std::optional<std::string> model_file_, preset_;
   std::optional<int64_t> tp_;

@@ -350,8 +350,11 @@ absl::StatusOr<core::GroupResult> HostRunner::MeasureOneGroup(const core::GroupR
   std::vector<HostMember> ready;
   std::vector<const measure::MemberItems*> ready_items;
   for (const measure::MemberItems& m : members) {
+    // The group's work is in flight from its first member's set-up to its last round.
+    RETURN_IF_ERROR(core::EnterItem(request.progress, request.items[m.items.front()].id));
     absl::StatusOr<HostMember> prepared =
         PrepareHostMember(request.items[m.items.front()], timing, ops, threads_);
+    core::StepDone(request.progress);
     if (!prepared.ok()) {
       for (size_t i : m.items) result.outcomes[i].status = prepared.status();
       continue;
@@ -392,6 +395,7 @@ absl::StatusOr<measure::RoundsResult> HostRunner::MeasureHostRounds(
   options.warmup_launches = request.timing.warmup_iters;
   options.pilot = false;
   options.b2b_count = HostB2bCount(request.timing);
+  options.progress = request.progress;
   std::vector<measure::MemberSpec> specs;
   for (const HostMember& m : members) specs.push_back({0, m.timed.any(), {}});
   HostWork work(members, ops, request.timing.amax_algo, threads_);

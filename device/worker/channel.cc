@@ -38,13 +38,26 @@ absl::Status WaitReadable(int fd, const std::optional<Clock::time_point>& deadli
   }
 }
 
+// Once a frame has begun, the rest of it is read even past the caller's deadline (the
+// peer writes a frame in one go): a timeout never leaves half a frame in the channel. A
+// peer that stops inside a frame for this long is broken.
+constexpr auto kInsideFrame = std::chrono::seconds(5);
+
 // Reads exactly `size` bytes. `*got_any` tells a clean end-of-file before the first byte
 // (the peer closed between frames) from one inside a frame.
 absl::Status ReadExactly(int fd, char* data, size_t size,
-                         const std::optional<Clock::time_point>& deadline, bool* got_any) {
+                         std::optional<Clock::time_point>& deadline, bool* got_any) {
   size_t done = 0;
   while (done < size) {
-    RETURN_IF_ERROR(WaitReadable(fd, deadline));
+    if (*got_any && deadline.has_value()) {
+      deadline = std::max(*deadline, Clock::now() + kInsideFrame);
+    }
+    if (absl::Status s = WaitReadable(fd, deadline); !s.ok()) {
+      if (*got_any && absl::IsDeadlineExceeded(s)) {
+        return absl::DataLossError("the peer stopped inside a frame");
+      }
+      return s;
+    }
     const ssize_t n = read(fd, data + done, size - done);
     if (n > 0) {
       done += static_cast<size_t>(n);

@@ -30,8 +30,10 @@ class MessageChannel {
   // Writes one frame. Unavailable when the peer has gone; never raises SIGPIPE.
   absl::Status Send(const google::protobuf::MessageLite& message) const;
   // Reads one frame into `message`, waiting at most `timeout_s` seconds (negative: no
-  // limit). DeadlineExceeded when the time ran out, Unavailable when the peer closed the
-  // channel, DataLoss for a frame that is oversized, cut short or does not parse.
+  // limit). DeadlineExceeded when the time ran out before a frame began (a frame that
+  // has begun is read to its end, so a short timeout can poll), Unavailable when the peer
+  // closed the channel, DataLoss for a frame that is oversized, cut short, stalls 5 s
+  // inside, or does not parse.
   absl::Status Receive(google::protobuf::MessageLite* message, double timeout_s) const;
   // Ends both directions: a Receive blocked in another thread returns Unavailable, and
   // the peer reads end-of-file. The descriptor stays open until destruction, so its

@@ -1,6 +1,10 @@
 #include "device/worker/fault.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <charconv>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -12,8 +16,8 @@ namespace gemmprof::worker {
 namespace {
 
 constexpr char kForms[] =
-    "exit-at-start, hang@SEQ, crash@SEQ, kill@SEQ, exit@SEQ, illegal-address@SEQ, "
-    "context-lost@SEQ, refuse@SEQ";
+    "exit-at-start[:N], hang@SEQ, crash@SEQ, kill@SEQ, exit@SEQ, illegal-address@SEQ, "
+    "context-lost@SEQ, refuse@SEQ, each @SEQ form with an optional :once";
 
 constexpr std::pair<absl::string_view, WorkerFault::Kind> kPerItem[] = {
     {"hang", WorkerFault::Kind::kHang},
@@ -30,20 +34,38 @@ absl::Status Bad(absl::string_view entry, absl::string_view why) {
       absl::StrCat(kFaultEnvVar, ": '", entry, "' ", why, " (valid: ", kForms, ")"));
 }
 
+// A whole non-negative number, or nullopt.
+std::optional<int32_t> ParseCount(absl::string_view text) {
+  int32_t n = -1;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || end != text.data() + text.size() || n < 0) return std::nullopt;
+  return n;
+}
+
 absl::StatusOr<WorkerFault> ParseOne(absl::string_view entry) {
-  if (entry == "exit-at-start") return WorkerFault{WorkerFault::Kind::kExitAtStart, -1};
+  constexpr absl::string_view kExitAtStart = "exit-at-start";
+  if (entry == kExitAtStart) return WorkerFault{WorkerFault::Kind::kExitAtStart, -1};
+  if (absl::ConsumePrefix(&entry, "exit-at-start:")) {
+    const std::optional<int32_t> n = ParseCount(entry);
+    if (!n || *n < 1) return Bad(absl::StrCat("exit-at-start:", entry), "needs a count >= 1");
+    WorkerFault f{WorkerFault::Kind::kExitAtStart, -1};
+    f.starts = *n;
+    return f;
+  }
+  const absl::string_view whole = entry;
+  const bool once = absl::ConsumeSuffix(&entry, ":once");
   const size_t at = entry.find('@');
-  if (at == absl::string_view::npos) return Bad(entry, "is not a fault");
-  const absl::string_view name = entry.substr(0, at), seq_text = entry.substr(at + 1);
-  int32_t seq = -1;
-  const auto [end, ec] = std::from_chars(seq_text.data(), seq_text.data() + seq_text.size(), seq);
-  if (ec != std::errc() || end != seq_text.data() + seq_text.size() || seq < 0) {
-    return Bad(entry, "needs an item seq >= 0 after '@'");
-  }
+  if (at == absl::string_view::npos) return Bad(whole, "is not a fault");
+  const absl::string_view name = entry.substr(0, at);
+  const std::optional<int32_t> seq = ParseCount(entry.substr(at + 1));
+  if (!seq) return Bad(whole, "needs an item seq >= 0 after '@' (then :once or nothing)");
   for (const auto& [known, kind] : kPerItem) {
-    if (name == known) return WorkerFault{kind, seq};
+    if (name != known) continue;
+    WorkerFault f{kind, *seq};
+    f.once = once;
+    return f;
   }
-  return Bad(entry, "is not a fault");
+  return Bad(whole, "is not a fault");
 }
 
 }  // namespace
@@ -84,11 +106,33 @@ bool Refuses(const std::vector<WorkerFault>& faults, int32_t seq) {
   return false;
 }
 
-bool ExitsAtStart(const std::vector<WorkerFault>& faults) {
+bool ExitsAtStart(const std::vector<WorkerFault>& faults, int64_t start) {
   for (const WorkerFault& f : faults) {
-    if (f.kind == WorkerFault::Kind::kExitAtStart) return true;
+    if (f.kind == WorkerFault::Kind::kExitAtStart && (f.starts == 0 || start <= f.starts)) {
+      return true;
+    }
   }
   return false;
+}
+
+std::string WorkerFault::ToString() const {
+  if (kind == Kind::kExitAtStart) {
+    return starts > 0 ? absl::StrCat("exit-at-start:", starts) : "exit-at-start";
+  }
+  for (const auto& [name, k] : kPerItem) {
+    if (k == kind) return absl::StrCat(name, "@", seq, once ? ":once" : "");
+  }
+  return "?";
+}
+
+bool ClaimFault(const WorkerFault& fault, const std::string& state_dir, int64_t daemon_pid) {
+  if (!fault.once) return true;
+  const std::string marker =
+      absl::StrCat(state_dir, "/gemmprof-fault-", daemon_pid, "-", fault.ToString());
+  const int fd = open(marker.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+  if (fd < 0) return false;  // fired before (EEXIST), or no marker can be made
+  close(fd);
+  return true;
 }
 
 }  // namespace gemmprof::worker

@@ -2,12 +2,22 @@
 // worker process (the daemon's environment passes on to its workers). Always compiled
 // in, inert unless set. Not for production use.
 //
-// A fault @SEQ fires on the measurement group (MeasureGroup) holding the item with that
-// seq: every fault but refuse meets the whole group, before any of it runs; refuse
-// refuses that item alone.
+// A fault @SEQ fires on the measurement group holding the item with that seq, when the
+// runner begins that group's work (core/progress.h: Enter), so a fault in the middle of
+// a batch meets the groups before it measured and the ones after it not started; refuse
+// refuses that item alone, before the batch runs.
+//
+// Each per-item fault repeats (every worker that meets the item fires it: a
+// deterministic fault) unless it ends in ":once" (only the first worker of this daemon
+// that meets the item fires it: a transient fault, gone on the retry).
 //
 //   exit-at-start        exit with status 3 before reporting ready
-//   hang@SEQ             never answer the item with that seq (the daemon times it out)
+//   exit-at-start:N      the same for the device's first N worker starts only (a device
+//                        that comes back); the daemon numbers starts in
+//                        GEMMPROF_WORKER_START
+//   hang@SEQ             stop making progress there (the daemon's watchdog sees it): on
+//                        the cuda backend a kernel that never ends, else a thread that
+//                        never returns
 //   crash@SEQ            abort() on it (signal 6)
 //   kill@SEQ             SIGKILL itself on it (signal 9)
 //   exit@SEQ             exit with status 3 on it
@@ -18,7 +28,7 @@
 //   refuse@SEQ           refuse the item as not supported here (FailedPrecondition)
 //                        without running it; the rest of its group is measured
 //
-// Several faults are separated by commas: "crash@2,hang@5".
+// Several faults are separated by commas: "crash@2,hang@5:once".
 #pragma once
 
 #include <cstdint>
@@ -31,6 +41,8 @@
 namespace gemmprof::worker {
 
 inline constexpr char kFaultEnvVar[] = "GEMMPROF_WORKER_FAULT";
+// Set by the daemon in each worker's environment: the device's worker start, from 1.
+inline constexpr char kWorkerStartEnvVar[] = "GEMMPROF_WORKER_START";
 // The exit status of the exit-at-start and exit@SEQ faults.
 inline constexpr int kFaultExitStatus = 3;
 
@@ -46,7 +58,11 @@ struct WorkerFault {
     kRefuse
   };
   Kind kind = Kind::kExitAtStart;
-  int32_t seq = -1;  // the item it applies to; -1 for exit-at-start
+  int32_t seq = -1;    // the item it applies to; -1 for exit-at-start
+  bool once = false;   // ":once": the first worker that meets the item only
+  int32_t starts = 0;  // exit-at-start:N: the first N starts only; 0: every start
+  // "kill@5:once", "exit-at-start:3": as written.
+  std::string ToString() const;
 };
 
 // Parses a fault list. InvalidArgument naming the variable, the bad entry and the forms.
@@ -60,7 +76,13 @@ std::optional<WorkerFault> FaultForGroup(const std::vector<WorkerFault>& faults,
                                          const std::vector<int32_t>& seqs);
 // Whether item `seq` is to be refused (refuse@SEQ).
 bool Refuses(const std::vector<WorkerFault>& faults, int32_t seq);
-// Whether the list holds exit-at-start.
-bool ExitsAtStart(const std::vector<WorkerFault>& faults);
+// Whether a worker at start number `start` (1, 2, ...) exits at start.
+bool ExitsAtStart(const std::vector<WorkerFault>& faults, int64_t start);
+
+// Whether `fault` fires now: always for a repeating fault; for a ":once" fault, only the
+// first time any worker of the daemon whose pid is `daemon_pid` asks (a marker file in
+// `state_dir` records it; a marker that cannot be made counts as fired, so a broken
+// state directory never repeats a transient fault).
+bool ClaimFault(const WorkerFault& fault, const std::string& state_dir, int64_t daemon_pid);
 
 }  // namespace gemmprof::worker

@@ -68,6 +68,27 @@ double GroupTimeoutSeconds(const std::vector<core::WorkItem>& items,
   return total;
 }
 
+double SetupStepSeconds(const std::vector<core::WorkItem>& items, const core::TimingOptions& timing,
+                        bool host_backend) {
+  // A member's set-up runs its warm-up, autotune and the choice burst between GEMM
+  // libraries (3 rounds of the candidates, at most a dozen launches each).
+  constexpr double kChoiceBurstIters = 3 * 4 * 12;
+  const double iterations =
+      host_backend
+          ? std::min(timing.warmup_iters, device::kMaxHostWarmupIters) + 2
+          : 2.0 * std::max(timing.warmup_iters, 0) + kVerificationIters + kChoiceBurstIters +
+                (timing.autotune_k > 1 ? kAutotuneItersPerCandidate * timing.autotune_k : 0);
+  const double rate = host_backend ? kHostFlopsPerS : kGpuFlopsPerS;
+  double heaviest = 0;
+  for (const core::WorkItem& item : items) heaviest = std::max(heaviest, item.op.Flops());
+  return std::max(kMinNoProgressS, kSafetyFactor * iterations * (heaviest / rate + kPerIterationS));
+}
+
+double NoProgressSeconds(double slowest_step_ms, double setup_s) {
+  if (slowest_step_ms <= 0) return setup_s;
+  return std::max(kMinNoProgressS, kSlowestStepFactor * slowest_step_ms / 1e3);
+}
+
 double BeginJobTimeoutSeconds(const core::TimingOptions& timing, double configured_s) {
   return std::max(timing.gpu_warmup_s, 0.0) +
          (configured_s > 0 ? configured_s : kMinDerivedTimeoutS);

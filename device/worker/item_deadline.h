@@ -39,6 +39,22 @@ double GroupTimeoutSeconds(const std::vector<core::WorkItem>& items,
                            const core::TimingOptions& timing, bool host_backend,
                            double configured_s);
 
+// A MeasureGroup call that makes no progress (core/progress.h: no step) for this long
+// after its first round, or kSlowestStepFactor x its slowest round step if longer, is
+// hung (docs/measurement.md "Faults").
+inline constexpr double kMinNoProgressS = 10;
+inline constexpr double kSlowestStepFactor = 20;
+
+// Seconds a call may go without a step before its first round (while its members are
+// set up: warm-up, autotune, the GEMM library's choice burst): kSafetyFactor x a
+// pessimistic estimate of the set-up of its heaviest item, never below kMinNoProgressS.
+double SetupStepSeconds(const std::vector<core::WorkItem>& items, const core::TimingOptions& timing,
+                        bool host_backend);
+
+// The no-progress bound in force: SetupStepSeconds' `setup_s` while no round step was
+// seen (slowest_step_ms 0), else max(kMinNoProgressS, kSlowestStepFactor x the slowest).
+double NoProgressSeconds(double slowest_step_ms, double setup_s);
+
 // Seconds a job's device warm-up may take: timing.gpu_warmup_s plus `configured_s`
 // (kMinDerivedTimeoutS when 0).
 double BeginJobTimeoutSeconds(const core::TimingOptions& timing, double configured_s);

@@ -8,10 +8,12 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "core/error_detail.h"
+#include "device/worker/fault.h"
 #include "device/worker/item_deadline.h"
 #include "device/worker/protocol.h"
 #include "device/worker/worker_process.h"
@@ -132,23 +134,41 @@ void RemoteRunner::Supervise() {
     if (w == nullptr) {
       if (!SleepUnlessStopping(0)) break;  // a stop ended the start
       ++start_failures;
-      spdlog::warn("{}: worker failed to start (attempt {} of {}): {}", DeviceName(),
-                   start_failures, options_.max_start_failures, failure);
+      if (start_failures <= options_.max_start_failures) {
+        spdlog::warn("{}: worker failed to start (attempt {} of {}): {}", DeviceName(),
+                     start_failures, options_.max_start_failures, failure);
+      }
+      if (start_failures == options_.max_start_failures) MarkUnavailable(failure);
       if (start_failures >= options_.max_start_failures) {
-        MarkUnavailable(failure);
-        break;
+        // Unavailable: a start is tried now and then, and the first that works brings the
+        // device back (a driver that recovered, a GPU reset by its owner).
+        backoff = std::min(options_.probe_interval_s,
+                           std::pow(2.0, start_failures - options_.max_start_failures));
+        {
+          std::lock_guard lock(mu_);
+          started_ = true;
+        }
+        cv_.notify_all();
+        continue;
       }
       backoff = BackoffSeconds(options_, start_failures);
       continue;
     }
+    const bool was_unavailable = start_failures >= options_.max_start_failures;
     start_failures = 0;
     {
       std::lock_guard lock(mu_);
       worker_ = w;
       started_ = true;
+      unavailable_ = false;
+      unavailable_reason_.clear();
     }
     cv_.notify_all();
-    spdlog::info("{}: worker pid {} ready", DeviceName(), w->pid);
+    if (was_unavailable) {
+      spdlog::warn("{} is available again: worker pid {} started", DeviceName(), w->pid);
+    } else {
+      spdlog::info("{}: worker pid {} ready", DeviceName(), w->pid);
+    }
     RecordExit(w);
     std::string exit;
     {
@@ -177,7 +197,12 @@ RemoteRunner::WorkerPtr RemoteRunner::StartWorker(std::string* failure) {
   std::vector<std::string> argv = {"gemmprofd", "--backend", options_.backend, "--device",
                                    std::to_string(options_.device)};
   argv.insert(argv.end(), options_.extra_args.begin(), options_.extra_args.end());
-  absl::StatusOr<SpawnedWorker> spawned = SpawnWorker(options_.executable, argv, options_.env);
+  std::vector<std::string> env = options_.env;
+  {
+    std::lock_guard lock(mu_);
+    env.push_back(absl::StrCat(kWorkerStartEnvVar, "=", ++starts_));
+  }
+  absl::StatusOr<SpawnedWorker> spawned = SpawnWorker(options_.executable, argv, env);
   if (!spawned.ok()) {
     *failure = std::string(spawned.status().message());
     return nullptr;
@@ -255,9 +280,9 @@ void RemoteRunner::MarkUnavailable(const std::string& last_failure) {
   }
   cv_.notify_all();
   spdlog::error(
-      "{} is unavailable: {}; its jobs go to other devices, restart gemmprofd once "
-      "it is fixed",
-      DeviceName(), reason);
+      "{} is unavailable: {}; its jobs go to other devices; a new start is tried after 1 s, "
+      "then twice as long each time up to every {} s",
+      DeviceName(), reason, FormatSeconds(options_.probe_interval_s));
 }
 
 void RemoteRunner::Kill(const WorkerPtr& w) const {
@@ -308,6 +333,11 @@ int64_t RemoteRunner::restarts() const {
   return restarts_;
 }
 
+int64_t RemoteRunner::hangs() const {
+  std::lock_guard lock(mu_);
+  return hangs_;
+}
+
 double RemoteRunner::busy_seconds() const { return static_cast<double>(busy_ns_.load()) * 1e-9; }
 
 pid_t RemoteRunner::worker_pid() const {
@@ -333,7 +363,11 @@ absl::StatusOr<std::vector<absl::Status>> RemoteRunner::CanImplement(
     ASSIGN_OR_RETURN(WorkerPtr w, AwaitWorker(options_.query_wait_s, refused));
     std::lock_guard query_lock(query_mu_);
     wp::Response response;
-    absl::Status io = w->query.Send(request);
+    absl::Status io;
+    {
+      std::lock_guard send_lock(query_send_mu_);
+      io = w->query.Send(request);
+    }
     if (io.ok()) io = ReceiveAnswer(w->query, request.id(), options_.query_timeout_s, &response);
     if (io.ok()) return Answers(response, items.size());
     if (absl::IsDeadlineExceeded(io)) {
@@ -361,10 +395,12 @@ absl::StatusOr<core::GroupResult> RemoteRunner::MeasureGroup(const core::GroupRe
   wp::Request call;
   call.set_id(next_request_id_++);
   *call.mutable_measure_group() = ToGroupCall(request);
-  const double timeout_s = GroupTimeoutSeconds(request.items, request.timing,
-                                               options_.backend == "host", options_.item_timeout_s);
+  const bool host = options_.backend == "host";
+  const double timeout_s =
+      GroupTimeoutSeconds(request.items, request.timing, host, options_.item_timeout_s);
+  const CallWatch watch{SetupStepSeconds(request.items, request.timing, host), request.cancelled};
   wp::Response response;
-  RETURN_IF_ERROR(Call(call, timeout_s, &response));
+  RETURN_IF_ERROR(Call(call, timeout_s, &response, &watch));
   absl::Status status = FromProto(response.status());
   if (core::IsContextLost(status)) {
     return core::AppendToMessage(status, "; the device context is lost and the worker restarts");
@@ -374,7 +410,7 @@ absl::StatusOr<core::GroupResult> RemoteRunner::MeasureGroup(const core::GroupRe
 }
 
 absl::Status RemoteRunner::Call(const wp::Request& request, double timeout_s,
-                                wp::Response* response) {
+                                wp::Response* response, const CallWatch* watch) {
   const auto began = std::chrono::steady_clock::now();
   struct BusyClock {
     std::atomic<int64_t>& total;
@@ -393,7 +429,11 @@ absl::Status RemoteRunner::Call(const wp::Request& request, double timeout_s,
       refused = w;
       continue;
     }
-    absl::Status io = ReceiveAnswer(w->run, request.id(), timeout_s, response);
+    bool handled = false;
+    absl::Status io = watch != nullptr
+                          ? AwaitWatched(w, request.id(), timeout_s, *watch, response, &handled)
+                          : ReceiveAnswer(w->run, request.id(), timeout_s, response);
+    if (handled) return io;
     if (!io.ok()) return WorkerLost(w, io, timeout_s);
     if (core::IsContextLost(FromProto(response->status()))) {
       // The worker exits after this answer. The next request must go to its successor,
@@ -408,6 +448,90 @@ absl::Status RemoteRunner::Call(const wp::Request& request, double timeout_s,
     return absl::OkStatus();
   }
   return absl::AbortedError("the worker died twice before it took the request");
+}
+
+void RemoteRunner::SendCancel(const WorkerPtr& w, uint64_t request_id) {
+  wp::Request cancel;
+  cancel.set_id(next_request_id_++);
+  cancel.mutable_cancel()->set_request_id(request_id);
+  std::lock_guard send_lock(query_send_mu_);
+  // Its answer is skipped by the next fit check's reader; a worker that cannot take it
+  // is killed when the grace runs out.
+  (void)w->query.Send(cancel);
+}
+
+absl::Status RemoteRunner::AwaitWatched(const WorkerPtr& w, uint64_t id, double timeout_s,
+                                        const CallWatch& watch, wp::Response* response,
+                                        bool* handled) {
+  using Clock = std::chrono::steady_clock;
+  // How often the watch looks at the clock between answers and heartbeats.
+  constexpr double kSliceS = 0.05;
+  const auto began = Clock::now();
+  auto last_step = began;
+  int64_t steps = 0, item_id = 0;
+  double slowest_ms = 0;
+  std::optional<Clock::time_point> cancel_sent;
+  const auto since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
+  for (;;) {
+    absl::Status io = w->run.Receive(response, kSliceS);
+    if (io.ok() && response->id() == id) {
+      if (!response->has_progress()) return absl::OkStatus();  // the answer
+      const wp::Progress& p = response->progress();
+      if (p.steps() != steps) {
+        steps = p.steps();
+        last_step = Clock::now();
+      }
+      slowest_ms = p.slowest_step_ms();
+      item_id = p.item_id();
+    } else if (!io.ok() && !absl::IsDeadlineExceeded(io)) {
+      return io;  // the worker went away: WorkerLost says how
+    }
+    if (since(began) > timeout_s) {
+      Kill(w);
+      AwaitExit(w, -1);
+      *handled = true;
+      spdlog::warn("{}: no answer within {} s; worker pid {} killed", DeviceName(),
+                   FormatSeconds(timeout_s), w->pid);
+      return core::MarkInFlight(
+          absl::DeadlineExceededError(absl::StrCat("timed out after ", FormatSeconds(timeout_s),
+                                                   " s; the worker was killed and restarts")),
+          item_id);
+    }
+    if (!cancel_sent && watch.cancelled && watch.cancelled()) {
+      SendCancel(w, id);
+      cancel_sent = Clock::now();
+    }
+    if (cancel_sent && since(*cancel_sent) > options_.cancel_grace_s) {
+      Kill(w);
+      AwaitExit(w, -1);
+      *handled = true;
+      spdlog::warn("{}: worker pid {} did not stop within {} s of a cancel; killed", DeviceName(),
+                   w->pid, FormatSeconds(options_.cancel_grace_s));
+      return absl::CancelledError(absl::StrCat(
+          "cancelled by request; the worker did not stop within ",
+          FormatSeconds(options_.cancel_grace_s), " s, so it was killed and restarts"));
+    }
+    const double bound = NoProgressSeconds(slowest_ms, watch.setup_s);
+    if (since(last_step) > bound) {
+      Kill(w);
+      AwaitExit(w, -1);
+      *handled = true;
+      {
+        std::lock_guard lock(mu_);
+        ++hangs_;
+      }
+      const std::string where = slowest_ms > 0 ? absl::StrCat(" after ", steps, " steps")
+                                               : std::string(" before its first round");
+      spdlog::warn("{}: no progress for {} s{}; worker pid {} killed", DeviceName(),
+                   FormatSeconds(bound), where, w->pid);
+      return core::MarkInFlight(
+          absl::DeadlineExceededError(absl::StrCat("hung: no progress for ", FormatSeconds(bound),
+                                                   " s; the worker was killed and restarts")),
+          item_id);
+    }
+  }
 }
 
 absl::Status RemoteRunner::WorkerLost(const WorkerPtr& w, const absl::Status& io,

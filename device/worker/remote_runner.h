@@ -1,8 +1,11 @@
 // device::Runner for a device whose runner lives in a worker process: gemmprofd
 // re-executed in worker mode (device/worker/worker_main.h). A CUDA fault, a crash, an
-// out-of-memory kill or a hang inside the worker costs the item (or group) in flight,
-// never the daemon: it fails with the reason, the worker is killed if needed and restarted.
-// A worker that fails to start several times in a row makes the device unavailable.
+// out-of-memory kill or a hang inside the worker costs the call in flight, never the
+// daemon: it fails with the reason, the worker is killed if needed and restarted (the
+// executor decides what to measure again: server/queue/job_executor.h). A MeasureGroup
+// call is watched by its progress: one that makes no progress is hung, and a cancelled
+// one is stopped at its next step boundary or killed. A worker that fails to start
+// several times in a row makes the device unavailable until a later start succeeds.
 #pragma once
 
 #include <sys/types.h>
@@ -10,6 +13,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -35,6 +39,12 @@ struct WorkerOptions {
   double start_timeout_s = 120;
   // Start failures in a row after which the device is unavailable.
   int max_start_failures = 3;
+  // While unavailable, a new start is tried after 1 s, then twice as long each time up
+  // to this; the first that succeeds makes the device available again.
+  double probe_interval_s = 20;
+  // A cancelled MeasureGroup call that has not answered this long after the worker was
+  // asked to stop has its worker killed.
+  double cancel_grace_s = 2;
   // Delay before a restart: doubles with each failure in a row, up to the maximum.
   double first_backoff_s = 0.1;
   double max_backoff_s = 10;
@@ -74,15 +84,24 @@ class RemoteRunner final : public device::Runner {
   // device context fails it with the worker's error, saying so.
   absl::Status BeginJob(const core::TimingOptions& timing) override;
   // The worker's runner measures the group (its MeasureGroup); per-item refusals and
-  // failures come back in the outcomes. The group's deadline is GroupTimeoutSeconds
-  // (item_deadline.h); Internal names the mismatch when the answer's outcomes do not
-  // match the request's items.
+  // failures come back in the outcomes. Internal names the mismatch when the answer's
+  // outcomes do not match the request's items. While the call runs, the worker's
+  // heartbeats say how far it got (core/progress.h):
+  //   * no step for NoProgressSeconds (item_deadline.h) is a hang: the worker is killed
+  //     and the call fails DeadlineExceeded "hung: no progress for N s; ...", marked with
+  //     the item whose group was in flight (core::InFlightItem) where one was;
+  //   * GroupTimeoutSeconds stays the bound of the whole call ("timed out after N s");
+  //   * when request.cancelled() turns true, the worker is asked to stop at its next step
+  //     boundary (the call answers Cancelled); one that has not answered within
+  //     cancel_grace_s is killed, and the call fails Cancelled saying so.
   absl::StatusOr<core::GroupResult> MeasureGroup(const core::GroupRequest& request) override;
   absl::Status Availability() const override;
 
   // Times a worker ended (crash, kill, timeout, context loss) and the supervisor went on
   // to start another: the device's restart count.
   int64_t restarts() const;
+  // MeasureGroup calls found hung (no progress) and killed.
+  int64_t hangs() const;
   // Seconds spent in calls on the run channel (BeginJob, MeasureGroup) since
   // Start: the device's busy time, from which rate() gives its busy fraction.
   double busy_seconds() const;
@@ -101,9 +120,21 @@ class RemoteRunner final : public device::Runner {
   // A ready worker other than `not_this`; waits `wait_s` (negative: until there is one,
   // the device is unavailable or the runner stops).
   absl::StatusOr<WorkerPtr> AwaitWorker(double wait_s, const WorkerPtr& not_this) const;
-  // One request on the run channel, with the failure handling described at BeginJob.
+  // How a MeasureGroup call is watched.
+  struct CallWatch {
+    double setup_s = 0;               // the no-progress bound before the first round
+    std::function<bool()> cancelled;  // may be empty
+  };
+  // One request on the run channel, with the failure handling described at BeginJob;
+  // with `watch`, the call is watched as MeasureGroup says.
   absl::Status Call(const v1::worker::Request& request, double timeout_s,
-                    v1::worker::Response* response);
+                    v1::worker::Response* response, const CallWatch* watch = nullptr);
+  // Reads the answer to a watched call `id` (see MeasureGroup). A hang or a cancel that
+  // kills the worker sets *handled: the status is the call's, not the channel's.
+  absl::Status AwaitWatched(const WorkerPtr& w, uint64_t id, double timeout_s,
+                            const CallWatch& watch, v1::worker::Response* response, bool* handled);
+  // Asks the worker (on its query channel) to stop call `request_id`.
+  void SendCancel(const WorkerPtr& w, uint64_t request_id);
   absl::Status WorkerLost(const WorkerPtr& w, const absl::Status& io, double timeout_s);
   void Kill(const WorkerPtr& w) const;
   bool AwaitExit(const WorkerPtr& w, double wait_s) const;
@@ -112,8 +143,9 @@ class RemoteRunner final : public device::Runner {
   const WorkerOptions options_;
   core::DeviceInfo info_;  // written before Start returns, constant afterwards
   mutable std::atomic<uint64_t> next_request_id_{1};
-  mutable std::mutex query_mu_;  // one CanImplement at a time on the query channel
-  mutable std::mutex mu_;        // everything below
+  mutable std::mutex query_mu_;       // one CanImplement at a time on the query channel
+  mutable std::mutex query_send_mu_;  // one Send at a time on the query channel
+  mutable std::mutex mu_;             // everything below
   mutable std::condition_variable cv_;
   WorkerPtr worker_;      // the ready worker, null while none is
   WorkerPtr starting_;    // the worker being started, so a stop can end its wait
@@ -123,6 +155,8 @@ class RemoteRunner final : public device::Runner {
   bool stopping_ = false;
   bool supervisor_done_ = false;
   int64_t restarts_ = 0;
+  int64_t hangs_ = 0;
+  int64_t starts_ = 0;       // worker starts tried, for GEMMPROF_WORKER_START
   int deaths_in_a_row_ = 0;  // reset by an answered call
   std::thread supervisor_;
 

@@ -22,14 +22,19 @@ struct WorkerHooks {
   // The illegal-address fault: makes the device fault as a kernel writing through a bad
   // pointer does. Null where the backend has no such fault (host).
   std::function<absl::Status()> illegal_address;
+  // The hang fault on a GPU: launches a kernel that never ends and waits for it (never
+  // returns while the kernel runs). Null where the backend has none (host): the worker's
+  // thread then just stops.
+  std::function<absl::Status()> hang;
 };
 
 // The worker's main loop. Reads GEMMPROF_WORKER_FAULT (device/worker/fault.h), creates
 // the runner, sends Hello on the run channel (the device, or why there is none), then
-// answers CanImplement on the query channel from a second thread and BeginJob and
-// MeasureGroup on the run channel, one at a time, until the daemon closes the run
-// channel. After an answer whose status is marked context-lost it exits at once with
-// kExitContextLost. Takes ownership of both descriptors. Returns the process exit status.
+// answers CanImplement and Cancel on the query channel from a second thread and BeginJob
+// and MeasureGroup on the run channel, one at a time, until the daemon closes the run
+// channel. A MeasureGroup call sends its progress as heartbeats while it runs. After an answer
+// whose status is marked context-lost it exits at once with kExitContextLost. Takes ownership of
+// both descriptors. Returns the process exit status.
 int RunWorker(int run_fd, int query_fd, const WorkerHooks& hooks);
 
 }  // namespace gemmprof::worker

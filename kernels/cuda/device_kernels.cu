@@ -265,4 +265,17 @@ cudaError_t WriteThroughBadPointer(cudaStream_t stream) {
   return cudaGetLastError();
 }
 
+namespace {
+// `*forever` is 1 and nothing writes it: the loop never ends, and the compiler cannot
+// know that.
+__global__ void NeverEndingKernel(const volatile int* forever) {
+  while (*forever != 0) __nanosleep(1000);
+}
+}  // namespace
+
+cudaError_t LaunchNeverEndingKernel(const int* forever, cudaStream_t stream) {
+  NeverEndingKernel<<<1, 1, 0, stream>>>(forever);
+  return cudaGetLastError();
+}
+
 }  // namespace gemmprof::kernels

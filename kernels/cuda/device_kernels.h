@@ -88,4 +88,8 @@ cudaError_t LaunchEmptyKernel(cudaStream_t stream);
 // no allocation holds, so the context fails with cudaErrorIllegalAddress, a sticky error.
 cudaError_t WriteThroughBadPointer(cudaStream_t stream);
 
+// Test hook (the worker's hang fault on a GPU): one thread that spins while the device
+// int at `forever` is non-zero; given a 1 that nothing changes, a kernel that never ends.
+cudaError_t LaunchNeverEndingKernel(const int* forever, cudaStream_t stream);
+
 }  // namespace gemmprof::kernels

@@ -101,7 +101,7 @@ class CudaRunner : public device::Runner {
   // --energy (energy_phase.cc): each member's back-to-back graph replayed for an energy
   // window (kernels/timing/energy_window.h); a board without the counter, or a counter
   // that stops moving, says why instead of a figure.
-  absl::Status MeasureEnergy(const std::vector<Member*>& members);
+  absl::Status MeasureEnergy(const std::vector<Member*>& members, core::MeasureProgress* progress);
   // Verifies each member's output and fills the outcomes of its items.
   absl::Status FinishMembers(const core::GroupRequest& request, const std::vector<Member*>& members,
                              const Rounds& rounds, const std::string& group_uid,

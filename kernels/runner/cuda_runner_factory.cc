@@ -38,11 +38,23 @@ absl::Status InjectIllegalAddress(int device_ordinal) {
   return absl::InternalError("a write through a bad pointer did not fault");
 }
 
+absl::Status InjectHang(int device_ordinal) {
+  CUDA_RETURN_IF_ERROR(cudaSetDevice(device_ordinal));
+  int* forever = nullptr;
+  CUDA_RETURN_IF_ERROR(cudaMalloc(&forever, sizeof(int)));
+  const int one = 1;
+  CUDA_RETURN_IF_ERROR(cudaMemcpy(forever, &one, sizeof(int), cudaMemcpyHostToDevice));
+  CUDA_RETURN_IF_ERROR(LaunchNeverEndingKernel(forever, nullptr));
+  CUDA_RETURN_IF_ERROR(cudaDeviceSynchronize());
+  return absl::InternalError("a kernel that never ends ended");
+}
+
 device::CudaBackend CudaEntryPoints() {
   device::CudaBackend cuda;
   cuda.device_count = &CudaDeviceCount;
   cuda.make_runner = &MakeCudaRunner;
   cuda.inject_illegal_address = &InjectIllegalAddress;
+  cuda.inject_hang = &InjectHang;
   cuda.make_telemetry = &MakeNvmlTelemetry;
   return cuda;
 }

@@ -25,6 +25,11 @@ absl::StatusOr<std::unique_ptr<device::Runner>> MakeCudaRunner(int device_ordina
 // afterwards: only a worker process may call this.
 absl::Status InjectIllegalAddress(int device_ordinal);
 
+// Test hook (GEMMPROF_WORKER_FAULT=hang@SEQ on the cuda backend): launches a kernel that
+// never ends on `device_ordinal` and waits for it: returns only if the wait fails. Only
+// a worker process may call this; the daemon's watchdog kills it.
+absl::Status InjectHang(int device_ordinal);
+
 // The three above and NVML telemetry (timing/nvml_telemetry.h), for the device layer's
 // discovery (device/discovery.h).
 device::CudaBackend CudaEntryPoints();

@@ -9,9 +9,11 @@
 
 namespace gemmprof::kernels {
 
-absl::Status CudaRunner::MeasureEnergy(const std::vector<Member*>& members) {
+absl::Status CudaRunner::MeasureEnergy(const std::vector<Member*>& members,
+                                       core::MeasureProgress* progress) {
   const cudaStream_t st = stream_.get();
   for (Member* m : members) {
+    RETURN_IF_ERROR(core::EnterItem(progress, m->item.id));
     m->energy = {};
     if (nvml_ == nullptr) {
       m->energy.not_measured = nvml_note_.empty() ? "NVML is not available" : nvml_note_;
@@ -36,6 +38,7 @@ absl::Status CudaRunner::MeasureEnergy(const std::vector<Member*>& members) {
     RETURN_IF_ERROR(e.status());
     m->energy = *std::move(e);
     m->energy.idle_power_w = idle_power_w_;
+    core::StepDone(progress, 1e3 * m->energy.window_s);
   }
   return absl::OkStatus();
 }

@@ -172,7 +172,9 @@ absl::Status CudaRunner::MeasureMembersOnce(const core::GroupRequest& request,
     auto m = std::make_unique<Member>();
     m->items = member_items[mi];
     m->item = request.items[m->items.items.front()];
+    RETURN_IF_ERROR(core::EnterItem(request.progress, m->item.id));
     RETURN_IF_ERROR(PrepareMember(request, mi, topt, buffers, *m));
+    core::StepDone(request.progress);
     members.push_back(std::move(m));
   }
   std::vector<Member*> timed;
@@ -184,6 +186,8 @@ absl::Status CudaRunner::MeasureMembersOnce(const core::GroupRequest& request,
     }
   }
   if (timed.empty()) return absl::OkStatus();
+  // The rounds visit every member of the batch: no one group is in flight.
+  RETURN_IF_ERROR(core::EnterItem(request.progress, timed.size() == 1 ? timed[0]->item.id : 0));
   ASSIGN_OR_RETURN(Rounds rounds, core::WhileDoing(TimeMembers(request, timed, topt, kernels.get()),
                                                    "timing the group"));
   if (kernels != nullptr) {
@@ -193,7 +197,7 @@ absl::Status CudaRunner::MeasureMembersOnce(const core::GroupRequest& request,
     RETURN_IF_ERROR(core::WhileDoing(ProfileMembers(timed), "profiling (Nsight mode)"));
   }
   if (timing.energy) {
-    RETURN_IF_ERROR(core::WhileDoing(MeasureEnergy(timed), "measuring energy"));
+    RETURN_IF_ERROR(core::WhileDoing(MeasureEnergy(timed, request.progress), "measuring energy"));
   }
   return core::WhileDoing(FinishMembers(request, timed, rounds, group_uid, result),
                           "verifying the output");
@@ -223,6 +227,7 @@ absl::StatusOr<CudaRunner::Rounds> CudaRunner::TimeMembers(const core::GroupRequ
   ro.deadline_unix_ms = request.deadline_unix_ms;
   ro.warmup_launches = timing.warmup_iters;
   ro.b2b_count = std::max(timing.b2b_count, 0);
+  ro.progress = request.progress;
   absl::StatusOr<measure::RoundsResult> r =
       measure::MeasureRounds(specs, ro, timer, measure::SystemClock());
   Rounds out;
@@ -251,9 +256,11 @@ absl::Status CudaRunner::FinishMembers(const core::GroupRequest& request,
                                        const std::vector<Member*>& members, const Rounds& rounds,
                                        const std::string& group_uid, core::GroupResult* result) {
   for (Member* m : members) {
+    RETURN_IF_ERROR(core::EnterItem(request.progress, m->item.id));
     // The output is shared: refresh it with this member's GEMM before checking it.
     RETURN_IF_ERROR(m->iso.Launch(stream_.get()));
     ASSIGN_OR_RETURN(core::Measurement out, MemberMeasurement(request, *m, rounds));
+    core::StepDone(request.progress);
     out.group_uid = group_uid;
     out.group_members =
         static_cast<int32_t>(std::count_if(members.begin(), members.end(), [m](const Member* o) {

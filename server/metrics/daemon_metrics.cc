@@ -143,13 +143,25 @@ void DaemonMetrics::AppendDeviceFamilies(std::vector<MetricFamily>& out) const {
     MetricFamily restarts =
         Family("gemmprof_worker_restarts_total",
                "Times the device's worker process ended and was restarted.", MetricType::kCounter);
+    MetricFamily hangs = Family("gemmprof_worker_hangs_total",
+                                "Measurements on the device that made no progress within their "
+                                "bound: the worker was killed (docs/measurement.md \"Faults\").",
+                                MetricType::kCounter);
+    MetricFamily retries =
+        Family("gemmprof_batch_retries_total",
+               "Batches, or parts of one, measured again after a worker fault on the device.",
+               MetricType::kCounter);
     for (const DeviceCounters& d : sources_.devices()) {
-      busy.samples.push_back({"", DeviceLabels(d.index, d.uuid, d.name), d.busy_seconds});
-      restarts.samples.push_back(
-          {"", DeviceLabels(d.index, d.uuid, d.name), static_cast<double>(d.restarts)});
+      const auto labels = DeviceLabels(d.index, d.uuid, d.name);
+      busy.samples.push_back({"", labels, d.busy_seconds});
+      restarts.samples.push_back({"", labels, static_cast<double>(d.restarts)});
+      hangs.samples.push_back({"", labels, static_cast<double>(d.hangs)});
+      retries.samples.push_back({"", labels, static_cast<double>(d.retries)});
     }
     out.push_back(std::move(busy));
     out.push_back(std::move(restarts));
+    out.push_back(std::move(hangs));
+    out.push_back(std::move(retries));
   }
   if (sources_.telemetry == nullptr) return;
   MetricFamily clock =

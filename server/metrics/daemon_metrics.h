@@ -24,6 +24,8 @@ struct DeviceCounters {
   std::string name;
   int64_t restarts = 0;
   double busy_seconds = 0;
+  int64_t hangs = 0;    // calls found hung (no progress) and killed
+  int64_t retries = 0;  // batches (or parts) measured again after a worker fault
 };
 
 // Where the scrape-time values come from. Unset functions export nothing.

@@ -46,6 +46,9 @@ struct ShareHooks {
   // order of the job's items), if it did: the lead takes it instead of asking again.
   // Empty, or nullopt: the executor asks.
   std::function<std::optional<std::vector<absl::Status>>(int64_t job_id)> submit_fits;
+  // Called each time a batch (or part of one) is measured again after a worker fault
+  // (the retries counter of /metrics). May be empty.
+  std::function<void()> retried;
 };
 
 // Not thread-safe; one executor per worker thread.
@@ -96,9 +99,24 @@ class JobExecutor {
   // one measurement group; false (nothing recorded) otherwise.
   absl::StatusOr<bool> ServeFromCache(JobShare& share, const std::vector<size_t>& group,
                                       const std::vector<std::string>& keys);
-  // ITEM_STARTED per item, one MeasureGroup call, the outcomes in one transaction.
+  // ITEM_STARTED per item, then MeasureAttempt with the job's retries.
   absl::Status MeasureGroup(JobShare& share, const std::vector<size_t>& group,
                             const std::vector<std::string>& keys);
+  // One MeasureGroup call for `group` (a batch or part of one), the outcomes recorded in
+  // one transaction; a cancel during the call records its items cancelled. A worker
+  // fault (died, hung, context lost) goes to Retry. `retried_after` is the fault that
+  // made this a retry ("" for the first attempt): retried items say so in their notes.
+  absl::Status MeasureAttempt(JobShare& share, const std::vector<size_t>& group,
+                              const std::vector<std::string>& keys, int retries_left,
+                              const std::string& retried_after);
+  // After `fault` (docs/measurement.md "Faults"): a group named in flight (a hang) fails
+  // and the rest is measured again; otherwise the whole batch again while retries are
+  // left; a fault that comes back on a retry halves the batch by measurement group, each
+  // part measured once, until the group that brings it fails alone, "reproduced on
+  // retry". With --retries 0 the batch's items fail at the first fault.
+  absl::Status Retry(JobShare& share, const std::vector<size_t>& group,
+                     const std::vector<std::string>& keys, int retries_left,
+                     const std::string& retried_after, const absl::Status& fault);
   // The final status and error text of an item that `why` stopped (logged here).
   storage::ItemFinish Failure(const core::JobRecord& job, const core::ItemRecord& item,
                               const absl::Status& why, bool last, const std::string& cache_key);

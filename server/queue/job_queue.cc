@@ -29,7 +29,11 @@ bool IsNotSupportedRefusal(const absl::Status& status) {
 
 JobQueue::JobQueue(storage::ResultStore& store, std::vector<device::Runner*> runners,
                    QueueLimits limits)
-    : store_(store), runners_(std::move(runners)), limits_(limits), busy_(runners_.size(), 0) {}
+    : store_(store),
+      runners_(std::move(runners)),
+      limits_(limits),
+      busy_(runners_.size(), 0),
+      retries_(runners_.size(), 0) {}
 
 JobQueue::~JobQueue() { Stop(); }
 
@@ -140,8 +144,8 @@ absl::Status JobQueue::CheckFits(const core::JobSpec& spec, PlannedJob* planned)
       answers = runner->CanImplement(items, timing);
       fits = answers.status();
       if (fits.ok() && answers->size() != items.size()) {
-        fits = absl::InternalError(absl::StrCat("device ", d, " answered ", answers->size(),
-                                                " of ", items.size(), " items of a fit check"));
+        fits = absl::InternalError(absl::StrCat("device ", d, " answered ", answers->size(), " of ",
+                                                items.size(), " items of a fit check"));
       }
       for (size_t i = 0; fits.ok() && i < items.size(); ++i) {
         if (!(*answers)[i].ok() && !IsNotSupportedRefusal((*answers)[i])) fits = (*answers)[i];
@@ -325,6 +329,26 @@ void JobQueue::SetBusy(size_t index, bool busy) {
   busy_[index] = busy ? 1 : 0;
 }
 
+bool JobQueue::AwaitAvailable(const device::Runner& runner) {
+  // How often an unavailable device is looked at again.
+  constexpr auto kRecheck = std::chrono::milliseconds(500);
+  bool said = false;
+  for (;;) {
+    if (runner.Availability().ok()) {
+      if (said) spdlog::info("{} takes jobs again", runner.Info().name);
+      return true;
+    }
+    said = true;
+    std::unique_lock lock(mu_);
+    if (cv_.wait_for(lock, kRecheck, [this] { return stopping_; })) return false;
+  }
+}
+
+int64_t JobQueue::Retries(size_t device) const {
+  std::lock_guard lock(mu_);
+  return device < retries_.size() ? retries_[device] : 0;
+}
+
 Interrupt JobQueue::Poll(int64_t job_id) {
   std::lock_guard lock(mu_);
   // A cancel acknowledged before a shutdown must not be lost with it.
@@ -349,6 +373,10 @@ void JobQueue::WorkerLoop(size_t index) {
   };
   hooks.batch_groups = limits_.batch_groups;
   hooks.submit_fits = [this, index](int64_t job_id) { return TakeSubmitFits(job_id, index); };
+  hooks.retried = [this, index] {
+    std::lock_guard lock(mu_);
+    ++retries_[index];
+  };
   // The lead and the idle devices that may help it (busy ones would only join late).
   hooks.devices = [this, index](const DeviceScope& scope) {
     std::vector<char> busy;
@@ -371,8 +399,9 @@ void JobQueue::WorkerLoop(size_t index) {
   // Jobs this device helped with: it helps each job once (it leaves when no group is left
   // to take, or when its warm-up fails, and must not come back to spin).
   std::set<int64_t> helped;
-  // A device that became unavailable takes no more work; the others take its share.
-  while (runner->Availability().ok()) {
+  // A device that became unavailable takes no work (the others take its share) until its
+  // runner brings it back (a later worker start that succeeds).
+  while (AwaitAvailable(*runner)) {
     Work work;
     if (!NextWork(index, helped, &work)) break;
     if (work.help != nullptr) {

@@ -71,6 +71,9 @@ class JobQueue {
   JobQueue(const JobQueue&) = delete;
   JobQueue& operator=(const JobQueue&) = delete;
 
+  // Batches, or parts of one, device `device` measured again after a worker fault.
+  int64_t Retries(size_t device) const;
+
   // Re-queues unfinished jobs from the store and starts one worker per runner.
   absl::Status Start();
   // No new jobs and no new items; returns at once. Idempotent.
@@ -124,6 +127,9 @@ class JobQueue {
   // Blocks until there is work for device `index` or the queue stops (false).
   // `declined`: jobs this device helped with already; ended shares leave it.
   bool NextWork(size_t index, std::set<int64_t>& declined, Work* work);
+  // True once `runner` is available (at once when it is); false when the queue stops
+  // first.
+  bool AwaitAvailable(const device::Runner& runner);
   // With mu_ held: the oldest running job device `index` may help with (not one of
   // `declined`), or the first queued job it may lead.
   bool FindWorkLocked(size_t index, const std::set<int64_t>& declined, Work* work);
@@ -142,7 +148,8 @@ class JobQueue {
   std::map<int64_t, std::vector<int32_t>> pinned_;       // queued jobs' spec.devices, when set
   std::map<int64_t, std::shared_ptr<JobShare>> shares_;  // running jobs others may help with
   std::set<int64_t> running_;
-  std::vector<char> busy_;  // per runner: leading or helping a job now
+  std::vector<char> busy_;        // per runner: leading or helping a job now
+  std::vector<int64_t> retries_;  // per runner: Retries()
   std::set<int64_t> cancel_requested_;
   // Submit's fit answers of queued jobs: device index and one status per item.
   std::map<int64_t, std::pair<size_t, std::vector<absl::Status>>> submit_fits_;

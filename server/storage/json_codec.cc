@@ -88,6 +88,7 @@ void Read(JsonReader& r, core::JobSpec* s) {
   r.IntList("devices", &devices);
   s->devices.assign(devices.begin(), devices.end());
   r.Bool("profile", &s->profile);
+  r.Int("retries", &s->retries);
 }
 
 void Read(JsonReader& r, core::GemmOp* op) {

@@ -148,6 +148,8 @@ TEST_F(HttpDashboardTest, MetricsAreValidPrometheusTextWithEveryMetric) {
       {"gemmprof_cache_hits_total", "counter"},
       {"gemmprof_device_busy_seconds_total", "counter"},
       {"gemmprof_worker_restarts_total", "counter"},
+      {"gemmprof_worker_hangs_total", "counter"},
+      {"gemmprof_batch_retries_total", "counter"},
       {"gemmprof_build_info", "gauge"},
   };
   for (const auto& [name, type] : want) {

@@ -92,6 +92,9 @@ TEST_F(ApiTest, BadRequestsGetInvalidArgumentNamingTheField) {
       {"unknown l2", [](auto& r) { r.mutable_timing()->set_l2("warm"); }, "timing.l2"},
       {"negative iterations", [](auto& r) { r.mutable_timing()->set_timed_iters(-5); }, "-5"},
       {"zero dimension", [](auto& r) { r.mutable_shapes()->mutable_shapes(0)->set_m(0); }, "0"},
+      {"too many retries", [](auto& r) { r.set_retries(9); },
+       "retries: 9 is out of range; give 0 (no retry) to 3"},
+      {"negative retries", [](auto& r) { r.set_retries(-1); }, "retries: -1"},
       {"indivisible heads",
        [](auto& r) {
          auto* m = r.mutable_model();

@@ -70,6 +70,9 @@ TEST_F(AppTest, BadWorkloadFlags) {
        "--context: unknown value \"mixed\"; valid: workload, isolated"},
       {Seed({"--context", ""}), "--context"},
       {Seed({"--energy=maybe"}), "--energy"},
+      {Seed({"--retries", "4"}), "--retries: 4 is out of range; give 0 (no retry) to 3"},
+      {Seed({"--retries", "-1"}), "--retries: -1 is out of range"},
+      {Seed({"--retries", "once"}), "--retries"},
       {Seed({"--pre-quantize", "--mode", "autocast"}), "--pre-quantize"},
       {Seed({"--accounting", "per-step"}), "--accounting"},
       {Seed({"--l2", "warm"}), "--l2"},
@@ -231,6 +234,11 @@ TEST_F(AppTest, ModesTimingAndProfileReachTheSpec) {
   ASSERT_EQ(Run(Seed({"--context", "isolated", "--energy"})).code, 0);
   EXPECT_EQ(fake_.submitted.back().timing.context, core::MeasureContext::kIsolated);
   EXPECT_TRUE(fake_.submitted.back().timing.energy);
+  EXPECT_EQ(s.retries, 1) << "the default";
+  ASSERT_EQ(Run(Seed({"--retries", "0"})).code, 0);
+  EXPECT_EQ(fake_.submitted.back().retries, 0);
+  ASSERT_EQ(Run(Seed({"--retries", "3"})).code, 0);
+  EXPECT_EQ(fake_.submitted.back().retries, 3);
   const Result bad_context = Run(Seed({"--context", "mixed"}));
   EXPECT_EQ(bad_context.code, kExitUsage);
   EXPECT_THAT(bad_context.err,

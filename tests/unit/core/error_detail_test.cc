@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
+#include "core/progress.h"
+
 namespace gemmprof::core {
 namespace {
 
@@ -17,6 +21,40 @@ TEST(ErrorDetailTest, ContextLostIsAMarkOnTheStatus) {
   EXPECT_FALSE(IsContextLost(absl::InternalError("x")));
   EXPECT_TRUE(IsContextLost(MarkContextLost(absl::InternalError("x"))));
   EXPECT_TRUE(MarkContextLost(absl::OkStatus()).ok());
+}
+
+TEST(ErrorDetailTest, TheItemInFlightTravelsWithTheStatus) {
+  const absl::Status hung = MarkInFlight(absl::DeadlineExceededError("hung"), 42);
+  EXPECT_EQ(InFlightItem(hung), 42);
+  EXPECT_EQ(InFlightItem(AppendToMessage(hung, "; reproduced on retry")), 42);
+  EXPECT_EQ(InFlightItem(absl::DeadlineExceededError("hung")), 0);
+  EXPECT_EQ(InFlightItem(MarkInFlight(absl::DeadlineExceededError("hung"), 0)), 0);
+  EXPECT_TRUE(MarkInFlight(absl::OkStatus(), 3).ok());
+}
+
+TEST(ErrorDetailTest, ProgressCountsStepsKeepsTheSlowestAndCancelsAtABoundary) {
+  std::vector<int64_t> entered;
+  MeasureProgress p([&](int64_t id) {
+    entered.push_back(id);
+    return id == 13 ? absl::InternalError("injected") : absl::OkStatus();
+  });
+  EXPECT_TRUE(p.Enter(7).ok());
+  EXPECT_EQ(p.item_id(), 7);
+  p.Step();
+  p.Step(12.5);
+  p.Step(3);
+  EXPECT_EQ(p.steps(), 3);
+  EXPECT_EQ(p.slowest_step_ms(), 12.5);
+  EXPECT_EQ(p.Enter(13), absl::InternalError("injected")) << "the hook's error fails the call";
+  EXPECT_EQ(entered, (std::vector<int64_t>{7, 13}));
+  p.RequestCancel();
+  EXPECT_TRUE(absl::IsCancelled(p.Enter(8)));
+  EXPECT_EQ(entered.size(), 2u) << "a cancelled call enters nothing more";
+  EXPECT_TRUE(absl::IsCancelled(CheckCancel(&p)));
+  // A runner called without a watchdog: every call is a no-op.
+  EXPECT_TRUE(EnterItem(nullptr, 1).ok());
+  StepDone(nullptr, 1);
+  EXPECT_TRUE(CheckCancel(nullptr).ok());
 }
 
 TEST(ErrorDetailTest, AppendingKeepsCodeAndPayloads) {

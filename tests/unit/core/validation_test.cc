@@ -336,6 +336,23 @@ TEST(ValidationTest, KernelTimingAndProfileAreAccepted) {
   EXPECT_TRUE(ValidateJobSpec(spec).ok()) << ValidateJobSpec(spec);
 }
 
+TEST(ValidationTest, RetriesAreZeroToThree) {
+  JobSpec spec;
+  spec.shapes = {{16, 16, 16}};
+  EXPECT_EQ(spec.retries, 1);
+  for (int32_t ok : {0, 1, 3}) {
+    spec.retries = ok;
+    EXPECT_TRUE(ValidateJobSpec(spec).ok()) << ok;
+  }
+  for (int32_t bad : {-1, 4, 1000}) {
+    spec.retries = bad;
+    const absl::Status s = ValidateJobSpec(spec);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_EQ(std::string(s.message()),
+              "retries: " + std::to_string(bad) + " is out of range; give 0 (no retry) to 3");
+  }
+}
+
 TEST(ValidationTest, JobSpecRules) {
   JobSpec spec;
   EXPECT_THAT(std::string(ValidateJobSpec(spec).message()), HasSubstr("neither is set"));

@@ -267,6 +267,26 @@ TEST(MeasureRoundsTest, ATimerErrorFailsTheMeasurement) {
   EXPECT_EQ(r.status(), absl::InternalError("device fault"));
 }
 
+TEST(MeasureRoundsTest, EveryTimerCallIsAStepAndACancelStopsTheNext) {
+  FakeClock clock;
+  Work w{{0.1}, {{}}, {0}};
+  auto timer = TimerFor(&clock, w);
+  core::MeasureProgress progress;
+  RoundsOptions o = Fixed(5);
+  o.progress = &progress;
+  ASSERT_TRUE(MeasureRounds({Member(0)}, o, *timer, clock).ok());
+  EXPECT_EQ(progress.steps(), static_cast<int64_t>(timer->calls.size()));
+  EXPECT_GT(progress.slowest_step_ms(), 0) << "the scripted samples advance the fake clock";
+  // Cancelled before the first call: nothing is timed.
+  auto timer2 = TimerFor(&clock, w);
+  core::MeasureProgress cancelled;
+  cancelled.RequestCancel();
+  o.progress = &cancelled;
+  const absl::StatusOr<RoundsResult> r = MeasureRounds({Member(0)}, o, *timer2, clock);
+  EXPECT_TRUE(absl::IsCancelled(r.status())) << r.status();
+  EXPECT_TRUE(timer2->calls.empty());
+}
+
 TEST(MeasureRoundsTest, NothingToMeasureIsRefused) {
   FakeClock clock;
   ScriptedTimer timer(&clock, [](const UnitId&, double, int64_t) { return 1.0; });

@@ -34,7 +34,7 @@ class DaemonMetricsTest : public ::testing::Test {
     MetricSources s;
     s.queue_counts = [] { return queue::QueueCounts{3, 1}; };
     s.devices = [] {
-      return std::vector<DeviceCounters>{{0, "GPU-a", "NVIDIA H200", 2, 12.5},
+      return std::vector<DeviceCounters>{{0, "GPU-a", "NVIDIA H200", 2, 12.5, 1, 3},
                                          {1, "GPU-b", "NVIDIA H200", 0, 0}};
     };
     s.telemetry = &telemetry_;
@@ -142,6 +142,10 @@ TEST_F(DaemonMetricsTest, QueueDevicesAndTelemetryAtScrapeTime) {
   EXPECT_EQ(*p.Value("gemmprof_device_busy_seconds_total", a), 12.5);
   EXPECT_EQ(*p.Value("gemmprof_worker_restarts_total", a), 2);
   EXPECT_EQ(*p.Value("gemmprof_worker_restarts_total", {{"device", "1"}}), 0);
+  EXPECT_EQ(*p.Value("gemmprof_worker_hangs_total", a), 1);
+  EXPECT_EQ(*p.Value("gemmprof_batch_retries_total", a), 3);
+  EXPECT_EQ(*p.Value("gemmprof_batch_retries_total", {{"device", "1"}}), 0);
+  EXPECT_EQ(p.families.at("gemmprof_batch_retries_total").type, "counter");
   EXPECT_EQ(*p.Value("gemmprof_device_sm_clock_hertz", a), 1.98e9);
   EXPECT_EQ(*p.Value("gemmprof_device_power_watts", a), 412.5);
   EXPECT_EQ(*p.Value("gemmprof_device_temperature_celsius", a), 61);

@@ -48,6 +48,7 @@ TEST(JsonCodecTest, JobSpecRoundTripsEveryField) {
   spec.timing.amax_algo = core::AmaxAlgo::kMostRecent;
   spec.timing.gpu_warmup_s = 0.25;
   spec.force = true;
+  spec.retries = 3;
 
   absl::StatusOr<core::JobSpec> back = DecodeJobSpec(EncodeJobSpec(spec));
   ASSERT_TRUE(back.ok()) << back.status();
@@ -88,6 +89,7 @@ TEST(JsonCodecTest, JobSpecRoundTripsEveryField) {
   EXPECT_EQ(back->timing, spec.timing);
   EXPECT_EQ(back->force, spec.force);
   EXPECT_EQ(back->label, spec.label);
+  EXPECT_EQ(back->retries, 3);
   // Encoding is deterministic, so a second trip is byte-identical.
   EXPECT_EQ(EncodeJobSpec(*back), EncodeJobSpec(spec));
 }
@@ -99,6 +101,12 @@ TEST(JsonCodecTest, ShapeListSpecHasNoModel) {
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_FALSE(back->model.has_value());
   EXPECT_EQ(back->shapes, spec.shapes);
+  // A spec stored before --retries existed reads as the default.
+  std::string old = EncodeJobSpec(spec);
+  const size_t at = old.find(",\"retries\":1");
+  ASSERT_NE(at, std::string::npos) << old;
+  old.erase(at, std::string(",\"retries\":1").size());
+  EXPECT_EQ(DecodeJobSpec(old)->retries, 1);
 }
 
 TEST(JsonCodecTest, PlanRoundTrips) {

@@ -57,6 +57,7 @@ TEST(ConvertTest, JobSpecAndTimingRoundTrip) {
   spec.timing.energy = true;
   spec.force = true;
   spec.label = "x";
+  spec.retries = 0;
   auto back = FromProto(ToProto(spec));
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->shapes, spec.shapes);
@@ -65,6 +66,10 @@ TEST(ConvertTest, JobSpecAndTimingRoundTrip) {
   EXPECT_EQ(back->timing, spec.timing);
   EXPECT_TRUE(back->force);
   EXPECT_EQ(back->label, "x");
+  EXPECT_EQ(back->retries, 0) << "0 (no retry) is kept, not taken for unset";
+  v1::SubmitJobRequest unset = ToProto(spec);
+  unset.clear_retries();
+  EXPECT_EQ(FromProto(unset)->retries, 1) << "unset: the default";
 }
 
 TEST(ConvertTest, JobKeepsItsSubmitter) {

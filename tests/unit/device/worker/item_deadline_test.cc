@@ -90,6 +90,20 @@ TEST(ItemDeadlineTest, TheFlagTakesSecondsInRange) {
   }
 }
 
+TEST(ItemDeadlineTest, NoProgressBoundsAreTenSecondsOrMoreForHeavySetUps) {
+  core::TimingOptions t;
+  EXPECT_EQ(SetupStepSeconds({Item(64, 64, 64)}, t, false), kMinNoProgressS);
+  EXPECT_EQ(SetupStepSeconds({Item(64, 64, 64)}, t, true), kMinNoProgressS);
+  // The heaviest item decides: an 8192-cube set-up at a pessimistic 20 TFLOP/s.
+  const double heavy = SetupStepSeconds({Item(64, 64, 64), Item(8192, 8192, 8192)}, t, false);
+  EXPECT_GT(heavy, 20);
+  EXPECT_LT(heavy, 120);
+  // After the first round: 20 x the slowest round step, never below 10 s.
+  EXPECT_EQ(NoProgressSeconds(0, 33), 33);
+  EXPECT_EQ(NoProgressSeconds(100, 33), kMinNoProgressS);
+  EXPECT_EQ(NoProgressSeconds(1500, 33), 30);
+}
+
 TEST(ItemDeadlineTest, SecondsPrintShort) {
   EXPECT_EQ(FormatSeconds(60), "60");
   EXPECT_EQ(FormatSeconds(1.5), "1.5");
