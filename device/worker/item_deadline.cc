@@ -81,12 +81,14 @@ double SetupStepSeconds(const std::vector<core::WorkItem>& items, const core::Ti
   const double rate = host_backend ? kHostFlopsPerS : kGpuFlopsPerS;
   double heaviest = 0;
   for (const core::WorkItem& item : items) heaviest = std::max(heaviest, item.op.Flops());
-  return std::max(kMinNoProgressS, kSafetyFactor * iterations * (heaviest / rate + kPerIterationS));
+  // Whole seconds: the bound is named in messages.
+  return std::ceil(
+      std::max(kMinNoProgressS, kSafetyFactor * iterations * (heaviest / rate + kPerIterationS)));
 }
 
 double NoProgressSeconds(double slowest_step_ms, double setup_s) {
   if (slowest_step_ms <= 0) return setup_s;
-  return std::max(kMinNoProgressS, kSlowestStepFactor * slowest_step_ms / 1e3);
+  return std::ceil(std::max(kMinNoProgressS, kSlowestStepFactor * slowest_step_ms / 1e3));
 }
 
 double BeginJobTimeoutSeconds(const core::TimingOptions& timing, double configured_s) {

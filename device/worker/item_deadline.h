@@ -47,7 +47,8 @@ inline constexpr double kSlowestStepFactor = 20;
 
 // Seconds a call may go without a step before its first round (while its members are
 // set up: warm-up, autotune, the GEMM library's choice burst): kSafetyFactor x a
-// pessimistic estimate of the set-up of its heaviest item, never below kMinNoProgressS.
+// pessimistic estimate of the set-up of its heaviest item, never below kMinNoProgressS,
+// rounded up to whole seconds (as NoProgressSeconds' answers are).
 double SetupStepSeconds(const std::vector<core::WorkItem>& items, const core::TimingOptions& timing,
                         bool host_backend);
 

@@ -87,8 +87,10 @@ struct RemoteRunner::Worker {
   std::string exit;     // how it ended, once exited
 };
 
-RemoteRunner::RemoteRunner(WorkerOptions options)
-    : options_(std::move(options)), info_(Placeholder(options_)) {}
+RemoteRunner::RemoteRunner(WorkerOptions options) : options_(std::move(options)) {
+  infos_.push_back(Placeholder(options_));
+  info_ = &infos_.back();
+}
 
 RemoteRunner::~RemoteRunner() {
   if (!supervisor_.joinable()) return;
@@ -122,7 +124,7 @@ void RemoteRunner::Start() {
 }
 
 std::string RemoteRunner::DeviceName() const {
-  return absl::StrCat("device ", options_.device, " (", info_.name, ")");
+  return absl::StrCat("device ", options_.device, " (", Info().name, ")");
 }
 
 void RemoteRunner::Supervise() {
@@ -224,7 +226,13 @@ RemoteRunner::WorkerPtr RemoteRunner::StartWorker(std::string* failure) {
     std::lock_guard lock(mu_);
     starting_.reset();
     if (device.ok()) {
-      if (!started_) info_ = *std::move(device);
+      // The first worker that starts describes the device, also when that comes after
+      // the device was unavailable.
+      if (!have_device_) {
+        infos_.push_back(*std::move(device));
+        info_ = &infos_.back();
+        have_device_ = true;
+      }
       return w;
     }
     got = device.status();
@@ -346,7 +354,7 @@ pid_t RemoteRunner::worker_pid() const {
 }
 
 core::RecipeSupport RemoteRunner::Supports(core::Recipe recipe) const {
-  for (const core::RecipeSupport& r : info_.recipes) {
+  for (const core::RecipeSupport& r : Info().recipes) {
     if (r.recipe == recipe) return r;
   }
   return core::RecipeSupport{recipe, false, absl::StrCat(DeviceName(), " has not started")};

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -71,7 +72,9 @@ class RemoteRunner final : public device::Runner {
   void Start();
 
   // What the first worker reported; a placeholder naming the device when none started.
-  const core::DeviceInfo& Info() const override { return info_; }
+  // Once a worker has started, its device; before (a device unavailable from the start)
+  // a placeholder naming it. A reference stays valid for the runner's life.
+  const core::DeviceInfo& Info() const override { return *info_.load(); }
   core::RecipeSupport Supports(core::Recipe recipe) const override;
   // Every item in one question to the worker's query thread. Unavailable when the
   // device is, or when no worker answered in time (restarting, or stuck); Internal when
@@ -141,7 +144,11 @@ class RemoteRunner final : public device::Runner {
   std::string DeviceName() const;
 
   const WorkerOptions options_;
-  core::DeviceInfo info_;  // written before Start returns, constant afterwards
+  // Every description Info() has served, the placeholder first; only ever appended to
+  // (under mu_), so references handed out stay valid. info_ points at the newest.
+  std::deque<core::DeviceInfo> infos_;
+  std::atomic<const core::DeviceInfo*> info_{nullptr};
+  bool have_device_ = false;  // a worker reported its device
   mutable std::atomic<uint64_t> next_request_id_{1};
   mutable std::mutex query_mu_;       // one CanImplement at a time on the query channel
   mutable std::mutex query_send_mu_;  // one Send at a time on the query channel

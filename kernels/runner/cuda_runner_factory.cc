@@ -41,7 +41,7 @@ absl::Status InjectIllegalAddress(int device_ordinal) {
 absl::Status InjectHang(int device_ordinal) {
   CUDA_RETURN_IF_ERROR(cudaSetDevice(device_ordinal));
   int* forever = nullptr;
-  CUDA_RETURN_IF_ERROR(cudaMalloc(&forever, sizeof(int)));
+  CUDA_RETURN_IF_ERROR(cudaMalloc(reinterpret_cast<void**>(&forever), sizeof(int)));
   const int one = 1;
   CUDA_RETURN_IF_ERROR(cudaMemcpy(forever, &one, sizeof(int), cudaMemcpyHostToDevice));
   CUDA_RETURN_IF_ERROR(LaunchNeverEndingKernel(forever, nullptr));

@@ -4,9 +4,11 @@
 // stopping and coming back costs calls, never the daemon.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -138,6 +140,53 @@ TEST(ClusterStoreTest, TwoDaemonsShareOneCacheAndSurviveAPostgresRestart) {
     ++rows;
   }
   EXPECT_EQ(rows, 2 + 3) << jobs.out;  // header, rule, 3 jobs
+}
+
+TEST(ClusterStoreTest, PostgresStoppedMidJobCostsWaitingNotResults) {
+  TempDir dir;
+  auto server = PgServer::Start();
+  ASSERT_TRUE(server.ok()) << server.status();
+  auto uri = (*server)->NewDatabase();
+  ASSERT_TRUE(uri.ok()) << uri.status();
+  Daemon a(dir, "node-a", *uri);
+  ASSERT_TRUE(a.up()) << a.log();
+  // 16 items in batches of one GEMM, a few seconds on the host reference.
+  const CommandResult submit =
+      a.Cli({"submit", "--shapes",
+             "128x64x128,128x72x128,128x80x128,128x88x128,128x96x128,128x104x128,128x112x128,"
+             "128x120x128",
+             "--recipes", "bf16,fp8-current", "--num-warmup", "0", "--num-iters", "200"});
+  ASSERT_EQ(submit.exit_code, 0) << submit.err;
+  const std::string id = submit.out.substr(0, submit.out.find('\n'));
+  // Stop the store once the job has recorded something, and bring it back 2 s later.
+  for (int i = 0; i < 500; ++i) {
+    const nlohmann::json r = a.Report(id);
+    if (!r.is_discarded() && r["job"]["finished_items"].get<int>() >= 2) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE((*server)->Stop().ok());
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  ASSERT_TRUE((*server)->Restart().ok());
+  const CommandResult watch = a.Cli({"watch", id});
+  EXPECT_EQ(watch.exit_code, 0) << watch.err << a.log();
+  const nlohmann::json report = a.Report(id);
+  ASSERT_FALSE(report.is_discarded());
+  EXPECT_EQ(report["job"]["state"], "succeeded") << report["job"].dump();
+  ASSERT_EQ(report["items"].size(), 16u);
+  std::set<int64_t> ids;
+  for (const auto& item : report["items"]) {
+    EXPECT_EQ(item["status"], "done") << item.dump();
+    ids.insert(item["id"].get<int64_t>());
+  }
+  EXPECT_EQ(ids.size(), 16u) << "every item once";
+  // The same results, once each, in the history of the cluster's results.
+  const CommandResult history = a.Cli({"history", "--shape", "128x80x128", "--format", "csv"});
+  EXPECT_EQ(history.exit_code, 0) << history.err;
+  EXPECT_EQ(std::count(history.out.begin(), history.out.end(), '\n'), 1 + 2) << history.out;
+  // The job was running when the store went away, and waited for it.
+  EXPECT_NE(a.log().find("job " + id + ": the result store is unavailable"), std::string::npos)
+      << a.log();
+  EXPECT_NE(a.log().find("job " + id + ": the result store is back"), std::string::npos);
 }
 
 }  // namespace

@@ -102,6 +102,8 @@ TEST(ItemDeadlineTest, NoProgressBoundsAreTenSecondsOrMoreForHeavySetUps) {
   EXPECT_EQ(NoProgressSeconds(0, 33), 33);
   EXPECT_EQ(NoProgressSeconds(100, 33), kMinNoProgressS);
   EXPECT_EQ(NoProgressSeconds(1500, 33), 30);
+  EXPECT_EQ(NoProgressSeconds(1510, 33), 31) << "whole seconds, rounded up";
+  EXPECT_EQ(heavy, std::ceil(heavy));
 }
 
 TEST(ItemDeadlineTest, SecondsPrintShort) {
