@@ -241,7 +241,8 @@ absl::StatusOr<core::JobRecord> JobQueue::Cancel(int64_t job_id) {
     }
   }
   if (not_running) return EndUnstarted(job_id);
-  spdlog::info("job {}: cancel requested; stops at the next item boundary", job_id);
+  spdlog::info("job {}: cancel requested; its measurement in flight stops at the next round",
+               job_id);
   return store_.GetJob(job_id);
 }
 

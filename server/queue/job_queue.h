@@ -92,7 +92,8 @@ class JobQueue {
                                          const std::string& submitted_by = "");
   // The same checks as Submit but the queue length; nothing stored or run.
   absl::StatusOr<PlannedJob> Plan(const core::JobSpec& spec) const;
-  // Queued jobs end at once; a running job stops at its next item boundary.
+  // Queued jobs end at once; a running job stops at its measurement's next round (a
+  // worker that does not stop within 2 s is killed: worker/remote_runner.h).
   // NotFound for unknown ids, FailedPrecondition for jobs already ended.
   absl::StatusOr<core::JobRecord> Cancel(int64_t job_id);
 
