@@ -9,8 +9,10 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -378,6 +380,61 @@ TEST_F(WorkerFaultTest, AnUnavailableDeviceComesBackOnceItsWorkerStarts) {
   const int64_t id = Submit({"--shapes", "64x64x64", "--recipes", "bf16", "--num-iters", "2"});
   ASSERT_TRUE(WaitFor([&] { return Ended(id); })) << Slurp(log_path());
   EXPECT_EQ(Report(id).job().state(), "succeeded");
+}
+
+// The store's disk fills up in the middle of a job, and space comes back: the job waits
+// and ends with every item done once. The daemon runs in a mount namespace of its own on a
+// small tmpfs (unshare -rm); where this system allows no such namespace, the test skips.
+TEST_F(WorkerFaultTest, AFullDiskUnderSqliteCostsWaitingNotResults) {
+  const std::string mnt = dir_.File("disk"), port_file = dir_.File("port");
+  const std::string fill = dir_.File("fill"), filled = dir_.File("filled");
+  const std::string free_ = dir_.File("free"), freed = dir_.File("freed");
+  std::filesystem::create_directories(mnt);
+  // A helper inside the namespace fills the tmpfs when told to (files in the test's own
+  // directory, which both sides see), and frees it again.
+  const std::string script =
+      "mount -t tmpfs -o size=8m tmpfs " + mnt + " || exit 97; (while [ ! -e " + fill +
+      " ]; do sleep 0.05; done; dd if=/dev/zero of=" + mnt + "/filler bs=64k 2>/dev/null; " +
+      "touch " + filled + "; while [ ! -e " + free_ + " ]; do sleep 0.05; done; rm -f " + mnt +
+      "/filler; touch " + freed + ") & exec " + GEMMPROFD_PATH +
+      " --listen 127.0.0.1:0 --backend host --batch-groups 1 --db " + mnt +
+      "/results.db --port-file " + port_file;
+  daemon_ = std::make_unique<Process>(
+      std::vector<std::string>{"/usr/bin/unshare", "-rm", "/bin/sh", "-c", script}, log_path());
+  if (!WaitFor([&] { return !Slurp(port_file).empty(); }, 10)) {
+    GTEST_SKIP() << "no mount namespace with a tmpfs here: " << Slurp(log_path());
+  }
+  const std::string port = Slurp(port_file);
+  address_ = "127.0.0.1:" + port.substr(0, port.find('\n'));
+  stub_ = v1::GemmProf::NewStub(grpc::CreateChannel(address_, grpc::InsecureChannelCredentials()));
+  std::vector<std::string> args = kSixteenItems;
+  args.back() = "300";
+  const int64_t id = Submit(args);
+  ASSERT_TRUE(WaitFor([&] { return Report(id).job().finished_items() >= 2; })) << Slurp(log_path());
+  std::ofstream(fill).put('\n');
+  ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(filled); }));
+  // The next result cannot be written: the job waits for the store.
+  ASSERT_TRUE(WaitFor([&] {
+    return Slurp(log_path()).find("the result store is unavailable") != std::string::npos;
+  })) << Slurp(log_path());
+  EXPECT_NE(Slurp(log_path()).find("database or disk is full"), std::string::npos)
+      << Slurp(log_path());
+  std::ofstream(free_).put('\n');
+  ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(freed); }));
+  ASSERT_TRUE(WaitFor([&] { return Ended(id); }, 60)) << Slurp(log_path());
+  const auto report = Report(id);
+  EXPECT_EQ(report.job().state(), "succeeded") << report.job().error();
+  std::set<int64_t> ids;
+  for (const auto& item : report.items()) {
+    EXPECT_EQ(item.status(), "done") << item.seq() << ": " << item.error();
+    ids.insert(item.id());
+  }
+  EXPECT_EQ(ids.size(), 16u);
+  EXPECT_NE(Slurp(log_path()).find("the result store is back"), std::string::npos);
+  // The daemon needs no restart: the next job runs.
+  const int64_t next = Submit({"--shapes", "64x64x64", "--recipes", "bf16", "--num-iters", "2"});
+  ASSERT_TRUE(WaitFor([&] { return Ended(next); })) << Slurp(log_path());
+  EXPECT_EQ(Report(next).job().state(), "succeeded");
 }
 
 TEST_F(WorkerFaultTest, BadFlagsAndFaultSpecsAreRefusedAtStart) {

@@ -21,6 +21,10 @@ absl::Status SqliteError(sqlite3* db, int rc, std::string_view what, std::string
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
       return absl::UnavailableError(message);
+    // A full disk is the store going away for a while, as a PostgreSQL restart is: a
+    // running job waits for space (queue::JobExecutor's store retry) and nothing is lost.
+    case SQLITE_FULL:
+      return absl::UnavailableError(message);
     case SQLITE_CONSTRAINT:
       return absl::FailedPreconditionError(message);
     case SQLITE_CORRUPT:
