@@ -79,14 +79,6 @@ absl::StatusOr<std::vector<absl::Status>> Answers(const wp::Response& response, 
 
 }  // namespace
 
-struct RemoteRunner::Worker {
-  pid_t pid = -1;
-  MessageChannel run;
-  MessageChannel query;
-  bool exited = false;  // reaped; guarded by RemoteRunner::mu_
-  std::string exit;     // how it ended, once exited
-};
-
 RemoteRunner::RemoteRunner(WorkerOptions options) : options_(std::move(options)) {
   infos_.push_back(Placeholder(options_));
   info_ = &infos_.back();
@@ -456,90 +448,6 @@ absl::Status RemoteRunner::Call(const wp::Request& request, double timeout_s,
     return absl::OkStatus();
   }
   return absl::AbortedError("the worker died twice before it took the request");
-}
-
-void RemoteRunner::SendCancel(const WorkerPtr& w, uint64_t request_id) {
-  wp::Request cancel;
-  cancel.set_id(next_request_id_++);
-  cancel.mutable_cancel()->set_request_id(request_id);
-  std::lock_guard send_lock(query_send_mu_);
-  // Its answer is skipped by the next fit check's reader; a worker that cannot take it
-  // is killed when the grace runs out.
-  (void)w->query.Send(cancel);
-}
-
-absl::Status RemoteRunner::AwaitWatched(const WorkerPtr& w, uint64_t id, double timeout_s,
-                                        const CallWatch& watch, wp::Response* response,
-                                        bool* handled) {
-  using Clock = std::chrono::steady_clock;
-  // How often the watch looks at the clock between answers and heartbeats.
-  constexpr double kSliceS = 0.05;
-  const auto began = Clock::now();
-  auto last_step = began;
-  int64_t steps = 0, item_id = 0;
-  double slowest_ms = 0;
-  std::optional<Clock::time_point> cancel_sent;
-  const auto since = [](Clock::time_point t) {
-    return std::chrono::duration<double>(Clock::now() - t).count();
-  };
-  for (;;) {
-    absl::Status io = w->run.Receive(response, kSliceS);
-    if (io.ok() && response->id() == id) {
-      if (!response->has_progress()) return absl::OkStatus();  // the answer
-      const wp::Progress& p = response->progress();
-      if (p.steps() != steps) {
-        steps = p.steps();
-        last_step = Clock::now();
-      }
-      slowest_ms = p.slowest_step_ms();
-      item_id = p.item_id();
-    } else if (!io.ok() && !absl::IsDeadlineExceeded(io)) {
-      return io;  // the worker went away: WorkerLost says how
-    }
-    if (since(began) > timeout_s) {
-      Kill(w);
-      AwaitExit(w, -1);
-      *handled = true;
-      spdlog::warn("{}: no answer within {} s; worker pid {} killed", DeviceName(),
-                   FormatSeconds(timeout_s), w->pid);
-      return core::MarkInFlight(
-          absl::DeadlineExceededError(absl::StrCat("timed out after ", FormatSeconds(timeout_s),
-                                                   " s; the worker was killed and restarts")),
-          item_id);
-    }
-    if (!cancel_sent && watch.cancelled && watch.cancelled()) {
-      SendCancel(w, id);
-      cancel_sent = Clock::now();
-    }
-    if (cancel_sent && since(*cancel_sent) > options_.cancel_grace_s) {
-      Kill(w);
-      AwaitExit(w, -1);
-      *handled = true;
-      spdlog::warn("{}: worker pid {} did not stop within {} s of a cancel; killed", DeviceName(),
-                   w->pid, FormatSeconds(options_.cancel_grace_s));
-      return absl::CancelledError(absl::StrCat(
-          "cancelled by request; the worker did not stop within ",
-          FormatSeconds(options_.cancel_grace_s), " s, so it was killed and restarts"));
-    }
-    const double bound = NoProgressSeconds(slowest_ms, watch.setup_s);
-    if (since(last_step) > bound) {
-      Kill(w);
-      AwaitExit(w, -1);
-      *handled = true;
-      {
-        std::lock_guard lock(mu_);
-        ++hangs_;
-      }
-      const std::string where = slowest_ms > 0 ? absl::StrCat(" after ", steps, " steps")
-                                               : std::string(" before its first round");
-      spdlog::warn("{}: no progress for {} s{}; worker pid {} killed", DeviceName(),
-                   FormatSeconds(bound), where, w->pid);
-      return core::MarkInFlight(
-          absl::DeadlineExceededError(absl::StrCat("hung: no progress for ", FormatSeconds(bound),
-                                                   " s; the worker was killed and restarts")),
-          item_id);
-    }
-  }
 }
 
 absl::Status RemoteRunner::WorkerLost(const WorkerPtr& w, const absl::Status& io,

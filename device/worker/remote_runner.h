@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "device/runner.h"
+#include "device/worker/channel.h"
 #include "gemmprof/v1/worker.pb.h"
 
 namespace gemmprof::worker {
@@ -112,7 +113,14 @@ class RemoteRunner final : public device::Runner {
   pid_t worker_pid() const;
 
  private:
-  struct Worker;
+  // One worker process and its two channels.
+  struct Worker {
+    pid_t pid = -1;
+    MessageChannel run;
+    MessageChannel query;
+    bool exited = false;  // reaped; guarded by RemoteRunner::mu_
+    std::string exit;     // how it ended, once exited
+  };
   using WorkerPtr = std::shared_ptr<Worker>;
 
   void Supervise();

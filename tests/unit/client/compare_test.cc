@@ -4,6 +4,7 @@
 
 #include "client/render/comparison.h"
 #include "tests/unit/report/compare_fixtures.h"
+#include "tests/unit/report/rounds_fixtures.h"
 
 namespace gemmprof::client::render {
 namespace {
@@ -86,15 +87,8 @@ TEST(CompareEnergyTest, EnergyColumnsOnlyWhereBothJobsMeasuredEnergy) {
   a.items.push_back(RoundsItem("x", 1.0, 0.003));
   b.items.push_back(RoundsItem("x", 1.0, 0.003));
   EXPECT_EQ(CompareTable(CompareReports(a, b), 1, 2).find("energy"), std::string::npos);
-  for (auto [report, joules] : {std::pair<core::Report*, double>{&a, 0.0152}, {&b, 0.0121}}) {
-    core::Energy& e = report->items[0].result->energy;
-    e.joules = joules;
-    e.joules_low = joules * 0.99;
-    e.joules_high = joules * 1.01;
-    e.period_joules.assign(12, joules);
-    e.n_eff = 12;
-    e.window_s = 1.2;
-  }
+  report::testing::SetEnergy(*a.items[0].result, 0.0152);
+  report::testing::SetEnergy(*b.items[0].result, 0.0121);
   const report::Comparison c = CompareReports(a, b);
   const std::string text = CompareTable(c, 1, 2);
   EXPECT_NE(text.find("energy B/A"), std::string::npos) << text;

@@ -76,16 +76,8 @@ TEST(Csv, NewColumnsAreAppendedAndFilled) {
 void AddEnergyAt600W(core::Report& report) {
   for (core::ItemRecord& item : report.items) {
     if (!item.result) continue;
-    core::Energy& e = item.result->energy;
-    e.joules = item.result->isolated.center_ms * 0.6;
-    e.joules_low = e.joules * 0.99;
-    e.joules_high = e.joules * 1.01;
-    e.period_joules.assign(12, e.joules);
-    e.n_eff = 12;
-    e.power_w = 600;
-    e.window_s = 1.2;
-    e.counter_updates = 12;
-    e.idle_power_w = 120;
+    testing::SetEnergy(*item.result, item.result->isolated.center_ms * 0.6);
+    item.result->energy.idle_power_w = 120;
   }
 }
 

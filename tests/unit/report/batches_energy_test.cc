@@ -100,16 +100,9 @@ void AddEnergy(core::Report& r, double fp8_fraction) {
       bf16_ms[key(item)] = item.result->isolated.center_ms;
   for (core::ItemRecord& item : r.items) {
     if (!item.result) continue;
-    core::Energy& e = item.result->energy;
     const double base = bf16_ms.at(key(item)) * 0.6;  // 600 W x bf16's ms
-    e.joules = item.item.recipe == core::Recipe::kFp8Current ? base * fp8_fraction : base;
-    e.joules_low = e.joules * 0.99;
-    e.joules_high = e.joules * 1.01;
-    e.period_joules.assign(12, e.joules);
-    e.n_eff = 12;
-    e.power_w = 600;
-    e.window_s = 1.2;
-    e.counter_updates = 12;
+    testing::SetEnergy(*item.result,
+                       item.item.recipe == core::Recipe::kFp8Current ? base * fp8_fraction : base);
   }
 }
 
@@ -140,14 +133,8 @@ TEST(Energy, QuantizationJoulesAreAutocastLessPrequantOfTheSameGemms) {
   // Every item at 600 W: joules = 0.6 x its ms, so the quantization's joules per layer are
   // 0.6 x the autocast - prequant time per layer.
   core::Report r = testing::RoundsReport();
-  AddEnergy(r, 1.0);
-  for (core::ItemRecord& item : r.items) {
-    if (!item.result) continue;
-    core::Energy& e = item.result->energy;
-    e.joules = item.result->isolated.center_ms * 0.6;
-    e.joules_low = e.joules * 0.99;
-    e.joules_high = e.joules * 1.01;
-  }
+  for (core::ItemRecord& item : r.items)
+    if (item.result) testing::SetEnergy(*item.result, item.result->isolated.center_ms * 0.6);
   const Analysis a(r);
   const core::stats::Interval q = QuantizationEnergy(a, core::Recipe::kFp8Current, Scope{});
   const core::stats::Interval t =

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "tests/unit/report/compare_fixtures.h"
+#include "tests/unit/report/rounds_fixtures.h"
 
 namespace gemmprof::report {
 namespace {
@@ -151,17 +152,8 @@ TEST(CompareRoundsTest, BackToBackIsComparedToo) {
   EXPECT_FALSE(d.b2b_ratio_ci.valid);
 }
 
-// An energy window's figure: `joules` per iteration with a relative half-width `half`.
 void SetEnergy(core::ItemRecord& item, double joules, double half) {
-  core::Energy& e = item.result->energy;
-  e.joules = joules;
-  e.joules_low = joules * (1 - half);
-  e.joules_high = joules * (1 + half);
-  e.period_joules.assign(12, joules);
-  e.n_eff = 12;
-  e.power_w = 600;
-  e.window_s = 1.2;
-  e.counter_updates = 12;
+  testing::SetEnergy(*item.result, joules, half);
 }
 
 TEST(CompareEnergyTest, JoulesComparedWithTheirIntervalsWhenBothSidesMeasuredThem) {

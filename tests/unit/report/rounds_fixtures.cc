@@ -28,6 +28,18 @@ double NominalMs(const core::GemmOp& op, Recipe r, Mode mode) {
 
 }  // namespace
 
+void SetEnergy(core::Measurement& m, double joules, double half) {
+  core::Energy& e = m.energy;
+  e.joules = joules;
+  e.joules_low = joules * (1 - half);
+  e.joules_high = joules * (1 + half);
+  e.period_joules.assign(12, joules);
+  e.n_eff = 12;
+  e.power_w = 600;
+  e.window_s = 1.2;
+  e.counter_updates = 12;
+}
+
 core::Report RoundsReport(const RoundsOptions& o) {
   core::Report report;
   core::JobRecord& job = report.job;

@@ -26,4 +26,8 @@ struct RoundsOptions {
 // A finished job measured in rounds (timed_iters 0: noise-aware).
 core::Report RoundsReport(const RoundsOptions& options = {});
 
+// An energy window's figure on `m`: `joules` per iteration with a relative half-width
+// `half`, from 12 counter periods of a 1.2 s window at 600 W.
+void SetEnergy(core::Measurement& m, double joules, double half = 0.01);
+
 }  // namespace gemmprof::report::testing
