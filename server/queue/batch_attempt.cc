@@ -126,14 +126,23 @@ absl::Status JobExecutor::Retry(JobShare& share, const std::vector<size_t>& grou
     }
     return FinishAll(share, indexes, finishes);
   };
-  // Measures `part` (positions in `group`) once more.
+  // Measures `part` (positions in `group`) once more; a job cancelled meanwhile records
+  // the part cancelled instead.
   const auto again = [&](const std::vector<size_t>& part, int left) {
     std::vector<size_t> sub;
     std::vector<std::string> sub_keys;
+    std::vector<storage::ItemFinish> cancelled;
     for (size_t p : part) {
       sub.push_back(group[p]);
       sub_keys.push_back(keys[p]);
+      cancelled.push_back({items[group[p]].item.id,
+                           core::ItemStatus::kCancelled,
+                           "cancelled by request before its retry",
+                           std::nullopt,
+                           keys[p],
+                           {}});
     }
+    if (interrupt_(job.id) == Interrupt::kCancel) return FinishAll(share, sub, cancelled);
     if (hooks_.retried) hooks_.retried();
     return MeasureAttempt(share, sub, sub_keys, left, std::string(fault.message()));
   };

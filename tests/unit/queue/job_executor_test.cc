@@ -37,11 +37,12 @@ class JobExecutorTest : public ::testing::Test {
     store_ = *std::move(store);
   }
 
-  int64_t Create(const std::vector<ItemSpec>& specs, bool force = false) {
+  int64_t Create(const std::vector<ItemSpec>& specs, bool force = false, int32_t retries = 1) {
     core::JobRecord job;
     job.spec.shapes = {specs.front().shape};
     job.spec.timing.timed_iters = 4;
     job.spec.force = force;
+    job.spec.retries = retries;
     std::vector<core::WorkItem> items;
     for (const ItemSpec& s : specs) {
       core::WorkItem& item = items.emplace_back();
@@ -262,6 +263,55 @@ TEST_F(JobExecutorTest, AGroupFailureFailsEveryMemberAndTheJobGoesOn) {
   EXPECT_EQ(ended->state, core::JobState::kPartial);
   EXPECT_EQ(ended->error, "3 of 3 items failed");
   EXPECT_EQ(runner_.groups_started(), 2);
+}
+
+// Another GEMM of kA's M: a shape list batches by M.
+const core::GemmShape kA2{64, 32, 64};
+
+TEST_F(JobExecutorTest, AWorkerFaultThatComesBackIsRetriedThenBisectedByGroup) {
+  runner_.FailRunsWith(absl::AbortedError("worker exited: signal 9 (Killed)"));
+  const int64_t job =
+      Create({{kA, Recipe::kBf16}, {kA, Recipe::kFp8Current}, {kA2, Recipe::kFp8Block}});
+  RunJob(job, nullptr, /*batch_groups=*/2);
+  // The batch, its retry, then each half (one group each) once.
+  EXPECT_THAT(RequestedSeqs(), ElementsAre(ElementsAre(0, 1, 2), ElementsAre(0, 1, 2),
+                                           ElementsAre(0, 1), ElementsAre(2)));
+  for (const core::ItemRecord& item : Items(job)) {
+    EXPECT_EQ(item.status, ItemStatus::kFailed);
+    EXPECT_NE(item.error.find("worker exited: signal 9 (Killed); reproduced on retry"),
+              std::string::npos)
+        << item.error;
+  }
+}
+
+TEST_F(JobExecutorTest, WithoutRetriesAWorkerFaultFailsTheBatchAtOnce) {
+  runner_.FailRunsWith(absl::AbortedError("worker exited: signal 9 (Killed)"));
+  const int64_t job = Create({{kA, Recipe::kBf16}, {kA2, Recipe::kBf16}}, false, /*retries=*/0);
+  RunJob(job, nullptr, /*batch_groups=*/2);
+  EXPECT_EQ(RequestedSeqs().size(), 1u);
+  for (const core::ItemRecord& item : Items(job)) {
+    EXPECT_EQ(item.status, ItemStatus::kFailed);
+    EXPECT_EQ(item.error.find("reproduced"), std::string::npos) << item.error;
+  }
+  // A failure of the GEMMs themselves is never retried, whatever --retries says.
+  runner_.FailRunsWith(absl::InternalError("cuBLASLt: execution failed"));
+  const int64_t other = Create({{kA, Recipe::kBf16}}, /*force=*/true, /*retries=*/3);
+  RunJob(other);
+  EXPECT_EQ(RequestedSeqs().size(), 2u);
+  EXPECT_EQ(Items(other)[0].status, ItemStatus::kFailed);
+}
+
+TEST_F(JobExecutorTest, AJobCancelledBeforeItsRetryEndsItsItemsCancelled) {
+  runner_.FailRunsWith(absl::AbortedError("worker exited: signal 9 (Killed)"));
+  const int64_t job = Create({{kA, Recipe::kBf16}, {kA, Recipe::kFp8Current}});
+  int polls = 0;
+  RunJob(job, [&](int64_t) { return polls++ == 0 ? Interrupt::kNone : Interrupt::kCancel; });
+  EXPECT_EQ(RequestedSeqs().size(), 1u) << "no retry after the cancel";
+  for (const core::ItemRecord& item : Items(job)) {
+    EXPECT_EQ(item.status, ItemStatus::kCancelled);
+    EXPECT_EQ(item.error, "cancelled by request before its retry");
+  }
+  EXPECT_EQ(store_->GetJob(job)->state, core::JobState::kCancelled);
 }
 
 TEST_F(JobExecutorTest, OneItemsFailureOrRefusalInAGroupIsThatItemsAlone) {
