@@ -41,6 +41,33 @@ void AddRecipeLegend(const std::vector<Recipe>& recipes, BarChart& c) {
   for (Recipe r : recipes) c.legend.push_back({RecipeColor(r), 1.0, Name(r)});
 }
 
+// How a chart that puts several modes side by side tells their bars apart: a letter
+// (A autocast, P prequant, D dynamic) and a solid bar for the first mode of the job, light
+// ones for the others; no letter where the job has one mode.
+struct ModeLook {
+  std::string label;
+  double opacity = 1.0;
+};
+ModeLook LookOf(const Analysis& a, Mode m) {
+  if (a.modes().size() <= 1) return {};
+  const std::string label = m == Mode::kAutocast ? "A" : m == Mode::kPrequant ? "P" : "D";
+  return {label, m == a.modes().front() ? 1.0 : kSecondaryOpacity};
+}
+// "A: autocast, P: prequant" for the job's modes.
+std::string ModeKey(const Analysis& a) {
+  std::string key;
+  for (Mode m : a.modes()) key += (key.empty() ? "" : ", ") + LookOf(a, m).label + ": " + Name(m);
+  return key;
+}
+// The legend's "solid: autocast", "light: prequant, dynamic" where the job has several modes.
+void AddModeLegend(const Analysis& a, BarChart& c) {
+  if (a.modes().size() <= 1) return;
+  std::string light;
+  for (size_t i = 1; i < a.modes().size(); ++i) light += (i > 1 ? ", " : "") + Name(a.modes()[i]);
+  c.legend.push_back({"", 1.0, "solid: " + Name(a.modes().front())});
+  c.legend.push_back({"", 1.0, "light: " + light});
+}
+
 BarChart LayerChart(const Analysis& a) {
   const Mode mode = PreferredMode(a, Mode::kAutocast);
   BarChart c;
@@ -195,7 +222,8 @@ BarChart SpeedupChart(const Analysis& a) {
   c.title = "Full-model speedup vs bf16";
   c.subtitle = Subject(a);
   c.y_label = "speedup vs bf16 (x, > 1 is faster)";
-  c.x_label = "recipe (A: autocast, P: prequant); dashed line: bf16";
+  c.x_label = a.modes().size() > 1 ? "recipe (" + ModeKey(a) + "); dashed line: bf16"
+                                   : "recipe; dashed line: bf16";
   c.reference_line = 1.0;
   std::vector<Recipe> shown;
   for (Recipe r : a.recipes()) {
@@ -204,20 +232,15 @@ BarChart SpeedupChart(const Analysis& a) {
     for (Mode m : a.modes()) {
       const auto s = a.ModelSpeedup(r, Recipe::kBf16, m);
       if (!s) continue;
-      const double opacity = m == Mode::kAutocast ? 1.0 : kSecondaryOpacity;
-      g.bars.push_back({a.modes().size() > 1 ? (m == Mode::kAutocast ? "A" : "P") : "",
-                        {{*s, RecipeColor(r), opacity}},
-                        FormatRatio(*s)});
+      const ModeLook look = LookOf(a, m);
+      g.bars.push_back({look.label, {{*s, RecipeColor(r), look.opacity}}, FormatRatio(*s)});
     }
     if (g.bars.empty()) continue;
     shown.push_back(r);
     c.groups.push_back(std::move(g));
   }
   AddRecipeLegend(shown, c);
-  if (a.modes().size() > 1) {
-    c.legend.push_back({"", 1.0, "solid: autocast"});
-    c.legend.push_back({"", 1.0, "light: prequant"});
-  }
+  AddModeLegend(a, c);
   c.empty_message = "needs complete bf16 results and another recipe";
   return c;
 }
@@ -229,17 +252,16 @@ BarChart EnergyChart(const Analysis& a) {
   c.title = "Per-layer GEMM energy by recipe";
   c.subtitle = Subject(a);
   c.y_label = "per-layer GEMM energy (J, whole board)";
-  c.x_label = "recipe (A: autocast, P: prequant; label: energy ratio vs bf16)";
+  c.x_label = a.modes().size() > 1 ? "recipe (" + ModeKey(a) + "; label: energy ratio vs bf16)"
+                                   : "recipe (label: energy ratio vs bf16)";
   std::vector<Recipe> shown;
   for (Recipe r : a.recipes()) {
     BarGroup g{Name(r), {}};
     for (Mode m : a.modes()) {
       const auto joules = report::EnergySum(a, {r, m}, report::Scope{});
       if (!joules) continue;
-      const double opacity = m == Mode::kPrequant ? kSecondaryOpacity : 1.0;
-      Bar bar{a.modes().size() > 1 ? (m == Mode::kPrequant ? "P" : "A") : "",
-              {{joules->center, RecipeColor(r), opacity}},
-              ""};
+      const ModeLook look = LookOf(a, m);
+      Bar bar{look.label, {{joules->center, RecipeColor(r), look.opacity}}, ""};
       if (r != Recipe::kBf16) {
         const core::stats::Interval ratio =
             report::EnergyRatio(a, {Recipe::kBf16, m}, {r, m}, report::Scope{});
@@ -253,6 +275,7 @@ BarChart EnergyChart(const Analysis& a) {
     c.groups.push_back(std::move(g));
   }
   AddRecipeLegend(shown, c);
+  AddModeLegend(a, c);
   c.legend.push_back({"", 1.0, "whisker: 95% interval"});
   c.empty_message = "no recipe has an energy figure for every GEMM (submit with --energy)";
   return c;

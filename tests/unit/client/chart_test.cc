@@ -188,6 +188,24 @@ TEST(ChartTest, EnergyChartDrawsJoulesAndRefusesAJobWithoutThem) {
   EXPECT_THAT(*svg, HasSubstr("fp8-current"));
 }
 
+TEST(ChartTest, ModeLettersNameTheJobsModesDynamicIncluded) {
+  // The both-modes report with its autocast items made dynamic: prequant and dynamic.
+  core::Report r = report::testing::BothModesReport();
+  for (auto& item : r.items)
+    if (item.item.mode == core::Mode::kAutocast) item.item.mode = core::Mode::kDynamic;
+  const render::BarChart c = render::BuildChart(report::Analysis(r), ChartKind::kSpeedup);
+  ASSERT_FALSE(c.groups.empty());
+  std::vector<std::string> labels;
+  for (const render::Bar& b : c.groups.front().bars) labels.push_back(b.label);
+  EXPECT_THAT(labels, ::testing::ElementsAre("P", "D"));
+  EXPECT_EQ(c.groups.front().bars[0].segments[0].opacity, 1.0) << "the first mode is solid";
+  EXPECT_LT(c.groups.front().bars[1].segments[0].opacity, 1.0);
+  EXPECT_THAT(c.x_label, HasSubstr("P: prequant, D: dynamic"));
+  std::vector<std::string> legend;
+  for (const auto& l : c.legend) legend.push_back(l.text);
+  EXPECT_THAT(legend, ::testing::IsSupersetOf({"solid: prequant", "light: dynamic"}));
+}
+
 // vLLM's figure: TFLOP/s against M, one line per recipe x mode, a point per M.
 TEST(ChartTest, SweepThroughputIsALineAgainstM) {
   const auto svg = render::RenderChartSvg(report::testing::SweepReport(), ChartKind::kTflops);
