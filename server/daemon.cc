@@ -58,8 +58,10 @@ Examples:
 Backends: 'cuda' measures on every visible GPU (one worker each); 'host' is the CPU
 reference runner (numerics emulated, labeled host-reference, never a GPU figure);
 'auto' takes cuda when a GPU is present, host otherwise. Each device's runner lives in a
-worker process of its own: a crash, CUDA fault or hang there fails one item, the worker
-restarts, and the job goes on (--item-timeout bounds an item).
+worker process of its own: a crash, CUDA fault or hang there costs the batch in flight,
+which is measured again on the restarted worker (submit --retries); a fault that comes
+back fails only the GEMM that brings it. A measurement that makes no progress for 10 s
+(or 20x its slowest round) is a hang; --item-timeout bounds an item.
 Jobs and results live in the SQLite file given by --db, or in a PostgreSQL database
 (--db postgresql://USER@HOST:PORT/DB, password from PGPASSFILE/PGPASSWORD) that daemons
 of many nodes share: results measured on any node answer the cache, each daemon runs
@@ -368,8 +370,9 @@ int ParseFlags(int argc, char** argv, Options* o) {
       ->check(CLI::Range(1, 16))
       ->capture_default_str();
   app.add_option("--item-timeout", o->item_timeout_s,
-                 "seconds one item may run before its worker is killed and the item fails "
-                 "(0: derived from the item's size and iterations, at least 60)")
+                 "upper bound, in seconds, of one item before its worker is killed and its "
+                 "GEMM fails (0: derived from the item's size and iterations, at least 60); "
+                 "hangs are found sooner by progress (10 s without a step)")
       ->capture_default_str();
   // Worker mode, for the daemon's own use (no group: hidden from --help).
   app.add_option("--worker-fd", o->worker_fd)->group("");
