@@ -35,7 +35,7 @@ cancelled. Exit 0 once the job is cancelled (or had ended already); exit 1 when 
 still running after --wait seconds.
 Examples:
   gemmprof cancel 42
-  gemmprof cancel 42 --wait 0     only ask; `gemmprof job 42` tells the rest)");
+  gemmprof cancel 42 --wait 0     only ask; `gemmprof watch 42` follows the rest)");
 }
 
 absl::Status CancelCommand::Run(CommandContext& ctx) {
@@ -53,8 +53,8 @@ absl::Status CancelCommand::Run(CommandContext& ctx) {
   PrintState(ctx.out, job);
   if (!core::IsTerminal(job.state) && wait_s_ > 0) {
     return absl::DeadlineExceededError(absl::StrFormat(
-        "job %d is still %s %g s after the cancel; `gemmprof job %d` shows when it ends", job.id,
-        core::ToString(job.state), wait_s_, job.id));
+        "job %d is still %s %g s after the cancel; `gemmprof watch %d` follows it to its end",
+        job.id, core::ToString(job.state), wait_s_, job.id));
   }
   return absl::OkStatus();
 }
