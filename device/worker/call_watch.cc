@@ -39,6 +39,13 @@ absl::Status RemoteRunner::AwaitWatched(const WorkerPtr& w, uint64_t id, double 
   const auto since = [](Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
   };
+  // Ends the call with `why`: the worker is killed, and the call's status is `why`.
+  const auto kill_with = [&](absl::Status why) {
+    Kill(w);
+    AwaitExit(w, -1);
+    *handled = true;
+    return why;
+  };
   for (;;) {
     absl::Status io = w->run.Receive(response, kSliceS);
     if (io.ok() && response->id() == id) {
@@ -54,35 +61,26 @@ absl::Status RemoteRunner::AwaitWatched(const WorkerPtr& w, uint64_t id, double 
       return io;  // the worker went away: WorkerLost says how
     }
     if (since(began) > timeout_s) {
-      Kill(w);
-      AwaitExit(w, -1);
-      *handled = true;
       spdlog::warn("{}: no answer within {} s; worker pid {} killed", DeviceName(),
                    FormatSeconds(timeout_s), w->pid);
-      return core::MarkInFlight(
+      return kill_with(core::MarkInFlight(
           absl::DeadlineExceededError(absl::StrCat("timed out after ", FormatSeconds(timeout_s),
                                                    " s; the worker was killed and restarts")),
-          item_id);
+          item_id));
     }
     if (!cancel_sent && watch.cancelled && watch.cancelled()) {
       SendCancel(w, id);
       cancel_sent = Clock::now();
     }
     if (cancel_sent && since(*cancel_sent) > options_.cancel_grace_s) {
-      Kill(w);
-      AwaitExit(w, -1);
-      *handled = true;
       spdlog::warn("{}: worker pid {} did not stop within {} s of a cancel; killed", DeviceName(),
                    w->pid, FormatSeconds(options_.cancel_grace_s));
-      return absl::CancelledError(absl::StrCat(
+      return kill_with(absl::CancelledError(absl::StrCat(
           "cancelled by request; the worker did not stop within ",
-          FormatSeconds(options_.cancel_grace_s), " s, so it was killed and restarts"));
+          FormatSeconds(options_.cancel_grace_s), " s, so it was killed and restarts")));
     }
     const double bound = NoProgressSeconds(slowest_ms, watch.setup_s);
     if (since(last_step) > bound) {
-      Kill(w);
-      AwaitExit(w, -1);
-      *handled = true;
       {
         std::lock_guard lock(mu_);
         ++hangs_;
@@ -91,10 +89,10 @@ absl::Status RemoteRunner::AwaitWatched(const WorkerPtr& w, uint64_t id, double 
                                                : std::string(" before its first round");
       spdlog::warn("{}: no progress for {} s{}; worker pid {} killed", DeviceName(),
                    FormatSeconds(bound), where, w->pid);
-      return core::MarkInFlight(
+      return kill_with(core::MarkInFlight(
           absl::DeadlineExceededError(absl::StrCat("hung: no progress for ", FormatSeconds(bound),
                                                    " s; the worker was killed and restarts")),
-          item_id);
+          item_id));
     }
   }
 }

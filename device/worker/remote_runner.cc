@@ -220,10 +220,9 @@ RemoteRunner::WorkerPtr RemoteRunner::StartWorker(std::string* failure) {
     if (device.ok()) {
       // The first worker that starts describes the device, also when that comes after
       // the device was unavailable.
-      if (!have_device_) {
+      if (infos_.size() == 1) {  // only the placeholder so far
         infos_.push_back(*std::move(device));
         info_ = &infos_.back();
-        have_device_ = true;
       }
       return w;
     }

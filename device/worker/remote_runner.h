@@ -156,7 +156,6 @@ class RemoteRunner final : public device::Runner {
   // (under mu_), so references handed out stay valid. info_ points at the newest.
   std::deque<core::DeviceInfo> infos_;
   std::atomic<const core::DeviceInfo*> info_{nullptr};
-  bool have_device_ = false;  // a worker reported its device
   mutable std::atomic<uint64_t> next_request_id_{1};
   mutable std::mutex query_mu_;       // one CanImplement at a time on the query channel
   mutable std::mutex query_send_mu_;  // one Send at a time on the query channel

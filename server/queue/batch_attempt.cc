@@ -131,18 +131,22 @@ absl::Status JobExecutor::Retry(JobShare& share, const std::vector<size_t>& grou
   const auto again = [&](const std::vector<size_t>& part, int left) {
     std::vector<size_t> sub;
     std::vector<std::string> sub_keys;
-    std::vector<storage::ItemFinish> cancelled;
     for (size_t p : part) {
       sub.push_back(group[p]);
       sub_keys.push_back(keys[p]);
-      cancelled.push_back({items[group[p]].item.id,
-                           core::ItemStatus::kCancelled,
-                           "cancelled by request before its retry",
-                           std::nullopt,
-                           keys[p],
-                           {}});
     }
-    if (interrupt_(job.id) == Interrupt::kCancel) return FinishAll(share, sub, cancelled);
+    if (interrupt_(job.id) == Interrupt::kCancel) {
+      std::vector<storage::ItemFinish> cancelled;
+      for (size_t p : part) {
+        cancelled.push_back({items[group[p]].item.id,
+                             core::ItemStatus::kCancelled,
+                             "cancelled by request before its retry",
+                             std::nullopt,
+                             keys[p],
+                             {}});
+      }
+      return FinishAll(share, sub, cancelled);
+    }
     if (hooks_.retried) hooks_.retried();
     return MeasureAttempt(share, sub, sub_keys, left, std::string(fault.message()));
   };
@@ -159,7 +163,8 @@ absl::Status JobExecutor::Retry(JobShare& share, const std::vector<size_t>& grou
     for (const std::vector<size_t>& g : groups) {
       const bool hit =
           std::any_of(g.begin(), g.end(), [&](size_t p) { return work[p].id == in_flight; });
-      (hit ? culprit : rest).insert((hit ? culprit : rest).end(), g.begin(), g.end());
+      std::vector<size_t>& to = hit ? culprit : rest;
+      to.insert(to.end(), g.begin(), g.end());
     }
     if (!culprit.empty()) {
       spdlog::warn("job {}: {}; its group fails, {} other items of the batch are measured again",
