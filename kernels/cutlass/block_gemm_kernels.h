@@ -105,11 +105,14 @@ Made MakeSm100Blk128Grouped(const std::vector<Group>& groups, int device);
 Made MakeSm100Vec128Grouped(const std::vector<Group>& groups, int device);
 
 // fp8-rowwise: C[m, n] = a_scales[m] * bt_scales[n] * (A[m, k] * B^T[n, k]^T), e4m3 x
-// e4m3 with FP8 fast accumulation (fprop's setting), BF16 out, the scales applied in the
-// epilogue; A, B^T K-major and C row-major as above; scales fp32, one per row of A and
-// one per row of B^T (the row-wise quantizer's scale_inv vectors). One GEMM (no groups).
+// e4m3, BF16 out, the scales applied in the epilogue; A, B^T K-major and C row-major as
+// above; scales fp32, one per row of A and one per row of B^T (the row-wise quantizer's
+// scale_inv vectors). `groups` GEMMs of one size (MoE experts) stored back to back run
+// as one batch: A [groups, m, k], B^T [groups, n, k], C [groups, m, n], a_scales
+// [groups * m], bt_scales [groups * n].
 struct RowwiseProblem {
   int32_t m = 0, n = 0, k = 0;
+  int32_t groups = 1;
   const void* a = nullptr;
   const void* bt = nullptr;
   void* c = nullptr;
@@ -123,8 +126,23 @@ struct RowwiseProblem {
 // other's MMAs). Tile64: tile 64x128x128, cluster 1x2x1, for small M (decode: M <= 128
 // gives a few 64-row tiles); Tile128: tile 128x128x128, cluster 2x1x1, for the rest. A
 // cooperative 128x128 form won no item against cuBLASLt and these, so it is not
-// instantiated (docs/benchmarks.md, "Kernel forms").
+// instantiated (docs/benchmarks.md, "Kernel forms"). The plain forms use FP8 fast
+// accumulation (fprop's setting); the Split forms promote the FP8 MMAs' partial sums into
+// fp32 every few K blocks (CUTLASS's FP8 mainloop; dgrad's and wgrad's setting).
 Made MakeRowwiseTile64(const RowwiseProblem& problem, int device);
 Made MakeRowwiseTile128(const RowwiseProblem& problem, int device);
+Made MakeRowwiseTile64Split(const RowwiseProblem& problem, int device);
+Made MakeRowwiseTile128Split(const RowwiseProblem& problem, int device);
+// Grouped row-wise: any size per group (an expert's rows as routing gave them; m may be
+// 0), pointer arrays per group, each group's scales by pointer (Group::a_scales [m],
+// bt_scales [n]); pingpong, tile 64x128x128, cluster 1x2x1 (experts' row counts are
+// small and uneven: 64-row tiles waste least).
+Made MakeRowwiseGrouped(const std::vector<Group>& groups, int device);
+Made MakeRowwiseGroupedSplit(const std::vector<Group>& groups, int device);
+// The grouped row-wise form for Blackwell (rowwise_gemm_sm100_grouped.cu, sm_100a only):
+// CUTLASS's sm100 pointer-array collective (UMMA, one SM per tile, tile 128x128x128),
+// fp32 accumulation in tensor memory (no fast/split distinction), the same epilogue. No
+// Blackwell GPU has run it; cutlass_gemm.cc offers it on sm_100 only.
+Made MakeSm100RowwiseGrouped(const std::vector<Group>& groups, int device);
 
 }  // namespace gemmprof::kernels::cutlass_gemm

@@ -13,53 +13,60 @@ using core::quant::Fp8Format;
 
 const char* FormatName(Fp8Format f) { return f == Fp8Format::kE4M3 ? "e4m3" : "e5m2"; }
 
-absl::Status CheckSizes(const BlockGemmSpec& spec) {
-  if (spec.groups.empty()) return absl::InvalidArgumentError("grouped GEMM: no groups");
+// `what`: "block-scaled", "row-wise".
+absl::Status CheckSizes(const std::vector<BlockGemmGroup>& groups, const char* what) {
+  if (groups.empty()) return absl::InvalidArgumentError("grouped GEMM: no groups");
   constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
-  for (size_t i = 0; i < spec.groups.size(); ++i) {
-    const BlockGemmGroup& g = spec.groups[i];
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const BlockGemmGroup& g = groups[i];
     if (g.m < 0 || g.n < 1 || g.k < 1) {
       return absl::InvalidArgumentError(absl::StrCat("grouped GEMM: group ", i, " has size ", g.m,
                                                      "x", g.k, "x", g.n, " (m >= 0, n, k >= 1)"));
     }
     if (g.m > kMax || g.n > kMax || g.k > kMax) {
-      return absl::FailedPreconditionError(absl::StrCat("CUTLASS grouped block-scaled GEMM: group ",
-                                                        i, " (", g.m, "x", g.k, "x", g.n,
+      return absl::FailedPreconditionError(absl::StrCat("CUTLASS ", what, " GEMM: group ", i, " (",
+                                                        g.m, "x", g.k, "x", g.n,
                                                         ") has a size over 2^31"));
     }
     // 16-byte accesses: FP8 rows of A and B^T, BF16 rows of C.
     if (g.k % 16 != 0 || g.n % 8 != 0) {
       return absl::FailedPreconditionError(
-          absl::StrCat("CUTLASS grouped block-scaled GEMM needs K % 16 == 0 and N % 8 == 0; "
-                       "group ",
-                       i, " is ", g.m, "x", g.k, "x", g.n));
+          absl::StrCat("CUTLASS ", what, " GEMM needs K % 16 == 0 and N % 8 == 0; group ", i,
+                       " is ", g.m, "x", g.k, "x", g.n));
     }
   }
   return absl::OkStatus();
 }
 
-// The batched form reads group g at a fixed stride from group 0: every group the same
-// size, its operands, output and scales right after the previous group's.
-absl::Status CheckBatch(const BlockGemmSpec& spec) {
-  const BlockGemmGroup& f = spec.groups.front();
-  const int64_t kb = (f.k + 127) / 128;
-  const int64_t bt_scale_rows = spec.bt_128x128 ? (f.n + 127) / 128 : f.n;
-  for (size_t i = 1; i < spec.groups.size(); ++i) {
-    const BlockGemmGroup& g = spec.groups[i];
+// The batched forms read group g at a fixed stride from group 0: every group the same
+// size, its operands, output and scales right after the previous group's (a_scale_floats
+// and bt_scale_floats on).
+absl::Status CheckBatch(const std::vector<BlockGemmGroup>& groups, int64_t a_scale_floats,
+                        int64_t bt_scale_floats, const char* what) {
+  const BlockGemmGroup& f = groups.front();
+  for (size_t i = 1; i < groups.size(); ++i) {
+    const BlockGemmGroup& g = groups[i];
     const int64_t gi = static_cast<int64_t>(i);
     const bool packed = g.m == f.m && g.n == f.n && g.k == f.k &&
                         g.a == static_cast<const uint8_t*>(f.a) + gi * f.m * f.k &&
                         g.bt == static_cast<const uint8_t*>(f.bt) + gi * f.n * f.k &&
-                        g.c == f.c + gi * f.m * f.n && g.a_scales == f.a_scales + gi * f.m * kb &&
-                        g.bt_scales == f.bt_scales + gi * bt_scale_rows * kb;
+                        g.c == f.c + gi * f.m * f.n &&
+                        g.a_scales == f.a_scales + gi * a_scale_floats &&
+                        g.bt_scales == f.bt_scales + gi * bt_scale_floats;
     if (!packed) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "the batched CUTLASS block-scaled GEMM needs groups of one size stored back to back; "
-          "group ",
-          i, " is not"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("the batched CUTLASS ", what,
+                       " GEMM needs groups of one size stored back to back; group ", i, " is not"));
     }
   }
   return absl::OkStatus();
+}
+
+absl::Status CheckBlockBatch(const BlockGemmSpec& spec) {
+  const BlockGemmGroup& f = spec.groups.front();
+  const int64_t kb = (f.k + 127) / 128;
+  const int64_t bt_scale_rows = spec.bt_128x128 ? (f.n + 127) / 128 : f.n;
+  return CheckBatch(spec.groups, f.m * kb, bt_scale_rows * kb, "block-scaled");
 }
 
 }  // namespace
@@ -72,6 +79,8 @@ const char* RowwiseGemmScheduleName(RowwiseGemmSchedule schedule) {
       return "pingpong 128x128";
     case RowwiseGemmSchedule::kTile128Swizzle8:
       return "pingpong 128x128 swizzle 8";
+    case RowwiseGemmSchedule::kGrouped:
+      return "grouped";
   }
   return "?";
 }
@@ -132,12 +141,12 @@ absl::StatusOr<cutlass_gemm::Made> MakeBlockGemm(const BlockGemmSpec& spec,
       }
       break;
     case BlockGemmSchedule::kBatched:
-      RETURN_IF_ERROR(CheckBatch(spec));
+      RETURN_IF_ERROR(CheckBlockBatch(spec));
       made = blk ? cutlass_gemm::MakeBlk128Batched(groups.front(), count, device)
                  : cutlass_gemm::MakeVec128Batched(groups.front(), count, device);
       break;
     case BlockGemmSchedule::kBatchedPingpong:
-      RETURN_IF_ERROR(CheckBatch(spec));
+      RETURN_IF_ERROR(CheckBlockBatch(spec));
       made = blk ? cutlass_gemm::MakeBlk128BatchedPingpong(groups.front(), count, device)
                  : cutlass_gemm::MakeVec128BatchedPingpong(groups.front(), count, device);
       break;
@@ -147,11 +156,11 @@ absl::StatusOr<cutlass_gemm::Made> MakeBlockGemm(const BlockGemmSpec& spec,
             "the CUTLASS batched overlapped (cooperative) block-scaled GEMM is built for "
             "128x128 B^T scales only; 1x128 ones run its pingpong form");
       }
-      RETURN_IF_ERROR(CheckBatch(spec));
+      RETURN_IF_ERROR(CheckBlockBatch(spec));
       made = cutlass_gemm::MakeBlk128BatchedOverlapped(groups.front(), count, device);
       break;
     case BlockGemmSchedule::kBatchedOverlappedPingpong:
-      RETURN_IF_ERROR(CheckBatch(spec));
+      RETURN_IF_ERROR(CheckBlockBatch(spec));
       made = blk ? cutlass_gemm::MakeBlk128BatchedOverlappedPingpong(groups.front(), count, device)
                  : cutlass_gemm::MakeVec128BatchedOverlappedPingpong(groups.front(), count, device);
       break;
@@ -162,7 +171,7 @@ absl::StatusOr<cutlass_gemm::Made> MakeBlockGemm(const BlockGemmSpec& spec,
             "scales only (its K loops run at once only where they fit half the stages: wgrad's "
             "short ones); 128x128 ones run the overlapped forms");
       }
-      RETURN_IF_ERROR(CheckBatch(spec));
+      RETURN_IF_ERROR(CheckBlockBatch(spec));
       made = cutlass_gemm::MakeVec128BatchedConcurrentPingpong(groups.front(), count, device);
       break;
   }
@@ -183,7 +192,7 @@ absl::StatusOr<CutlassGemm> CutlassGemm::Create(const BlockGemmSpec& spec,
       "this build has no CUTLASS kernels (CMake did not find CUTLASS: run "
       "deploy/install_cutlass.sh and rebuild)");
 #else
-  RETURN_IF_ERROR(CheckSizes(spec));
+  RETURN_IF_ERROR(CheckSizes(spec.groups, "grouped block-scaled"));
   // Blackwell has the grouped form only (its sm_100a build); everything else is sm_90a.
   const bool blackwell = sm == 100 && schedule == BlockGemmSchedule::kGrouped;
   if (sm != 90 && !blackwell) {
@@ -214,6 +223,57 @@ absl::StatusOr<CutlassGemm> CutlassGemm::Create(const BlockGemmSpec& spec,
 #endif
 }
 
+#ifdef GEMMPROF_WITH_CUTLASS
+namespace {
+
+// The kernel instance of `schedule` for `spec`'s groups (sizes and formats checked).
+absl::StatusOr<cutlass_gemm::Made> MakeRowwiseGemm(const RowwiseGemmSpec& spec,
+                                                   RowwiseGemmSchedule schedule, bool blackwell,
+                                                   int device) {
+  const bool fast = spec.fast_accum;
+  if (schedule == RowwiseGemmSchedule::kGrouped) {
+    if (spec.groups.size() == 1) {
+      return absl::FailedPreconditionError(
+          "the CUTLASS grouped row-wise GEMM is for several groups; one GEMM runs the tile "
+          "forms");
+    }
+    std::vector<cutlass_gemm::Group> groups;
+    for (const BlockGemmGroup& g : spec.groups) {
+      groups.push_back({static_cast<int32_t>(g.m), static_cast<int32_t>(g.n),
+                        static_cast<int32_t>(g.k), g.a, g.bt, g.c, g.a_scales, g.bt_scales});
+    }
+    if (blackwell) return cutlass_gemm::MakeSm100RowwiseGrouped(groups, device);
+    return fast ? cutlass_gemm::MakeRowwiseGrouped(groups, device)
+                : cutlass_gemm::MakeRowwiseGroupedSplit(groups, device);
+  }
+  const BlockGemmGroup& f = spec.groups.front();
+  RETURN_IF_ERROR(CheckBatch(spec.groups, f.m, f.n, "row-wise"));
+  if (f.m == 0) {
+    return absl::FailedPreconditionError(
+        "the batched CUTLASS row-wise GEMM needs rows in every group; these have none");
+  }
+  cutlass_gemm::RowwiseProblem p;
+  p.m = static_cast<int32_t>(f.m);
+  p.n = static_cast<int32_t>(f.n);
+  p.k = static_cast<int32_t>(f.k);
+  p.groups = static_cast<int32_t>(spec.groups.size());
+  p.a = f.a;
+  p.bt = f.bt;
+  p.c = f.c;
+  p.a_scales = f.a_scales;
+  p.bt_scales = f.bt_scales;
+  p.swizzle = schedule == RowwiseGemmSchedule::kTile128Swizzle8 ? 8 : 1;
+  if (schedule == RowwiseGemmSchedule::kTile64) {
+    return fast ? cutlass_gemm::MakeRowwiseTile64(p, device)
+                : cutlass_gemm::MakeRowwiseTile64Split(p, device);
+  }
+  return fast ? cutlass_gemm::MakeRowwiseTile128(p, device)
+              : cutlass_gemm::MakeRowwiseTile128Split(p, device);
+}
+
+}  // namespace
+#endif
+
 absl::StatusOr<CutlassGemm> CutlassGemm::CreateRowwise(const RowwiseGemmSpec& spec,
                                                        RowwiseGemmSchedule schedule, int device,
                                                        int sm) {
@@ -226,57 +286,33 @@ absl::StatusOr<CutlassGemm> CutlassGemm::CreateRowwise(const RowwiseGemmSpec& sp
       "this build has no CUTLASS kernels (CMake did not find CUTLASS: run "
       "deploy/install_cutlass.sh and rebuild)");
 #else
-  if (spec.m < 1 || spec.n < 1 || spec.k < 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("row-wise GEMM: size ", spec.m, "x", spec.k, "x", spec.n, " (m, n, k >= 1)"));
-  }
-  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
-  if (spec.m > kMax || spec.n > kMax || spec.k > kMax) {
+  RETURN_IF_ERROR(CheckSizes(spec.groups, "row-wise"));
+  // Blackwell has the grouped form only (its sm_100a build); everything else is sm_90a.
+  const bool blackwell = sm == 100 && schedule == RowwiseGemmSchedule::kGrouped;
+  if (sm != 90 && !blackwell) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "CUTLASS row-wise GEMM: ", spec.m, "x", spec.k, "x", spec.n, " has a size over 2^31"));
-  }
-  if (spec.k % 16 != 0 || spec.n % 8 != 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("CUTLASS row-wise GEMM needs K % 16 == 0 and N % 8 == 0; this is ", spec.m,
-                     "x", spec.k, "x", spec.n));
-  }
-  if (sm != 90) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("the CUTLASS row-wise GEMM is built for sm_90a only; this is sm_", sm));
+        "the CUTLASS ", RowwiseGemmScheduleName(schedule), " row-wise GEMM is built for ",
+        schedule == RowwiseGemmSchedule::kGrouped ? "sm_90a and sm_100a" : "sm_90a",
+        " only; this is sm_", sm));
   }
   if (spec.a_format != Fp8Format::kE4M3 || spec.bt_format != Fp8Format::kE4M3) {
     return absl::FailedPreconditionError(
         absl::StrCat("no CUTLASS row-wise GEMM is instantiated for A ", FormatName(spec.a_format),
                      " x B^T ", FormatName(spec.bt_format), " (fp8-rowwise is e4m3 x e4m3)"));
   }
-  if (!spec.fast_accum) {
-    return absl::FailedPreconditionError(
-        "the CUTLASS row-wise GEMM is instantiated with FP8 fast accumulation only (fprop's "
-        "setting); this GEMM accumulates without it");
-  }
-  cutlass_gemm::RowwiseProblem p;
-  p.m = static_cast<int32_t>(spec.m);
-  p.n = static_cast<int32_t>(spec.n);
-  p.k = static_cast<int32_t>(spec.k);
-  p.a = spec.a;
-  p.bt = spec.bt;
-  p.c = spec.c;
-  p.a_scales = spec.a_scales;
-  p.bt_scales = spec.bt_scales;
-  p.swizzle = schedule == RowwiseGemmSchedule::kTile128Swizzle8 ? 8 : 1;
-  cutlass_gemm::Made made = schedule == RowwiseGemmSchedule::kTile64
-                                ? cutlass_gemm::MakeRowwiseTile64(p, device)
-                                : cutlass_gemm::MakeRowwiseTile128(p, device);
+  ASSIGN_OR_RETURN(cutlass_gemm::Made made, MakeRowwiseGemm(spec, schedule, blackwell, device));
   if (made.instance == nullptr) {
     const std::string what = absl::StrCat("CUTLASS row-wise GEMM: ", made.error);
     return made.unsupported ? absl::FailedPreconditionError(what) : absl::InternalError(what);
   }
   CutlassGemm gemm;
   gemm.instance_ = std::move(made.instance);
-  gemm.description_ =
-      absl::StrCat("CUTLASS ", GEMMPROF_CUTLASS_VERSION,
-                   " sm90a FP8 GEMM, row-wise scales in the epilogue (e4m3 x e4m3; ",
-                   gemm.instance_->Config(), ")");
+  const size_t groups = spec.groups.size();
+  gemm.description_ = absl::StrCat(
+      "CUTLASS ", GEMMPROF_CUTLASS_VERSION, blackwell ? " sm100a " : " sm90a ",
+      schedule == RowwiseGemmSchedule::kGrouped ? "grouped " : "",
+      "FP8 GEMM, row-wise scales in the epilogue (e4m3 x e4m3; ", gemm.instance_->Config(), ")",
+      groups > 1 ? absl::StrCat(", ", groups, " groups in one launch") : "");
   return gemm;
 #endif
 }

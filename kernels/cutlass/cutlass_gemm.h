@@ -7,8 +7,9 @@
 //    (row-major, before cuBLASLt's layout conversion), so either library can run an
 //    item's operands. Instantiated for what fp8-block makes: e4m3 x e4m3 with 128x128
 //    B^T scales (fprop, dgrad: B^T is the weight) and 1x128 (wgrad: B^T is dY^T).
-//  * fp8-rowwise: one GEMM with a per-row scale on A and on B^T applied in the epilogue,
-//    FP8 fast accumulation (instantiated for fprop's setting only).
+//  * fp8-rowwise: an item's groups in ONE launch (batched, or grouped with any size per
+//    group) with a per-row scale on A and on B^T applied in the epilogue, FP8 fast
+//    accumulation (fprop's setting) or partial sums promoted to fp32 (dgrad's, wgrad's).
 // Both read the operands and write the output where cuBLASLt does.
 //
 // Built only for sm_90a (Hopper), only when CMake found CUTLASS (deploy/install_cutlass.sh).
@@ -81,30 +82,28 @@ inline constexpr BlockGemmSchedule kBlockGemmSchedules[] = {
 // pingpong", "batched concurrent pingpong".
 const char* BlockGemmScheduleName(BlockGemmSchedule schedule);
 
-// fp8-rowwise, one GEMM: C [m, n] = a_scales[m] * bt_scales[n] * A [m, k] * B^T [n, k]^T,
-// BF16 out.
+// fp8-rowwise: per group C [m, n] = a_scales[m] * bt_scales[n] * A [m, k] * B^T [n, k]^T,
+// BF16 out. A dense GEMM is one group; MoE experts are one group each (m may be 0: an
+// expert that got no tokens). A group's a_scales hold m floats and its bt_scales n.
 struct RowwiseGemmSpec {
   core::quant::Fp8Format a_format = core::quant::Fp8Format::kE4M3;
   core::quant::Fp8Format bt_format = core::quant::Fp8Format::kE4M3;
-  int64_t m = 0, n = 0, k = 0;
-  const void* a = nullptr;
-  const void* bt = nullptr;
-  __nv_bfloat16* c = nullptr;
-  const float* a_scales = nullptr;   // [m]
-  const float* bt_scales = nullptr;  // [n]
-  bool fast_accum = true;            // only fast accumulation is instantiated
+  std::vector<BlockGemmGroup> groups;
+  bool fast_accum = true;  // false: partial sums promoted to fp32 (the Split instantiations)
 };
 
-// All pingpong (block_gemm_kernels.h says why these).
+// All pingpong (block_gemm_kernels.h says why these). The tile forms run the groups as
+// one batch (one size, stored back to back); kGrouped takes any size per group.
 enum class RowwiseGemmSchedule {
   kTile64,           // tile 64x128x128, cluster 1x2x1: small M
   kTile128,          // tile 128x128x128, cluster 2x1x1
   kTile128Swizzle8,  // kTile128, the tile scheduler's swizzle 8 (L2 reuse on big problems)
+  kGrouped,          // pointer arrays, tile 64x128x128 (sm_100a: its own form); groups > 1
 };
 inline constexpr RowwiseGemmSchedule kRowwiseGemmSchedules[] = {
     RowwiseGemmSchedule::kTile64, RowwiseGemmSchedule::kTile128,
-    RowwiseGemmSchedule::kTile128Swizzle8};
-// "pingpong 64x128", "pingpong 128x128", "pingpong 128x128 swizzle 8".
+    RowwiseGemmSchedule::kTile128Swizzle8, RowwiseGemmSchedule::kGrouped};
+// "pingpong 64x128", "pingpong 128x128", "pingpong 128x128 swizzle 8", "grouped".
 const char* RowwiseGemmScheduleName(RowwiseGemmSchedule schedule);
 
 class CutlassGemm {
@@ -118,8 +117,9 @@ class CutlassGemm {
   // no groups or negative sizes; a CUDA failure as Internal.
   static absl::StatusOr<CutlassGemm> Create(const BlockGemmSpec& spec, BlockGemmSchedule schedule,
                                             int device, int sm);
-  // fp8-rowwise. FailedPrecondition, with the reason, as above (and for fast_accum off);
-  // InvalidArgument for sizes below 1.
+  // fp8-rowwise. FailedPrecondition, with the reason, as above (sm_100: kGrouped only;
+  // kGrouped for one group: the batched forms run it); InvalidArgument for no groups or
+  // negative sizes.
   static absl::StatusOr<CutlassGemm> CreateRowwise(const RowwiseGemmSpec& spec,
                                                    RowwiseGemmSchedule schedule, int device,
                                                    int sm);

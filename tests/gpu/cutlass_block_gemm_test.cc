@@ -79,6 +79,27 @@ struct HostGroup {
   DeviceBuffer d_a, d_bt, d_sa, d_sb, d_c;
 };
 
+// The relative RMS error of a row-wise GEMM's output `out` [m, n] against the double
+// host reference a_scales[i] * bt_scales[j] * sum_k A[i, k] * B^T[j, k] (e4m3 values).
+double RowwiseRelativeError(const std::vector<float>& out, const std::vector<uint8_t>& a,
+                            const std::vector<uint8_t>& bt, const std::vector<float>& sa,
+                            const std::vector<float>& sb, const Size& s) {
+  double diff = 0, ref2 = 0;
+  for (int64_t i = 0; i < s.m; ++i) {
+    for (int64_t j = 0; j < s.n; ++j) {
+      double acc = 0;
+      for (int64_t kk = 0; kk < s.k; ++kk) {
+        acc += double(core::quant::DecodeFp8(a[i * s.k + kk], Fp8Format::kE4M3)) *
+               double(core::quant::DecodeFp8(bt[j * s.k + kk], Fp8Format::kE4M3));
+      }
+      acc *= double(sa[i]) * double(sb[j]);
+      diff += (out[i * s.n + j] - acc) * (out[i * s.n + j] - acc);
+      ref2 += acc * acc;
+    }
+  }
+  return std::sqrt(diff / ref2);
+}
+
 class BlockGemmTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -552,9 +573,10 @@ INSTANTIATE_TEST_SUITE_P(Hopper, PackedTest, ::testing::Bool(),
 // ---------------------------------------------------------------------------------------
 
 // fp8-rowwise: C[i, j] = a_scales[i] * bt_scales[j] * sum_k A[i, k] * B^T[j, k], each
-// schedule, M 77 (not a multiple of either tile), K 320, N 264: against a double host
-// reference, then each row's and each column's scale set to 2 in turn (FP8 values 1,
-// other scales 1: exact outputs) so every scale applies to its row or column only.
+// schedule and both accumulations, M 77 (not a multiple of either tile), K 320, N 264:
+// against a double host reference, then each row's and each column's scale set to 2 in
+// turn (FP8 values 1, other scales 1: exact outputs) so every scale applies to its row or
+// column only.
 TEST_F(BlockGemmTest, RowwiseGemmAppliesEachRowAndColumnScale) {
   const Size s{77, 264, 320};
   std::mt19937 rng(11);
@@ -572,101 +594,176 @@ TEST_F(BlockGemmTest, RowwiseGemmAppliesEachRowAndColumnScale) {
   auto d_c = DeviceBuffer::Create(s.m * s.n * 2);
   ASSERT_TRUE(d_c.ok());
   RowwiseGemmSpec spec;
-  spec.m = s.m;
-  spec.n = s.n;
-  spec.k = s.k;
-  spec.a = d_a.get();
-  spec.bt = d_bt.get();
-  spec.c = d_c->as<__nv_bfloat16>();
-  spec.a_scales = d_sa.as<float>();
-  spec.bt_scales = d_sb.as<float>();
-  for (RowwiseGemmSchedule schedule : kRowwiseGemmSchedules) {
-    SCOPED_TRACE(RowwiseGemmScheduleName(schedule));
-    auto gemm = CutlassGemm::CreateRowwise(spec, schedule, 0, sm_);
-    ASSERT_TRUE(gemm.ok()) << gemm.status();
-    EXPECT_THAT(gemm->Description(), HasSubstr(schedule == RowwiseGemmSchedule::kTile64
-                                                   ? "tile 64x128x128, cluster 1x2x1"
-                                                   : "tile 128x128x128, cluster 2x1x1"));
-    EXPECT_EQ(gemm->Description().find("swizzle 8") != std::string::npos,
-              schedule == RowwiseGemmSchedule::kTile128Swizzle8);
-    // Random values: the host reference in double.
-    ASSERT_EQ(cudaMemcpy(d_a.get(), a.data(), a.size(), cudaMemcpyHostToDevice), cudaSuccess);
-    ASSERT_EQ(cudaMemcpy(d_bt.get(), bt.data(), bt.size(), cudaMemcpyHostToDevice), cudaSuccess);
-    ASSERT_EQ(cudaMemcpy(d_sa.get(), sa.data(), sa.size() * 4, cudaMemcpyHostToDevice),
-              cudaSuccess);
-    ASSERT_EQ(cudaMemcpy(d_sb.get(), sb.data(), sb.size() * 4, cudaMemcpyHostToDevice),
-              cudaSuccess);
-    ASSERT_TRUE(RunOnce(*gemm).ok());
-    std::vector<float> out = Bf16ToHostFloat(d_c->as<__nv_bfloat16>(), s.m * s.n);
-    double diff = 0, ref2 = 0;
-    for (int64_t i = 0; i < s.m; ++i) {
-      for (int64_t j = 0; j < s.n; ++j) {
-        double acc = 0;
-        for (int64_t kk = 0; kk < s.k; ++kk) {
-          acc += double(core::quant::DecodeFp8(a[i * s.k + kk], Fp8Format::kE4M3)) *
-                 double(core::quant::DecodeFp8(bt[j * s.k + kk], Fp8Format::kE4M3));
-        }
-        acc *= double(sa[i]) * double(sb[j]);
-        diff += (out[i * s.n + j] - acc) * (out[i * s.n + j] - acc);
-        ref2 += acc * acc;
+  spec.groups.push_back({s.m, s.n, s.k, d_a.get(), d_bt.get(), d_c->as<__nv_bfloat16>(),
+                         d_sa.as<float>(), d_sb.as<float>()});
+  for (const bool fast : {true, false}) {
+    spec.fast_accum = fast;
+    for (RowwiseGemmSchedule schedule : kRowwiseGemmSchedules) {
+      SCOPED_TRACE(absl::StrCat(RowwiseGemmScheduleName(schedule), fast ? " fast" : " split"));
+      auto gemm = CutlassGemm::CreateRowwise(spec, schedule, 0, sm_);
+      if (schedule == RowwiseGemmSchedule::kGrouped) {
+        // One GEMM: the tile forms run it.
+        EXPECT_EQ(gemm.status().code(), absl::StatusCode::kFailedPrecondition);
+        EXPECT_THAT(std::string(gemm.status().message()), HasSubstr("several groups"));
+        continue;
       }
-    }
-    const double rel = std::sqrt(diff / ref2);
-    // BF16 rounding (~1e-3 RMS) plus FP8 fast accumulation.
-    EXPECT_LT(rel, 1e-2);
-    // Values 1, scales 1 but one: the output is K, twice that on the scaled row/column.
-    const uint8_t one = core::quant::EncodeFp8(1.0f, Fp8Format::kE4M3);
-    std::vector<uint8_t> ones_a_v(s.m * s.k, one), ones_bt_v(s.n * s.k, one);
-    std::vector<float> unit_a(s.m, 1.0f), unit_b(s.n, 1.0f);
-    ASSERT_EQ(cudaMemcpy(d_a.get(), ones_a_v.data(), ones_a_v.size(), cudaMemcpyHostToDevice),
-              cudaSuccess);
-    ASSERT_EQ(cudaMemcpy(d_bt.get(), ones_bt_v.data(), ones_bt_v.size(), cudaMemcpyHostToDevice),
-              cudaSuccess);
-    int checked = 0;
-    for (int side = 0; side < 2; ++side) {
-      const int64_t count = side == 0 ? s.m : s.n;
-      for (int64_t p = 0; p < count; ++p) {
-        std::vector<float> ua = unit_a, ub = unit_b;
-        (side == 0 ? ua[p] : ub[p]) = 2.0f;
-        ASSERT_EQ(cudaMemcpy(d_sa.get(), ua.data(), ua.size() * 4, cudaMemcpyHostToDevice),
-                  cudaSuccess);
-        ASSERT_EQ(cudaMemcpy(d_sb.get(), ub.data(), ub.size() * 4, cudaMemcpyHostToDevice),
-                  cudaSuccess);
-        ASSERT_TRUE(RunOnce(*gemm).ok());
-        std::vector<float> o = Bf16ToHostFloat(d_c->as<__nv_bfloat16>(), s.m * s.n);
-        for (int64_t i = 0; i < s.m; ++i) {
-          for (int64_t j = 0; j < s.n; ++j) {
-            const bool hit = side == 0 ? i == p : j == p;
-            ASSERT_EQ(o[i * s.n + j], static_cast<float>(hit ? 2 * s.k : s.k))
-                << (side == 0 ? "A" : "B^T") << " scale " << p << " = 2; output (" << i << ", " << j
-                << ")";
+      ASSERT_TRUE(gemm.ok()) << gemm.status();
+      EXPECT_THAT(gemm->Description(), HasSubstr(schedule == RowwiseGemmSchedule::kTile64
+                                                     ? "tile 64x128x128, cluster 1x2x1"
+                                                     : "tile 128x128x128, cluster 2x1x1"));
+      EXPECT_THAT(gemm->Description(),
+                  HasSubstr(fast ? "FP8 fast accumulation" : "partial sums promoted to fp32"));
+      EXPECT_EQ(gemm->Description().find("swizzle 8") != std::string::npos,
+                schedule == RowwiseGemmSchedule::kTile128Swizzle8);
+      // Random values: the host reference in double.
+      ASSERT_EQ(cudaMemcpy(d_a.get(), a.data(), a.size(), cudaMemcpyHostToDevice), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(d_bt.get(), bt.data(), bt.size(), cudaMemcpyHostToDevice), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(d_sa.get(), sa.data(), sa.size() * 4, cudaMemcpyHostToDevice),
+                cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(d_sb.get(), sb.data(), sb.size() * 4, cudaMemcpyHostToDevice),
+                cudaSuccess);
+      ASSERT_TRUE(RunOnce(*gemm).ok());
+      std::vector<float> out = Bf16ToHostFloat(d_c->as<__nv_bfloat16>(), s.m * s.n);
+      const double rel = RowwiseRelativeError(out, a, bt, sa, sb, s);
+      // BF16 rounding (~1e-3 RMS) plus FP8 fast accumulation.
+      EXPECT_LT(rel, 1e-2);
+      // Values 1, scales 1 but one: the output is K, twice that on the scaled row/column.
+      const uint8_t one = core::quant::EncodeFp8(1.0f, Fp8Format::kE4M3);
+      std::vector<uint8_t> ones_a_v(s.m * s.k, one), ones_bt_v(s.n * s.k, one);
+      std::vector<float> unit_a(s.m, 1.0f), unit_b(s.n, 1.0f);
+      ASSERT_EQ(cudaMemcpy(d_a.get(), ones_a_v.data(), ones_a_v.size(), cudaMemcpyHostToDevice),
+                cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(d_bt.get(), ones_bt_v.data(), ones_bt_v.size(), cudaMemcpyHostToDevice),
+                cudaSuccess);
+      int checked = 0;
+      for (int side = 0; side < 2; ++side) {
+        const int64_t count = side == 0 ? s.m : s.n;
+        for (int64_t p = 0; p < count; ++p) {
+          std::vector<float> ua = unit_a, ub = unit_b;
+          (side == 0 ? ua[p] : ub[p]) = 2.0f;
+          ASSERT_EQ(cudaMemcpy(d_sa.get(), ua.data(), ua.size() * 4, cudaMemcpyHostToDevice),
+                    cudaSuccess);
+          ASSERT_EQ(cudaMemcpy(d_sb.get(), ub.data(), ub.size() * 4, cudaMemcpyHostToDevice),
+                    cudaSuccess);
+          ASSERT_TRUE(RunOnce(*gemm).ok());
+          std::vector<float> o = Bf16ToHostFloat(d_c->as<__nv_bfloat16>(), s.m * s.n);
+          for (int64_t i = 0; i < s.m; ++i) {
+            for (int64_t j = 0; j < s.n; ++j) {
+              const bool hit = side == 0 ? i == p : j == p;
+              ASSERT_EQ(o[i * s.n + j], static_cast<float>(hit ? 2 * s.k : s.k))
+                  << (side == 0 ? "A" : "B^T") << " scale " << p << " = 2; output (" << i << ", "
+                  << j << ")";
+            }
           }
+          ++checked;
         }
-        ++checked;
       }
+      std::printf(
+          "row-wise %s: rel_error %.2e, %d row/column scales each applied to exactly "
+          "their row or column (%s)\n",
+          RowwiseGemmScheduleName(schedule), rel, checked, gemm->Description().c_str());
     }
-    std::printf(
-        "row-wise %s: rel_error %.2e, %d row/column scales each applied to exactly "
-        "their row or column (%s)\n",
-        RowwiseGemmScheduleName(schedule), rel, checked, gemm->Description().c_str());
   }
   // What it cannot run: FailedPrecondition with the reason, never a launch.
-  RowwiseGemmSpec slow = spec;
-  slow.fast_accum = false;
-  auto refused = CutlassGemm::CreateRowwise(slow, RowwiseGemmSchedule::kTile128, 0, sm_);
-  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("fast accumulation"));
   RowwiseGemmSpec odd = spec;
-  odd.n = 260;
-  refused = CutlassGemm::CreateRowwise(odd, RowwiseGemmSchedule::kTile128, 0, sm_);
+  odd.groups[0].n = 260;
+  auto refused = CutlassGemm::CreateRowwise(odd, RowwiseGemmSchedule::kTile128, 0, sm_);
   EXPECT_THAT(std::string(refused.status().message()), HasSubstr("N % 8 == 0"));
   refused = CutlassGemm::CreateRowwise(spec, RowwiseGemmSchedule::kTile64, 0, 100);
   EXPECT_THAT(std::string(refused.status().message()), HasSubstr("sm_90a only"));
-  RowwiseGemmSpec empty = spec;
-  empty.m = 0;
+  RowwiseGemmSpec empty;
   EXPECT_EQ(
       CutlassGemm::CreateRowwise(empty, RowwiseGemmSchedule::kTile128, 0, sm_).status().code(),
       absl::StatusCode::kInvalidArgument);
+}
+
+// MoE experts in one launch: five experts with their own operands and row/column scales
+// (random powers of two, different per expert), both accumulations. The batched forms
+// run five experts of 77 tokens stored back to back; the grouped form runs the experts
+// as routing leaves them, 77, 0, 130, 5 and 64 tokens (the empty expert's output, its
+// neighbours' rows on either side, is untouched). Every expert against the double host
+// reference, so a scale read at another expert's offset shows.
+TEST_F(BlockGemmTest, RowwiseGemmRunsEveryExpertWithItsOwnScales) {
+  const int64_t n = 264, k = 320, capacity = 130;
+  const std::vector<int64_t> batched_rows = {77, 77, 77, 77, 77};
+  const std::vector<int64_t> routed_rows = {77, 0, 130, 5, 64};
+  const int64_t experts = 5;
+  std::mt19937 rng(19);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::uniform_int_distribution<int> exponent(-4, 4);
+  std::vector<uint8_t> a, bt;
+  for (int64_t i = 0; i < experts * capacity * k; ++i)
+    a.push_back(core::quant::EncodeFp8(8.0f * normal(rng), Fp8Format::kE4M3));
+  for (int64_t i = 0; i < experts * n * k; ++i)
+    bt.push_back(core::quant::EncodeFp8(8.0f * normal(rng), Fp8Format::kE4M3));
+  std::vector<float> sa, sb;
+  for (int64_t i = 0; i < experts * capacity; ++i) sa.push_back(std::ldexp(1.0f, exponent(rng)));
+  for (int64_t j = 0; j < experts * n; ++j) sb.push_back(std::ldexp(1.0f, exponent(rng)));
+  DeviceBuffer d_a = ToDevice(a), d_bt = ToDevice(bt), d_sa = ToDevice(sa), d_sb = ToDevice(sb);
+  auto d_c = DeviceBuffer::Create(experts * capacity * n * 2);
+  ASSERT_TRUE(d_c.ok());
+  for (const bool grouped : {false, true}) {
+    const std::vector<int64_t>& rows = grouped ? routed_rows : batched_rows;
+    // Experts back to back at their own row counts (the contiguous layout).
+    RowwiseGemmSpec spec;
+    std::vector<int64_t> first_row;
+    int64_t row = 0;
+    for (int64_t e = 0; e < experts; ++e) {
+      first_row.push_back(row);
+      spec.groups.push_back({rows[e], n, k, d_a.as<uint8_t>() + row * k,
+                             d_bt.as<uint8_t>() + e * n * k, d_c->as<__nv_bfloat16>() + row * n,
+                             d_sa.as<float>() + row, d_sb.as<float>() + e * n});
+      row += rows[e];
+    }
+    for (const bool fast : {true, false}) {
+      spec.fast_accum = fast;
+      for (RowwiseGemmSchedule schedule : kRowwiseGemmSchedules) {
+        if ((schedule == RowwiseGemmSchedule::kGrouped) != grouped) continue;
+        SCOPED_TRACE(absl::StrCat(RowwiseGemmScheduleName(schedule), fast ? " fast" : " split"));
+        auto gemm = CutlassGemm::CreateRowwise(spec, schedule, 0, sm_);
+        ASSERT_TRUE(gemm.ok()) << gemm.status();
+        EXPECT_THAT(gemm->Description(), HasSubstr("5 groups in one launch"));
+        const uint16_t sentinel = 0x7fc1;  // a BF16 NaN no GEMM writes
+        std::vector<uint16_t> fill(experts * capacity * n, sentinel);
+        ASSERT_EQ(cudaMemcpy(d_c->get(), fill.data(), fill.size() * 2, cudaMemcpyHostToDevice),
+                  cudaSuccess);
+        ASSERT_TRUE(RunOnce(*gemm).ok());
+        std::vector<uint16_t> raw(fill.size());
+        ASSERT_EQ(cudaMemcpy(raw.data(), d_c->get(), raw.size() * 2, cudaMemcpyDeviceToHost),
+                  cudaSuccess);
+        for (int64_t i = row * n; i < static_cast<int64_t>(raw.size()); ++i)
+          ASSERT_EQ(raw[i], sentinel) << "written past the last expert's rows at " << i;
+        for (int64_t e = 0; e < experts; ++e) {
+          if (rows[e] == 0) continue;
+          const Size s{rows[e], n, k};
+          const int64_t r0 = first_row[e];
+          std::vector<float> out = Bf16ToHostFloat(d_c->as<__nv_bfloat16>() + r0 * n, s.m * s.n);
+          const std::vector<uint8_t> ea(a.begin() + r0 * k, a.begin() + (r0 + s.m) * k);
+          const std::vector<uint8_t> ebt(bt.begin() + e * n * k, bt.begin() + (e + 1) * n * k);
+          const std::vector<float> esa(sa.begin() + r0, sa.begin() + r0 + s.m);
+          const std::vector<float> esb(sb.begin() + e * n, sb.begin() + (e + 1) * n);
+          const double rel = RowwiseRelativeError(out, ea, ebt, esa, esb, s);
+          EXPECT_LT(rel, 1e-2) << "expert " << e << " (" << s.m << " tokens)";
+        }
+        std::printf("row-wise experts %s %s: every expert within 1e-2 (%s)\n",
+                    RowwiseGemmScheduleName(schedule), fast ? "fast" : "split",
+                    gemm->Description().c_str());
+      }
+    }
+  }
+  // Sizes the batched forms cannot take: with the reason.
+  RowwiseGemmSpec uneven;
+  uneven.groups.push_back({77, n, k, d_a.get(), d_bt.get(), d_c->as<__nv_bfloat16>(),
+                           d_sa.as<float>(), d_sb.as<float>()});
+  uneven.groups.push_back({5, n, k, d_a.as<uint8_t>() + 77 * k, d_bt.as<uint8_t>() + n * k,
+                           d_c->as<__nv_bfloat16>() + 77 * n, d_sa.as<float>() + 77,
+                           d_sb.as<float>() + n});
+  auto refused = CutlassGemm::CreateRowwise(uneven, RowwiseGemmSchedule::kTile128, 0, sm_);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("group 1 is not"));
+  // Blackwell's grouped form exists in this build but no Blackwell GPU runs here.
+  refused = CutlassGemm::CreateRowwise(uneven, RowwiseGemmSchedule::kTile128, 0, 100);
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("sm_90a only; this is sm_100"));
 }
 
 // ---------------------------------------------------------------------------------------
