@@ -3,6 +3,8 @@
 #include <sstream>
 #include <string>
 
+#include "absl/strings/str_join.h"
+
 namespace gemmprof::core {
 
 std::string GemmEngine() {
@@ -19,9 +21,15 @@ std::string CacheKey(const DeviceInfo& device, const WorkItem& item, const Timin
   os << "backend=" << device.backend << "|device=" << device.name << "|sm=" << device.sm
      << "|driver=" << device.driver_version << "|cublaslt=" << device.cublaslt_version
      << "|engine=" << GemmEngine() << "|shape=" << item.op.shape.ToString()
-     << "|groups=" << item.op.groups << "|pass=" << ToString(item.op.pass)
-     << "|recipe=" << ToString(item.recipe) << "|mode=" << ToString(item.mode) << "|"
-     << timing.CacheText() << "|context=" << context;
+     << "|groups=" << item.op.groups;
+  // Routed experts: uneven tokens and the masked layout run other kernels on other data.
+  // Written only where set, so the keys of dense and uniform ops stay as they were.
+  if (!item.op.group_tokens.empty()) {
+    os << "|group_tokens=" << absl::StrJoin(item.op.group_tokens, ",");
+  }
+  if (item.op.groups > 1 && item.op.layout == MoeLayout::kMasked) os << "|layout=masked";
+  os << "|pass=" << ToString(item.op.pass) << "|recipe=" << ToString(item.recipe)
+     << "|mode=" << ToString(item.mode) << "|" << timing.CacheText() << "|context=" << context;
   return os.str();
 }
 

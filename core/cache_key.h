@@ -26,14 +26,18 @@ namespace gemmprof::core {
 // 9: the concurrent pingpong form for 1x128 scales (K loops of up to 4 tiles at once).
 // 10: measured in a context that has launched kernels on a second stream, as
 // applications do (each kernel starts 0.3-0.4 us later than in a one-stream context).
-inline constexpr int kGemmEngineRevision = 10;
+// 11: fp8-rowwise experts in one CUTLASS launch (batched or grouped), CUTLASS row-wise
+// candidates for dgrad and wgrad (promoted accumulation), and routed experts (a
+// uniform op's experts now measured as before, uneven ones at their own tokens).
+inline constexpr int kGemmEngineRevision = 11;
 
 // The engine text in the key: the revision, and the CUTLASS version where this build
 // has the CUTLASS candidates ("10+cutlass-4.2.0"; "10" without), so a build without them
 // is never served a result a build with them measured, nor the reverse.
 std::string GemmEngine();
 
-// Deterministic text key; equal keys mean interchangeable measurements. `context` is the
+// Deterministic text key; equal keys mean interchangeable measurements. A routed op's
+// group_tokens and a grouped op's masked layout are part of it. `context` is the
 // item's measurement context (ContextOf, core/group.h): a GEMM measured beside others of
 // another workload ran in another power state, so it answers only its own context.
 std::string CacheKey(const DeviceInfo& device, const WorkItem& item, const TimingOptions& timing,

@@ -6,9 +6,11 @@
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "core/limits.h"
+#include "core/routing.h"
 #include "core/validation.h"
 
 namespace gemmprof::core {
@@ -24,16 +26,48 @@ std::string WideToString(Wide v) {
   return WideToString(v / 10) + static_cast<char>('0' + static_cast<int>(v % 10));
 }
 
-// Hottest expert's tokens under balanced routing scaled by moe_skew (see derive.h).
-Wide ExpertTokens(const ModelConfig& c, Wide tokens) {
-  const Wide routed = tokens * c.experts_per_token;
-  const Wide balanced = (routed + c.num_experts - 1) / c.num_experts;
-  if (c.moe_skew <= 1.0) return balanced;
-  // The epsilon keeps an exact product (e.g. 496 * 1.5 = 744) from rounding up to 745.
-  const double hot = std::ceil(static_cast<double>(balanced) * c.moe_skew - 1e-9);
-  // Written so NaN and infinity (unvalidated callers) land on the cap, never in a cast.
-  if (!(hot < static_cast<double>(tokens))) return tokens;
-  return static_cast<Wide>(hot);
+// The experts' tokens at one step: routing's counts, the capacity (the largest count)
+// and the layout (see derive.h). Uniform counts leave `counts` empty.
+struct Experts {
+  std::vector<int64_t> counts;
+  Wide capacity = 0;
+  MoeLayout layout = MoeLayout::kContiguous;
+};
+
+// Zipf routing draws each token's experts: tokens x experts draws, bounded to keep a
+// plan's derivation under a second or so.
+constexpr Wide kMaxRoutingDraws = Wide{1} << 26;
+// Routing keeps one count per expert.
+constexpr int64_t kMaxExperts = int64_t{1} << 20;
+
+absl::StatusOr<Experts> ExpertsAt(const ModelConfig& c, Wide tokens) {
+  Experts x;
+  // A larger token count fails in Add (M above kMaxDim) before this result is used.
+  const int64_t t = static_cast<int64_t>(std::min<Wide>(tokens, kMaxDim));
+  const MoeRouting routing = RoutingOf(c.moe_routing, c.moe_skew);
+  if (c.num_experts > kMaxExperts) {
+    return absl::InvalidArgumentError(absl::StrCat("num_experts: ", c.num_experts, " is above ",
+                                                   kMaxExperts,
+                                                   " (routing counts each expert's tokens)"));
+  }
+  if (routing.kind == MoeRouting::Kind::kZipf && Wide{t} * c.num_experts > kMaxRoutingDraws) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "moe_routing: ", ToString(routing), " draws every token's experts, and ", t, " tokens x ",
+        c.num_experts, " experts is above ", WideToString(kMaxRoutingDraws),
+        " draws; use fewer tokens per step, or hot:K:F"));
+  }
+  x.counts = ExpertTokenCounts(routing, c.num_experts,
+                               std::clamp<int64_t>(c.experts_per_token, 1, c.num_experts), t,
+                               static_cast<uint64_t>(c.moe_seed));
+  x.capacity = std::max<int64_t>(1, *std::max_element(x.counts.begin(), x.counts.end()));
+  x.layout = ResolveMoeLayout(c.moe_layout, t, "moe_layout").value_or(MoeLayout::kContiguous);
+  // A masked layout's capacity is a whole number of 16-row blocks, as servers allocate it
+  // (and as FP8 block scales need it).
+  if (x.layout == MoeLayout::kMasked) x.capacity = (x.capacity + 15) / 16 * 16;
+  if (std::all_of(x.counts.begin(), x.counts.end(), [&](int64_t n) { return n == x.capacity; })) {
+    x.counts.clear();
+  }
+  return x;
 }
 
 // Builds the fprop ops of one model at a given token count.
@@ -52,7 +86,14 @@ class FpropBuilder {
       const int64_t expert_size =
           c_.moe_intermediate_size > 0 ? c_.moe_intermediate_size : c_.intermediate_size;
       Add("router", tokens_, c_.hidden_size, c_.num_experts, moe_layers);
-      AddMlp("expert", expert_size, ExpertTokens(c_, tokens_), moe_layers, c_.num_experts);
+      const absl::StatusOr<Experts> experts = ExpertsAt(c_, tokens_);
+      if (!experts.ok()) return experts.status();
+      const size_t first = ops_.size();
+      AddMlp("expert", expert_size, experts->capacity, moe_layers, c_.num_experts);
+      for (size_t i = first; i < ops_.size(); ++i) {
+        ops_[i].group_tokens = experts->counts;
+        ops_[i].layout = experts->layout;
+      }
       if (c_.num_shared_experts > 0) {
         AddMlp("shared", Wide{expert_size} * c_.num_shared_experts, tokens_, moe_layers, 1);
       }
@@ -152,6 +193,12 @@ std::vector<GemmOp> WithBackward(const std::vector<GemmOp>& fprop) {
     GemmOp w = f;
     w.pass = Pass::kWgrad;
     w.shape = {f.shape.k, f.shape.m, f.shape.n};
+    // Uneven experts' tokens are wgrad's K: each padded to a multiple of 16 with zero
+    // rows, as FP8 MoE training pads them (FP8 GEMMs need K % 16 == 0).
+    if (!w.group_tokens.empty()) {
+      for (int64_t& t : w.group_tokens) t = (t + 15) / 16 * 16;
+      w.shape.k = *std::max_element(w.group_tokens.begin(), w.group_tokens.end());
+    }
     ops.push_back(std::move(w));
   }
   return ops;
@@ -161,9 +208,11 @@ std::vector<GemmOp> WithBackward(const std::vector<GemmOp>& fprop) {
 absl::StatusOr<std::vector<GemmOp>> SweepOps(const ModelConfig& c, int64_t m) {
   ASSIGN_OR_RETURN(std::vector<GemmOp> fprop, FpropBuilder(c, m).Build());
   std::vector<GemmOp> merged;
-  std::map<std::tuple<int64_t, int64_t, int64_t, int64_t, bool>, size_t> index;
+  std::map<std::tuple<int64_t, int64_t, int64_t, int64_t, bool, std::vector<int64_t>>, size_t>
+      index;
   for (GemmOp& op : fprop) {
-    auto key = std::make_tuple(op.shape.m, op.shape.k, op.shape.n, op.groups, op.per_layer);
+    auto key = std::make_tuple(op.shape.m, op.shape.k, op.shape.n, op.groups, op.per_layer,
+                               op.group_tokens);
     auto [it, inserted] = index.emplace(key, merged.size());
     if (inserted) {
       merged.push_back(std::move(op));

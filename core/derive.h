@@ -27,11 +27,15 @@
 //  * MoE: layers [0, first_dense_layers) have the dense MLP (intermediate_size), the
 //    rest have router + experts (+ shared experts). Experts use moe_intermediate_size,
 //    or intermediate_size when it is 0 (Mixtral). Routed experts are one grouped op
-//    with groups = num_experts and every group at the hottest expert's load:
-//    balanced = ceil(tokens * experts_per_token / num_experts),
-//    M_expert = min(tokens, ceil(balanced * moe_skew)). With moe_skew > 1 this
-//    over-counts flops (every expert as loaded as the hottest one): a pessimistic
-//    bound, chosen because a grouped GEMM's time is set largely by its largest group.
+//    with groups = num_experts; routing (routing.h: moe_routing, or skew:moe_skew, or
+//    uniform; seeded by moe_seed) gives each expert its tokens of the step. The op's
+//    token dimension is the capacity, the largest count (masked layout: rounded up
+//    to a multiple of 16); when the counts differ from it,
+//    group_tokens holds them (fprop and dgrad: each expert's M; wgrad: its K, each
+//    padded up to a multiple of 16 with zero tokens, as FP8 MoE training pads) and
+//    flops count each expert at its own tokens. layout is moe_layout, or by default
+//    masked at or below 256 tokens per step and contiguous above. Before routing,
+//    every expert ran at the hottest one's load (moe_skew's old meaning).
 //  * Tensor parallel tp (per-rank shapes): column-parallel ops (qkv, q_b, kv_b, q,
 //    mlp_up/gate, expert/shared up/gate, lm_head) divide N by tp; row-parallel ops
 //    (attn_out, mlp_down, expert/shared down) divide K by tp. Heads divide by tp; KV
@@ -48,7 +52,7 @@
 //    per_layer) merged into one whose name joins theirs with '+' and whose layers are
 //    summed (layers counts occurrences, so full-model sums stay right); names get
 //    "@m=<M>", e.g. "qkv@m=16". <M> is the tokens of the step; routed-expert ops
-//    carry their per-expert M as above.
+//    carry their per-expert counts and capacity as above.
 #pragma once
 
 #include <cstdint>

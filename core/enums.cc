@@ -31,6 +31,8 @@ constexpr Names<TimingBackend, 2> kTimingBackendNames{
     {{TimingBackend::kEvents, "events"}, {TimingBackend::kKernels, "kernels"}}};
 constexpr Names<MeasureContext, 2> kMeasureContextNames{
     {{MeasureContext::kWorkload, "workload"}, {MeasureContext::kIsolated, "isolated"}}};
+constexpr Names<MoeLayout, 2> kMoeLayoutNames{
+    {{MoeLayout::kContiguous, "contiguous"}, {MoeLayout::kMasked, "masked"}}};
 constexpr Names<JobState, 6> kJobStateNames{{{JobState::kQueued, "queued"},
                                              {JobState::kRunning, "running"},
                                              {JobState::kSucceeded, "succeeded"},
@@ -74,6 +76,7 @@ std::string_view ToString(FastAccum v) { return Lookup(kFastAccumNames, v); }
 std::string_view ToString(AmaxAlgo v) { return Lookup(kAmaxAlgoNames, v); }
 std::string_view ToString(TimingBackend v) { return Lookup(kTimingBackendNames, v); }
 std::string_view ToString(MeasureContext v) { return Lookup(kMeasureContextNames, v); }
+std::string_view ToString(MoeLayout v) { return Lookup(kMoeLayoutNames, v); }
 std::string_view ToString(JobState v) { return Lookup(kJobStateNames, v); }
 std::string_view ToString(ItemStatus v) { return Lookup(kItemStatusNames, v); }
 std::string_view ToString(Verification v) { return Lookup(kVerificationNames, v); }
@@ -91,6 +94,7 @@ std::optional<TimingBackend> ParseTimingBackend(std::string_view s) {
 std::optional<MeasureContext> ParseMeasureContext(std::string_view s) {
   return Find(kMeasureContextNames, s);
 }
+std::optional<MoeLayout> ParseMoeLayout(std::string_view s) { return Find(kMoeLayoutNames, s); }
 std::optional<JobState> ParseJobState(std::string_view s) { return Find(kJobStateNames, s); }
 std::optional<ItemStatus> ParseItemStatus(std::string_view s) { return Find(kItemStatusNames, s); }
 std::optional<Verification> ParseVerification(std::string_view s) {

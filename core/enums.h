@@ -36,6 +36,11 @@ enum class TimingBackend { kEvents, kKernels };
 // training step; one M of a sweep or a shape list); kIsolated, only the item's own GEMM
 // (its recipes and modes).
 enum class MeasureContext { kWorkload, kIsolated };
+// How a grouped op's experts sit in memory and reach the kernel (core/routing.h):
+// kContiguous, each expert's rows as routing gave them, the launch sized from the
+// counts (prefill); kMasked, a fixed per-expert capacity with the counts beside it, so
+// the launch shape stays the same whatever the counts (decode, CUDA graphs).
+enum class MoeLayout { kContiguous, kMasked };
 
 // Lifecycle of a job. kPartial: it ran to its end, but at least one item failed (a
 // script must be able to tell it from kSucceeded). kFailed: the job itself could not
@@ -55,6 +60,7 @@ std::string_view ToString(FastAccum v);
 std::string_view ToString(AmaxAlgo v);
 std::string_view ToString(TimingBackend v);
 std::string_view ToString(MeasureContext v);
+std::string_view ToString(MoeLayout v);
 std::string_view ToString(JobState v);
 std::string_view ToString(ItemStatus v);
 std::string_view ToString(Verification v);
@@ -68,6 +74,7 @@ std::optional<FastAccum> ParseFastAccum(std::string_view s);
 std::optional<AmaxAlgo> ParseAmaxAlgo(std::string_view s);
 std::optional<TimingBackend> ParseTimingBackend(std::string_view s);
 std::optional<MeasureContext> ParseMeasureContext(std::string_view s);
+std::optional<MoeLayout> ParseMoeLayout(std::string_view s);
 std::optional<JobState> ParseJobState(std::string_view s);
 std::optional<ItemStatus> ParseItemStatus(std::string_view s);
 std::optional<Verification> ParseVerification(std::string_view s);

@@ -25,15 +25,23 @@ struct GemmShape {
 
 // One GEMM of a model (or of a shape list) in one pass.
 struct GemmOp {
-  std::string name;    // "qkv", "attn_out", "mlp_up", "mlp_down", "lm_head", ... or "MxKxN"
+  std::string name;  // "qkv", "attn_out", "mlp_up", "mlp_down", "lm_head", ... or "MxKxN"
   Pass pass = Pass::kFprop;
   GemmShape shape;
-  int64_t groups = 1;       // identical GEMMs run as one grouped call (MoE experts)
-  int64_t layers = 1;       // number of layers containing this op (full-model multiplier)
-  bool per_layer = true;    // false for once-per-model ops (LM head)
+  int64_t groups = 1;     // GEMMs of one shape run as one grouped call (MoE experts)
+  int64_t layers = 1;     // number of layers containing this op (full-model multiplier)
+  bool per_layer = true;  // false for once-per-model ops (LM head)
+  // Routed experts whose tokens routing left uneven: each group's tokens (the token
+  // dimension: M in fprop and dgrad, K in wgrad), in expert order, each 0..that
+  // dimension of `shape` (the capacity: the largest); empty when every group runs the
+  // whole shape. Size `groups` when not empty.
+  std::vector<int64_t> group_tokens;
+  MoeLayout layout = MoeLayout::kContiguous;  // grouped ops only
 
-  // Flops of the whole op: groups * 2MKN.
-  double Flops() const { return static_cast<double>(groups) * shape.Flops(); }
+  // The token dimension of `pass`'s shape: M in fprop and dgrad, K in wgrad.
+  int64_t TokenDim() const { return pass == Pass::kWgrad ? shape.k : shape.m; }
+  // Flops of the whole op: groups * 2MKN, each group at its own tokens.
+  double Flops() const;
   friend bool operator==(const GemmOp&, const GemmOp&) = default;
 };
 

@@ -3,14 +3,17 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/derive.h"
 #include "core/enums.h"
 
 namespace gemmprof::core {
 
 std::string GroupKey(const GemmOp& op) {
+  // Experts at other tokens are other data: their own buffers and batch.
   return absl::StrCat(std::string(ToString(op.pass)), " ", op.shape.m, "x", op.shape.k, "x",
-                      op.shape.n, " g", op.groups);
+                      op.shape.n, " g", op.groups,
+                      op.group_tokens.empty() ? "" : " t" + absl::StrJoin(op.group_tokens, ","));
 }
 
 std::vector<std::vector<size_t>> GroupItems(const std::vector<WorkItem>& items) {

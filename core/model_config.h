@@ -29,7 +29,14 @@ struct ModelConfig {
   int64_t moe_intermediate_size = 0;
   int64_t num_shared_experts = 0;
   int64_t first_dense_layers = 0;  // layers before the first MoE layer
-  double moe_skew = 1.0;           // hottest expert's load / balanced load
+  double moe_skew = 1.0;           // hottest expert's load / balanced load (skew:S)
+  // How tokens reach the experts (core/routing.h): "" (uniform, or skew:moe_skew),
+  // "uniform", "skew:S", "zipf:A" or "hot:K:F"; moe_seed seeds what is drawn (zipf).
+  std::string moe_routing;
+  int64_t moe_seed = 1;
+  // "" (contiguous above 256 tokens per step, masked at or below), "contiguous" or
+  // "masked" (core/enums.h MoeLayout).
+  std::string moe_layout;
   // Parallelism.
   int64_t tensor_parallel = 1;
   bool sequence_parallel = false;

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "core/derive.h"
 #include "core/limits.h"
+#include "core/routing.h"
 
 namespace gemmprof::core {
 namespace {
@@ -150,6 +151,13 @@ absl::Status ValidateMlp(const ModelConfig& c) {
       return absl::InvalidArgumentError(
           absl::StrCat("moe_skew: ", c.moe_skew, " needs num_experts > 0; leave it 1"));
     }
+    for (const auto& [field, v] :
+         {std::pair{"moe_routing", &c.moe_routing}, std::pair{"moe_layout", &c.moe_layout}}) {
+      if (!v->empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(field, ": '", *v, "' needs num_experts > 0; leave it empty"));
+      }
+    }
     return absl::OkStatus();
   }
   RETURN_IF_ERROR(CheckRange("experts_per_token", c.experts_per_token, 1, c.num_experts));
@@ -165,6 +173,18 @@ absl::Status ValidateMlp(const ModelConfig& c) {
                                                    " is outside the allowed range 1..",
                                                    c.num_experts, " (num_experts)"));
   }
+  if (!c.moe_routing.empty() && c.moe_skew != 1.0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("moe_skew: ", c.moe_skew, " and moe_routing: '", c.moe_routing,
+                     "' both given; give one (moe_skew S is moe_routing skew:S)"));
+  }
+  ASSIGN_OR_RETURN(MoeRouting routing, ParseMoeRouting(c.moe_routing, "moe_routing"));
+  RETURN_IF_ERROR(CheckMoeRouting(routing, c.num_experts, c.experts_per_token, "moe_routing"));
+  if (c.moe_seed < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("moe_seed: ", c.moe_seed, " is below 1; give 1 or more"));
+  }
+  RETURN_IF_ERROR(ResolveMoeLayout(c.moe_layout, 1, "moe_layout").status());
   return absl::OkStatus();
 }
 

@@ -24,8 +24,10 @@ namespace gemmprof::core {
 //    relu, ... as listed in the message) or swiglu / geglu / reglu; split_gate_up
 //    needs a gated MLP.
 //  * MoE (num_experts > 0): experts_per_token 1..num_experts, first_dense_layers
-//    0..num_hidden_layers-1, moe_skew finite in [1, num_experts]. Dense: the MoE fields
-//    stay 0 and moe_skew 1.
+//    0..num_hidden_layers-1, moe_skew finite in [1, num_experts]; moe_routing one of
+//    routing.h's forms within its limits (not beside moe_skew), moe_seed >= 0,
+//    moe_layout "", contiguous or masked. Dense: the MoE fields stay 0 (moe_skew 1,
+//    moe_routing and moe_layout empty).
 //  * MLA (kv_lora_rank > 0): qk_nope_head_dim, qk_rope_head_dim, v_head_dim >= 1.
 //  * tensor_parallel 1..kMaxTensorParallel dividing heads, the (expert/shared)
 //    intermediate sizes and vocab_size; kv heads divisible by tp, or tp a multiple of

@@ -209,6 +209,9 @@ Json ModelConfigJson(const core::ModelConfig& c) {
           {"num_shared_experts", c.num_shared_experts},
           {"first_dense_layers", c.first_dense_layers},
           {"moe_skew", Num(c.moe_skew, JsonForm::kStore)},
+          {"moe_routing", c.moe_routing},
+          {"moe_seed", c.moe_seed},
+          {"moe_layout", c.moe_layout},
           {"tensor_parallel", c.tensor_parallel},
           {"sequence_parallel", c.sequence_parallel},
           {"sweep_m", c.sweep_m},
@@ -221,9 +224,22 @@ Json ModelConfigJson(const core::ModelConfig& c) {
 
 Json ShapeJson(const core::GemmShape& s) { return {{"m", s.m}, {"k", s.k}, {"n", s.n}}; }
 
+// A routed op's per-group tokens and its layout, after "groups": only where they say
+// something, so the JSON of dense and uniform ops stays as it was.
+void AddGrouping(const core::GemmOp& op, Json& out) {
+  if (!op.group_tokens.empty()) out["group_tokens"] = op.group_tokens;
+  if (op.groups > 1) out["layout"] = Name(op.layout);
+}
+
 Json GemmOpJson(const core::GemmOp& op) {
-  return {{"name", op.name},     {"pass", Name(op.pass)}, {"shape", ShapeJson(op.shape)},
-          {"groups", op.groups}, {"layers", op.layers},   {"per_layer", op.per_layer}};
+  Json out = {{"name", op.name},
+              {"pass", Name(op.pass)},
+              {"shape", ShapeJson(op.shape)},
+              {"groups", op.groups}};
+  AddGrouping(op, out);
+  out["layers"] = op.layers;
+  out["per_layer"] = op.per_layer;
+  return out;
 }
 
 }  // namespace
@@ -288,18 +304,14 @@ Json StoredMeasurementJson(const core::Measurement& m) {
 
 Json WorkItemJson(const core::WorkItem& item) {
   const core::GemmOp& op = item.op;
-  return {{"seq", item.seq},
-          {"id", item.id},
-          {"op", op.name},
-          {"pass", Name(op.pass)},
-          {"m", op.shape.m},
-          {"k", op.shape.k},
-          {"n", op.shape.n},
-          {"groups", op.groups},
-          {"layers", op.layers},
-          {"per_layer", op.per_layer},
-          {"recipe", Name(item.recipe)},
-          {"mode", Name(item.mode)}};
+  Json out = {{"seq", item.seq}, {"id", item.id},   {"op", op.name},   {"pass", Name(op.pass)},
+              {"m", op.shape.m}, {"k", op.shape.k}, {"n", op.shape.n}, {"groups", op.groups}};
+  AddGrouping(op, out);
+  out["layers"] = op.layers;
+  out["per_layer"] = op.per_layer;
+  out["recipe"] = Name(item.recipe);
+  out["mode"] = Name(item.mode);
+  return out;
 }
 
 Json ItemJson(const core::ItemRecord& item, const core::DeviceInfo& device) {

@@ -47,8 +47,8 @@ Json TimingJson(const core::TimingOptions& timing, JsonForm form);
 // The store's form of a measurement: every field.
 Json StoredMeasurementJson(const core::Measurement& m);
 
-// The work an item stands for: seq, id, op, pass, m, k, n, groups, layers, per_layer,
-// recipe, mode.
+// The work an item stands for: seq, id, op, pass, m, k, n, groups, group_tokens (only
+// when set), layout (only when groups > 1), layers, per_layer, recipe, mode.
 Json WorkItemJson(const core::WorkItem& item);
 
 // One item of a job as the report document lists it (REPORT_JSON.md "items"): the work,

@@ -36,6 +36,26 @@ absl::StatusOr<double> PositiveField(absl::string_view field, double value) {
                                                  "unset for the default)"));
 }
 
+// An op's per-group tokens as GemmOp defines them: none, or one per group, each
+// 0..the shape's token dimension.
+absl::Status CheckGroupTokens(const core::GemmOp& op) {
+  if (op.group_tokens.empty()) return absl::OkStatus();
+  if (static_cast<int64_t>(op.group_tokens.size()) != op.groups) {
+    return absl::InvalidArgumentError(absl::StrCat("op.group_tokens: ", op.group_tokens.size(),
+                                                   " counts for ", op.groups,
+                                                   " groups (one per group, or none)"));
+  }
+  for (size_t i = 0; i < op.group_tokens.size(); ++i) {
+    const int64_t t = op.group_tokens[i];
+    if (t < 0 || t > op.TokenDim()) {
+      return absl::InvalidArgumentError(absl::StrCat("op.group_tokens[", i, "]: ", t,
+                                                     " is outside 0..", op.TokenDim(),
+                                                     " (the shape's token dimension)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 v1::ModelConfig ToProto(const core::ModelConfig& m) {
@@ -60,6 +80,9 @@ v1::ModelConfig ToProto(const core::ModelConfig& m) {
   p.set_num_shared_experts(m.num_shared_experts);
   p.set_first_dense_layers(m.first_dense_layers);
   p.set_moe_skew(m.moe_skew);
+  p.set_moe_routing(m.moe_routing);
+  p.set_moe_seed(m.moe_seed);
+  p.set_moe_layout(m.moe_layout);
   p.set_tensor_parallel(m.tensor_parallel);
   p.set_sequence_parallel(m.sequence_parallel);
   for (int64_t v : m.sweep_m) p.add_sweep_m(v);
@@ -94,6 +117,10 @@ core::ModelConfig FromProto(const v1::ModelConfig& p) {
   m.first_dense_layers = p.first_dense_layers();
   // proto3 cannot tell 0 from unset; a skew of 0 is meaningless, so 0 means default.
   m.moe_skew = p.moe_skew() == 0 ? 1.0 : p.moe_skew();
+  // The routing and layout stay text: the server's validation names a bad value.
+  m.moe_routing = p.moe_routing();
+  m.moe_seed = p.moe_seed() == 0 ? 1 : p.moe_seed();
+  m.moe_layout = p.moe_layout();
   m.tensor_parallel = p.tensor_parallel() == 0 ? 1 : p.tensor_parallel();
   m.sequence_parallel = p.sequence_parallel();
   m.sweep_m.assign(p.sweep_m().begin(), p.sweep_m().end());
@@ -226,6 +253,8 @@ v1::GemmOp ToProto(const core::GemmOp& op) {
   p.set_groups(op.groups);
   p.set_layers(op.layers);
   p.set_per_layer(op.per_layer);
+  for (int64_t t : op.group_tokens) p.add_group_tokens(t);
+  p.set_layout(std::string(core::ToString(op.layout)));
   return p;
 }
 
@@ -238,6 +267,11 @@ absl::StatusOr<core::GemmOp> FromProto(const v1::GemmOp& p) {
   op.groups = p.groups() == 0 ? 1 : p.groups();
   op.layers = p.layers() == 0 ? 1 : p.layers();
   op.per_layer = p.per_layer();
+  op.group_tokens.assign(p.group_tokens().begin(), p.group_tokens().end());
+  RETURN_IF_ERROR(CheckGroupTokens(op));
+  ASSIGN_OR_RETURN(op.layout, ParseEnumField<core::MoeLayout>(
+                                  "op.layout", p.layout(), core::ParseMoeLayout,
+                                  "contiguous, masked", core::MoeLayout::kContiguous));
   return op;
 }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <variant>
 
@@ -17,6 +18,7 @@
 #include "core/hf_config.h"
 #include "core/limits.h"
 #include "core/presets.h"
+#include "core/routing.h"
 #include "core/shape_parser.h"
 #include "core/validation.h"
 
@@ -206,9 +208,30 @@ void WorkloadFlags::RegisterMore(CLI::App& app) {
   app.add_flag("--sp", sp_, "Sequence parallel (changes no GEMM shape)")->group(kMore);
   app.add_flag("--split-gate-up", split_gate_up_, "Run MLP gate and up as two GEMMs")->group(kMore);
   app.add_option("--moe-skew", moe_skew_,
-                 "MoE routing skew: hottest expert's load / balanced load (default 1; every "
-                 "expert group is timed at the hottest load)")
+                 "MoE routing skew: the first expert's load / balanced load, the other "
+                 "experts sharing the rest (the same as --moe-routing skew:S; default 1)")
       ->check(CLI::Range(1.0, 1e6))
+      ->group(kMore);
+  app.add_option("--moe-routing", moe_routing_,
+                 std::string("How a step's tokens reach the MoE experts: ") +
+                     core::kMoeRoutingForms +
+                     " (default uniform). uniform: every expert the same share; skew:S: the "
+                     "first expert S times the uniform share, the others the rest; zipf:A: "
+                     "each token picks its experts with weight 1/rank^A, ranks drawn from "
+                     "--moe-seed; hot:K:F: the first K experts take fraction F of the "
+                     "assignments. Each expert group is timed at its own tokens")
+      ->group(kMore);
+  app.add_option("--moe-seed", moe_seed_, "Seeds zipf routing's draw (1 or more, default 1)")
+      ->type_name("INT")
+      ->check(ExactInteger(true).description(""))
+      ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()).description(""))
+      ->group(kMore);
+  app.add_option("--moe-layout", moe_layout_,
+                 "contiguous | masked: how the experts' tokens reach the grouped GEMM. "
+                 "contiguous: each expert's rows packed as routed, the launch sized from the "
+                 "counts; masked: a fixed capacity per expert with the counts beside it (CUDA "
+                 "graphs, decode). Default: masked at or below 256 tokens per step, "
+                 "contiguous above")
       ->group(kMore);
   app.add_option("--sweep-m", sweep_m_,
                  "Inference sweep: fprop GEMMs at each M, e.g. 1,16,128 or 1:16384:*2")
@@ -330,9 +353,11 @@ absl::StatusOr<std::optional<core::ModelConfig>> WorkloadFlags::BuildModel(
         "--shapes and model arguments (--hidden_size ..., --model, --preset, --sweep-m) are "
         "mutually exclusive");
   if (!any_seed && !model_file_ && !preset_) {
-    if (tp_ || sp_ || split_gate_up_ || sweep_m_ || moe_skew_)
+    if (tp_ || sp_ || split_gate_up_ || sweep_m_ || moe_skew_ || moe_routing_ || moe_seed_ ||
+        moe_layout_)
       return absl::InvalidArgumentError(
-          "--tp, --sp, --split-gate-up, --moe-skew and --sweep-m need a model");
+          "--tp, --sp, --split-gate-up, --moe-skew, --moe-routing, --moe-seed, --moe-layout "
+          "and --sweep-m need a model");
     return std::optional<core::ModelConfig>();
   }
   core::ModelConfig m;
@@ -353,13 +378,34 @@ absl::StatusOr<std::optional<core::ModelConfig>> WorkloadFlags::BuildModel(
   Override(micro_batch_size_, m.micro_batch_size);
   Override(sequence_length_, m.sequence_length);
   Override(tp_, m.tensor_parallel);
-  Override(moe_skew_, m.moe_skew);
+  RETURN_IF_ERROR(ApplyRouting(m));
   if (sp_) m.sequence_parallel = true;
   if (split_gate_up_) m.split_gate_up = true;
   if (sweep_m_) {
     ASSIGN_OR_RETURN(m.sweep_m, ParseSweep(*sweep_m_));
   }
   return std::optional<core::ModelConfig>(std::move(m));
+}
+
+absl::Status WorkloadFlags::ApplyRouting(core::ModelConfig& m) const {
+  if (moe_skew_ && moe_routing_) {
+    return absl::InvalidArgumentError(
+        "--moe-skew and --moe-routing: give one: --moe-skew S is --moe-routing skew:S");
+  }
+  Override(moe_skew_, m.moe_skew);
+  if (moe_routing_) {
+    // The form alone; the limits that need the model are the server's validation.
+    RETURN_IF_ERROR(core::ParseMoeRouting(*moe_routing_, "--moe-routing").status());
+    m.moe_routing = *moe_routing_;
+  }
+  Override(moe_seed_, m.moe_seed);
+  if (moe_layout_) {
+    RETURN_IF_ERROR(
+        ParseChoice("--moe-layout", *moe_layout_, &core::ParseMoeLayout, "contiguous, masked")
+            .status());
+    m.moe_layout = *moe_layout_;
+  }
+  return absl::OkStatus();
 }
 
 absl::Status WorkloadFlags::ApplyRecipes(core::JobSpec& spec) const {

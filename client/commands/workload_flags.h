@@ -39,6 +39,8 @@ class WorkloadFlags {
   // All six seed flags given (micro batch and sequence length may come from --sweep-m).
   absl::Status CheckSeedFlagsComplete() const;
   absl::StatusOr<std::optional<core::ModelConfig>> BuildModel(std::ostream& warnings) const;
+  // --moe-skew, --moe-routing, --moe-seed and --moe-layout into `m`.
+  absl::Status ApplyRouting(core::ModelConfig& m) const;
   absl::Status ApplyRecipes(core::JobSpec& spec) const;
   absl::Status ApplyModes(core::JobSpec& spec) const;
   absl::Status ApplyTiming(core::JobSpec& spec) const;
@@ -67,6 +69,9 @@ class WorkloadFlags {
   std::optional<std::string> model_file_, preset_;
   std::optional<int64_t> tp_;
   std::optional<double> moe_skew_;
+  // Routed experts (core/routing.h); checked in BuildModel.
+  std::optional<std::string> moe_routing_, moe_layout_;
+  std::optional<int64_t> moe_seed_;
   bool sp_ = false, split_gate_up_ = false;
   std::optional<std::string> sweep_m_;
   std::optional<std::string> devices_;

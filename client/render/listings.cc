@@ -1,6 +1,7 @@
 #include "client/render/listings.h"
 
 #include "client/render/format.h"
+#include "client/render/report_experts.h"
 #include "client/render/text_table.h"
 #include "report/figures.h"
 #include "report/notices.h"
@@ -84,6 +85,9 @@ Listing PlanListing(const core::Plan& plan, const core::JobSpec& spec) {
       {"Total: " + FormatFixed(total / 1e12, 3) + " TFLOP per step; " + std::to_string(items) +
        " items (" + std::to_string(plan.ops.size()) + " GEMMs x " + std::to_string(recipes.size()) +
        " recipes x " + std::to_string(modes.size()) + " modes)"}));
+  if (std::optional<Block> experts = ExpertsBlock(plan.ops, spec.model)) {
+    l.doc.sections.push_back({"Routed experts", {std::move(*experts)}});
+  }
   nlohmann::ordered_json recipe_names = nlohmann::ordered_json::array();
   nlohmann::ordered_json mode_names = nlohmann::ordered_json::array();
   for (core::Recipe r : recipes) recipe_names.push_back(S(core::ToString(r)));
@@ -91,6 +95,9 @@ Listing PlanListing(const core::Plan& plan, const core::JobSpec& spec) {
   l.summary = {{"model", plan.model_name}, {"num_layers", plan.num_layers},
                {"recipes", recipe_names},  {"modes", mode_names},
                {"items", items},           {"tflop_per_step", total / 1e12}};
+  if (nlohmann::ordered_json experts = ExpertsJson(plan.ops); !experts.empty()) {
+    l.summary["experts"] = std::move(experts);
+  }
   return l;
 }
 

@@ -6,6 +6,7 @@
 #include "client/render/model_label.h"
 #include "client/render/recipe_style.h"
 #include "client/render/roofline_chart.h"
+#include "core/derive.h"
 #include "report/energy.h"
 #include "report/figures.h"
 
@@ -154,18 +155,25 @@ BarChart TflopsChart(const Analysis& a) {
   return c;
 }
 
+// The tokens of the step an inference sweep's item belongs to (its op name's "@m=";
+// an expert op's own M is its capacity, not the step's tokens).
+int64_t StepTokens(const core::GemmOp& op) { return core::SweepM(op.name).value_or(op.shape.m); }
+
 // An inference sweep (vLLM's figure): TFLOP/s of the model's fprop GEMMs at each M, one
 // line per recipe x mode (colour: recipe, dash: mode), p20..p80 whiskers. The figure at
 // one M is the flops of those GEMMs (times their layers) over the same sum of their
-// median times; the whisker uses the sums of their p80 and p20 times.
-BarChart SweepTflopsChart(const Analysis& a) {
+// median times; the whisker uses the sums of their p80 and p20 times. `experts`: the
+// routed experts' GEMMs only (vLLM's MoE benchmark figure), each counted at its experts'
+// own tokens.
+BarChart SweepTflopsChart(const Analysis& a, bool experts = false) {
   BarChart c;
-  c.title = "Throughput against M (inference sweep)";
+  c.title = experts ? "Routed experts: throughput against tokens per step"
+                    : "Throughput against M (inference sweep)";
   c.subtitle = Subject(a);
-  c.y_label = "fprop GEMMs of the model (TFLOP/s)";
-  c.x_label = "M (tokens per call); whisker: p20..p80";
+  c.y_label = experts ? "expert GEMMs (TFLOP/s)" : "fprop GEMMs of the model (TFLOP/s)";
+  c.x_label = "M (tokens per step); whisker: p20..p80";
   std::vector<int64_t> ms;
-  for (const core::ItemRecord& r : a.report().items) ms.push_back(r.item.op.shape.m);
+  for (const core::ItemRecord& r : a.report().items) ms.push_back(StepTokens(r.item.op));
   std::sort(ms.begin(), ms.end());
   ms.erase(std::unique(ms.begin(), ms.end()), ms.end());
   for (int64_t m : ms) c.x_categories.push_back(std::to_string(m));
@@ -180,7 +188,9 @@ BarChart SweepTflopsChart(const Analysis& a) {
       for (const core::ItemRecord& rec : a.report().items) {
         if (rec.item.recipe != r || rec.item.mode != mode || !rec.result.has_value()) continue;
         if (rec.item.op.pass != core::Pass::kFprop) continue;
-        const size_t i = std::lower_bound(ms.begin(), ms.end(), rec.item.op.shape.m) - ms.begin();
+        if (experts && rec.item.op.groups <= 1) continue;
+        const size_t i =
+            std::lower_bound(ms.begin(), ms.end(), StepTokens(rec.item.op)) - ms.begin();
         const core::SampleStats& t = rec.result->time;
         const double layers = std::max<int64_t>(1, rec.item.op.layers);
         at[i].flops += rec.result->flops * layers;
@@ -350,7 +360,12 @@ absl::StatusOr<std::string> RenderChartSvg(const core::Report& report, ChartKind
         "job " + std::to_string(report.job.id) + " (" +
         std::string(core::ToString(report.job.state)) +
         ") has no recipe with a complete set of results; nothing to plot yet");
-  if (a.is_sweep() && kind == ChartKind::kTflops) return RenderSvg(SweepTflopsChart(a));
+  if (a.is_sweep() && kind == ChartKind::kTflops) {
+    bool grouped = false;
+    for (const core::ItemRecord& r : report.items) grouped |= r.item.op.groups > 1;
+    if (!grouped) return RenderSvg(SweepTflopsChart(a));
+    return RenderSvgStack({SweepTflopsChart(a), SweepTflopsChart(a, true)});
+  }
   if (a.is_sweep())
     return absl::FailedPreconditionError(
         "job " + std::to_string(report.job.id) +

@@ -73,6 +73,15 @@ std::vector<std::string> ContextEnergyCells(const core::ItemRecord& r,
           e.not_measured};
 }
 
+// A routed op's per-group tokens (';'-joined, so the cell needs no quoting) and its
+// layout (grouped ops only); empty where they do not apply.
+std::vector<std::string> GroupingCells(const core::GemmOp& op) {
+  std::string tokens;
+  for (size_t i = 0; i < op.group_tokens.size(); ++i)
+    tokens += (i ? ";" : "") + Int(op.group_tokens[i]);
+  return {tokens, op.groups > 1 ? Str(core::ToString(op.layout)) : ""};
+}
+
 std::vector<std::string> ItemCells(const core::ItemRecord& r, const core::DeviceInfo& device,
                                    const std::vector<report::BatchState>& batches) {
   const core::GemmOp& op = r.item.op;
@@ -95,6 +104,8 @@ std::vector<std::string> ItemCells(const core::ItemRecord& r, const core::Device
     cells.resize(cells.size() + 27 + 16);
     cells.push_back(Int(r.item.id));
     cells.resize(cells.size() + 5 + 5 + kContextEnergyColumns);
+    const std::vector<std::string> grouping = GroupingCells(op);
+    cells.insert(cells.end(), grouping.begin(), grouping.end());
     return cells;
   }
   const core::Measurement& m = *r.result;
@@ -130,6 +141,8 @@ std::vector<std::string> ItemCells(const core::ItemRecord& r, const core::Device
                              Int(m.kernel_samples), m.kernel_names, Bool(m.profiled)});
   const std::vector<std::string> context = ContextEnergyCells(r, batches);
   cells.insert(cells.end(), context.begin(), context.end());
+  const std::vector<std::string> grouping = GroupingCells(op);
+  cells.insert(cells.end(), grouping.begin(), grouping.end());
   return cells;
 }
 
@@ -162,7 +175,10 @@ const std::vector<std::string>& ReportCsvColumns() {
       // the batch it was measured in and its state; energy (--energy; empty when not measured)
       "batch_id", "context", "batch_gemms", "batch_power_w", "batch_sm_clock_mhz_mean",
       "energy_joules", "energy_ci_low_joules", "energy_ci_high_joules", "energy_power_w",
-      "energy_window_s", "energy_counter_updates", "tflop_per_joule", "energy_not_measured"};
+      "energy_window_s", "energy_counter_updates", "tflop_per_joule", "energy_not_measured",
+      // routed experts: per-group tokens ("3;0;5", empty when none) and the layout of a
+      // grouped op (empty for groups == 1)
+      "group_tokens", "moe_layout"};
   return kColumns;
 }
 

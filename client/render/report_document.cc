@@ -5,6 +5,7 @@
 #include "client/render/format.h"
 #include "client/render/report_context.h"
 #include "client/render/report_energy.h"
+#include "client/render/report_experts.h"
 #include "client/render/report_kernels.h"
 #include "client/render/terminal_chart.h"
 #include "report/figures.h"
@@ -393,6 +394,8 @@ Document BuildReportDocument(const Analysis& a, bool with_chart) {
   if (std::optional<Section> kernels = KernelTimingSection(a.report()))
     doc.sections.push_back(std::move(*kernels));
   if (std::optional<Section> energy = EnergySection(a)) doc.sections.push_back(std::move(*energy));
+  if (std::optional<Section> experts = ExpertsSection(a))
+    doc.sections.push_back(std::move(*experts));
 
   if (a.is_sweep()) {
     doc.sections.push_back(SweepSection(a));

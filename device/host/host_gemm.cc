@@ -150,6 +150,25 @@ HostOperands MakeHostOperands(const core::GemmShape& shape, int64_t groups, uint
   return ops;
 }
 
+void ApplyGroupTokens(const core::GemmOp& op, HostOperands& ops) {
+  if (op.group_tokens.empty()) return;
+  for (int64_t g = 0; g < ops.groups; ++g) {
+    const int64_t t = op.group_tokens[g];
+    if (op.pass != core::Pass::kWgrad) {
+      std::fill(ops.a.begin() + (g * ops.m + t) * ops.k, ops.a.begin() + (g + 1) * ops.m * ops.k,
+                0.0f);
+      continue;
+    }
+    for (auto [v, rows] : {std::pair{&ops.a, ops.m}, std::pair{&ops.b, ops.n}}) {
+      for (int64_t r = 0; r < rows; ++r) {
+        const auto row = v->begin() + (g * rows + r) * ops.k;
+        std::fill(row + t, row + ops.k, 0.0f);
+      }
+    }
+  }
+  if (op.pass != core::Pass::kWgrad) ops.rows = op.group_tokens;
+}
+
 void GemmFp32(std::span<const float> a, std::span<const float> b, int64_t m, int64_t k, int64_t n,
               std::span<float> c, int threads) {
   GemmParallel<float>(a, b, m, k, n, c.data(), threads);
@@ -228,18 +247,21 @@ absl::StatusOr<HostGemmResult> HostReferenceGemm(Recipe recipe, core::Pass pass,
   result.out.resize(ops.groups * c_size);
   result.reference.resize(ops.groups * c_size);
   for (int64_t g = 0; g < ops.groups; ++g) {
-    const std::span<const float> a(ops.a.data() + g * a_size, a_size);
+    // An expert's rows past its tokens stay zero in both (see HostOperands::rows).
+    const int64_t rows = ops.RowsOf(g);
+    if (rows == 0) continue;
+    const std::span<const float> a(ops.a.data() + g * a_size, rows * ops.k);
     const std::span<const float> b(ops.b.data() + g * b_size, b_size);
     const std::span<const float> a_hist(ops.a_amax_history.data() + g * hist, hist);
     const std::span<const float> b_hist(ops.b_amax_history.data() + g * hist, hist);
     const std::vector<float> a_dq =
-        QuantizedOperand::Quantize(recipe, RoleOfA(pass), a, ops.m, ops.k, a_hist, amax_algo)
+        QuantizedOperand::Quantize(recipe, RoleOfA(pass), a, rows, ops.k, a_hist, amax_algo)
             .Dequantize();
     const std::vector<float> b_dq =
         QuantizedOperand::Quantize(recipe, RoleOfB(pass), b, ops.n, ops.k, b_hist, amax_algo)
             .Dequantize();
-    GemmParallel<float>(a_dq, b_dq, ops.m, ops.k, ops.n, result.out.data() + g * c_size, threads);
-    GemmParallel<double>(a, b, ops.m, ops.k, ops.n, result.reference.data() + g * c_size, threads);
+    GemmParallel<float>(a_dq, b_dq, rows, ops.k, ops.n, result.out.data() + g * c_size, threads);
+    GemmParallel<double>(a, b, rows, ops.k, ops.n, result.reference.data() + g * c_size, threads);
   }
   double num = 0, den = 0;
   for (size_t i = 0; i < result.out.size(); ++i) {

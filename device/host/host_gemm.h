@@ -57,7 +57,19 @@ struct HostOperands {
   // fp8-delayed only: amaxes of previous tensors of the same distribution, index 0 = most
   // recent, per group: groups * history_len entries.
   std::vector<float> a_amax_history, b_amax_history;
+  // Routed experts at uneven tokens in fprop or dgrad (ApplyGroupTokens): the rows of
+  // each group's A that hold tokens (0..m; the rest are zeros and C's rows there stay
+  // zero); empty: m rows each.
+  std::vector<int64_t> rows;
+
+  int64_t RowsOf(int64_t g) const { return rows.empty() ? m : rows[g]; }
 };
+
+// Lays `op`'s experts out as the CUDA runner does (kernels/runner/measure_parts.h): each
+// expert at the capacity, its tokens first and zeros after them, in A's rows (fprop,
+// dgrad: `rows` set, so each expert's GEMM runs its own rows) or in A's and B's K columns
+// (wgrad: every expert at the capacity K). No-op for ops without group_tokens.
+void ApplyGroupTokens(const core::GemmOp& op, HostOperands& ops);
 
 // Standard normal BF16-rounded values from std::mt19937_64(seed) and a Box-Muller
 // transform written here, so the values do not depend on the standard library's

@@ -17,6 +17,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "core/routing.h"
 #include "core/stats.h"
 #include "device/host/host_work.h"
 #include "measure/members.h"
@@ -282,6 +283,10 @@ core::Measurement HostMeasurement(const core::GroupRequest& request, const HostM
   if (std::string note = core::QuantizationNote(item); !note.empty()) {
     absl::StrAppend(&m.notes, "; ", note);
   }
+  if (std::string experts = core::ExpertsNote(item.op); !experts.empty()) {
+    // Either layout: each expert's GEMM runs its own rows (wgrad: the capacity K).
+    absl::StrAppend(&m.notes, "; ", experts);
+  }
   if (timing.timing_backend == core::TimingBackend::kKernels) {
     absl::StrAppend(&m.notes,
                     "; kernel-only timing needs a GPU (CUPTI): events-style wall time only");
@@ -345,8 +350,8 @@ absl::StatusOr<core::GroupResult> HostRunner::MeasureOneGroup(const core::GroupR
   const core::WorkItem& first = request.items[members.front().items.front()];
   // Every item of the group reads the same A and B (the streams do not depend on the
   // history length); fp8-delayed adds its amax history.
-  const HostOperands ops =
-      MakeHostOperands(first.op.shape, first.op.groups, timing.seed, history_len);
+  HostOperands ops = MakeHostOperands(first.op.shape, first.op.groups, timing.seed, history_len);
+  ApplyGroupTokens(first.op, ops);
   std::vector<HostMember> ready;
   std::vector<const measure::MemberItems*> ready_items;
   for (const measure::MemberItems& m : members) {

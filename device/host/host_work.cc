@@ -21,13 +21,16 @@ std::span<const float> Part(const std::vector<float>& v, int64_t offset, int64_t
 }
 
 // A (or B) of group `g`, quantized with the item's recipe and the pass's operand roles.
+// A routed expert's A holds its tokens' rows only; an expert without tokens has nothing
+// to quantize (an empty BF16 operand stands in, and its GEMM is skipped).
 QuantizedOperand QuantizeA(const core::WorkItem& item, const HostOperands& ops, int64_t g,
                            core::AmaxAlgo amax_algo) {
-  const int64_t size = ops.m * ops.k;
+  const int64_t rows = ops.RowsOf(g);
   const size_t hist = ops.a_amax_history.size() / ops.groups;
-  return QuantizedOperand::Quantize(item.recipe, RoleOfA(item.op.pass), Part(ops.a, g * size, size),
-                                    ops.m, ops.k, Part(ops.a_amax_history, g * hist, hist),
-                                    amax_algo);
+  return QuantizedOperand::Quantize(rows == 0 ? core::Recipe::kBf16 : item.recipe,
+                                    RoleOfA(item.op.pass),
+                                    Part(ops.a, g * ops.m * ops.k, rows * ops.k), rows, ops.k,
+                                    Part(ops.a_amax_history, g * hist, hist), amax_algo);
 }
 
 QuantizedOperand QuantizeB(const core::WorkItem& item, const HostOperands& ops, int64_t g,
@@ -156,7 +159,10 @@ std::pair<std::optional<QuantizedOperand>, std::optional<QuantizedOperand>> Host
 }
 
 void HostWork::Gemm(const QuantizedOperand& a, const QuantizedOperand& b) {
-  GemmFp32(a.Dequantize(), b.Dequantize(), ops_.m, ops_.k, ops_.n, c_, threads_);
+  const std::vector<float> a_dq = a.Dequantize();
+  const int64_t rows = static_cast<int64_t>(a_dq.size()) / ops_.k;  // an expert's tokens
+  if (rows == 0) return;
+  GemmFp32(a_dq, b.Dequantize(), rows, ops_.k, ops_.n, c_, threads_);
 }
 
 }  // namespace gemmprof::device

@@ -76,6 +76,7 @@ class MatmulPlan {
   std::string AlgorithmDescription() const;
   int candidates() const { return static_cast<int>(heuristics_.size()); }
   int chosen() const { return chosen_; }
+  const MatmulSpec& spec() const { return spec_; }
   bool chose_workspace_limited() const { return chosen_ >= 0 && chosen_ == limited_index_; }
 
  private:

@@ -133,6 +133,13 @@ Made MakeRowwiseTile64(const RowwiseProblem& problem, int device);
 Made MakeRowwiseTile128(const RowwiseProblem& problem, int device);
 Made MakeRowwiseTile64Split(const RowwiseProblem& problem, int device);
 Made MakeRowwiseTile128Split(const RowwiseProblem& problem, int device);
+// Tile 128x128x128 with cluster 1x2x1 (Tile128N: pingpong; Cooperative: both consumer
+// warp groups on one tile): experts of one 128-row tile, whose 2x1 cluster would leave
+// half its CTAs idle.
+Made MakeRowwiseTile128N(const RowwiseProblem& problem, int device);
+Made MakeRowwiseTile128NSplit(const RowwiseProblem& problem, int device);
+Made MakeRowwiseCooperative(const RowwiseProblem& problem, int device);
+Made MakeRowwiseCooperativeSplit(const RowwiseProblem& problem, int device);
 // Grouped row-wise: any size per group (an expert's rows as routing gave them; m may be
 // 0), pointer arrays per group, each group's scales by pointer (Group::a_scales [m],
 // bt_scales [n]); pingpong, tile 64x128x128, cluster 1x2x1 (experts' row counts are

@@ -79,6 +79,10 @@ const char* RowwiseGemmScheduleName(RowwiseGemmSchedule schedule) {
       return "pingpong 128x128";
     case RowwiseGemmSchedule::kTile128Swizzle8:
       return "pingpong 128x128 swizzle 8";
+    case RowwiseGemmSchedule::kTile128N:
+      return "pingpong 128x128 cluster 1x2";
+    case RowwiseGemmSchedule::kCooperative:
+      return "cooperative 128x128";
     case RowwiseGemmSchedule::kGrouped:
       return "grouped";
   }
@@ -263,9 +267,18 @@ absl::StatusOr<cutlass_gemm::Made> MakeRowwiseGemm(const RowwiseGemmSpec& spec,
   p.a_scales = f.a_scales;
   p.bt_scales = f.bt_scales;
   p.swizzle = schedule == RowwiseGemmSchedule::kTile128Swizzle8 ? 8 : 1;
-  if (schedule == RowwiseGemmSchedule::kTile64) {
-    return fast ? cutlass_gemm::MakeRowwiseTile64(p, device)
-                : cutlass_gemm::MakeRowwiseTile64Split(p, device);
+  switch (schedule) {
+    case RowwiseGemmSchedule::kTile64:
+      return fast ? cutlass_gemm::MakeRowwiseTile64(p, device)
+                  : cutlass_gemm::MakeRowwiseTile64Split(p, device);
+    case RowwiseGemmSchedule::kTile128N:
+      return fast ? cutlass_gemm::MakeRowwiseTile128N(p, device)
+                  : cutlass_gemm::MakeRowwiseTile128NSplit(p, device);
+    case RowwiseGemmSchedule::kCooperative:
+      return fast ? cutlass_gemm::MakeRowwiseCooperative(p, device)
+                  : cutlass_gemm::MakeRowwiseCooperativeSplit(p, device);
+    default:
+      break;
   }
   return fast ? cutlass_gemm::MakeRowwiseTile128(p, device)
               : cutlass_gemm::MakeRowwiseTile128Split(p, device);

@@ -98,12 +98,16 @@ enum class RowwiseGemmSchedule {
   kTile64,           // tile 64x128x128, cluster 1x2x1: small M
   kTile128,          // tile 128x128x128, cluster 2x1x1
   kTile128Swizzle8,  // kTile128, the tile scheduler's swizzle 8 (L2 reuse on big problems)
+  kTile128N,         // tile 128x128x128, cluster 1x2x1 (experts of one M tile)
+  kCooperative,      // cooperative 128x128x128, cluster 1x2x1
   kGrouped,          // pointer arrays, tile 64x128x128 (sm_100a: its own form); groups > 1
 };
 inline constexpr RowwiseGemmSchedule kRowwiseGemmSchedules[] = {
-    RowwiseGemmSchedule::kTile64, RowwiseGemmSchedule::kTile128,
-    RowwiseGemmSchedule::kTile128Swizzle8, RowwiseGemmSchedule::kGrouped};
-// "pingpong 64x128", "pingpong 128x128", "pingpong 128x128 swizzle 8", "grouped".
+    RowwiseGemmSchedule::kTile64,          RowwiseGemmSchedule::kTile128,
+    RowwiseGemmSchedule::kTile128Swizzle8, RowwiseGemmSchedule::kTile128N,
+    RowwiseGemmSchedule::kCooperative,     RowwiseGemmSchedule::kGrouped};
+// "pingpong 64x128", "pingpong 128x128", "pingpong 128x128 swizzle 8", "pingpong 128x128
+// cluster 1x2", "cooperative 128x128", "grouped".
 const char* RowwiseGemmScheduleName(RowwiseGemmSchedule schedule);
 
 class CutlassGemm {

@@ -38,8 +38,21 @@ int64_t Bytes(cudaDataType_t t, int64_t n) {
 double GemmBytes(const core::WorkItem& item, const Operands& o) {
   const core::GemmShape& s = item.op.shape;
   const int64_t g = item.op.groups;
-  return Bytes(o.a.data_type(), g * s.m * s.k) + Bytes(o.bt.data_type(), g * s.n * s.k) +
-         2.0 * g * s.m * s.n;
+  // fprop, dgrad: A's and C's rows are the experts' tokens (the weights read whole).
+  const int64_t rows = RoutedRows(item.op);
+  return Bytes(o.a.data_type(), rows * s.k) + Bytes(o.bt.data_type(), g * s.n * s.k) +
+         2.0 * rows * s.n;
+}
+
+int64_t RoutedRows(const core::GemmOp& op) {
+  if (op.group_tokens.empty() || op.pass == core::Pass::kWgrad) return op.groups * op.shape.m;
+  int64_t rows = 0;
+  for (int64_t t : op.group_tokens) rows += t;
+  return rows;
+}
+
+bool RunsPerExpertRows(const core::GemmOp& op) {
+  return !op.group_tokens.empty() && op.pass != core::Pass::kWgrad;
 }
 
 double QuantBytes(const core::WorkItem& item, const Operands& o, const TimedQuantization& t) {
@@ -126,6 +139,19 @@ core::quant::Fp8Format Fp8FormatOf(const OperandQuantizer& q) {
 
 }  // namespace
 
+namespace {
+
+// Group g's rows in a CUTLASS launch: its tokens for the grouped forms (they follow the
+// counts in either layout); the capacity for the batched forms in the masked layout;
+// its tokens otherwise (the batched forms then refuse uneven experts).
+int64_t CutlassRows(const core::GemmOp& op, int64_t g, bool grouped_form) {
+  if (!RunsPerExpertRows(op)) return op.shape.m;
+  if (!grouped_form && op.layout == core::MoeLayout::kMasked) return op.shape.m;
+  return op.group_tokens[g];
+}
+
+}  // namespace
+
 absl::StatusOr<CutlassGemm> CreateBlockGemm(const core::WorkItem& item, const Operands& o,
                                             BlockGemmSchedule schedule, int device, int sm) {
   const core::GemmShape& s = item.op.shape;
@@ -135,7 +161,7 @@ absl::StatusOr<CutlassGemm> CreateBlockGemm(const core::WorkItem& item, const Op
   spec.bt_128x128 = o.bt.config().weight;
   for (int64_t g = 0; g < item.op.groups; ++g) {
     BlockGemmGroup one;
-    one.m = s.m;
+    one.m = CutlassRows(item.op, g, schedule == BlockGemmSchedule::kGrouped);
     one.n = s.n;
     one.k = s.k;
     one.a = static_cast<const uint8_t*>(o.a.data()) + g * s.m * s.k;
@@ -151,18 +177,25 @@ absl::StatusOr<CutlassGemm> CreateBlockGemm(const core::WorkItem& item, const Op
 absl::StatusOr<CutlassGemm> CreateRowwiseGemm(const core::WorkItem& item, const Operands& o,
                                               bool fast_accum, RowwiseGemmSchedule schedule,
                                               int device, int sm) {
+  const core::GemmShape& s = item.op.shape;
   RowwiseGemmSpec spec;
   spec.a_format = Fp8FormatOf(o.a);
   spec.bt_format = Fp8FormatOf(o.bt);
-  spec.m = item.op.shape.m;
-  spec.n = item.op.shape.n;
-  spec.k = item.op.shape.k;
-  spec.a = o.a.data();
-  spec.bt = o.bt.data();
-  spec.c = o.c;
-  spec.a_scales = static_cast<const float*>(o.a.gemm_scale());
-  spec.bt_scales = static_cast<const float*>(o.bt.gemm_scale());
   spec.fast_accum = fast_accum;
+  const auto* a_scales = static_cast<const float*>(o.a.gemm_scale());
+  const auto* bt_scales = static_cast<const float*>(o.bt.gemm_scale());
+  for (int64_t g = 0; g < item.op.groups; ++g) {
+    BlockGemmGroup one;
+    one.m = CutlassRows(item.op, g, schedule == RowwiseGemmSchedule::kGrouped);
+    one.n = s.n;
+    one.k = s.k;
+    one.a = static_cast<const uint8_t*>(o.a.data()) + g * s.m * s.k;
+    one.bt = static_cast<const uint8_t*>(o.bt.data()) + g * s.n * s.k;
+    one.c = o.c + g * s.m * s.n;
+    one.a_scales = a_scales + g * s.m;
+    one.bt_scales = bt_scales + g * s.n;
+    spec.groups.push_back(one);
+  }
   return CutlassGemm::CreateRowwise(spec, schedule, device, sm);
 }
 
@@ -194,10 +227,6 @@ absl::Status CudaRunner::ChooseGemmLibrary(Member& m, const TimerOptions& item_o
       RETURN_IF_ERROR(add(CreateBlockGemm(m.item, m.o, schedule, ordinal_, sm_),
                           BlockGemmScheduleName(schedule)));
     }
-  } else if (m.item.op.groups > 1) {
-    refused =
-        "the CUTLASS row-wise GEMM runs one GEMM; grouped items stay one cuBLASLt call "
-        "per group";
   } else {
     for (RowwiseGemmSchedule schedule : kRowwiseGemmSchedules) {
       RETURN_IF_ERROR(add(CreateRowwiseGemm(m.item, m.o, m.fast_accum, schedule, ordinal_, sm_),
@@ -279,6 +308,24 @@ absl::StatusOr<Sources> PrepareSources(DevicePool& pool, const core::WorkItem& i
   ASSIGN_OR_RETURN(src.bt, pool.GetAs<__nv_bfloat16>(prefix + "bt.src", bt_n));
   CUDA_RETURN_IF_ERROR(FillRandomNormalBf16(src.a, a_n, timing.seed, kTensorA, st));
   CUDA_RETURN_IF_ERROR(FillRandomNormalBf16(src.bt, bt_n, timing.seed, kTensorBt, st));
+  // Experts below the capacity: their missing tokens are zeros (measure_parts.h).
+  const std::vector<int64_t>& tokens = item.op.group_tokens;
+  for (size_t g = 0; g < tokens.size(); ++g) {
+    const int64_t cap = item.op.TokenDim(), pad = cap - tokens[g];
+    if (pad <= 0) continue;
+    if (item.op.pass != core::Pass::kWgrad) {
+      // A's rows tokens[g]..cap of group g.
+      CUDA_RETURN_IF_ERROR(cudaMemsetAsync(src.a + (g * s.m + tokens[g]) * s.k, 0,
+                                           pad * s.k * sizeof(__nv_bfloat16), st));
+      continue;
+    }
+    // wgrad: columns tokens[g]..cap (K) of every row of A and B^T.
+    for (auto [base, rows] :
+         {std::pair{src.a + g * s.m * s.k, s.m}, std::pair{src.bt + g * s.n * s.k, s.n}}) {
+      CUDA_RETURN_IF_ERROR(cudaMemset2DAsync(base + tokens[g], s.k * sizeof(__nv_bfloat16), 0,
+                                             pad * sizeof(__nv_bfloat16), rows, st));
+    }
+  }
   return src;
 }
 
@@ -341,6 +388,7 @@ MatmulSpec GemmSpec(const core::GemmOp& op, const Operands& o, std::optional<boo
 // `per_group_reason` is cuBLASLt's refusal of the batched call.
 absl::StatusOr<std::vector<MatmulPlan>> CreatePlans(cublasLtHandle_t lt, const MatmulSpec& spec,
                                                     const Operands& o, int candidates,
+                                                    const std::vector<int64_t>& expert_rows,
                                                     std::string* per_group_reason) {
   std::vector<MatmulPlan> plans;
   const int64_t a_scales = o.a.gemm_scale_group_floats(),
@@ -349,27 +397,41 @@ absl::StatusOr<std::vector<MatmulPlan>> CreatePlans(cublasLtHandle_t lt, const M
   // every group (no batch stride for scale pointers), so groups always go one by one.
   const bool row_scaled = spec.a_scale_mode == CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
   absl::StatusOr<MatmulPlan> whole =
-      row_scaled && spec.batch > 1
+      !expert_rows.empty()
+          ? absl::FailedPreconditionError(
+                "the experts' tokens differ and cuBLASLt's strided batch runs one size")
+      : row_scaled && spec.batch > 1
           ? absl::FailedPreconditionError(
                 "cuBLASLt's strided batch takes one row-scale vector per operand, not one per "
                 "group")
           : MatmulPlan::Create(lt, spec, candidates);
+  const bool scales_per_group = a_scales > 0 && bt_scales > 0;
   if (whole.ok() || !absl::IsFailedPrecondition(whole.status()) || spec.batch == 1 ||
-      a_scales == 0 || bt_scales == 0) {
+      (!scales_per_group && expert_rows.empty())) {
     if (!whole.ok()) return whole.status();
     plans.push_back(*std::move(whole));
     return plans;
   }
-  // fp8-block and fp8-rowwise: one byte per element, BF16 output, fp32 scales.
+  // Group g's operands, output and scales at its offset (the per-tensor recipes' one
+  // scale shared: no scale stride).
   const int64_t m = spec.m, n = spec.n, k = spec.k;
   for (int64_t g = 0; g < spec.batch; ++g) {
     MatmulSpec one = spec;
     one.batch = 1;
-    one.a = static_cast<const uint8_t*>(spec.a) + g * m * k;
-    one.bt = static_cast<const uint8_t*>(spec.bt) + g * n * k;
+    if (!expert_rows.empty()) {
+      // An expert's rows rounded up to 16 (zeros past its tokens, within the capacity):
+      // cuBLASLt has no algorithm for some row counts (block scales need 16-row
+      // multiples), as FP8 MoE pads each expert's tokens.
+      one.m = std::min(m, (expert_rows[g] + 15) / 16 * 16);
+      if (one.m == 0) continue;  // nothing to compute; its C rows stay zero
+    }
+    one.a = static_cast<const uint8_t*>(spec.a) + Bytes(spec.a_type, g * m * k);
+    one.bt = static_cast<const uint8_t*>(spec.bt) + Bytes(spec.bt_type, g * n * k);
     one.c = static_cast<__nv_bfloat16*>(spec.c) + g * m * n;
-    one.a_scale = static_cast<const float*>(spec.a_scale) + g * a_scales;
-    one.bt_scale = static_cast<const float*>(spec.bt_scale) + g * bt_scales;
+    if (spec.a_scale != nullptr && a_scales > 0)
+      one.a_scale = static_cast<const float*>(spec.a_scale) + g * a_scales;
+    if (spec.bt_scale != nullptr && bt_scales > 0)
+      one.bt_scale = static_cast<const float*>(spec.bt_scale) + g * bt_scales;
     ASSIGN_OR_RETURN(MatmulPlan p, MatmulPlan::Create(lt, one, candidates));
     plans.push_back(std::move(p));
   }

@@ -49,8 +49,17 @@ class GroupBuffers {
   std::deque<Set> sets_;
 };
 
+// Routed experts with uneven tokens (GemmOp::group_tokens): every expert's operands sit
+// at the capacity (the op's token dimension), group after group, its tokens first and
+// zeros after them (A's rows in fprop and dgrad; A's and B^T's K columns in wgrad), and
+// the output starts zeroed. A GEMM that follows the counts (cuBLASLt one call per
+// expert at its rows, CUTLASS's grouped forms with each expert's rows as its problem
+// size) and one that runs the whole capacity (the masked layout's strided batch) then
+// write the same C, and the verifier checks both against one reference. wgrad runs every
+// expert at the capacity K (its padding contributes zeros): per-expert K is not run.
+//
 // Random-normal BF16 A and B^T from the job's seed, generated on the device, in the pool
-// slots "<prefix>a.src" and "<prefix>bt.src".
+// slots "<prefix>a.src" and "<prefix>bt.src"; an uneven expert's padding zeroed.
 absl::StatusOr<Sources> PrepareSources(DevicePool& pool, const core::WorkItem& item,
                                        const core::TimingOptions& timing, cudaStream_t st,
                                        const std::string& prefix = "");
@@ -69,9 +78,13 @@ MatmulSpec GemmSpec(const core::GemmOp& op, const Operands& o, std::optional<boo
                     const DeviceBuffer& workspace);
 
 // One plan, or one per group where cuBLASLt has no batched algorithm for block scales
-// (`per_group_reason` then says why).
+// (`per_group_reason` then says why). `expert_rows` (contiguous experts at uneven
+// tokens: fprop, dgrad) gives each group's rows: one plan per expert at its rows rounded
+// up to 16 (zeros past its tokens), none for an expert without tokens; empty: every
+// group at spec.m.
 absl::StatusOr<std::vector<MatmulPlan>> CreatePlans(cublasLtHandle_t lt, const MatmulSpec& spec,
                                                     const Operands& o, int candidates,
+                                                    const std::vector<int64_t>& expert_rows,
                                                     std::string* per_group_reason);
 
 // Times each of `candidates` (ways to run one item's GEMM) in a burst of `rounds`
@@ -94,6 +107,12 @@ absl::Status Autotune(MatmulPlan& plan, const IterationTimer& timer, cudaStream_
 double GemmBytes(const core::WorkItem& item, const Operands& o);
 double QuantBytes(const core::WorkItem& item, const Operands& o, const TimedQuantization& t);
 
+// A's (and C's) rows the GEMM works on: the experts' tokens in fprop and dgrad when
+// routing left them uneven, otherwise groups x M.
+int64_t RoutedRows(const core::GemmOp& op);
+// Whether the op's experts run at their own rows (uneven tokens, fprop or dgrad).
+bool RunsPerExpertRows(const core::GemmOp& op);
+
 // `cutlass`: the groups run in one CUTLASS launch (grouped or batched form) instead of
 // cuBLASLt.
 std::string GroupedNote(const core::WorkItem& item, const TimedQuantization& t, const Operands& o,
@@ -104,9 +123,9 @@ std::string GroupedNote(const core::WorkItem& item, const TimedQuantization& t, 
 // where it cannot run here (see CutlassGemm::Create).
 absl::StatusOr<CutlassGemm> CreateBlockGemm(const core::WorkItem& item, const Operands& o,
                                             BlockGemmSchedule schedule, int device, int sm);
-// fp8-rowwise, one GEMM (groups == 1): the CUTLASS GEMM with the row scales of A and B^T
-// (the quantizer's scale_inv vectors) applied in its epilogue. FailedPrecondition where it
-// cannot run here (see CutlassGemm::CreateRowwise: fast accumulation only).
+// fp8-rowwise: the CUTLASS GEMM with the row scales of A and B^T (the quantizer's
+// scale_inv vectors, group g's m and n floats on) applied in its epilogue, every group in
+// one launch. FailedPrecondition where it cannot run here (see CutlassGemm::CreateRowwise).
 absl::StatusOr<CutlassGemm> CreateRowwiseGemm(const core::WorkItem& item, const Operands& o,
                                               bool fast_accum, RowwiseGemmSchedule schedule,
                                               int device, int sm);

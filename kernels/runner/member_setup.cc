@@ -8,6 +8,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/error_detail.h"
+#include "core/routing.h"
+#include "kernels/cuda/cuda_check.h"
 #include "kernels/runner/cuda_runner.h"
 #include "kernels/runner/member.h"
 
@@ -42,6 +44,11 @@ absl::StatusOr<const GroupBuffers::Set*> GroupBuffers::For(DevicePool& pool,
   ASSIGN_OR_RETURN(s.c, core::WhileDoing(pool.GetAs<__nv_bfloat16>(
                                              prefix + "c", item.op.groups * shape.m * shape.n),
                                          "preparing the output"));
+  if (!item.op.group_tokens.empty()) {
+    // Rows a per-expert launch never writes read as the zeros the reference has there.
+    CUDA_RETURN_IF_ERROR(
+        cudaMemsetAsync(s.c, 0, item.op.groups * shape.m * shape.n * sizeof(__nv_bfloat16), st));
+  }
   sets_.push_back(std::move(s));
   return &sets_.back();
 }
@@ -70,8 +77,12 @@ absl::Status CudaRunner::PrepareMember(const core::GroupRequest& request, size_t
   m.fast_accum = fast_accum.value_or(false);
   const MatmulSpec spec = GemmSpec(item.op, m.o, fast_accum, workspace_);
   std::string per_group_reason;
+  // Contiguous experts at uneven tokens run each expert at its rows (measure_parts.h).
+  const bool per_expert =
+      RunsPerExpertRows(item.op) && item.op.layout == core::MoeLayout::kContiguous;
   absl::StatusOr<std::vector<MatmulPlan>> created =
-      CreatePlans(lt_.get(), spec, m.o, std::max(1, timing.autotune_k), &per_group_reason);
+      CreatePlans(lt_.get(), spec, m.o, std::max(1, timing.autotune_k),
+                  per_expert ? item.op.group_tokens : std::vector<int64_t>(), &per_group_reason);
   if (absl::IsFailedPrecondition(created.status())) {
     // cuBLASLt refuses the configuration: the queue reports the items not_supported.
     m.refused = absl::FailedPreconditionError(
@@ -91,6 +102,25 @@ absl::Status CudaRunner::PrepareMember(const core::GroupRequest& request, size_t
   if (item.op.groups > 1) {
     m.notes.push_back(GroupedNote(item, m.t, m.o, m.cutlass.has_value() ? "" : per_group_reason,
                                   m.cutlass.has_value()));
+  }
+  if (std::string experts = core::ExpertsNote(item.op); !experts.empty()) {
+    // How the launch met the counts (fprop, dgrad; wgrad's note says its own).
+    if (per_expert) {
+      absl::StrAppend(&experts, m.cutlass.has_value()
+                                    ? "; the launch follows each expert's tokens"
+                                    : "; the launch follows each expert's tokens (one cuBLASLt "
+                                      "call per expert at its rows rounded up to 16)");
+    } else if (RunsPerExpertRows(item.op)) {
+      absl::StrAppend(&experts,
+                      m.cutlass.has_value()
+                          ? "; CUTLASS's grouped form follows each expert's tokens, its batched "
+                            "forms and cuBLASLt run every expert's whole capacity (the kernel "
+                            "kept is the item's algorithm)"
+                          : "; the launch runs every expert's whole capacity (cuBLASLt takes no "
+                            "per-expert counts)");
+    }
+    if (m.t.a || m.t.bt) absl::StrAppend(&experts, "; quantization runs over the whole capacity");
+    m.notes.push_back(std::move(experts));
   }
   m.has_quant = m.t.a || m.t.bt;
   m.gemm_bytes = GemmBytes(item, m.o);
@@ -118,8 +148,12 @@ absl::Status CudaRunner::ChoosePlan(const core::TimingOptions& timing, const Tim
   if (timing.autotune_k <= 1 && !limited) return absl::OkStatus();
   MatmulPlan& plan = m.plans.front();
   RETURN_IF_ERROR(core::WhileDoing(Autotune(plan, *timer_, stream_.get(), options), "autotuning"));
-  for (size_t g = 1; g < m.plans.size(); ++g)
-    RETURN_IF_ERROR(m.plans[g].Choose(plan.chosen(), true));
+  // Calls of one size take the tuned choice; experts of other sizes keep cuBLASLt's
+  // first answer for theirs (their candidate lists differ).
+  for (size_t g = 1; g < m.plans.size(); ++g) {
+    if (m.plans[g].spec().m == plan.spec().m)
+      RETURN_IF_ERROR(m.plans[g].Choose(plan.chosen(), true));
+  }
   if (limited) {
     m.notes.push_back(absl::StrCat(
         "cuBLASLt's heuristic answers differently for a ", kLimitedLtWorkspaceBytes >> 20,

@@ -1,6 +1,7 @@
 #include "kernels/runner/recipe_rules.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace gemmprof::kernels {
 namespace {
@@ -62,6 +63,13 @@ std::string WorkKey(const core::WorkItem& item, const core::TimingOptions& timin
                    item.op.groups, " a=", GemmOperandText(a), " bt=", GemmOperandText(bt),
                    " c=bf16", " accum=", fast.has_value() ? (*fast ? "fast" : "split") : "n/a",
                    item.recipe == Recipe::kNvfp4 ? " device-alpha" : "");
+  // Routed experts: other per-expert tokens or the masked layout are other work.
+  if (!item.op.group_tokens.empty()) {
+    absl::StrAppend(&key, " tokens=", absl::StrJoin(item.op.group_tokens, ","));
+  }
+  if (item.op.groups > 1 && item.op.layout == core::MoeLayout::kMasked) {
+    absl::StrAppend(&key, " layout=masked");
+  }
   absl::StrAppend(&key, "; timed:", t.a ? " a=" + QuantText(a, t.transposes) : "",
                   t.bt ? " bt=" + QuantText(bt, t.transposes) : "",
                   !t.a && !t.bt ? " gemm only" : "");

@@ -38,6 +38,10 @@ void Read(JsonReader& r, core::ModelConfig* c) {
   r.Int("num_shared_experts", &c->num_shared_experts);
   r.Int("first_dense_layers", &c->first_dense_layers);
   r.Double("moe_skew", &c->moe_skew);
+  // Specs stored before routings and layouts lack these keys and keep the defaults.
+  r.Str("moe_routing", &c->moe_routing);
+  r.Int("moe_seed", &c->moe_seed);
+  r.Str("moe_layout", &c->moe_layout);
   r.Int("tensor_parallel", &c->tensor_parallel);
   r.Bool("sequence_parallel", &c->sequence_parallel);
   r.IntList("sweep_m", &c->sweep_m);
@@ -96,6 +100,8 @@ void Read(JsonReader& r, core::GemmOp* op) {
   r.Enum("pass", &op->pass, core::ParsePass);
   if (std::optional<JsonReader> shape = r.Child("shape")) Read(*shape, &op->shape);
   r.Int("groups", &op->groups);
+  r.IntList("group_tokens", &op->group_tokens);
+  r.Enum("layout", &op->layout, core::ParseMoeLayout);
   r.Int("layers", &op->layers);
   r.Bool("per_layer", &op->per_layer);
 }

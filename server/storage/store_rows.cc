@@ -3,7 +3,10 @@
 #include <optional>
 #include <string>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "server/storage/absl_string_view.h"
 #include "server/storage/json_codec.h"
 
@@ -21,12 +24,12 @@ const std::string_view kJobColumns =
 const std::string_view kItemColumns =
     "i.id, i.job_id, i.seq, i.op_name, i.pass, i.m, i.k, i.n, i.groups, i.layers, i.per_layer, "
     "i.recipe, i.mode, i.status, i.error, i.cached, i.measured_ms, r.measurement_json, r.node, "
-    "r.device_uuid";
+    "r.device_uuid, i.group_tokens, i.moe_layout";
 
 const std::string_view kResultColumns =
     "r.id, r.job_id, r.item_id, r.measured_ms, dc.json, i.seq, i.op_name, r.pass, r.m, "
     "r.k, r.n, r.groups, i.layers, i.per_layer, r.recipe, r.mode, tc.json, "
-    "r.measurement_json, r.node";
+    "r.measurement_json, r.node, i.group_tokens, i.moe_layout";
 
 const std::string_view kResultFrom =
     "results r JOIN items i ON i.id = r.item_id "
@@ -34,6 +37,25 @@ const std::string_view kResultFrom =
     "JOIN contexts tc ON tc.id = r.timing_context_id";
 
 std::string_view FinalStatusesSql() { return "('done', 'failed', 'not_supported', 'cancelled')"; }
+
+std::string GroupTokensText(const std::vector<int64_t>& tokens) {
+  return absl::StrJoin(tokens, ",");
+}
+
+absl::StatusOr<std::vector<int64_t>> ParseGroupTokens(std::string_view text, int64_t item_id) {
+  std::vector<int64_t> tokens;
+  if (text.empty()) return tokens;
+  for (absl::string_view part : absl::StrSplit(AbslSv(text), ',')) {
+    int64_t count = 0;
+    if (!absl::SimpleAtoi(part, &count) || count < 0) {
+      return absl::DataLossError(absl::StrCat("items.group_tokens: bad value '", AbslSv(text),
+                                              "' in row ", item_id,
+                                              " (comma-separated token counts >= 0)"));
+    }
+    tokens.push_back(count);
+  }
+  return tokens;
+}
 
 namespace {
 
@@ -54,8 +76,11 @@ absl::Status ReadEnum(const RowView& row, int column, std::string_view what, int
 // so each reader passes its own indexes.
 struct WorkItemColumns {
   int seq, name, pass, m, k, n, groups, layers, per_layer, recipe, mode;
+  int group_tokens, layout;  // always the item's own columns (items.*)
 };
 
+// `row_id` and `table` name the row whose columns are read; the routed-expert columns are
+// always the item's, named by `item->id`.
 absl::Status ReadWorkItem(const RowView& row, const WorkItemColumns& c, int64_t row_id,
                           std::string_view table, core::WorkItem* item) {
   item->seq = static_cast<int32_t>(row.Int64(c.seq));
@@ -66,6 +91,9 @@ absl::Status ReadWorkItem(const RowView& row, const WorkItemColumns& c, int64_t 
   item->op.groups = row.Int64(c.groups);
   item->op.layers = row.Int64(c.layers);
   item->op.per_layer = row.Int64(c.per_layer) != 0;
+  ASSIGN_OR_RETURN(item->op.group_tokens, ParseGroupTokens(row.Text(c.group_tokens), item->id));
+  RETURN_IF_ERROR(ReadEnum(row, c.layout, "items.moe_layout", item->id, core::ParseMoeLayout,
+                           &item->op.layout));
   RETURN_IF_ERROR(ReadEnum(row, c.recipe, absl::StrCat(AbslSv(table), ".recipe"), row_id,
                            core::ParseRecipe, &item->recipe));
   return ReadEnum(row, c.mode, absl::StrCat(AbslSv(table), ".mode"), row_id, core::ParseMode,
@@ -97,8 +125,8 @@ absl::StatusOr<core::ItemRecord> ReadItemRow(const RowView& row) {
   core::ItemRecord rec;
   rec.item.id = row.Int64(0);
   rec.item.job_id = row.Int64(1);
-  RETURN_IF_ERROR(
-      ReadWorkItem(row, {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, rec.item.id, "items", &rec.item));
+  RETURN_IF_ERROR(ReadWorkItem(row, {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 20, 21}, rec.item.id,
+                               "items", &rec.item));
   RETURN_IF_ERROR(
       ReadEnum(row, 13, "items.status", rec.item.id, core::ParseItemStatus, &rec.status));
   rec.error = row.Text(14);
@@ -127,7 +155,7 @@ absl::StatusOr<ResultRow> ReadResultRow(const RowView& src, DecodedDevice* last_
   }
   row.item.id = row.item_id;
   row.item.job_id = row.job_id;
-  RETURN_IF_ERROR(ReadWorkItem(src, {5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, row.result_id,
+  RETURN_IF_ERROR(ReadWorkItem(src, {5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 19, 20}, row.result_id,
                                "results", &row.item));
   ASSIGN_OR_RETURN(row.timing, DecodeTimingOptions(src.Text(16)));
   ASSIGN_OR_RETURN(row.measurement, DecodeMeasurement(src.Text(17)));

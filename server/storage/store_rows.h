@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/job.h"
 #include "core/status.h"
@@ -36,5 +37,11 @@ absl::StatusOr<ResultRow> ReadResultRow(const RowView& row, DecodedDevice* last_
 
 // Final item statuses as an SQL list: ('done','failed',...).
 std::string_view FinalStatusesSql();
+
+// items.group_tokens: an op's per-group tokens comma-separated, "" for none.
+std::string GroupTokensText(const std::vector<int64_t>& tokens);
+// Its inverse. DataLoss naming the column, the value and `item_id` for text that is not
+// comma-separated counts >= 0.
+absl::StatusOr<std::vector<int64_t>> ParseGroupTokens(std::string_view text, int64_t item_id);
 
 }  // namespace gemmprof::storage

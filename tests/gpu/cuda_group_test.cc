@@ -16,6 +16,8 @@ using core::Mode;
 using core::Pass;
 using core::Recipe;
 using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::StartsWith;
 
 class CudaGroupTest : public testing::RunnerSuite {
  protected:
@@ -241,6 +243,33 @@ TEST(WorkKeyTest, SaysWhatIsTheSameWork) {
   // Fast accumulation differs by pass for FP8 (TE's defaults): fprop fast, dgrad split.
   core::WorkItem dgrad_as_fprop = item(Pass::kDgrad, Recipe::kFp8Current, Mode::kPrequant);
   EXPECT_THAT(WorkKey(dgrad_as_fprop, t), HasSubstr("accum=split"));
+}
+
+TEST(WorkKeyTest, NamesRoutedTokensAndTheMaskedLayout) {
+  const core::TimingOptions t;
+  core::WorkItem w;
+  w.op.shape = {8, 512, 384};
+  w.op.groups = 3;
+  const std::string uniform = WorkKey(w, t);
+  EXPECT_THAT(uniform, StartsWith("gemm 8x512x384 g3 a="));
+  EXPECT_THAT(uniform, Not(HasSubstr("tokens=")));
+  EXPECT_THAT(uniform, Not(HasSubstr("layout=")));
+  w.op.group_tokens = {3, 0, 5};
+  const std::string contiguous = WorkKey(w, t);
+  EXPECT_THAT(contiguous, HasSubstr(" tokens=3,0,5"));
+  EXPECT_THAT(contiguous, Not(HasSubstr("layout=")));
+  w.op.layout = core::MoeLayout::kMasked;
+  const std::string masked = WorkKey(w, t);
+  EXPECT_THAT(masked, HasSubstr(" tokens=3,0,5 layout=masked;"));
+  w.op.group_tokens = {5, 0, 3};
+  EXPECT_NE(WorkKey(w, t), masked);
+  EXPECT_NE(contiguous, uniform);
+  // A dense GEMM has no layout.
+  core::WorkItem dense;
+  dense.op.shape = {8, 512, 384};
+  const std::string dense_key = WorkKey(dense, t);
+  dense.op.layout = core::MoeLayout::kMasked;
+  EXPECT_EQ(WorkKey(dense, t), dense_key);
 }
 
 }  // namespace

@@ -608,9 +608,13 @@ TEST_F(BlockGemmTest, RowwiseGemmAppliesEachRowAndColumnScale) {
         continue;
       }
       ASSERT_TRUE(gemm.ok()) << gemm.status();
-      EXPECT_THAT(gemm->Description(), HasSubstr(schedule == RowwiseGemmSchedule::kTile64
-                                                     ? "tile 64x128x128, cluster 1x2x1"
-                                                     : "tile 128x128x128, cluster 2x1x1"));
+      EXPECT_THAT(
+          gemm->Description(),
+          HasSubstr(schedule == RowwiseGemmSchedule::kTile64 ? "tile 64x128x128, cluster 1x2x1"
+                    : schedule == RowwiseGemmSchedule::kTile128N ||
+                            schedule == RowwiseGemmSchedule::kCooperative
+                        ? "tile 128x128x128, cluster 1x2x1"
+                        : "tile 128x128x128, cluster 2x1x1"));
       EXPECT_THAT(gemm->Description(),
                   HasSubstr(fast ? "FP8 fast accumulation" : "partial sums promoted to fp32"));
       EXPECT_EQ(gemm->Description().find("swizzle 8") != std::string::npos,

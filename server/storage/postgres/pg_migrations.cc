@@ -95,8 +95,15 @@ CREATE INDEX results_by_device ON results(device_name);
 CREATE INDEX results_by_node ON results(node);
 )sql";
 
-constexpr std::array<Migration, 1> kPgMigrations{{
+// Version 6 (migrations.cc's kV6): an item's per-group tokens and layout.
+constexpr std::string_view kPgV6 = R"sql(
+ALTER TABLE items ADD COLUMN group_tokens TEXT NOT NULL DEFAULT '';
+ALTER TABLE items ADD COLUMN moe_layout TEXT NOT NULL DEFAULT 'contiguous';
+)sql";
+
+constexpr std::array<Migration, 2> kPgMigrations{{
     {5, "jobs, items, results and contexts, with nodes (the cluster schema)", kPgV5},
+    {6, "items.group_tokens and items.moe_layout", kPgV6},
 }};
 
 // Any constant works; it only has to be the same for every gemmprof.
@@ -115,7 +122,7 @@ absl::StatusOr<int> PgSchemaVersion(PgConnection& conn) {
 }
 
 absl::Status PgMigrate(PgConnection& conn) {
-  static_assert(kPgMigrations.back().version == 5);
+  static_assert(kPgMigrations.back().version == 6);
   if (kPgMigrations.back().version != LatestSchemaVersion()) {
     return absl::InternalError("PostgreSQL migrations lag behind the SQLite schema version");
   }

@@ -49,7 +49,9 @@ std::vector<PgParam> ItemParams(const core::WorkItem& item) {
           int64_t{item.op.layers},
           int64_t{item.op.per_layer},
           std::string(core::ToString(item.recipe)),
-          std::string(core::ToString(item.mode))};
+          std::string(core::ToString(item.mode)),
+          GroupTokensText(item.op.group_tokens),
+          std::string(core::ToString(item.op.layout))};
 }
 
 // The advisory lock that reserves a node name (--node) on the database.
@@ -118,8 +120,9 @@ absl::StatusOr<core::JobRecord> PgStore::CreateJobLocked(const core::JobRecord& 
     items[i].seq = static_cast<int32_t>(i);
     RETURN_IF_ERROR(conn_
                         ->Exec("INSERT INTO items (job_id, seq, op_name, pass, m, k, n, groups, "
-                               "layers, per_layer, recipe, mode, status) VALUES (?, ?, ?, ?, ?, "
-                               "?, ?, ?, ?, ?, ?, ?, 'queued')",
+                               "layers, per_layer, recipe, mode, group_tokens, moe_layout, "
+                               "status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                               "'queued')",
                                ItemParams(items[i]))
                         .status());
   }

@@ -125,12 +125,21 @@ ALTER TABLE results DROP COLUMN timing_json;
 CREATE INDEX results_by_node ON results(node);
 )sql";
 
-constexpr std::array<Migration, 5> kMigrations{{
+// Version 6: routed experts. An item's per-group tokens, comma-separated ('' when every
+// group runs the whole shape), and how its experts reach the kernel (core::MoeLayout).
+// Items from before read as '' and 'contiguous', what they ran.
+constexpr std::string_view kV6 = R"sql(
+ALTER TABLE items ADD COLUMN group_tokens TEXT NOT NULL DEFAULT '';
+ALTER TABLE items ADD COLUMN moe_layout TEXT NOT NULL DEFAULT 'contiguous';
+)sql";
+
+constexpr std::array<Migration, 6> kMigrations{{
     {1, "jobs, items and results", kV1},
     {2, "history indexes and results.median_ms", kV2},
     {3, "items by job and status", kV3},
     {4, "jobs.submitted_by", kV4},
     {5, "nodes, device uuids, shared device and timing contexts", kV5},
+    {6, "items.group_tokens and items.moe_layout", kV6},
 }};
 
 }  // namespace

@@ -94,6 +94,26 @@ TEST_F(AppTest, BadWorkloadFlags) {
       {Seed({"--moe-skew", "abc"}), "--moe-skew"},
       {Seed({"--moe-skew", "2"}), "moe_skew"},  // the seed's model is dense
       {{"submit", "--shapes", "64", "--moe-skew", "2"}, "need a model"},
+      {Seed({"--moe-routing", "zipf:x"}), "--moe-routing: 'zipf:x' has 'x' where a number goes"},
+      {Seed({"--moe-routing", "zipf:-1"}), "--moe-routing: 'zipf:-1' has A outside (0, 4]"},
+      {Seed({"--moe-routing", "hot:4"}), "--moe-routing: 'hot:4' is not a routing (forms: "},
+      {Seed({"--moe-routing", "hot:0:0.5"}), "--moe-routing: 'hot:0:0.5' has K"},
+      {Seed({"--moe-routing", "skew:"}), "--moe-routing: 'skew:'"},
+      {Seed({"--moe-routing", "random"}),
+       "--moe-routing: 'random' is not a routing (forms: uniform, skew:S, zipf:A or hot:K:F)"},
+      {Seed({"--moe-routing", "zipf:1.2"}), "moe_routing"},  // the seed's model is dense
+      {{"submit", "--preset", "mixtral-8x7b", "--moe-routing", "skew:2", "--moe-skew", "2"},
+       "--moe-skew and --moe-routing: give one: --moe-skew S is --moe-routing skew:S"},
+      {{"submit", "--shapes", "64", "--moe-routing", "uniform"}, "need a model"},
+      {Seed({"--moe-layout", "packed"}),
+       "--moe-layout: unknown value \"packed\"; valid: contiguous, masked"},
+      {Seed({"--moe-layout", ""}), "--moe-layout: unknown value \"\""},
+      {{"submit", "--shapes", "64", "--moe-layout", "masked"}, "need a model"},
+      {Seed({"--moe-seed", "-1"}), "--moe-seed: Value -1 not in range"},
+      {Seed({"--moe-seed", "0"}), "--moe-seed: Value 0 not in range"},
+      {Seed({"--moe-seed", "x"}), "--moe-seed: value x is not an integer"},
+      {Seed({"--moe-seed", "99999999999999999999"}), "--moe-seed: value 99999999999999999999"},
+      {{"submit", "--shapes", "64", "--moe-seed", "3"}, "need a model"},
       {Seed({"--sweep-m", "0"}), "--sweep-m"},
       {Seed({"--sweep-m", "1,x"}), "--sweep-m"},
       {Seed({"--sweep-m", "1:1000:1"}), "--sweep-m: '1:1000:1' expands to 1000 values"},
@@ -248,6 +268,38 @@ TEST_F(AppTest, ModesTimingAndProfileReachTheSpec) {
   EXPECT_EQ(fake_.submitted.back().modes,
             (std::vector<core::Mode>{core::Mode::kAutocast, core::Mode::kPrequant,
                                      core::Mode::kDynamic}));
+}
+
+TEST_F(AppTest, MoeRoutingFlagsReachTheModelConfig) {
+  const Result r = Run({"submit", "--preset", "mixtral-8x7b", "--moe-routing", "zipf:1.2",
+                        "--moe-seed", "7", "--moe-layout", "masked"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_TRUE(fake_.submitted.back().model.has_value());
+  const core::ModelConfig& m = *fake_.submitted.back().model;
+  EXPECT_EQ(m.moe_routing, "zipf:1.2");
+  EXPECT_EQ(m.moe_seed, 7);
+  EXPECT_EQ(m.moe_layout, "masked");
+  EXPECT_EQ(m.moe_skew, 1.0);
+
+  for (const std::string routing : {"uniform", "skew:1.5", "hot:4:0.5"}) {
+    ASSERT_EQ(Run({"submit", "--preset", "mixtral-8x7b", "--moe-routing", routing}).code, 0)
+        << routing;
+    EXPECT_EQ(fake_.submitted.back().model->moe_routing, routing);
+  }
+  ASSERT_EQ(
+      Run({"submit", "--preset", "mixtral-8x7b", "--moe-seed", "7", "--moe-layout", "contiguous"})
+          .code,
+      0);
+  EXPECT_EQ(fake_.submitted.back().model->moe_seed, 7);
+  EXPECT_EQ(fake_.submitted.back().model->moe_layout, "contiguous");
+  // Unset: the defaults (uniform, seed 1, the layout chosen by the tokens per step).
+  ASSERT_EQ(Run({"submit", "--preset", "mixtral-8x7b"}).code, 0);
+  EXPECT_EQ(fake_.submitted.back().model->moe_routing, "");
+  EXPECT_EQ(fake_.submitted.back().model->moe_seed, 1);
+  EXPECT_EQ(fake_.submitted.back().model->moe_layout, "");
+  const Result help = Run({"submit", "--help"});
+  EXPECT_THAT(help.out, HasSubstr("uniform, skew:S, zipf:A or hot:K:F"));
+  EXPECT_THAT(help.out, HasSubstr("masked at or below 256 tokens per step"));
 }
 
 TEST_F(AppTest, ExplicitFlagsOverridePresetAndFileValues) {

@@ -88,6 +88,32 @@ TEST(ReportCsvTest, EveryRowHasEveryColumn) {
   EXPECT_EQ(CsvField("a,\"b\""), "\"a,\"\"b\"\"\"");
 }
 
+// Routed experts: the last two columns hold an op's per-group tokens and a grouped op's
+// layout, empty where they do not apply, with or without a result.
+TEST(ReportCsvTest, RoutedOpsFillTheLastTwoColumns) {
+  core::Report report = report::testing::HopperReport();
+  ASSERT_GE(report.items.size(), 3u);
+  ASSERT_EQ(ReportCsvColumns()[ReportCsvColumns().size() - 2], "group_tokens");
+  ASSERT_EQ(ReportCsvColumns().back(), "moe_layout");
+  core::GemmOp& routed = report.items[0].item.op;
+  routed.shape.m = 8;
+  routed.groups = 3;
+  routed.group_tokens = {3, 0, 5};
+  routed.layout = core::MoeLayout::kMasked;
+  report.items[1].item.op.groups = 8;  // uniform: every group at the whole shape
+  report.items[1].result.reset();
+  std::istringstream csv(RenderReportCsv(report));
+  std::string header, first, second, third;
+  std::getline(csv, header);
+  std::getline(csv, first);
+  std::getline(csv, second);
+  std::getline(csv, third);
+  EXPECT_THAT(first, ::testing::EndsWith(",3;0;5,masked")) << first;
+  EXPECT_THAT(second, ::testing::EndsWith(",,contiguous")) << second;
+  EXPECT_THAT(third, ::testing::EndsWith(",,")) << third;
+  EXPECT_EQ(report.items[2].item.op.groups, 1);
+}
+
 // `--timing kernels`: the kernel figures get their own table beside the events figure,
 // the context says which backend made which number, and CSV carries them raw (the JSON
 // document: tests/unit/report/json_document_test.cc).
@@ -204,6 +230,82 @@ TEST(DevicesTest, UnavailableDevicesSayWhy) {
   EXPECT_EQ(out.substr(never_at),
             "CUDA device 2 (cuda)\n--------------------\n  - UNAVAILABLE: its worker failed to "
             "start 3 times in a row (last: worker exited with status 3)\n");
+}
+
+}  // namespace
+}  // namespace gemmprof::client::render
+
+namespace gemmprof::client::render {
+namespace {
+
+// The sweep fixture with its "qkv" ops turned into routed experts: 4 experts at 3, 0, 5
+// and 1 tokens at M = 16 (capacity 5), uniform 1 each at M = 1.
+core::Report ExpertSweepReport() {
+  core::Report r = report::testing::SweepReport();
+  core::ModelConfig m;
+  m.moe_routing = "zipf:1.2";
+  m.moe_seed = 7;
+  r.job.spec.model = m;
+  for (core::ItemRecord& item : r.items) {
+    core::GemmOp& op = item.item.op;
+    if (op.name.rfind("qkv", 0) != 0) continue;
+    const bool step16 = op.name == "qkv@m=16";
+    op.name = step16 ? "expert_up@m=16" : "expert_up@m=1";
+    op.groups = 4;
+    op.shape.m = step16 ? 5 : 1;
+    if (step16) {
+      op.group_tokens = {3, 0, 5, 1};
+      op.layout = core::MoeLayout::kMasked;
+    }
+    if (item.result.has_value()) item.result->flops = op.Flops();
+  }
+  return r;
+}
+
+TEST(ReportExpertsTest, RoutedExpertsShowTheirTokensAndSweepThroughput) {
+  const core::Report r = ExpertSweepReport();
+  const std::string text = RenderReportTable(r);
+  EXPECT_THAT(text, HasSubstr("Routed experts"));
+  EXPECT_THAT(text, HasSubstr("Routing zipf:1.2 (seed 7)"));
+  // 3, 0, 5, 1: 9 tokens, min 0, lower median 1, max 5, one expert empty, capacity 5.
+  EXPECT_THAT(text, ::testing::ContainsRegex("expert_up@m=16 +4 +9 +0 / 1 / 5 +1 +5 +masked"));
+  EXPECT_THAT(text, ::testing::ContainsRegex("expert_up@m=1 +4 +4 +1 / 1 / 1 +0 +1 +contiguous"));
+  // Expert TFLOP/s per step: flops x layers over median x layers, by hand.
+  EXPECT_THAT(text, HasSubstr("Expert GEMMs' TFLOP/s per step"));
+  const report::Analysis a(r);
+  for (const core::ItemRecord& item : r.items) {
+    if (item.item.op.name != "expert_up@m=16" || item.item.recipe != Recipe::kBf16) continue;
+    const double tflops = item.result->flops / (item.result->time.median_ms * 1e9);
+    const size_t table = text.find("tokens per step");
+    ASSERT_NE(table, std::string::npos);
+    EXPECT_THAT(text.substr(table, text.find("Inference sweep") - table),
+                ::testing::ContainsRegex(" 16 +" + report::FormatFixed(tflops, 0) + " "));
+  }
+  // The tflops chart adds the experts' own line chart, x = tokens per step (not capacity).
+  auto svg = RenderChartSvg(r, ChartKind::kTflops);
+  ASSERT_TRUE(svg.ok()) << svg.status();
+  EXPECT_THAT(*svg, HasSubstr("Routed experts: throughput against tokens per step"));
+  EXPECT_THAT(*svg, Not(HasSubstr(">5<")));  // the capacity is no M category
+  // A report without grouped ops has no such section.
+  EXPECT_THAT(RenderReportTable(report::testing::SweepReport()), Not(HasSubstr("Routed experts")));
+}
+
+TEST(PlanListingTest, RoutedExpertsAreListedWithEveryCount) {
+  core::Plan plan;
+  plan.model_name = "moe";
+  core::GemmOp op{"expert_up", core::Pass::kFprop, {5, 64, 32}, 4, 2, true};
+  op.group_tokens = {3, 0, 5, 1};
+  plan.ops.push_back(op);
+  core::JobSpec spec;
+  spec.model = core::ModelConfig{};
+  spec.model->moe_routing = "hot:1:0.5";
+  const Listing l = PlanListing(plan, spec);
+  const std::string text = RenderText(l.doc);
+  EXPECT_THAT(text, HasSubstr("Routing hot:1:0.5."));
+  EXPECT_THAT(text, ::testing::ContainsRegex("expert_up +4 +9 +0 / 1 / 5 +1 +5 +contiguous"));
+  ASSERT_TRUE(l.summary.contains("experts"));
+  EXPECT_EQ(l.summary["experts"][0]["group_tokens"], nlohmann::json({3, 0, 5, 1}));
+  EXPECT_EQ(l.summary["experts"][0]["without_tokens"], 1);
 }
 
 }  // namespace

@@ -50,9 +50,9 @@ TEST(Document, BackToBackCountsSizedPerShapeShowAsARange) {
 TEST(Csv, NewColumnsAreAppendedAndFilled) {
   const std::vector<std::string>& cols = ReportCsvColumns();
   // Each set of columns was appended after the ones before it: rounds, efficiency, kernel
-  // timing, then the batch and energy columns.
+  // timing, the batch and energy columns, then the routed-expert columns.
   ASSERT_GE(cols.size(), 40u);
-  const size_t end = cols.size() - 13;  // before the batch and energy columns
+  const size_t end = cols.size() - 15;  // before the batch and energy columns
   EXPECT_EQ(cols[end - 27], "iso_ms");
   EXPECT_EQ(cols[end - 12], "copy_bytes_per_s");
   EXPECT_EQ(cols[end - 11], "item_id");
@@ -62,7 +62,9 @@ TEST(Csv, NewColumnsAreAppendedAndFilled) {
   EXPECT_EQ(cols[end - 1], "profiled");
   EXPECT_EQ(cols[end], "batch_id");
   EXPECT_EQ(cols[end + 4], "batch_sm_clock_mhz_mean");
-  EXPECT_EQ(cols.back(), "energy_not_measured");
+  EXPECT_EQ(cols[end + 12], "energy_not_measured");
+  EXPECT_EQ(cols[end + 13], "group_tokens");
+  EXPECT_EQ(cols.back(), "moe_layout");
   const std::string csv = RenderReportCsv(testing::RoundsReport());
   const std::string first_row =
       csv.substr(csv.find('\n') + 1, csv.find('\n', csv.find('\n') + 1) - csv.find('\n') - 1);

@@ -199,6 +199,90 @@ TEST(DeriveTest, UnvalidatedSkewNeverCrashes) {
   }
 }
 
+// Routing gives each expert its tokens: the op's token dimension is the capacity (the
+// hottest expert's count), group_tokens the counts (fprop, dgrad: M; wgrad: K, padded to
+// 16), flops each expert at its own tokens; uniform counts leave group_tokens empty.
+TEST(DeriveTest, RoutingGivesEachExpertItsTokens) {
+  ModelConfig c = Mixtral8x7b();  // 4096 tokens x 2 over 8 experts
+  c.moe_routing = "hot:2:0.5";    // 2048 each for two, 4096/6 = 682.67 for six
+  auto plan = PlanOf(c);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const GemmOp* up = nullptr;
+  const GemmOp* up_w = nullptr;
+  for (const GemmOp& op : plan->ops) {
+    if (op.name == "expert_up" && op.pass == Pass::kFprop) up = &op;
+    if (op.name == "expert_up" && op.pass == Pass::kWgrad) up_w = &op;
+  }
+  ASSERT_TRUE(up != nullptr && up_w != nullptr);
+  EXPECT_EQ(up->shape.m, 2048);
+  EXPECT_EQ(up->group_tokens, (std::vector<int64_t>{2048, 2048, 683, 683, 683, 683, 682, 682}));
+  EXPECT_EQ(up->layout, MoeLayout::kContiguous);  // 4096 tokens per step
+  EXPECT_DOUBLE_EQ(up->Flops(), 2.0 * 8192 * 4096 * 28672);
+  // wgrad: K is the tokens, each padded up to a multiple of 16.
+  EXPECT_EQ(up_w->shape.k, 2048);
+  EXPECT_EQ(up_w->group_tokens, (std::vector<int64_t>{2048, 2048, 688, 688, 688, 688, 688, 688}));
+  // Uniform: every expert 1024, no counts kept.
+  c.moe_routing = "uniform";
+  plan = PlanOf(c);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_TRUE(plan->ops[3].group_tokens.empty());
+  EXPECT_EQ(plan->ops[3].shape.m, 1024);
+}
+
+TEST(DeriveTest, DecodeSweepDefaultsToTheMaskedLayoutAndZipfIsSeeded) {
+  ModelConfig c = Mixtral8x7b();
+  c.sweep_m = {16, 512};
+  c.moe_routing = "zipf:1.2";
+  c.moe_seed = 3;
+  auto plan = PlanOf(c);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  std::vector<const GemmOp*> experts;
+  for (const GemmOp& op : plan->ops)
+    if (op.groups > 1) experts.push_back(&op);
+  ASSERT_EQ(experts.size(), 4u);                          // up and down at each M
+  EXPECT_EQ(experts[0]->layout, MoeLayout::kMasked);      // 16 tokens
+  EXPECT_EQ(experts[2]->layout, MoeLayout::kContiguous);  // 512 tokens
+  int64_t sum = 0;
+  for (int64_t t : experts[0]->group_tokens) sum += t;
+  EXPECT_EQ(sum, 32);  // 16 tokens x 2 experts each
+  EXPECT_EQ(experts[0]->group_tokens, experts[1]->group_tokens);
+  c.moe_seed = 4;
+  auto other = PlanOf(c);
+  ASSERT_TRUE(other.ok());
+  EXPECT_NE(other->ops, plan->ops);
+  c.moe_layout = "contiguous";
+  other = PlanOf(c);
+  ASSERT_TRUE(other.ok());
+  for (const GemmOp& op : other->ops)
+    if (op.groups > 1) EXPECT_EQ(op.layout, MoeLayout::kContiguous);
+}
+
+TEST(DeriveTest, BadRoutingAndLayoutNameTheField) {
+  ModelConfig c = Mixtral8x7b();
+  c.moe_routing = "zipf:0";
+  EXPECT_THAT(PlanOf(c).status().message(), HasSubstr("moe_routing: 'zipf:0'"));
+  c.moe_routing = "hot:8:0.5";
+  EXPECT_THAT(PlanOf(c).status().message(), HasSubstr("give 1..7"));
+  c.moe_routing = "skew:2";
+  c.moe_skew = 2;
+  EXPECT_THAT(PlanOf(c).status().message(), HasSubstr("give one"));
+  c.moe_skew = 1;
+  c.moe_routing = "";
+  c.moe_layout = "packed";
+  EXPECT_THAT(PlanOf(c).status().message(), HasSubstr("moe_layout: 'packed' is not a layout"));
+  c.moe_layout = "";
+  c.moe_seed = 0;
+  EXPECT_THAT(PlanOf(c).status().message(), HasSubstr("moe_seed: 0 is below 1"));
+  // Zipf draws every token's experts: a step too large is refused, not slow.
+  c.moe_seed = 1;
+  c.moe_routing = "zipf:1";
+  c.micro_batch_size = 4096;
+  EXPECT_THAT(PlanOf(c).status().message(), HasSubstr("draws every token's experts"));
+  ModelConfig dense = Seed();
+  dense.moe_routing = "uniform";
+  EXPECT_THAT(PlanOf(dense).status().message(), HasSubstr("needs num_experts > 0"));
+}
+
 ModelConfig DeepSeekV3() {
   ModelConfig c;
   c.name = "deepseek-v3";

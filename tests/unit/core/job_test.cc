@@ -83,6 +83,41 @@ TEST(CacheKeyTest, NamesTheMeasurementContextAndEnergy) {
   EXPECT_NE(decode, CacheKey(DeviceInfo{}, item, energy, "workload: m=16"));
 }
 
+// Routed experts: results of one shape at other per-expert tokens or in the other layout
+// never answer each other; dense and uniform ops keep the keys they always had.
+TEST(CacheKeyTest, NamesRoutedTokensAndTheMaskedLayout) {
+  WorkItem item;
+  item.op.shape = {8, 7168, 4096};
+  item.op.groups = 3;
+  const TimingOptions timing;
+  const std::string uniform = CacheKey(DeviceInfo{}, item, timing, "isolated");
+  EXPECT_EQ(uniform, "backend=|device=|sm=0|driver=|cublaslt=|engine=" + GemmEngine() +
+                         "|shape=8x7168x4096|groups=3|pass=fprop|recipe=bf16|mode=autocast|" +
+                         timing.CacheText() + "|context=isolated");
+  WorkItem routed = item;
+  routed.op.group_tokens = {3, 0, 5};
+  const std::string contiguous = CacheKey(DeviceInfo{}, routed, timing, "isolated");
+  EXPECT_THAT(contiguous, HasSubstr("|groups=3|group_tokens=3,0,5|pass=fprop|"));
+  routed.op.layout = MoeLayout::kMasked;
+  const std::string masked = CacheKey(DeviceInfo{}, routed, timing, "isolated");
+  EXPECT_THAT(masked, HasSubstr("|group_tokens=3,0,5|layout=masked|"));
+  WorkItem other = routed;
+  other.op.group_tokens = {5, 0, 3};
+  WorkItem uniform_masked = item;
+  uniform_masked.op.layout = MoeLayout::kMasked;
+  const std::vector<std::string> keys = {
+      uniform, contiguous, masked, CacheKey(DeviceInfo{}, other, timing, "isolated"),
+      CacheKey(DeviceInfo{}, uniform_masked, timing, "isolated")};
+  for (size_t i = 0; i < keys.size(); ++i)
+    for (size_t j = i + 1; j < keys.size(); ++j) EXPECT_NE(keys[i], keys[j]) << i << " " << j;
+  // A dense op's layout is not part of its work.
+  WorkItem dense;
+  dense.op.shape = {8, 7168, 4096};
+  const std::string dense_key = CacheKey(DeviceInfo{}, dense, timing, "isolated");
+  dense.op.layout = MoeLayout::kMasked;
+  EXPECT_EQ(CacheKey(DeviceInfo{}, dense, timing, "isolated"), dense_key);
+}
+
 }  // namespace
 TEST(EffectiveModesTest, SweepsDefaultToDynamicOthersToAutocast) {
   JobSpec spec;

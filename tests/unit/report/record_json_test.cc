@@ -91,6 +91,35 @@ TEST(RecordJsonTest, DocumentItemIsFlatWithDerivedFigures) {
   EXPECT_TRUE(ItemJson(queued, report.job.device)["result"].is_null());
 }
 
+// Routed experts: group_tokens only where set and layout only for grouped ops, after
+// groups; a dense item's keys are as they always were.
+TEST(RecordJsonTest, WorkItemNamesRoutedTokensAndLayoutWhereTheyApply) {
+  core::WorkItem item;
+  item.op = {"experts_up", core::Pass::kFprop, {8, 7168, 4096}, 3, 58, true};
+  const std::vector<std::string> dense_keys = {
+      "seq", "id", "op", "pass", "m", "k", "n", "groups", "layers", "per_layer", "recipe", "mode"};
+  std::vector<std::string> grouped_keys = dense_keys;
+  grouped_keys.insert(grouped_keys.begin() + 8, "layout");
+  EXPECT_EQ(Keys(WorkItemJson(item)), grouped_keys);
+  EXPECT_EQ(WorkItemJson(item)["layout"], "contiguous");
+  item.op.group_tokens = {3, 0, 5};
+  item.op.layout = core::MoeLayout::kMasked;
+  const Json routed = WorkItemJson(item);
+  EXPECT_EQ(routed["group_tokens"], Json::array({3, 0, 5}));
+  EXPECT_EQ(routed["layout"], "masked");
+  EXPECT_EQ(Keys(routed)[8], "group_tokens");
+  core::WorkItem dense;
+  dense.op.layout = core::MoeLayout::kMasked;  // no layout without groups
+  EXPECT_EQ(Keys(WorkItemJson(dense)), dense_keys);
+  core::Plan plan;
+  plan.ops = {item.op, dense.op};
+  const Json ops = PlanJson(plan)["ops"];
+  EXPECT_EQ(ops[0]["group_tokens"], Json::array({3, 0, 5}));
+  EXPECT_EQ(ops[0]["layout"], "masked");
+  EXPECT_FALSE(ops[1].contains("group_tokens"));
+  EXPECT_FALSE(ops[1].contains("layout"));
+}
+
 TEST(RecordJsonTest, PickKeepsTheGivenOrderAndLeavesOutAbsentKeys) {
   const Json device = DeviceJson(testing::HopperReport().job.device);
   EXPECT_EQ(Keys(Pick(device, {"uuid", "no_such_key", "name"})),

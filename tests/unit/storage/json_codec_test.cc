@@ -28,6 +28,9 @@ TEST(JsonCodecTest, JobSpecRoundTripsEveryField) {
   spec.model->num_shared_experts = 2;
   spec.model->first_dense_layers = 1;
   spec.model->moe_skew = 1.25;
+  spec.model->moe_routing = "hot:4:0.5";
+  spec.model->moe_seed = 9;
+  spec.model->moe_layout = "masked";
   spec.model->tensor_parallel = 4;
   spec.model->sequence_parallel = true;
   spec.model->sweep_m = {1, 16, 4096};
@@ -75,6 +78,9 @@ TEST(JsonCodecTest, JobSpecRoundTripsEveryField) {
   EXPECT_EQ(b.num_shared_experts, a.num_shared_experts);
   EXPECT_EQ(b.first_dense_layers, a.first_dense_layers);
   EXPECT_EQ(b.moe_skew, a.moe_skew);
+  EXPECT_EQ(b.moe_routing, "hot:4:0.5");
+  EXPECT_EQ(b.moe_seed, 9);
+  EXPECT_EQ(b.moe_layout, "masked");
   EXPECT_EQ(b.tensor_parallel, a.tensor_parallel);
   EXPECT_EQ(b.sequence_parallel, a.sequence_parallel);
   EXPECT_EQ(b.sweep_m, a.sweep_m);
@@ -121,6 +127,42 @@ TEST(JsonCodecTest, PlanRoundTrips) {
   EXPECT_EQ(back->model_name, plan.model_name);
   EXPECT_EQ(back->num_layers, plan.num_layers);
   EXPECT_EQ(back->ops, plan.ops);
+}
+
+TEST(JsonCodecTest, PlanKeepsRoutedTokensAndLayouts) {
+  core::Plan plan;
+  core::GemmOp routed{"experts_up", core::Pass::kWgrad, {4096, 8, 2816}, 3, 58, true};
+  routed.group_tokens = {3, 0, 5};
+  routed.layout = core::MoeLayout::kMasked;
+  plan.ops = {routed, {"qkv", core::Pass::kFprop, {16, 4096, 12288}, 1, 61, true}};
+  const std::string text = EncodePlan(plan);
+  EXPECT_THAT(text, HasSubstr("\"group_tokens\":[3,0,5]"));
+  EXPECT_THAT(text, HasSubstr("\"layout\":\"masked\""));
+  absl::StatusOr<core::Plan> back = DecodePlan(text);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->ops, plan.ops);
+  // A dense op writes neither key: plans stored before them read back the same.
+  EXPECT_EQ(EncodePlan(core::Plan{"m", 1, {plan.ops[1]}}).find("layout"), std::string::npos);
+  std::string bad = text;
+  bad.replace(bad.find("\"masked\""), 8, "\"packed\"");
+  EXPECT_EQ(DecodePlan(bad).status(),
+            absl::DataLossError("plan.ops[0].layout has unknown value 'packed'"));
+}
+
+TEST(JsonCodecTest, SpecStoredBeforeRoutingReadsTheDefaults) {
+  core::JobSpec spec = testing::SeedJob().spec;
+  std::string old = EncodeJobSpec(spec);
+  for (const std::string key :
+       {",\"moe_layout\":\"\"", ",\"moe_routing\":\"\"", ",\"moe_seed\":1"}) {
+    const size_t at = old.find(key);
+    ASSERT_NE(at, std::string::npos) << key << " in " << old;
+    old.erase(at, key.size());
+  }
+  absl::StatusOr<core::JobSpec> back = DecodeJobSpec(old);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->model->moe_routing, "");
+  EXPECT_EQ(back->model->moe_seed, 1);
+  EXPECT_EQ(back->model->moe_layout, "");
 }
 
 TEST(JsonCodecTest, DeviceInfoRoundTrips) {

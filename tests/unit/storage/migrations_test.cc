@@ -203,6 +203,43 @@ TEST(MigrationsTest, VersionFourDatabaseMovesContextsOutOfResultsAndReadsBackThe
   EXPECT_EQ(count->ColumnInt64(0), 1);
 }
 
+TEST(MigrationsTest, ItemsFromBeforeVersionSixAreDenseAndContiguous) {
+  TempDir dir;
+  const std::string path = dir.File("v5.db");
+  WriteVersion1(path);
+  {
+    absl::StatusOr<Connection> conn = OpenRaw(path);
+    ASSERT_TRUE(conn.ok());
+    ASSERT_TRUE(Migrate(*conn, 5).ok());
+    // A grouped item from before routings: every group at the whole shape, contiguous.
+    ASSERT_TRUE(conn->Exec("INSERT INTO items (id, job_id, seq, op_name, pass, m, k, n, groups, "
+                           "layers, per_layer, recipe, mode, status) VALUES (3, 1, 2, "
+                           "'experts_up', 'fprop', 512, 7168, 4096, 8, 58, 1, 'bf16', "
+                           "'autocast', 'queued')")
+                    .ok());
+  }
+  absl::StatusOr<std::unique_ptr<SqliteStore>> store = SqliteStore::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status();
+  absl::StatusOr<std::vector<core::ItemRecord>> items = (*store)->GetItems(1);
+  ASSERT_TRUE(items.ok()) << items.status();
+  ASSERT_EQ(items->size(), 3u);
+  for (const core::ItemRecord& item : *items) {
+    EXPECT_TRUE(item.item.op.group_tokens.empty());
+    EXPECT_EQ(item.item.op.layout, core::MoeLayout::kContiguous);
+  }
+  EXPECT_EQ((*items)[2].item.op.groups, 8);
+  absl::StatusOr<Page<ResultRow>> rows = (*store)->QueryResults({});
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_EQ(rows->items.size(), 1u);
+  EXPECT_TRUE(rows->items[0].item.op.group_tokens.empty());
+  // New items of the upgraded file keep theirs.
+  absl::StatusOr<core::JobRecord> next = (*store)->CreateJob(SeedJob(), {RoutedItem()});
+  ASSERT_TRUE(next.ok()) << next.status();
+  items = (*store)->GetItems(next->id);
+  ASSERT_TRUE(items.ok()) << items.status();
+  EXPECT_EQ((*items)[0].item.op, RoutedItem().op);
+}
+
 TEST(MigrationsTest, DatabaseFromNewerGemmprofIsRefused) {
   TempDir dir;
   const std::string path = dir.File("future.db");

@@ -6,8 +6,10 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "server/storage/json_codec.h"
 #include "server/storage/open_store.h"
 #include "server/storage/postgres/pg_connection.h"
+#include "server/storage/postgres/pg_migrations.h"
 #include "server/storage/sqlite/migrations.h"
 #include "tests/unit/storage/store_fixture.h"
 
@@ -133,6 +135,64 @@ TEST_P(PgOnlyTest, ANodeNameServesOneDaemonAtATime) {
   ASSERT_TRUE(server().Restart().ok());
   EXPECT_TRUE(again->ListJobs({}).ok()) << "the reconnect takes the name again";
   EXPECT_FALSE(OpenResultStore(db_, same).ok());
+}
+
+// Runs `sql` on the database at `uri`; false (with the server's message) on failure.
+::testing::AssertionResult PgExec(const std::string& uri, const std::string& sql) {
+  PGconn* conn = PQconnectdb(uri.c_str());
+  PGresult* result = PQexec(conn, sql.c_str());
+  const ExecStatusType status = PQresultStatus(result);
+  ::testing::AssertionResult out = status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK
+                                       ? ::testing::AssertionSuccess()
+                                       : ::testing::AssertionFailure() << PQerrorMessage(conn);
+  PQclear(result);
+  PQfinish(conn);
+  return out;
+}
+
+TEST_P(PgOnlyTest, ADatabaseAtVersionFiveOpensWithItsItemsDenseAndContiguous) {
+  absl::StatusOr<std::string> uri = server().NewDatabase();
+  ASSERT_TRUE(uri.ok()) << uri.status();
+  ASSERT_EQ(PgMigrations()[0].version, 5);
+  const core::JobRecord job = SeedJob("from v5");
+  ASSERT_TRUE(PgExec(*uri, std::string(PgMigrations()[0].sql)));
+  ASSERT_TRUE(PgExec(*uri,
+                     "CREATE TABLE schema_version (version INTEGER NOT NULL); "
+                     "INSERT INTO schema_version (version) VALUES (5); "
+                     "INSERT INTO jobs (state, created_ms, spec_json, plan_json, device_json) "
+                     "VALUES ('queued', 1000, '" +
+                         EncodeJobSpec(job.spec) + "', '" + EncodePlan(job.plan) + "', '" +
+                         EncodeDeviceInfo(H100()) +
+                         "'); "
+                         "INSERT INTO items (job_id, seq, op_name, pass, m, k, n, groups, layers, "
+                         "per_layer, recipe, mode, status) VALUES (1, 0, 'experts_up', 'fprop', "
+                         "512, 7168, 4096, 8, 58, 1, 'bf16', 'autocast', 'queued')"));
+  absl::StatusOr<std::unique_ptr<ResultStore>> store = OpenResultStore(*uri, {});
+  ASSERT_TRUE(store.ok()) << store.status();
+  absl::StatusOr<std::vector<core::ItemRecord>> items = (*store)->GetItems(1);
+  ASSERT_TRUE(items.ok()) << items.status();
+  ASSERT_EQ(items->size(), 1u);
+  EXPECT_EQ((*items)[0].item.op.groups, 8);
+  EXPECT_TRUE((*items)[0].item.op.group_tokens.empty());
+  EXPECT_EQ((*items)[0].item.op.layout, core::MoeLayout::kContiguous);
+  // Upgraded: new items keep their tokens and layout.
+  absl::StatusOr<core::JobRecord> next = (*store)->CreateJob(SeedJob(), {RoutedItem()});
+  ASSERT_TRUE(next.ok()) << next.status();
+  items = (*store)->GetItems(next->id);
+  ASSERT_TRUE(items.ok()) << items.status();
+  EXPECT_EQ((*items)[0].item.op, RoutedItem().op);
+}
+
+TEST_P(PgOnlyTest, StoredRoutingThatDoesNotParseIsDataLossNamingColumnAndValue) {
+  absl::StatusOr<core::JobRecord> job = store_->CreateJob(SeedJob(), {RoutedItem()});
+  ASSERT_TRUE(job.ok()) << job.status();
+  ASSERT_TRUE(PgExec(db_, "UPDATE items SET group_tokens = '3,x,5'"));
+  EXPECT_EQ(store_->GetItems(job->id).status(),
+            absl::DataLossError("items.group_tokens: bad value '3,x,5' in row 1 (comma-separated "
+                                "token counts >= 0)"));
+  ASSERT_TRUE(PgExec(db_, "UPDATE items SET group_tokens = '', moe_layout = 'packed'"));
+  EXPECT_EQ(store_->GetItems(job->id).status(),
+            absl::DataLossError("items.moe_layout: unknown value 'packed' in row 1"));
 }
 
 TEST_P(PgOnlyTest, AServerRestartBetweenCallsIsInvisible) {

@@ -44,6 +44,26 @@ TEST_P(SqliteOnlyTest, OpenRefusesAFileThatIsNotADatabase) {
   EXPECT_THAT(store.status().message(), HasSubstr(path));
 }
 
+TEST_P(SqliteOnlyTest, StoredRoutingThatDoesNotParseIsDataLossNamingColumnAndValue) {
+  absl::StatusOr<core::JobRecord> job = store_->CreateJob(SeedJob(), {RoutedItem()});
+  ASSERT_TRUE(job.ok()) << job.status();
+  ASSERT_TRUE(Measure(MustItems(job->id)[0], 0.25).ok());
+  absl::StatusOr<Connection> raw = Connection::Open(path_);
+  ASSERT_TRUE(raw.ok());
+  for (const std::string bad : {"3,x,5", "3,,5", "3,-1,5", ",", "99999999999999999999"}) {
+    ASSERT_TRUE(raw->Exec("UPDATE items SET group_tokens = '" + bad + "'").ok());
+    const std::string want = "items.group_tokens: bad value '" + bad + "' in row 1";
+    EXPECT_EQ(store_->GetItems(job->id).status().code(), absl::StatusCode::kDataLoss) << bad;
+    EXPECT_THAT(std::string(store_->GetItems(job->id).status().message()), HasSubstr(want));
+    EXPECT_THAT(std::string(store_->QueryResults({}).status().message()), HasSubstr(want));
+  }
+  ASSERT_TRUE(raw->Exec("UPDATE items SET group_tokens = '3,0,5', moe_layout = 'packed'").ok());
+  EXPECT_EQ(store_->GetItems(job->id).status(),
+            absl::DataLossError("items.moe_layout: unknown value 'packed' in row 1"));
+  EXPECT_EQ(store_->QueryResults({}).status(),
+            absl::DataLossError("items.moe_layout: unknown value 'packed' in row 1"));
+}
+
 INSTANTIATE_TEST_SUITE_P(Sqlite, StoreTest, ::testing::Values(Backend::kSqlite));
 INSTANTIATE_TEST_SUITE_P(Sqlite, QueryTest, ::testing::Values(Backend::kSqlite));
 INSTANTIATE_TEST_SUITE_P(Sqlite, ClusterTest, ::testing::Values(Backend::kSqlite));

@@ -79,6 +79,35 @@ TEST_P(StoreTest, CreateJobAssignsIdsAndKeepsEverything) {
   EXPECT_TRUE(MustItems(second->id).empty());
 }
 
+TEST_P(StoreTest, RoutedItemsKeepTheirTokensAndLayout) {
+  core::WorkItem uniform = RoutedItem();
+  uniform.op.group_tokens.clear();
+  uniform.op.layout = core::MoeLayout::kContiguous;
+  const std::vector<core::WorkItem> input = {RoutedItem(), uniform, SeedItems(1)[0]};
+  core::JobRecord job_input = SeedJob("routed");
+  job_input.plan.ops = {RoutedItem().op};
+  absl::StatusOr<core::JobRecord> job = store_->CreateJob(job_input, input);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->plan.ops, job_input.plan.ops);
+  std::vector<core::ItemRecord> items = MustItems(job->id);
+  ASSERT_EQ(items.size(), 3u);
+  for (size_t i = 0; i < items.size(); ++i) EXPECT_EQ(items[i].item.op, input[i].op) << i;
+  EXPECT_EQ(items[0].item.op.group_tokens, (std::vector<int64_t>{3, 0, 5}));
+  EXPECT_EQ(items[0].item.op.layout, core::MoeLayout::kMasked);
+
+  // Measured, reopened and read back as a result row: the same op.
+  ASSERT_TRUE(Measure(items[0], 0.25).ok());
+  Reopen();
+  items = MustItems(job->id);
+  EXPECT_EQ(items[0].item.op, input[0].op);
+  ResultFilter filter;
+  filter.job_id = job->id;
+  absl::StatusOr<Page<ResultRow>> rows = store_->QueryResults(filter);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_EQ(rows->items.size(), 1u);
+  EXPECT_EQ(rows->items[0].item.op, input[0].op);
+}
+
 TEST_P(StoreTest, UnknownIdsAreNotFound) {
   MustCreate(1);
   EXPECT_EQ(store_->GetJob(42).status(), absl::NotFoundError("job 42 not found"));

@@ -92,6 +92,18 @@ inline std::vector<core::WorkItem> SeedItems(int count, int64_t m = 15872) {
   return items;
 }
 
+// Routed experts: a grouped fprop op of 3 experts at capacity 8 whose tokens routing
+// left uneven (3, 0 and 5), in the masked layout.
+inline core::WorkItem RoutedItem() {
+  core::WorkItem item;
+  item.op = {"experts_up", core::Pass::kFprop, {8, 7168, 4096}, 3, 58, true};
+  item.op.group_tokens = {3, 0, 5};
+  item.op.layout = core::MoeLayout::kMasked;
+  item.recipe = core::Recipe::kFp8Block;
+  item.mode = core::Mode::kAutocast;
+  return item;
+}
+
 inline core::Measurement SampleMeasurement(double median_ms) {
   core::Measurement m;
   m.time = core::SampleStats::FromSamples({median_ms * 0.98, median_ms, median_ms * 1.05});

@@ -37,6 +37,89 @@ TEST(ConvertTest, ModelConfigRoundTripsEveryField) {
   EXPECT_EQ(back.name, m.name);
 }
 
+TEST(ConvertTest, ModelConfigCarriesRoutingSeedAndLayout) {
+  core::ModelConfig m;
+  m.moe_routing = "zipf:1.2";
+  m.moe_seed = 42;
+  m.moe_layout = "masked";
+  core::ModelConfig back = FromProto(ToProto(m));
+  EXPECT_EQ(back.moe_routing, "zipf:1.2");
+  EXPECT_EQ(back.moe_seed, 42);
+  EXPECT_EQ(back.moe_layout, "masked");
+  // Unset on the wire: the defaults (proto3 cannot tell a seed of 0 from unset).
+  back = FromProto(v1::ModelConfig());
+  EXPECT_EQ(back.moe_routing, "");
+  EXPECT_EQ(back.moe_seed, 1);
+  EXPECT_EQ(back.moe_layout, "");
+  // The text travels as given; the server's validation names a bad value.
+  v1::ModelConfig odd;
+  odd.set_moe_routing("random");
+  odd.set_moe_layout("packed");
+  back = FromProto(odd);
+  EXPECT_EQ(back.moe_routing, "random");
+  EXPECT_EQ(back.moe_layout, "packed");
+}
+
+core::GemmOp GroupedOp() {
+  core::GemmOp op{"experts_up", core::Pass::kFprop, {8, 7168, 4096}, 3, 58, true};
+  op.group_tokens = {3, 0, 5};
+  op.layout = core::MoeLayout::kMasked;
+  return op;
+}
+
+TEST(ConvertTest, GroupedOpRoundTripsItsTokensAndLayout) {
+  const core::GemmOp op = GroupedOp();
+  const v1::GemmOp wire = ToProto(op);
+  EXPECT_EQ(wire.layout(), "masked");
+  auto back = FromProto(wire);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, op);
+  core::Plan plan;
+  plan.ops = {op, core::GemmOp{"qkv", core::Pass::kWgrad, {4096, 16, 12288}, 1, 61, true}};
+  auto plan_back = FromProto(ToProto(plan, {}, {}, 0));
+  ASSERT_TRUE(plan_back.ok()) << plan_back.status();
+  EXPECT_EQ(plan_back->ops, plan.ops);
+  // An op from before layouts: contiguous, every group at the whole shape.
+  v1::GemmOp old = wire;
+  old.clear_layout();
+  old.clear_group_tokens();
+  back = FromProto(old);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->layout, core::MoeLayout::kContiguous);
+  EXPECT_TRUE(back->group_tokens.empty());
+}
+
+TEST(ConvertTest, BadGroupedOpIsInvalidArgumentNamingTheField) {
+  v1::GemmOp wire = ToProto(GroupedOp());
+  wire.set_layout("packed");
+  EXPECT_EQ(
+      FromProto(wire).status(),
+      absl::InvalidArgumentError("op.layout: unknown value 'packed' (valid: contiguous, masked)"));
+  wire = ToProto(GroupedOp());
+  wire.add_group_tokens(1);
+  EXPECT_EQ(FromProto(wire).status(),
+            absl::InvalidArgumentError(
+                "op.group_tokens: 4 counts for 3 groups (one per group, or none)"));
+  wire = ToProto(GroupedOp());
+  wire.set_group_tokens(1, -1);
+  EXPECT_EQ(FromProto(wire).status(),
+            absl::InvalidArgumentError(
+                "op.group_tokens[1]: -1 is outside 0..8 (the shape's token dimension)"));
+  wire.set_group_tokens(1, 9);
+  EXPECT_EQ(FromProto(wire).status().code(), absl::StatusCode::kInvalidArgument);
+  wire.set_group_tokens(1, 8);
+  EXPECT_TRUE(FromProto(wire).ok()) << "the capacity itself is a valid count";
+  // The item around it fails the same way.
+  v1::Item item;
+  *item.mutable_op() = ToProto(GroupedOp());
+  item.mutable_op()->set_layout("packed");
+  item.set_recipe("bf16");
+  item.set_mode("autocast");
+  item.set_status("queued");
+  EXPECT_THAT(std::string(FromProto(item).status().message()),
+              StartsWith("op.layout: unknown value"));
+}
+
 TEST(ConvertTest, JobSpecAndTimingRoundTrip) {
   core::JobSpec spec;
   spec.shapes = {{1, 2, 3}, {4, 5, 6}};

@@ -144,6 +144,86 @@ TEST(HostReferenceGemm, GroupsRunIndependently) {
   EXPECT_EQ(std::vector<float>(r->out.begin() + 35, r->out.begin() + 70), one->out);
 }
 
+// Routed experts at uneven tokens (fprop): each expert's GEMM runs its own rows, the
+// rows past its tokens (and an expert without tokens) stay zero. Against an independent
+// computation: per-row E4M3 scales worked out here from each row's amax (fp8-rowwise),
+// the dequantized rows multiplied in double.
+TEST(HostReferenceGemm, RoutedExpertsRunTheirOwnRowsWithTheirOwnRowScales) {
+  core::GemmOp op;
+  op.pass = Pass::kFprop;
+  op.shape = {5, 32, 24};
+  op.groups = 4;
+  op.group_tokens = {3, 0, 5, 1};
+  const HostOperands drawn = MakeHostOperands(op.shape, op.groups, 11, 0);
+  HostOperands ops = drawn;
+  ApplyGroupTokens(op, ops);
+  EXPECT_EQ(ops.rows, op.group_tokens);
+  const auto r = HostReferenceGemm(Recipe::kFp8Rowwise, Pass::kFprop, ops, {}, 2);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const int64_t m = 5, k = 32, n = 24;
+  auto dequant_row = [&](const float* x) {
+    float amax = 0;
+    for (int64_t j = 0; j < k; ++j) amax = std::max(amax, std::fabs(x[j]));
+    const float scale = amax > 0 ? 448.0f / amax : 1.0f;
+    std::vector<double> out(k);
+    for (int64_t j = 0; j < k; ++j) {
+      out[j] = q::DecodeFp8(q::EncodeFp8(x[j] * scale, q::Fp8Format::kE4M3), q::Fp8Format::kE4M3) /
+               static_cast<double>(scale);
+    }
+    return out;
+  };
+  for (int64_t g = 0; g < 4; ++g) {
+    for (int64_t i = 0; i < m; ++i) {
+      const bool token = i < op.group_tokens[g];
+      const std::vector<double> a =
+          token ? dequant_row(&drawn.a[(g * m + i) * k]) : std::vector<double>(k, 0.0);
+      for (int64_t j = 0; j < n; ++j) {
+        const std::vector<double> b = dequant_row(&drawn.b[(g * n + j) * k]);
+        double want = 0;
+        for (int64_t kk = 0; kk < k; ++kk) want += a[kk] * b[kk];
+        const float got = r->out[(g * m + i) * n + j];
+        if (!token) {
+          ASSERT_EQ(got, 0.0f) << "expert " << g << " row " << i << " has no token";
+        } else {
+          EXPECT_NEAR(got, want, 1e-4 * (1 + std::fabs(want))) << g << " " << i << " " << j;
+        }
+      }
+    }
+  }
+  EXPECT_LT(r->rel_error, ErrorThreshold(Recipe::kFp8Rowwise));
+  // The padding is zeros: the rows past each expert's tokens in A.
+  EXPECT_EQ(ops.a[(0 * m + 3) * k], 0.0f);
+  EXPECT_EQ(ops.a[(1 * m + 0) * k + 7], 0.0f);
+  EXPECT_EQ(ops.a[(2 * m + 4) * k], drawn.a[(2 * m + 4) * k]);
+}
+
+// wgrad: the experts' tokens are K; the columns past each expert's tokens are zeros in A
+// and B, so every expert at the capacity K computes its own tokens' sum (expert 1: zero).
+TEST(HostReferenceGemm, RoutedExpertsInWgradZeroTheirPaddedK) {
+  core::GemmOp op;
+  op.pass = Pass::kWgrad;
+  op.shape = {6, 32, 8};
+  op.groups = 3;
+  op.group_tokens = {16, 0, 32};
+  HostOperands ops = MakeHostOperands(op.shape, op.groups, 5, 0);
+  const HostOperands drawn = ops;
+  ApplyGroupTokens(op, ops);
+  EXPECT_TRUE(ops.rows.empty());
+  const auto r = HostReferenceGemm(Recipe::kBf16, Pass::kWgrad, ops, {}, 1);
+  ASSERT_TRUE(r.ok()) << r.status();
+  for (int64_t g = 0; g < 3; ++g) {
+    for (int64_t i = 0; i < 6; ++i) {
+      for (int64_t j = 0; j < 8; ++j) {
+        double want = 0;
+        for (int64_t kk = 0; kk < op.group_tokens[g]; ++kk) {
+          want += double(drawn.a[(g * 6 + i) * 32 + kk]) * double(drawn.b[(g * 8 + j) * 32 + kk]);
+        }
+        EXPECT_NEAR(r->reference[(g * 6 + i) * 8 + j], want, 1e-9) << g << " " << i << " " << j;
+      }
+    }
+  }
+}
+
 TEST(HostReferenceGemm, RejectsBadOperands) {
   HostOperands ops = MakeHostOperands({4, 8, 2}, 1, 1, 0);
   ops.a.pop_back();
