@@ -137,65 +137,60 @@ core::quant::Fp8Format Fp8FormatOf(const OperandQuantizer& q) {
                                          : core::quant::Fp8Format::kE4M3;
 }
 
-}  // namespace
-
-namespace {
-
-// Group g's rows in a CUTLASS launch: its tokens for the grouped forms (they follow the
-// counts in either layout); the capacity for the batched forms in the masked layout;
-// its tokens otherwise (the batched forms then refuse uneven experts).
-int64_t CutlassRows(const core::GemmOp& op, int64_t g, bool grouped_form) {
-  if (!RunsPerExpertRows(op)) return op.shape.m;
-  if (!grouped_form && op.layout == core::MoeLayout::kMasked) return op.shape.m;
-  return op.group_tokens[g];
+// The item's groups as a CUTLASS launch sees them: each group's operands and output at
+// its offset, its scales `a_scale_floats` and `bt_scale_floats` on from the first
+// group's. A group's rows are its tokens for the grouped forms (they follow the counts
+// in either layout), the capacity for the batched forms in the masked layout, its tokens
+// otherwise (the batched forms then refuse uneven experts).
+std::vector<BlockGemmGroup> CutlassGroups(const core::WorkItem& item, const Operands& o,
+                                          bool grouped_form, const float* a_scales,
+                                          int64_t a_scale_floats, const float* bt_scales,
+                                          int64_t bt_scale_floats) {
+  const core::GemmOp& op = item.op;
+  const core::GemmShape& s = op.shape;
+  const bool own_rows =
+      RunsPerExpertRows(op) && (grouped_form || op.layout != core::MoeLayout::kMasked);
+  std::vector<BlockGemmGroup> groups;
+  for (int64_t g = 0; g < op.groups; ++g) {
+    BlockGemmGroup one;
+    one.m = own_rows ? op.group_tokens[g] : s.m;
+    one.n = s.n;
+    one.k = s.k;
+    one.a = static_cast<const uint8_t*>(o.a.data()) + g * s.m * s.k;
+    one.bt = static_cast<const uint8_t*>(o.bt.data()) + g * s.n * s.k;
+    one.c = o.c + g * s.m * s.n;
+    one.a_scales = a_scales + g * a_scale_floats;
+    one.bt_scales = bt_scales + g * bt_scale_floats;
+    groups.push_back(one);
+  }
+  return groups;
 }
 
 }  // namespace
 
 absl::StatusOr<CutlassGemm> CreateBlockGemm(const core::WorkItem& item, const Operands& o,
                                             BlockGemmSchedule schedule, int device, int sm) {
-  const core::GemmShape& s = item.op.shape;
   BlockGemmSpec spec;
   spec.a_format = Fp8FormatOf(o.a);
   spec.bt_format = Fp8FormatOf(o.bt);
   spec.bt_128x128 = o.bt.config().weight;
-  for (int64_t g = 0; g < item.op.groups; ++g) {
-    BlockGemmGroup one;
-    one.m = CutlassRows(item.op, g, schedule == BlockGemmSchedule::kGrouped);
-    one.n = s.n;
-    one.k = s.k;
-    one.a = static_cast<const uint8_t*>(o.a.data()) + g * s.m * s.k;
-    one.bt = static_cast<const uint8_t*>(o.bt.data()) + g * s.n * s.k;
-    one.c = o.c + g * s.m * s.n;
-    one.a_scales = o.a.block_scales() + g * o.a.block_scale_group_floats();
-    one.bt_scales = o.bt.block_scales() + g * o.bt.block_scale_group_floats();
-    spec.groups.push_back(one);
-  }
+  spec.groups = CutlassGroups(item, o, schedule == BlockGemmSchedule::kGrouped, o.a.block_scales(),
+                              o.a.block_scale_group_floats(), o.bt.block_scales(),
+                              o.bt.block_scale_group_floats());
   return CutlassGemm::Create(spec, schedule, device, sm);
 }
 
 absl::StatusOr<CutlassGemm> CreateRowwiseGemm(const core::WorkItem& item, const Operands& o,
                                               bool fast_accum, RowwiseGemmSchedule schedule,
                                               int device, int sm) {
-  const core::GemmShape& s = item.op.shape;
   RowwiseGemmSpec spec;
   spec.a_format = Fp8FormatOf(o.a);
   spec.bt_format = Fp8FormatOf(o.bt);
   spec.fast_accum = fast_accum;
-  const auto* a_scales = static_cast<const float*>(o.a.gemm_scale());
-  const auto* bt_scales = static_cast<const float*>(o.bt.gemm_scale());
-  for (int64_t g = 0; g < item.op.groups; ++g) {
-    BlockGemmGroup one;
-    one.m = CutlassRows(item.op, g, schedule == RowwiseGemmSchedule::kGrouped);
-    one.n = s.n;
-    one.k = s.k;
-    one.a = static_cast<const uint8_t*>(o.a.data()) + g * s.m * s.k;
-    one.bt = static_cast<const uint8_t*>(o.bt.data()) + g * s.n * s.k;
-    one.c = o.c + g * s.m * s.n;
-    one.a_scales = a_scales + g * s.m;
-    one.bt_scales = bt_scales + g * s.n;
-    spec.groups.push_back(one);
-  }
+  // One scale per row of each group: m and n floats apart.
+  spec.groups = CutlassGroups(item, o, schedule == RowwiseGemmSchedule::kGrouped,
+                              static_cast<const float*>(o.a.gemm_scale()), item.op.shape.m,
+                              static_cast<const float*>(o.bt.gemm_scale()), item.op.shape.n);
   return CutlassGemm::CreateRowwise(spec, schedule, device, sm);
 }
 
