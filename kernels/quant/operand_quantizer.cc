@@ -17,6 +17,7 @@ bool IsTensorScaled(Recipe r) { return r == Recipe::kFp8Current || r == Recipe::
 // Sizes of the scale buffers: row-major as written, and in cuBLASLt's layout.
 struct ScaleSizes {
   int64_t raw = 0, raw_t = 0, gemm = 0;  // bytes
+  int64_t gemm_t = 0;  // fp8-block (one group), mxfp8: the transposed copy's, cuBLASLt's layout
 };
 
 // Of one group.
@@ -29,12 +30,15 @@ ScaleSizes GroupScaleBytes(const OperandConfig& c) {
       s.raw = CeilDiv(r, br) * CeilDiv(k, 128) * 4;
       s.raw_t = c.weight ? s.raw : k * CeilDiv(r, 128) * 4;
       s.gemm = (c.weight ? Blk128ScaleFloats(r, k) : Vec128ScaleFloats(r, k)) * 4;
+      if (c.groups == 1)
+        s.gemm_t = (c.weight ? Blk128ScaleFloats(k, r) : Vec128ScaleFloats(k, r)) * 4;
       break;
     }
     case Recipe::kMxfp8:
       s.raw = r * CeilDiv(k, 32);
       s.raw_t = k * CeilDiv(r, 32);
       s.gemm = SwizzledScaleBytes(r, CeilDiv(k, 32));
+      s.gemm_t = SwizzledScaleBytes(k, CeilDiv(r, 32));
       break;
     case Recipe::kNvfp4:
       s.raw = r * CeilDiv(k, 16);
@@ -83,7 +87,7 @@ int64_t OperandQuantizer::ExtraBytes(const OperandConfig& c, bool with_transpose
   const ScaleSizes s = ScaleBytes(c);
   const int64_t data = DataBytes(c);
   const int64_t workspace = c.recipe == Recipe::kFp8Current ? kCurrentScalingWorkspaceFloats : 0;
-  return data + (with_transpose ? data + s.raw_t : 0) + s.raw + s.gemm +
+  return data + (with_transpose ? data + s.raw_t + s.gemm_t : 0) + s.raw + s.gemm +
          (c.amax_history_len + c.groups + 48 + workspace) * 4;
 }
 
@@ -106,9 +110,13 @@ absl::StatusOr<OperandQuantizer> OperandQuantizer::Create(DevicePool& pool,
     if (s.raw_t > 0) {
       ASSIGN_OR_RETURN(q.raw_scales_t_, pool.Get(p + ".st", s.raw_t));
     }
+    if (s.gemm_t > 0) {
+      ASSIGN_OR_RETURN(q.gemm_scales_t_, pool.Get(p + ".sgt", s.gemm_t));
+    }
   }
-  // One small buffer for the scalars: amax, scale, scale_inv, then the history, each
-  // on its own 64-byte boundary: cuBLASLt refuses (NOT_SUPPORTED at launch, seen on
+  // One small buffer for the scalars: amax (and after it the completion counter of
+  // DelayedCastTranspose), scale, scale_inv, then the history, each on its own 64-byte
+  // boundary: cuBLASLt refuses (NOT_SUPPORTED at launch, seen on
   // H200 with cuBLASLt 13.1) a per-tensor scale pointer that is only 8-byte aligned.
   constexpr int kStride = 16;  // floats
   const int64_t history = std::max(1, config.amax_history_len);
@@ -173,6 +181,11 @@ absl::Status OperandQuantizer::SeedHistory(cudaStream_t stream) const {
       cudaMemsetAsync(history_, 0, sizeof(float) * config_.amax_history_len, stream));
   CUDA_RETURN_IF_ERROR(Amax(source_, n, amax_, stream));
   CUDA_RETURN_IF_ERROR(RollAmaxHistory(history_, config_.amax_history_len, amax_, stream));
+  // The scale the first step casts with (DelayedCastTranspose reads it and leaves the next),
+  // and the amax and completion counter it expects at 0.
+  CUDA_RETURN_IF_ERROR(ScaleFromHistory(history_, config_.amax_history_len, config_.amax_algo,
+                                        config_.format, scale_, scale_inv_, stream));
+  CUDA_RETURN_IF_ERROR(cudaMemsetAsync(amax_, 0, 2 * sizeof(float), stream));
   return absl::OkStatus();
 }
 
@@ -213,7 +226,14 @@ absl::Status OperandQuantizer::EnqueueTensorScaled(cudaStream_t stream, bool wit
     return CastGroups(stream, out_t, nullptr);
   }
   // Delayed: the scale comes from past steps; this step's amax is fused into the cast
-  // and pushed into the history for the next one.
+  // and pushed into the history for the next one, in the cast's launch where the operand
+  // is one launch.
+  if (out_t == nullptr || c.groups == 1) {
+    CUDA_RETURN_IF_ERROR(DelayedCastTranspose(source_, c.groups * c.rows, c.cols, c.format,
+                                              history_, c.amax_history_len, c.amax_algo, scale_,
+                                              scale_inv_, q_, out_t, amax_, stream));
+    return absl::OkStatus();
+  }
   CUDA_RETURN_IF_ERROR(ScaleFromHistory(history_, c.amax_history_len, c.amax_algo, c.format, scale_,
                                         scale_inv_, stream));
   RETURN_IF_ERROR(CastGroups(stream, out_t, amax_));
@@ -240,12 +260,28 @@ bool OperandQuantizer::QuantizesPerGroup(bool with_transpose) const {
   return (with_transpose && q_t_ != nullptr) || (c.weight && c.rows % 128 != 0);
 }
 
+bool OperandQuantizer::DirectBlockScales() const {
+  return block_scale_form_ == BlockScaleForm::kCublasLtDirect && config_.groups == 1;
+}
+
 absl::Status OperandQuantizer::EnqueueBlock(cudaStream_t stream, bool with_transpose) const {
   const OperandConfig& c = config_;
   const int32_t block_rows = c.weight ? 128 : 1;
   const bool t = with_transpose && q_t_ != nullptr;
   auto* raw = static_cast<float*>(raw_scales_);
   auto* raw_t = static_cast<float*>(raw_scales_t_);
+  if (DirectBlockScales()) {
+    BlockScaleOutputs s;
+    s.gemm = static_cast<float*>(gemm_scales_);
+    s.gemm_stride = c.weight ? Blk128Stride(c.cols) : Vec128RowStride(c.rows);
+    if (t) {
+      s.gemm_t = static_cast<float*>(gemm_scales_t_);
+      s.gemm_stride_t = c.weight ? Blk128Stride(c.rows) : Vec128RowStride(c.cols);
+    }
+    CUDA_RETURN_IF_ERROR(BlockQuantize(source_, c.rows, c.cols, block_rows, /*pow2_scales=*/true,
+                                       q_, t ? q_t_ : nullptr, s, stream));
+    return absl::OkStatus();
+  }
   if (!QuantizesPerGroup(with_transpose)) {
     // One group, or groups without transposed copies whose blocks each lie inside one
     // group: the groups' row-major grids back to back are then the grid of the stacked
@@ -263,7 +299,7 @@ absl::Status OperandQuantizer::EnqueueBlock(cudaStream_t stream, bool with_trans
                                          t ? raw_t + g * one.raw_t / 4 : nullptr, stream));
     }
   }
-  if (!cublaslt_scales_) return absl::OkStatus();
+  if (block_scale_form_ == BlockScaleForm::kRowMajor) return absl::OkStatus();
   auto* out = static_cast<float*>(gemm_scales_);
   CUDA_RETURN_IF_ERROR(c.weight ? ToBlk128Layout(raw, c.groups, c.rows, c.cols, out, stream)
                                 : ToVec128Layout(raw, c.groups, c.rows, c.cols, out, stream));
@@ -275,10 +311,13 @@ absl::Status OperandQuantizer::EnqueueMicroscaled(cudaStream_t stream, bool with
   auto* raw = static_cast<uint8_t*>(raw_scales_);
   auto* out = static_cast<uint8_t*>(gemm_scales_);
   if (c.recipe == Recipe::kMxfp8) {
+    // The kernel writes cuBLASLt's swizzle itself (the operand's and the transposed
+    // copy's); Dequantize quantizes once more for the row-major grid it reads.
     const bool t = with_transpose && q_t_ != nullptr;
-    CUDA_RETURN_IF_ERROR(Mxfp8Quantize(source_, c.rows, c.cols, q_, raw, t ? q_t_ : nullptr,
-                                       t ? static_cast<uint8_t*>(raw_scales_t_) : nullptr, stream));
-    CUDA_RETURN_IF_ERROR(SwizzleBlockScales(raw, c.rows, CeilDiv(c.cols, 32), out, stream));
+    MxScaleOutputs s;
+    s.swizzled = out;
+    s.swizzled_t = t ? static_cast<uint8_t*>(gemm_scales_t_) : nullptr;
+    CUDA_RETURN_IF_ERROR(Mxfp8Quantize(source_, c.rows, c.cols, q_, t ? q_t_ : nullptr, s, stream));
     return absl::OkStatus();
   }
   // NVFP4: the kernel interface has no transposed output; a training step would run a
@@ -325,10 +364,20 @@ absl::Status OperandQuantizer::Dequantize(float* out, cudaStream_t stream) const
       CUDA_RETURN_IF_ERROR(DequantizeTensorFp8(q_, n, c.format, scale_inv_, out, stream));
       break;
     case Recipe::kFp8Block:
+      if (DirectBlockScales()) {
+        // Enqueue wrote cuBLASLt's layout only: the same quantization again (the same
+        // bytes) for the row-major grid, so the check reads the scales the other way.
+        CUDA_RETURN_IF_ERROR(BlockQuantize(
+            source_, c.rows, c.cols, c.weight ? 128 : 1,
+            /*pow2_scales=*/true, q_, static_cast<float*>(raw_scales_), nullptr, nullptr, stream));
+      }
       CUDA_RETURN_IF_ERROR(DequantizeBlockFp8(q_, c.groups, c.rows, c.cols, c.weight ? 128 : 1,
                                               static_cast<const float*>(raw_scales_), out, stream));
       break;
     case Recipe::kMxfp8:
+      CUDA_RETURN_IF_ERROR(Mxfp8Quantize(source_, c.rows, c.cols, q_,
+                                         static_cast<uint8_t*>(raw_scales_), nullptr, nullptr,
+                                         stream));
       CUDA_RETURN_IF_ERROR(DequantizeMxfp8(q_, c.rows, c.cols,
                                            static_cast<const uint8_t*>(raw_scales_), out, stream));
       break;

@@ -57,7 +57,8 @@ class OperandQuantizer {
                                                  const __nv_bfloat16* source, bool with_transpose);
 
   // Delayed scaling: resets the amax history and records the source's amax once, as the
-  // previous step would have. No-op for other recipes.
+  // previous step would have, and sets the scale of the first step (Enqueue's
+  // DelayedCastTranspose then leaves each step the next one). No-op for other recipes.
   absl::Status SeedHistory(cudaStream_t stream) const;
   // Enqueues this recipe's quantization of the source (+ transposed copy when asked and
   // the recipe's kernel makes one) and the scale-layout conversion. No-op for bf16.
@@ -81,10 +82,20 @@ class OperandQuantizer {
   // GEMM reads (cutlass_gemm.h). Null / 0 for other recipes.
   const float* block_scales() const;
   int64_t block_scale_group_floats() const;
-  // fp8-block: whether Enqueue also converts the scales to cuBLASLt's layout (default on).
-  // An item whose GEMM runs on CUTLASS turns it off, so its timed quantization does only
-  // what that GEMM needs.
-  void set_cublaslt_scales(bool on) { cublaslt_scales_ = on; }
+  // fp8-block: how Enqueue leaves the scales.
+  enum class BlockScaleForm {
+    // The row-major grids, then one launch converting them to cuBLASLt's layout (the
+    // default: what every consumer reads).
+    kConverted,
+    // The row-major grids only: an item whose GEMM runs on CUTLASS.
+    kRowMajor,
+    // cuBLASLt's layout written by the quantization kernel itself, for the operand and its
+    // transposed copy (one launch): an item whose GEMM is cuBLASLt's. One group only
+    // (grouped operands keep kConverted); Dequantize then quantizes the source once more
+    // for the row-major grids it reads, so the check still compares two layouts.
+    kCublasLtDirect,
+  };
+  void set_block_scale_form(BlockScaleForm form) { block_scale_form_ = form; }
   // fp8-block: whether Enqueue(stream, with_transpose) quantizes group by group (one
   // launch each) instead of all groups as one [groups*rows, cols] tensor. Per group when
   // transposed copies are written (the transpose of the stack is not the stack of the
@@ -106,6 +117,8 @@ class OperandQuantizer {
   // gets the fused amax of all groups.
   absl::Status CastGroups(cudaStream_t stream, uint8_t* out_t, float* amax_out) const;
   absl::Status EnqueueBlock(cudaStream_t stream, bool with_transpose) const;
+  // Whether EnqueueBlock writes cuBLASLt's layout directly (kCublasLtDirect on one group).
+  bool DirectBlockScales() const;
   absl::Status EnqueueMicroscaled(cudaStream_t stream, bool with_transpose) const;
 
   OperandConfig config_;
@@ -123,7 +136,9 @@ class OperandQuantizer {
   void* raw_scales_t_ = nullptr;      // of the transposed copy
   const void* gemm_scale_ = nullptr;  // what cuBLASLt's scale pointer gets
   void* gemm_scales_ = nullptr;       // converted layout buffer
-  bool cublaslt_scales_ = true;       // Enqueue converts to gemm_scales_ (fp8-block)
+  void* gemm_scales_t_ = nullptr;     // the transposed copy's in cuBLASLt's layout (fp8-block
+                                      // direct, mxfp8)
+  BlockScaleForm block_scale_form_ = BlockScaleForm::kConverted;
   // (Block scales of grouped operands: each of the three buffers holds one group's
   // scales after the other, group g at g times one group's size.)
 };

@@ -42,6 +42,21 @@ cudaError_t CastTranspose(const __nv_bfloat16* x, int64_t rows, int64_t cols, co
                           Fp8Format f, uint8_t* out, uint8_t* out_t, float* amax_out,
                           cudaStream_t stream);
 
+// Delayed scaling's whole step in one launch: out = cast(x * *scale) with the nullable
+// out_t, the amax of x fused into the pass; the launch's last block then pushes that amax
+// into history[0..len) (index 0 = most recent), writes *scale_inv = 1 / the scale the cast
+// used (what the GEMM and the dequantization read) and *scale = the scale of the next
+// step (from the new history). Bit for bit the results of ScaleFromHistory, CastTranspose
+// with its amax, RollAmaxHistory and ScaleFromHistory again; *scale must hold the scale
+// of the current history when called (ScaleFromHistory once after seeding it).
+// amax_and_done points at two words, the amax and a completion counter: both 0 before
+// the launch (zero them once before the first) and left 0 by it, so a step is one
+// kernel, no memset; the step's amax is history[0] afterwards.
+cudaError_t DelayedCastTranspose(const __nv_bfloat16* x, int64_t rows, int64_t cols, Fp8Format f,
+                                 float* history, int32_t len, core::AmaxAlgo algo, float* scale,
+                                 float* scale_inv, uint8_t* out, uint8_t* out_t,
+                                 float* amax_and_done, cudaStream_t stream);
+
 // Current scaling in one launch: *amax = max |x| (NaN ignored), *scale = fp8_max / amax
 // (1 when amax is 0 or non-finite), *scale_inv = 1 / scale, out = cast(x * scale) and the
 // nullable out_t = its transpose [cols, rows]: the results of Amax, ComputeScale and
@@ -75,6 +90,28 @@ cudaError_t BlockQuantize(const __nv_bfloat16* x, int64_t rows, int64_t cols, in
                           bool pow2_scales, uint8_t* out, float* scale_inv, uint8_t* out_t,
                           float* scale_inv_t, cudaStream_t stream);
 
+// Where BlockQuantize writes the scales, each nullable: the row-major grids above, and
+// cuBLASLt's layouts (what its block-scaled matmul reads, without a conversion launch):
+// 1x128 VEC128_32F, for each K block the scales of all rows contiguous at gemm_stride
+// apart (Vec128RowStride(rows)); 128x128 BLK128x128_32F, the K blocks of a row of tiles
+// contiguous at gemm_stride apart (Blk128Stride(cols)); the padding up to a stride is 1.0.
+// The transposed copy's are those of x^T ([cols, rows]): gemm_stride_t =
+// Vec128RowStride(cols) or Blk128Stride(rows). The layout writes are contiguous per tile,
+// the row-major grid of 1x128 scales is not (one scale per row, ceil(cols/128) apart).
+struct BlockScaleOutputs {
+  float* scale_inv = nullptr;
+  float* scale_inv_t = nullptr;
+  float* gemm = nullptr;
+  int64_t gemm_stride = 0;
+  float* gemm_t = nullptr;
+  int64_t gemm_stride_t = 0;
+};
+// As above with any of the outputs: at least one form of the scales; for 1x128, out_t
+// exactly when a form of the transposed scales is given.
+cudaError_t BlockQuantize(const __nv_bfloat16* x, int64_t rows, int64_t cols, int32_t block_rows,
+                          bool pow2_scales, uint8_t* out, uint8_t* out_t,
+                          const BlockScaleOutputs& scales, cudaStream_t stream);
+
 // fp8-rowwise (core/quant R11): out [rows, cols] fp8 and scale_inv [rows] fp32, one scale
 // per row (per token of an activation, per output channel of a weight). One launch: each
 // row's amax, scale and cast in one pass over the row, the row kept on chip where it fits
@@ -87,6 +124,20 @@ cudaError_t RowwiseQuantize(const __nv_bfloat16* x, int64_t rows, int64_t cols, 
 // scales_t: the quantization of x^T ([cols, rows], scales [cols, ceil(rows/32)]).
 cudaError_t Mxfp8Quantize(const __nv_bfloat16* x, int64_t rows, int64_t cols, uint8_t* out,
                           uint8_t* scales, uint8_t* out_t, uint8_t* scales_t, cudaStream_t stream);
+// Where Mxfp8Quantize writes the scales, each nullable: the row-major grids above, and the
+// 128x4 tiled swizzle cuBLASLt reads (SwizzleBlockScales' layout, SwizzledScaleBytes(rows,
+// ceil(cols/32)) bytes; x^T's: SwizzledScaleBytes(cols, ceil(rows/32))), written by the
+// quantization itself, one contiguous 512-byte tile per 128x128 block of x.
+struct MxScaleOutputs {
+  uint8_t* scales = nullptr;
+  uint8_t* scales_t = nullptr;
+  uint8_t* swizzled = nullptr;
+  uint8_t* swizzled_t = nullptr;
+};
+// As above with any of the outputs: at least one form of the scales, and out_t exactly
+// when a form of the transposed scales is given.
+cudaError_t Mxfp8Quantize(const __nv_bfloat16* x, int64_t rows, int64_t cols, uint8_t* out,
+                          uint8_t* out_t, const MxScaleOutputs& scales, cudaStream_t stream);
 
 // NVFP4: needs the tensor amax first (Amax). out packed [rows, ceil(cols/2)] (element 2j
 // in the low nibble), scales [rows, ceil(cols/16)] E4M3, *tensor_scale written.

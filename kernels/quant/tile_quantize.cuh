@@ -33,8 +33,34 @@ struct TileParams {
   uint8_t* out_t = nullptr;  // null: no transposed output
   float* scale_inv = nullptr;
   float* scale_inv_t = nullptr;
-  uint8_t* mx_scales = nullptr;
-  uint8_t* mx_scales_t = nullptr;
+  uint8_t* mx_scales = nullptr;    // row-major [rows, ceil(cols/32)], nullable
+  uint8_t* mx_scales_t = nullptr;  // of x^T, nullable
+  // MXFP8: the scales in cuBLASLt's 128x4 tiled swizzle (SwizzleBlockScales' layout),
+  // nullable each. A 128x128 data tile's scales are exactly one 512-byte swizzle tile
+  // (128 rows x 4 scale columns; x^T's likewise), written whole from shared memory, zero
+  // padding included (rows and columns past the end have amax 0, scale byte 0).
+  uint8_t* mx_swizzled = nullptr;
+  uint8_t* mx_swizzled_t = nullptr;
+  // fp8-block: the scales in cuBLASLt's layout as well as (or instead of) the row-major
+  // grids above, each nullable. 1x128: VEC128 [ceil(cols/128)][gemm_stride], one K block's
+  // rows contiguous; 128x128: BLK128 [ceil(rows/128)][gemm_stride], K blocks contiguous.
+  // The padding up to the stride gets 1.0. The transposed copy's are those of x^T. A
+  // tile writes its rows' (columns') scales there contiguously, where the row-major grid
+  // takes one 32-byte sector per scale.
+  float* gemm_scale = nullptr;
+  int64_t gemm_stride = 0;
+  float* gemm_scale_t = nullptr;
+  int64_t gemm_stride_t = 0;
+  // Delayed scaling's bookkeeping (kTensor with amax_out), done by the launch's last block
+  // when `done` (a counter that is 0 before the launch) is set: push the amax into
+  // history[0..history_len), *scale_inv_used = 1 / the scale the cast used, *next_scale =
+  // the scale from the new history (the next step's); then amax_out and done back to 0.
+  unsigned* done = nullptr;
+  float* history = nullptr;
+  int32_t history_len = 0;
+  bool most_recent = false;
+  float* scale_inv_used = nullptr;
+  float* next_scale = nullptr;
 };
 
 inline constexpr int kColScalePitch = 20;
@@ -53,7 +79,17 @@ struct TileShared {
   // chunks a warp reads start in 8 different bank quads (20 * c mod 32 is distinct).
   alignas(16) float col_scale[kColumnAmax ? kColPasses : 1][kColumnAmax ? 8 : 1]
                              [kColumnAmax ? kColScalePitch : 4];
+  // 1x128: the tile's 128 row scale_inv, written out after the cast (RowScalesOut).
+  float row_inv[kScaling == TileScaling::kBlock1x128 ? kTile : 1];
+  // MX: the tile's swizzle tiles (x's and x^T's), written out at the end (MxScalesOut).
+  alignas(16) uint8_t mx_sw[kScaling == TileScaling::kMx1x32 ? 512 : 16];
+  alignas(16) uint8_t mx_sw_t[kScaling == TileScaling::kMx1x32 && kTranspose ? 512 : 16];
 };
+
+// Byte offset of (row r, scale column j) of a 128x4 swizzle tile.
+__device__ __forceinline__ int SwizzleOffset(int r, int j) {
+  return (r % 32) * 16 + (r / 32) * 4 + j;
+}
 
 // Max of a packed-abs value over the block; every thread gets the result.
 __device__ inline uint32_t TileMax(uint32_t packed, uint32_t (&warp_max)[8]) {
@@ -96,9 +132,11 @@ __device__ inline void CastRow16PerColumn(const uint32_t (&w)[kWords], const flo
 // Column amaxes for the transposed output: per column of the tile (1x128 over all 128
 // rows, MX per 32-row pass), reduced to per-column scales in shared memory. The scale
 // grids of the transposed output are written here too.
+// `col_max` (1x128): the thread's packed column maxima over its 4 passes, from TileMaxima.
 template <TileScaling kScaling, bool kTranspose>
 __device__ void ColumnScales(const TileParams& p, const TileCoords& t,
                              const uint32_t (&w)[kPasses][kWords],
+                             const uint32_t (&col_max)[kWords],
                              TileShared<kScaling, kTranspose>& sh) {
   constexpr bool kMx = kScaling == TileScaling::kMx1x32;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -106,11 +144,7 @@ __device__ void ColumnScales(const TileParams& p, const TileCoords& t,
   for (int cp = 0; cp < TileShared<kScaling, kTranspose>::kColPasses; ++cp) {
 #pragma unroll
     for (int k = 0; k < kWords; ++k) {
-      uint32_t m = 0;
-#pragma unroll
-      for (int pass = 0; pass < kPasses; ++pass) {
-        if (!kMx || pass == cp) m = __vmaxu2(m, AbsBitsNoNan2(w[pass][k]));
-      }
+      uint32_t m = kMx ? AbsBitsNoNan2(w[cp][k]) : col_max[k];
       m = ShuffleMax2<8, 16>(m);  // lanes of one chunk: the warp's 4 rows
       if (lane < 8) sh.col_part[cp][warp][lane * kWords + k] = m;
     }
@@ -123,42 +157,49 @@ __device__ void ColumnScales(const TileParams& p, const TileCoords& t,
     uint32_t m = 0;
 #pragma unroll
     for (int wp = 0; wp < 8; ++wp) m = __vmaxu2(m, sh.col_part[cp][wp][c / 2]);
-    const float amax = Bf16AbsBitsToFloat(c % 2 ? m >> 16 : m & 0xFFFFu);
     const int64_t col = t.col0 + c;
     const int64_t group = kMx ? blockIdx.y * 4 + cp : blockIdx.y;
     const bool write = col < p.cols && (kMx ? t.row0 + 32 * cp < p.rows : true);
     if constexpr (kMx) {
-      const uint8_t b = MxScaleFromAmax(amax);
+      const uint8_t b = MxScaleFromBf16Amax(c % 2 ? m >> 16 : m & 0xFFFFu);
       sh.col_scale[cp][c / 16][c % 16] = MxMultiplier(b);
-      if (write) p.mx_scales_t[col * n_row_groups + group] = b;
+      if (write && p.mx_scales_t != nullptr) p.mx_scales_t[col * n_row_groups + group] = b;
+      sh.mx_sw_t[SwizzleOffset(c, cp)] = b;
     } else {
-      const float s = BlockScaleFromAmax(amax, p.pow2);
+      float inv;
+      const float s = BlockScaleFromBf16Amax(c % 2 ? m >> 16 : m & 0xFFFFu, p.pow2, &inv);
       sh.col_scale[cp][c / 16][c % 16] = s;
-      if (write) p.scale_inv_t[col * n_row_groups + group] = __fdiv_rn(1.0f, s);
+      if (write && p.scale_inv_t != nullptr) p.scale_inv_t[col * n_row_groups + group] = inv;
+      if (p.gemm_scale_t != nullptr && col < p.gemm_stride_t) {
+        p.gemm_scale_t[group * p.gemm_stride_t + col] = inv;  // columns past the end: 1
+      }
     }
   }
   __syncthreads();
 }
 
-// Row-direction scale of pass `pass` for the row-major output; writes its scale grid.
+// Row-direction scale of pass `pass` for the row-major output (1x128: its scale_inv kept
+// in row_inv for RowScalesOut; MX: its scale grid written).
+// `row_max` (1x128): the thread's packed maximum of the pass, from TileMaxima.
 template <TileScaling kScaling>
 __device__ float RowScale(const TileParams& p, const TileCoords& t, const uint32_t (&w)[kWords],
-                          int pass, float tile_scale) {
+                          uint32_t row_max, int pass, float tile_scale, float* row_inv,
+                          uint8_t* mx_sw) {
   if constexpr (kScaling == TileScaling::kBlock1x128) {
-    const uint32_t m = MaxHalves(ShuffleMax2<1, 4>(PackedMax(w)));
-    const float s = BlockScaleFromAmax(Bf16AbsBitsToFloat(m), p.pow2);
-    const int64_t row = t.row0 + t.Row(pass);
-    if (t.chunk == 0 && row < p.rows) {
-      p.scale_inv[row * CeilDivDevice(p.cols, kTile) + blockIdx.x] = __fdiv_rn(1.0f, s);
-    }
+    float inv;
+    const float s = BlockScaleFromBf16Amax(MaxHalves(ShuffleMax2<1, 4>(row_max)), p.pow2, &inv);
+    if (t.chunk == 0) row_inv[t.Row(pass)] = inv;
     return s;
   } else if constexpr (kScaling == TileScaling::kMx1x32) {
     const uint32_t m = MaxHalves(ShuffleMax2<1, 1>(PackedMax(w)));
-    const uint8_t b = MxScaleFromAmax(Bf16AbsBitsToFloat(m));
+    const uint8_t b = MxScaleFromBf16Amax(m);
     const int64_t row = t.row0 + t.Row(pass);
     const int64_t col = t.col0 + t.Col();
-    if (t.chunk % 2 == 0 && row < p.rows && col < p.cols) {
-      p.mx_scales[row * CeilDivDevice(p.cols, 32) + col / 32] = b;
+    if (t.chunk % 2 == 0) {
+      if (p.mx_scales != nullptr && row < p.rows && col < p.cols) {
+        p.mx_scales[row * CeilDivDevice(p.cols, 32) + col / 32] = b;
+      }
+      mx_sw[SwizzleOffset(t.Row(pass), t.chunk / 2)] = b;
     }
     return MxMultiplier(b);
   } else {
@@ -168,9 +209,10 @@ __device__ float RowScale(const TileParams& p, const TileCoords& t, const uint32
 
 // The scale shared by the whole tile (per-tensor or 128x128), plus the tile-wide amax
 // work: the fused amax of kTensor and the 128x128 scale grids.
+// `tensor_scale` (kTensor): *p.tensor_scale, read by the kernel before its tile.
 template <TileScaling kScaling, bool kTranspose>
 __device__ float TileScale(const TileParams& p, const uint32_t (&w)[kPasses][kWords],
-                           TileShared<kScaling, kTranspose>& sh) {
+                           float tensor_scale, TileShared<kScaling, kTranspose>& sh) {
   const bool need_max = kScaling == TileScaling::kBlock128x128 ||
                         (kScaling == TileScaling::kTensor && p.amax_out != nullptr);
   uint32_t block_max = 0;
@@ -184,14 +226,31 @@ __device__ float TileScale(const TileParams& p, const uint32_t (&w)[kPasses][kWo
     if (p.amax_out != nullptr && threadIdx.x == 0 && block_max != 0) {
       AtomicMaxNonNegative(p.amax_out, Bf16AbsBitsToFloat(block_max));
     }
-    return *p.tensor_scale;
+    return tensor_scale;
   } else if constexpr (kScaling == TileScaling::kBlock128x128) {
-    const float s = BlockScaleFromAmax(Bf16AbsBitsToFloat(block_max), p.pow2);
+    float inv;
+    const float s = BlockScaleFromBf16Amax(block_max, p.pow2, &inv);
     if (threadIdx.x == 0) {
-      const float inv = __fdiv_rn(1.0f, s);
-      p.scale_inv[blockIdx.y * CeilDivDevice(p.cols, kTile) + blockIdx.x] = inv;
+      if (p.scale_inv != nullptr) {
+        p.scale_inv[blockIdx.y * CeilDivDevice(p.cols, kTile) + blockIdx.x] = inv;
+      }
       if (p.scale_inv_t != nullptr) {
         p.scale_inv_t[blockIdx.x * CeilDivDevice(p.rows, kTile) + blockIdx.y] = inv;
+      }
+      if (p.gemm_scale != nullptr) p.gemm_scale[blockIdx.y * p.gemm_stride + blockIdx.x] = inv;
+      if (p.gemm_scale_t != nullptr) {
+        p.gemm_scale_t[blockIdx.x * p.gemm_stride_t + blockIdx.y] = inv;
+      }
+    }
+    // The last tile of a row (column) of tiles pads its K blocks up to the stride.
+    if (p.gemm_scale != nullptr && blockIdx.x == gridDim.x - 1) {
+      for (int64_t b = gridDim.x + threadIdx.x; b < p.gemm_stride; b += kTileThreads) {
+        p.gemm_scale[blockIdx.y * p.gemm_stride + b] = 1.0f;
+      }
+    }
+    if (p.gemm_scale_t != nullptr && blockIdx.y == gridDim.y - 1) {
+      for (int64_t b = gridDim.y + threadIdx.x; b < p.gemm_stride_t; b += kTileThreads) {
+        p.gemm_scale_t[blockIdx.x * p.gemm_stride_t + b] = 1.0f;
       }
     }
     return s;
@@ -200,24 +259,130 @@ __device__ float TileScale(const TileParams& p, const uint32_t (&w)[kPasses][kWo
   }
 }
 
+// 1x128: the tile's row scales from shared memory to the row-major grid and cuBLASLt's
+// layout, one thread per row (after a barrier since RowScale). Out of the cast loop,
+// whose registers hold the tile; the layout's 128 floats are one contiguous store. Rows
+// past the end read as zeros: their scale is 1, the layout's padding value.
+__device__ inline void RowScalesOut(const TileParams& p, const TileCoords& t,
+                                    const float* row_inv) {
+  if (threadIdx.x >= kTile) return;
+  const int64_t row = t.row0 + threadIdx.x;
+  const float inv = row_inv[threadIdx.x];
+  if (p.scale_inv != nullptr && row < p.rows) {
+    p.scale_inv[row * CeilDivDevice(p.cols, kTile) + blockIdx.x] = inv;
+  }
+  if (p.gemm_scale != nullptr && row < p.gemm_stride) {
+    p.gemm_scale[blockIdx.x * p.gemm_stride + row] = inv;
+  }
+}
+
+// Delayed scaling's step after the cast, in the launch's last block (TileParams::done):
+// the results of RollAmaxHistory then ScaleFromHistory (kernels/quant/scale.cu), bit for
+// bit. Every block has read the scale it casts with before it counts itself done, so the
+// last one may overwrite it with the next step's. It is the launch's tail, so it keeps
+// one round trip to memory: histories of up to kFinishRegs x 256 entries are read whole
+// into registers (the max of the new history comes from them) before any is written.
+inline constexpr int kFinishRegs = 4;
+
+__device__ inline void FinishDelayed(const TileParams& p, float used_scale) {
+  __shared__ bool last;
+  __shared__ float warp_max[kTileThreads / 32];
+  __syncthreads();  // the block's amax is published (thread 0, TileScale)
+  if (threadIdx.x == 0) {
+    __threadfence();
+    last = atomicAdd(p.done, 1u) == gridDim.x * gridDim.y - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  const float amax = __uint_as_float(atomicOr(reinterpret_cast<unsigned*>(p.amax_out), 0u));
+  const int32_t len = p.history_len;
+  const int32_t tid = static_cast<int32_t>(threadIdx.x);
+  float v = 0.0f;  // max |x| over the new history: amax, then the old entries 0..len-2
+  if (len <= kFinishRegs * kTileThreads) {
+    float moved[kFinishRegs];
+#pragma unroll
+    for (int r = 0; r < kFinishRegs; ++r) {
+      const int32_t i = tid + r * kTileThreads;
+      moved[r] = i >= 1 && i < len ? p.history[i - 1] : 0.0f;
+      v = fmaxf(v, fabsf(moved[r]));
+    }
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < kFinishRegs; ++r) {
+      const int32_t i = tid + r * kTileThreads;
+      if (i >= 1 && i < len) p.history[i] = moved[r];
+    }
+  } else {
+    // Longer histories: chunk by chunk, highest first, each read before it is overwritten.
+    for (int32_t base = ((len - 1) / kTileThreads) * kTileThreads; base >= 0;
+         base -= kTileThreads) {
+      const int32_t i = base + tid;
+      float moved = 0.0f;
+      if (i >= 1 && i < len) moved = p.history[i - 1];
+      v = fmaxf(v, fabsf(moved));
+      __syncthreads();
+      if (i >= 1 && i < len) p.history[i] = moved;
+      __syncthreads();
+    }
+  }
+  if (tid == 0 && len > 0) p.history[0] = amax;
+  if (p.most_recent) {
+    v = len > 0 ? amax : 0.0f;
+  } else {
+    if (len > 0) v = fmaxf(v, amax);  // fmaxf ignores a NaN entry, as the history scan does
+    for (int m = 16; m > 0; m >>= 1) v = fmaxf(v, __shfl_xor_sync(0xFFFFFFFFu, v, m));
+    if (tid % 32 == 0) warp_max[tid / 32] = v;
+    __syncthreads();
+    v = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kTileThreads / 32; ++w) v = fmaxf(v, warp_max[w]);
+  }
+  if (tid == 0) {
+    *p.scale_inv_used = __fdiv_rn(1.0f, used_scale);
+    *p.next_scale = ScaleFromAmax(v, Fp8MaxOf(p.format));
+    // Every other block is done with both: zero them for the next launch (no memset).
+    *p.amax_out = 0.0f;
+    *p.done = 0u;
+  }
+}
+
 template <TileScaling kScaling, bool kTranspose>
 __global__ void __launch_bounds__(kTileThreads, 4) TileQuantizeKernel(const TileParams p) {
   __shared__ TileShared<kScaling, kTranspose> sh;
   const TileCoords t = MakeTileCoords();
   const bool full = p.vec_ok && t.row0 + kTile <= p.rows && t.col0 + kTile <= p.cols;
+  // The per-tensor scale is read first: read after the tile's maximum (a barrier), its
+  // latency would stand between the loads and the cast of every block.
+  float tensor_scale = 0.0f;
+  if constexpr (kScaling == TileScaling::kTensor) tensor_scale = __ldg(p.tensor_scale);
   uint32_t w[kPasses][kWords];
   LoadTile(p.x, p.rows, p.cols, t, full, w);
 
-  const float tile_scale = TileScale<kScaling, kTranspose>(p, w, sh);
+  const float tile_scale = TileScale<kScaling, kTranspose>(p, w, tensor_scale, sh);
+  // 1x128: each word's |x| once, for its row's maximum and its column's.
+  uint32_t row_max[kPasses] = {}, col_max[kWords] = {};
+  if constexpr (kScaling == TileScaling::kBlock1x128) {
+#pragma unroll
+    for (int pass = 0; pass < kPasses; ++pass) {
+#pragma unroll
+      for (int k = 0; k < kWords; ++k) {
+        const uint32_t a = AbsBitsNoNan2(w[pass][k]);
+        row_max[pass] = __vmaxu2(row_max[pass], a);
+        if constexpr (kTranspose) col_max[k] = __vmaxu2(col_max[k], a);
+      }
+    }
+  }
   if constexpr (TileShared<kScaling, kTranspose>::kColumnAmax) {
-    ColumnScales<kScaling, kTranspose>(p, t, w, sh);
+    ColumnScales<kScaling, kTranspose>(p, t, w, col_max, sh);
   }
   // Scalings whose transposed bytes equal the row-major bytes reuse them.
   constexpr bool kSameBytes =
       kScaling == TileScaling::kTensor || kScaling == TileScaling::kBlock128x128;
 #pragma unroll
   for (int pass = 0; pass < kPasses; ++pass) {
-    const float s = RowScale<kScaling>(p, t, w[pass], pass, tile_scale);
+    const float s =
+        RowScale<kScaling>(p, t, w[pass], row_max[pass], pass, tile_scale, sh.row_inv, sh.mx_sw);
     uint32_t b[4];
     CastRow16(w[pass], s, p.format, b);
     StoreRow16(p.out, p.rows, p.cols, t.row0 + t.Row(pass), t.col0 + t.Col(), full, b);
@@ -232,6 +397,30 @@ __global__ void __launch_bounds__(kTileThreads, 4) TileQuantizeKernel(const Tile
   if constexpr (kTranspose) {
     __syncthreads();
     sh.tile.StoreTransposed(p.out_t, p.rows, p.cols, t.row0, t.col0, full);
+  }
+  if constexpr (kScaling == TileScaling::kBlock1x128) {
+    if constexpr (!kTranspose) __syncthreads();
+    RowScalesOut(p, t, sh.row_inv);
+  }
+  if constexpr (kScaling == TileScaling::kMx1x32) {
+    if constexpr (!kTranspose) __syncthreads();
+    // One 512-byte swizzle tile each: x's at (row tile, column tile), x^T's transposed.
+    const int i = threadIdx.x % 32;
+    if (threadIdx.x < 32 && p.mx_swizzled != nullptr) {
+      reinterpret_cast<uint4*>(p.mx_swizzled +
+                               (blockIdx.y * int64_t{gridDim.x} + blockIdx.x) * 512)[i] =
+          reinterpret_cast<const uint4*>(sh.mx_sw)[i];
+    }
+    if constexpr (kTranspose) {
+      if (threadIdx.x >= 32 && threadIdx.x < 64 && p.mx_swizzled_t != nullptr) {
+        reinterpret_cast<uint4*>(p.mx_swizzled_t +
+                                 (blockIdx.x * int64_t{gridDim.y} + blockIdx.y) * 512)[i] =
+            reinterpret_cast<const uint4*>(sh.mx_sw_t)[i];
+      }
+    }
+  }
+  if constexpr (kScaling == TileScaling::kTensor) {
+    if (p.done != nullptr) FinishDelayed(p, tile_scale);
   }
 }
 

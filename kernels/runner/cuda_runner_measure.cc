@@ -280,8 +280,8 @@ absl::Status CudaRunner::ChooseGemmLibrary(Member& m, const TimerOptions& item_o
     m.cutlass_name = names[best];
     m.cutlass = std::move(cutlass[best]);
     if (block) {
-      m.o.a.set_cublaslt_scales(false);
-      m.o.bt.set_cublaslt_scales(false);
+      m.o.a.set_block_scale_form(OperandQuantizer::BlockScaleForm::kRowMajor);
+      m.o.bt.set_block_scale_form(OperandQuantizer::BlockScaleForm::kRowMajor);
     }
   }
   return absl::OkStatus();

@@ -98,6 +98,11 @@ absl::Status CudaRunner::PrepareMember(const core::GroupRequest& request, size_t
         timing.timing_backend != core::TimingBackend::kKernels && !request.profile;
     RETURN_IF_ERROR(core::WhileDoing(ChooseGemmLibrary(m, options, contenders),
                                      "choosing between CUTLASS and cuBLASLt"));
+    if (item.recipe == core::Recipe::kFp8Block && !m.cutlass.has_value()) {
+      // cuBLASLt's GEMM: the quantization writes its scale layout itself (one launch).
+      m.o.a.set_block_scale_form(OperandQuantizer::BlockScaleForm::kCublasLtDirect);
+      m.o.bt.set_block_scale_form(OperandQuantizer::BlockScaleForm::kCublasLtDirect);
+    }
   }
   if (item.op.groups > 1) {
     m.notes.push_back(GroupedNote(item, m.t, m.o, m.cutlass.has_value() ? "" : per_group_reason,

@@ -1,13 +1,14 @@
 // Amax, ComputeScale, ScaleFromHistory and RollAmaxHistory against the host rules of
 // core/quant/quant.h, bit for bit.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
 #include <string>
 #include <vector>
 
-#include "kernels/quant/quantize.h"
 #include "core/quant/quant.h"
+#include "kernels/quant/quantize.h"
 #include "tests/gpu/quant/gpu_test_support.h"
 
 namespace gemmprof::kernels {
@@ -177,6 +178,92 @@ TEST_F(ScaleTest, RollAmaxHistoryShiftsAndInserts) {
   }
 }
 
+// DelayedCastTranspose's one launch against the sequence it replaces, run on the same
+// inputs: ScaleFromHistory, CastTranspose with the amax, RollAmaxHistory, ScaleFromHistory.
+// Every output bit: the data, the transposed copy, the history (whose first entry is the
+// step's amax), the scale the cast used (as scale_inv) and the next step's scale; three
+// steps in a row, without a reset between them (the launch leaves amax and counter 0).
+TEST_F(ScaleTest, DelayedCastTransposeEqualsTheStepsItFuses) {
+  struct Case {
+    int64_t rows, cols;
+    int32_t len;
+  };
+  const Case cases[] = {
+      {7, 33, 1}, {131, 257, 1024}, {384, 512, 1500}, {1000, 130, 0}, {256, 4096, 16}};
+  std::mt19937 rng(5);
+  std::lognormal_distribution<float> dist(0.0f, 2.0f);
+  for (const Case& c : cases) {
+    const auto t = MakeTensor(c.rows, c.cols, 77, /*edges=*/c.rows == 131);
+    const int64_t n = c.rows * c.cols;
+    auto* x = Device<uint16_t>(n);
+    auto* out_a = Device<uint8_t>(n);
+    auto* out_b = Device<uint8_t>(n);
+    auto* t_a = Device<uint8_t>(n);
+    auto* t_b = Device<uint8_t>(n);
+    auto* hist_a = Device<float>(std::max(c.len, 1));
+    auto* hist_b = Device<float>(std::max(c.len, 1));
+    auto* sc_a = Device<float>(4);  // scale, scale_inv, amax
+    auto* sc_b = Device<float>(4);  // scale, scale_inv, amax, counter
+    ASSERT_TRUE(x && out_a && out_b && t_a && t_b && hist_a && hist_b && sc_a && sc_b);
+    CUDA_ASSERT(cudaMemcpy(x, t.bits.data(), n * 2, cudaMemcpyHostToDevice));
+    std::vector<float> hist(c.len);
+    for (auto& h : hist) h = dist(rng);
+    for (auto algo : {core::AmaxAlgo::kMax, core::AmaxAlgo::kMostRecent}) {
+      for (auto f : {q::Fp8Format::kE4M3, q::Fp8Format::kE5M2}) {
+        for (bool transpose : {true, false}) {
+          SCOPED_TRACE(std::to_string(c.rows) + "x" + std::to_string(c.cols) + " len=" +
+                       std::to_string(c.len) + " algo=" + std::string(core::ToString(algo)) +
+                       " t=" + std::to_string(transpose));
+          if (c.len > 0) {
+            CUDA_ASSERT(cudaMemcpy(hist_a, hist.data(), c.len * 4, cudaMemcpyHostToDevice));
+            CUDA_ASSERT(cudaMemcpy(hist_b, hist.data(), c.len * 4, cudaMemcpyHostToDevice));
+          }
+          CUDA_ASSERT(cudaMemset(sc_b, 0xAB, 8));
+          CUDA_ASSERT(cudaMemset(sc_b + 2, 0, 8));  // amax and counter start at 0
+          // B's scale for the first step, as SeedHistory leaves it.
+          CUDA_ASSERT(ScaleFromHistory(hist_b, c.len, algo, f, sc_b, nullptr, nullptr));
+          const auto* bx = reinterpret_cast<const __nv_bfloat16*>(x);
+          for (int step = 0; step < 3; ++step) {
+            SCOPED_TRACE("step " + std::to_string(step));
+            CUDA_ASSERT(ScaleFromHistory(hist_a, c.len, algo, f, sc_a, sc_a + 1, nullptr));
+            CUDA_ASSERT(CastTranspose(bx, c.rows, c.cols, sc_a, f, out_a, transpose ? t_a : nullptr,
+                                      sc_a + 2, nullptr));
+            CUDA_ASSERT(RollAmaxHistory(hist_a, c.len, sc_a + 2, nullptr));
+            CUDA_ASSERT(ScaleFromHistory(hist_a, c.len, algo, f, sc_a, nullptr, nullptr));
+            CUDA_ASSERT(DelayedCastTranspose(bx, c.rows, c.cols, f, hist_b, c.len, algo, sc_b,
+                                             sc_b + 1, out_b, transpose ? t_b : nullptr, sc_b + 2,
+                                             nullptr));
+            CUDA_ASSERT(cudaDeviceSynchronize());
+            std::vector<uint8_t> a(n), b(n);
+            CUDA_ASSERT(cudaMemcpy(a.data(), out_a, n, cudaMemcpyDeviceToHost));
+            CUDA_ASSERT(cudaMemcpy(b.data(), out_b, n, cudaMemcpyDeviceToHost));
+            EXPECT_EQ(a, b) << "out";
+            if (transpose) {
+              CUDA_ASSERT(cudaMemcpy(a.data(), t_a, n, cudaMemcpyDeviceToHost));
+              CUDA_ASSERT(cudaMemcpy(b.data(), t_b, n, cudaMemcpyDeviceToHost));
+              EXPECT_EQ(a, b) << "out_t";
+            }
+            std::vector<float> ha(c.len), hb(c.len), sa(3), sb(3);
+            if (c.len > 0) {
+              CUDA_ASSERT(cudaMemcpy(ha.data(), hist_a, c.len * 4, cudaMemcpyDeviceToHost));
+              CUDA_ASSERT(cudaMemcpy(hb.data(), hist_b, c.len * 4, cudaMemcpyDeviceToHost));
+              CompareFloatBits(hb, ha, c.len, "history");
+            }
+            CUDA_ASSERT(cudaMemcpy(sa.data(), sc_a, 12, cudaMemcpyDeviceToHost));
+            CUDA_ASSERT(cudaMemcpy(sb.data(), sc_b, 12, cudaMemcpyDeviceToHost));
+            CompareFloatBits({sb[0], sb[1]}, {sa[0], sa[1]}, 2, "next scale, scale_inv used");
+            unsigned done = 1;
+            CUDA_ASSERT(cudaMemcpy(&done, sc_b + 3, 4, cudaMemcpyDeviceToHost));
+            // Left at 0 for the next launch (an empty tensor leaves its zero amax).
+            EXPECT_EQ(FloatBits(sb[2]), 0u) << "amax after the launch";
+            EXPECT_EQ(done, 0u) << "counter after the launch";
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST_F(ScaleTest, InvalidArgumentsAreRejected) {
   auto* d = Device<float>(4);
   ASSERT_NE(d, nullptr);
@@ -187,6 +274,10 @@ TEST_F(ScaleTest, InvalidArgumentsAreRejected) {
   EXPECT_EQ(BlockQuantize(reinterpret_cast<const __nv_bfloat16*>(d), 1, 1, 64, true,
                           reinterpret_cast<uint8_t*>(d + 1), d + 2, nullptr, nullptr, nullptr),
             cudaErrorInvalidValue);
+  EXPECT_EQ(DelayedCastTranspose(reinterpret_cast<const __nv_bfloat16*>(d), 1, 1,
+                                 q::Fp8Format::kE4M3, nullptr, 4, core::AmaxAlgo::kMax, d, d + 1,
+                                 reinterpret_cast<uint8_t*>(d + 2), nullptr, d + 3, nullptr),
+            cudaErrorInvalidValue);  // a history length without a history
   cudaGetLastError();  // the rejected calls enqueue nothing; keep the error state clean
 }
 

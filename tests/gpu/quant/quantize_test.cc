@@ -173,6 +173,108 @@ TEST_F(QuantizeTest, BlockQuantizeMatchesHost) {
   }
 }
 
+// cuBLASLt's layouts from the host's row-major grid, written out independently of the
+// kernel: VEC128 (1x128) puts each K block's rows contiguous at a stride of the rows
+// rounded up to 4; BLK128 (128x128) each row of tiles' K blocks at a stride of the K
+// blocks rounded up to 4; padding 1.0.
+std::vector<float> HostGemmLayout(const std::vector<float>& grid, int64_t rows, int64_t cols,
+                                  int32_t block_rows) {
+  const int64_t kb = (cols + 127) / 128;
+  std::vector<float> out;
+  if (block_rows == 1) {
+    const int64_t stride = (rows + 3) / 4 * 4;
+    out.assign(kb * stride, 1.0f);
+    for (int64_t b = 0; b < kb; ++b)
+      for (int64_t r = 0; r < rows; ++r) out[b * stride + r] = grid[r * kb + b];
+  } else {
+    const int64_t rb = (rows + 127) / 128, stride = (kb + 3) / 4 * 4;
+    out.assign(rb * stride, 1.0f);
+    for (int64_t r = 0; r < rb; ++r)
+      for (int64_t b = 0; b < kb; ++b) out[r * stride + b] = grid[r * kb + b];
+  }
+  return out;
+}
+
+// The scales written straight into cuBLASLt's layouts (with and without the row-major
+// grids beside them) equal the host's grid laid out there, padding included; the data
+// bytes are the same as ever.
+TEST_F(QuantizeTest, BlockQuantizeWritesCublasLtLayouts) {
+  for (const Shape& s : Shapes()) {
+    const TestTensor t = MakeTensor(s.rows, s.cols, 203, /*edges=*/true);
+    const int64_t rows = t.rows, cols = t.cols, n = rows * cols;
+    for (int32_t block_rows : {1, 128}) {
+      const auto want = q::QuantizeBlock(t.values, rows, cols, block_rows, true);
+      const auto want_t =
+          q::QuantizeBlock(q::Transpose(t.values, rows, cols), cols, rows, block_rows, true);
+      const std::vector<float> layout = HostGemmLayout(want.scale_inv, rows, cols, block_rows);
+      const std::vector<float> layout_t = HostGemmLayout(want_t.scale_inv, cols, rows, block_rows);
+      const auto* x = Upload(t, 0);
+      auto* out = Device<uint8_t>(n);
+      auto* out_t = Device<uint8_t>(n);
+      auto* g = Device<float>(layout.size());
+      auto* g_t = Device<float>(layout_t.size());
+      auto* grid = Device<float>(want.scale_inv.size());
+      ASSERT_TRUE(x && out && out_t && g && g_t && grid);
+      for (bool with_grid : {false, true}) {
+        SCOPED_TRACE(Name(t, true) + " block_rows=" + std::to_string(block_rows) +
+                     " with_grid=" + std::to_string(with_grid));
+        for (uint8_t poison : kPoisons) {
+          CUDA_ASSERT(cudaMemset(out, poison, n));
+          CUDA_ASSERT(cudaMemset(out_t, poison, n));
+          CUDA_ASSERT(cudaMemset(g, poison, layout.size() * 4));
+          CUDA_ASSERT(cudaMemset(g_t, poison, layout_t.size() * 4));
+          CUDA_ASSERT(cudaMemset(grid, poison, want.scale_inv.size() * 4));
+          BlockScaleOutputs so;
+          so.scale_inv = with_grid ? grid : nullptr;
+          so.gemm = g;
+          so.gemm_stride = block_rows == 1 ? (rows + 3) / 4 * 4 : ((cols + 127) / 128 + 3) / 4 * 4;
+          so.gemm_t = g_t;
+          so.gemm_stride_t =
+              block_rows == 1 ? (cols + 3) / 4 * 4 : ((rows + 127) / 128 + 3) / 4 * 4;
+          CUDA_ASSERT(BlockQuantize(x, rows, cols, block_rows, true, out, out_t, so, nullptr));
+          CUDA_ASSERT(cudaDeviceSynchronize());
+          std::vector<uint8_t> got;
+          std::vector<float> got_s;
+          ASSERT_NO_FATAL_FAILURE(Fetch(out, n, &got));
+          CompareBytes(got, want.data, cols, "out");
+          ASSERT_NO_FATAL_FAILURE(Fetch(out_t, n, &got));
+          CompareBytes(got, want_t.data, rows, "out_t");
+          ASSERT_NO_FATAL_FAILURE(Fetch(g, layout.size(), &got_s));
+          CompareFloatBits(got_s, layout, static_cast<int64_t>(layout.size()), "gemm layout");
+          ASSERT_NO_FATAL_FAILURE(Fetch(g_t, layout_t.size(), &got_s));
+          CompareFloatBits(got_s, layout_t, static_cast<int64_t>(layout_t.size()),
+                           "gemm layout of x^T");
+          if (!with_grid) continue;
+          ASSERT_NO_FATAL_FAILURE(Fetch(grid, want.scale_inv.size(), &got_s));
+          CompareFloatBits(got_s, want.scale_inv, (cols + 127) / 128, "scale_inv");
+        }
+      }
+    }
+  }
+}
+
+TEST_F(QuantizeTest, BlockQuantizeRefusesMissingOrShortScaleOutputs) {
+  auto* x = Device<uint16_t>(256 * 256);
+  auto* out = Device<uint8_t>(256 * 256);
+  auto* f = Device<float>(4096);
+  ASSERT_TRUE(x && out && f);
+  const auto* bx = reinterpret_cast<const __nv_bfloat16*>(x);
+  BlockScaleOutputs none;
+  EXPECT_EQ(BlockQuantize(bx, 256, 256, 1, true, out, nullptr, none, nullptr),
+            cudaErrorInvalidValue);
+  BlockScaleOutputs short_stride;
+  short_stride.gemm = f;
+  short_stride.gemm_stride = 255;  // fewer than the 256 rows
+  EXPECT_EQ(BlockQuantize(bx, 256, 256, 1, true, out, nullptr, short_stride, nullptr),
+            cudaErrorInvalidValue);
+  BlockScaleOutputs no_t;
+  no_t.gemm = f;
+  no_t.gemm_stride = 256;
+  // 1x128 with a transposed copy but no transposed scales.
+  EXPECT_EQ(BlockQuantize(bx, 256, 256, 1, true, out, out, no_t, nullptr), cudaErrorInvalidValue);
+  cudaGetLastError();
+}
+
 void QuantizeTest::CheckMxfp8(const TestTensor& t, bool transpose, int misalign) {
   const int64_t rows = t.rows, cols = t.cols, n = rows * cols;
   const auto want = q::QuantizeMxfp8(t.values, rows, cols);
@@ -202,6 +304,68 @@ void QuantizeTest::CheckMxfp8(const TestTensor& t, bool transpose, int misalign)
     CompareBytes(got, want_t.data, rows, "out_t");
     ASSERT_NO_FATAL_FAILURE(Fetch(sc_t, want_t.scales.size(), &got));
     CompareBytes(got, want_t.scales, (rows + 31) / 32, "scales_t");
+  }
+}
+
+// cuBLASLt's 128x4 tiled swizzle of a row-major [rows, sc] byte grid, written out
+// independently of the kernels: 128-row x 4-column tiles, row-block major; inside a tile
+// row r and column c at (r % 32) * 16 + (r / 32) * 4 + c; zero padding.
+std::vector<uint8_t> HostSwizzle(const std::vector<uint8_t>& grid, int64_t rows, int64_t sc) {
+  const int64_t pr = (rows + 127) / 128 * 128, pc = (sc + 3) / 4 * 4;
+  std::vector<uint8_t> out(pr * pc, 0);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < sc; ++c) {
+      const int64_t tile = (r / 128) * (pc / 4) + c / 4, rr = r % 128;
+      out[tile * 512 + (rr % 32) * 16 + (rr / 32) * 4 + c % 4] = grid[r * sc + c];
+    }
+  return out;
+}
+
+// The swizzled scales written by the quantization itself equal the host's grid swizzled,
+// for x and x^T, with and without the row-major grids beside them.
+TEST_F(QuantizeTest, Mxfp8WritesCublasLtSwizzle) {
+  for (const Shape& s : Shapes()) {
+    const TestTensor t = MakeTensor(s.rows, s.cols, 209, /*edges=*/true);
+    const int64_t rows = t.rows, cols = t.cols, n = rows * cols;
+    const auto want = q::QuantizeMxfp8(t.values, rows, cols);
+    const auto want_t = q::QuantizeMxfp8(q::Transpose(t.values, rows, cols), cols, rows);
+    const std::vector<uint8_t> sw = HostSwizzle(want.scales, rows, (cols + 31) / 32);
+    const std::vector<uint8_t> sw_t = HostSwizzle(want_t.scales, cols, (rows + 31) / 32);
+    const auto* x = Upload(t, 0);
+    auto* out = Device<uint8_t>(n);
+    auto* out_t = Device<uint8_t>(n);
+    auto* d_sw = Device<uint8_t>(sw.size());
+    auto* d_sw_t = Device<uint8_t>(sw_t.size());
+    auto* grid = Device<uint8_t>(want.scales.size());
+    ASSERT_TRUE(x && out && out_t && d_sw && d_sw_t && grid);
+    for (bool with_grid : {false, true}) {
+      SCOPED_TRACE(Name(t, true) + " with_grid=" + std::to_string(with_grid));
+      for (uint8_t poison : kPoisons) {
+        CUDA_ASSERT(cudaMemset(out, poison, n));
+        CUDA_ASSERT(cudaMemset(out_t, poison, n));
+        CUDA_ASSERT(cudaMemset(d_sw, poison, sw.size()));
+        CUDA_ASSERT(cudaMemset(d_sw_t, poison, sw_t.size()));
+        CUDA_ASSERT(cudaMemset(grid, poison, want.scales.size()));
+        MxScaleOutputs so;
+        so.scales = with_grid ? grid : nullptr;
+        so.swizzled = d_sw;
+        so.swizzled_t = d_sw_t;
+        CUDA_ASSERT(Mxfp8Quantize(x, rows, cols, out, out_t, so, nullptr));
+        CUDA_ASSERT(cudaDeviceSynchronize());
+        std::vector<uint8_t> got;
+        ASSERT_NO_FATAL_FAILURE(Fetch(out, n, &got));
+        CompareBytes(got, want.data, cols, "out");
+        ASSERT_NO_FATAL_FAILURE(Fetch(out_t, n, &got));
+        CompareBytes(got, want_t.data, rows, "out_t");
+        ASSERT_NO_FATAL_FAILURE(Fetch(d_sw, sw.size(), &got));
+        CompareBytes(got, sw, 512, "swizzled scales");
+        ASSERT_NO_FATAL_FAILURE(Fetch(d_sw_t, sw_t.size(), &got));
+        CompareBytes(got, sw_t, 512, "swizzled scales of x^T");
+        if (!with_grid) continue;
+        ASSERT_NO_FATAL_FAILURE(Fetch(grid, want.scales.size(), &got));
+        CompareBytes(got, want.scales, (cols + 31) / 32, "scales");
+      }
+    }
   }
 }
 
@@ -356,8 +520,8 @@ TEST_F(QuantizeTest, CurrentScalingQuantizeOfAnEmptyTensorWritesScaleOne) {
   auto* workspace = Device<float>(kCurrentScalingWorkspaceFloats);
   ASSERT_TRUE(scalars && workspace);
   CUDA_ASSERT(cudaMemset(scalars, 0xAB, 3 * sizeof(float)));
-  CUDA_ASSERT(CurrentScalingQuantize(nullptr, 0, 64, q::Fp8Format::kE4M3, nullptr, nullptr,
-                                     scalars, scalars + 1, scalars + 2, workspace, nullptr));
+  CUDA_ASSERT(CurrentScalingQuantize(nullptr, 0, 64, q::Fp8Format::kE4M3, nullptr, nullptr, scalars,
+                                     scalars + 1, scalars + 2, workspace, nullptr));
   CUDA_ASSERT(cudaDeviceSynchronize());
   std::vector<float> got;
   ASSERT_NO_FATAL_FAILURE(Fetch(scalars, 3, &got));
