@@ -12,6 +12,8 @@ a=${1:?usage: bundle_compare.sh BUNDLE_A BUNDLE_B OUT_DIR [seed|decode|both]}
 b=${2:?usage: bundle_compare.sh BUNDLE_A BUNDLE_B OUT_DIR [seed|decode|both]}
 out=${3:?usage: bundle_compare.sh BUNDLE_A BUNDLE_B OUT_DIR [seed|decode|both]}
 what=${4:-both}
+# SEED_RECIPES overrides the seed job's recipes (bench/gpu/quant_check.sh adds fp8-rowwise).
+seed_recipes=${SEED_RECIPES:-bf16,fp8-current,fp8-delayed,fp8-block}
 case $what in seed|decode|both) ;; *) echo "bundle_compare: unknown job set '$what'" >&2; exit 2 ;; esac
 mkdir -p "$out"
 export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-/usr/local/cuda-13.0/targets/x86_64-linux/lib}
@@ -31,7 +33,7 @@ run() {
   if [ "$what" != decode ]; then
     job=$("$cli" submit --hidden_size 4096 --intermediate_size 16384 --num_attention_heads 32 \
           --num_hidden_layers 24 --micro_batch_size 31 --sequence_length 512 --mode both \
-          --recipes bf16,fp8-current,fp8-delayed,fp8-block --devices 0 --label "seed $tag")
+          --recipes "$seed_recipes" --devices 0 --label "seed $tag")
     "$cli" watch "$job" >/dev/null
     "$cli" report "$job" --format json >"$out/seed_$tag.json"
   fi

@@ -2,7 +2,7 @@
 // copy of the same tensor, measured in the same run.
 //
 //   gemmprof_quant_bench [--csv PATH] [--rows 15872] [--cols 4096] [--iters 100]
-//                        [--warmup 20] [--set all|rowwise] [--l2 hot|cold|both]
+//                        [--warmup 20] [--set all|rowwise|layer] [--l2 hot|cold|both]
 //
 // Each case: warm-up launches, then `iters` launches each timed with its own pair of
 // cudaEvents; the median is reported. --l2 cold writes a buffer of twice the L2 size
@@ -16,6 +16,9 @@
 // M = 1024, 4096, 15872 x K = 4096, 14336 and a per-channel weight [14336, 4096];
 // --rows/--cols ignored) times a copy of each shape before it. Exit status 0 whether
 // targets are met or missed (it is a measurement), 1 on a CUDA or argument error.
+// --set layer (bench/gpu/quant_layer.cc): every recipe's quantization of one seed 5B layer
+// as the daemon's training step runs it, each tensor and the layer against its bandwidth
+// floor (--rows/--cols/--l2/--warmup ignored).
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -46,6 +49,9 @@
   } while (0)
 
 namespace gemmprof::bench {
+
+absl::Status RunLayerSet(int iters, const std::string& csv_path);  // quant_layer.cc
+
 namespace {
 
 namespace k = kernels;
@@ -115,8 +121,8 @@ absl::Status ParseArgs(int argc, char** argv, Options* o) {
     } else if (a == "--warmup") {
       o->warmup = std::atoi(v.c_str());
     } else if (a == "--set") {
-      if (v != "all" && v != "rowwise") {
-        return absl::InvalidArgumentError(absl::StrCat("--set ", v, ": not all or rowwise"));
+      if (v != "all" && v != "rowwise" && v != "layer") {
+        return absl::InvalidArgumentError(absl::StrCat("--set ", v, ": not all, rowwise or layer"));
       }
       o->set = v;
     } else if (a == "--l2") {
@@ -152,10 +158,10 @@ absl::Status Setup(const Options& o, Buffers* b) {
   RETURN_IF_ERROR(b->Alloc(reinterpret_cast<void**>(&b->out_t), n));
   RETURN_IF_ERROR(b->Alloc(reinterpret_cast<void**>(&b->scales), n / 16 + 64));
   RETURN_IF_ERROR(b->Alloc(reinterpret_cast<void**>(&b->scales_t), n / 16 + 64));
-  RETURN_IF_ERROR(
-      b->Alloc(reinterpret_cast<void**>(&b->scale_inv), 4 * std::max(scales_1x128, grid128)));
-  RETURN_IF_ERROR(
-      b->Alloc(reinterpret_cast<void**>(&b->scale_inv_t), 4 * std::max(scales_1x128, grid128)));
+  RETURN_IF_ERROR(b->Alloc(reinterpret_cast<void**>(&b->scale_inv),
+                           4 * (std::max(scales_1x128, grid128) + 4096)));
+  RETURN_IF_ERROR(b->Alloc(reinterpret_cast<void**>(&b->scale_inv_t),
+                           4 * (std::max(scales_1x128, grid128) + 4096)));
   RETURN_IF_ERROR(b->Alloc(reinterpret_cast<void**>(&b->amax), 4));
   RETURN_IF_ERROR(b->Alloc(reinterpret_cast<void**>(&b->scale), 4));
   RETURN_IF_ERROR(b->Alloc(reinterpret_cast<void**>(&b->tensor_scale), 4));
@@ -313,8 +319,24 @@ std::vector<Case> MakeCases(const Options& o, const Buffers& b, cudaStream_t s) 
          return k::BlockQuantize(b.x, r, c, 128, true, b.out, b.scale_inv, b.out_t, b.scale_inv_t,
                                  s);
        }},
+      {"BlockQuantize 1x128 +T cuBLASLt lay.", 4 * n + 4 * scales_1x128, 80,
+       [=, &b] {
+         k::BlockScaleOutputs so;
+         so.gemm = b.scale_inv;
+         so.gemm_stride = (r + 3) / 4 * 4;
+         so.gemm_t = b.scale_inv_t;
+         so.gemm_stride_t = (c + 3) / 4 * 4;
+         return k::BlockQuantize(b.x, r, c, 1, true, b.out, b.out_t, so, s);
+       }},
       {"Mxfp8Quantize +T", 4 * n + mx_scales, 0,
        [=, &b] { return k::Mxfp8Quantize(b.x, r, c, b.out, b.scales, b.out_t, b.scales_t, s); }},
+      {"Mxfp8Quantize +T swizzled", 4 * n + mx_scales, 0,
+       [=, &b] {
+         k::MxScaleOutputs so;
+         so.swizzled = b.scales;
+         so.swizzled_t = b.scales_t;
+         return k::Mxfp8Quantize(b.x, r, c, b.out, b.out_t, so, s);
+       }},
       {"Nvfp4Quantize", 2 * n + n / 2 + n / 16 + 8, 0,
        [=, &b] { return k::Nvfp4Quantize(b.x, r, c, b.amax, b.out, b.scales, b.tensor_scale, s); }},
   };
@@ -386,6 +408,7 @@ absl::Status Run(int argc, char** argv) {
   RETURN_IF_CUDA_ERROR(cudaGetDeviceProperties(&prop, 0));
   std::printf("device: %s (sm_%d%d, %d SMs)\n", prop.name, prop.major, prop.minor,
               prop.multiProcessorCount);
+  if (o.set == "layer") return RunLayerSet(o.iters, o.csv_path);
   Buffers b;
   RETURN_IF_ERROR(Setup(o, &b));
   cudaStream_t stream = nullptr;
