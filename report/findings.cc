@@ -104,10 +104,15 @@ void OverheadFindings(const Analysis& a, std::vector<std::string>& out) {
                        FormatPercent(100.0 * d.center / ac->LayerMs()) + " of autocast";
     if (d.valid && d.Contains(0)) line += " (not distinguishable from 0)";
     const auto [bytes, copy] = QuantBytesPerLayer(a, r);
-    if (bytes > 0 && copy > 0)
-      line += "; bandwidth floor " + FormatMs(OverheadFloorMs(bytes, copy)) + " ms (" +
-              FormatFixed(bytes / 1e9, 1) + " GB per layer at " + FormatFixed(copy / 1e12, 2) +
-              " TB/s measured copy)";
+    if (bytes > 0 && copy > 0) {
+      const double floor = OverheadFloorMs(bytes, copy);
+      line += "; bandwidth floor " + FormatMs(floor) + " ms (" + FormatFixed(bytes / 1e9, 1) +
+              " GB per layer at " + FormatFixed(copy / 1e12, 2) + " TB/s measured copy)";
+      if (d.center > kQuantFloorRatio * floor)
+        line += "; its quantization runs at " + FormatFixed(d.center / floor, 2) +
+                "x the floor, above " + FormatFixed(kQuantFloorRatio, 2) +
+                "x: part of this overhead is the quantization kernels', not the recipe's bytes";
+    }
     out.push_back(line + ".");
   }
 }

@@ -12,6 +12,10 @@ namespace gemmprof::report {
 
 // Dgrad vs Fprop difference per layer above which a finding is written.
 inline constexpr double kPassAsymmetryRatio = 0.05;
+// A recipe's quantization overhead above this multiple of its bandwidth floor is named
+// in the findings: past it, the quantization kernels (not the recipe's bytes) set part
+// of the overhead.
+inline constexpr double kQuantFloorRatio = 1.15;
 
 // One comparison behind a finding: subject time / reference time and what it supports.
 // Winner lines compare every other complete recipe (subject) to the best (reference);
