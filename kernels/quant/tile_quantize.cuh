@@ -81,7 +81,7 @@ struct TileShared {
                              [kColumnAmax ? kColScalePitch : 4];
   // 1x128: the tile's 128 row scale_inv, written out after the cast (RowScalesOut).
   float row_inv[kScaling == TileScaling::kBlock1x128 ? kTile : 1];
-  // MX: the tile's swizzle tiles (x's and x^T's), written out at the end (MxScalesOut).
+  // MX: the tile's swizzle tiles (x's and x^T's), written out at the end of the kernel.
   alignas(16) uint8_t mx_sw[kScaling == TileScaling::kMx1x32 ? 512 : 16];
   alignas(16) uint8_t mx_sw_t[kScaling == TileScaling::kMx1x32 && kTranspose ? 512 : 16];
 };
@@ -132,7 +132,8 @@ __device__ inline void CastRow16PerColumn(const uint32_t (&w)[kWords], const flo
 // Column amaxes for the transposed output: per column of the tile (1x128 over all 128
 // rows, MX per 32-row pass), reduced to per-column scales in shared memory. The scale
 // grids of the transposed output are written here too.
-// `col_max` (1x128): the thread's packed column maxima over its 4 passes, from TileMaxima.
+// `col_max` (1x128): the thread's packed column maxima over its 4 passes (the kernel's
+// one pass over the tile's |x|).
 template <TileScaling kScaling, bool kTranspose>
 __device__ void ColumnScales(const TileParams& p, const TileCoords& t,
                              const uint32_t (&w)[kPasses][kWords],
@@ -180,7 +181,7 @@ __device__ void ColumnScales(const TileParams& p, const TileCoords& t,
 
 // Row-direction scale of pass `pass` for the row-major output (1x128: its scale_inv kept
 // in row_inv for RowScalesOut; MX: its scale grid written).
-// `row_max` (1x128): the thread's packed maximum of the pass, from TileMaxima.
+// `row_max` (1x128): the thread's packed maximum of the pass (the same pass over |x|).
 template <TileScaling kScaling>
 __device__ float RowScale(const TileParams& p, const TileCoords& t, const uint32_t (&w)[kWords],
                           uint32_t row_max, int pass, float tile_scale, float* row_inv,
