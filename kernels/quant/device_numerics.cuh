@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "core/quant/quant.h"
+#include "core/quant/scale_bits.h"
 
 namespace gemmprof::kernels::detail {
 
@@ -70,24 +71,18 @@ __device__ __forceinline__ float BlockScaleFromAmax(float amax, bool pow2) {
 }
 
 // The fp8-block scale and its inverse 1 / s (both what the host computes) for an amax that
-// is a BF16 magnitude, given as its 16 bits. Power-of-two scales without a division: for
-// amax = m x 2^e with a 7-bit m in [1, 2), 448 / amax = (1.75 / m) x 2^(8 - e) rounds to
-// a value in [1, 1.75] x 2^(8 - e) when m <= 1.75 and in (0.87, 0.996] x 2^(8 - e) when
-// m > 1.75 (m >= 1.7578125), so R6 keeps 2^(8 - e) or 2^(7 - e); past 2^127 the quotient
-// is FLT_MAX or infinite and R6 gives 2^127. 1 / 2^k is exact (2^-127 is the subnormal
-// 0x00400000). Zero, subnormal and non-finite amaxes, and plain scales, divide (R5).
+// is a BF16 magnitude, given as its 16 bits: power-of-two scales from the exponent bits
+// (core/quant/scale_bits.h, R6), plain scales and the amaxes outside that form by the
+// division (R5).
 __device__ __forceinline__ float BlockScaleFromBf16Amax(uint32_t abs16, bool pow2, float* inv) {
-  const uint32_t biased = abs16 >> 7;
-  if (!pow2 || biased == 0 || biased >= 0xFF) {
+  int k = 0;
+  if (!pow2 || !core::quant::Pow2BlockScaleExponent(abs16, &k)) {
     const float s = BlockScaleFromAmax(Bf16AbsBitsToFloat(abs16), pow2);
     *inv = __fdiv_rn(1.0f, s);
     return s;
   }
-  const int e = static_cast<int>(biased) - 127;
-  const int k = min(((abs16 & 0x7Fu) <= 96u ? 8 : 7) - e, 127);  // s = 2^k, k >= -120
-  *inv = k == 127 ? __uint_as_float(0x00400000u)
-                  : __uint_as_float(static_cast<uint32_t>(127 - k) << 23);
-  return __uint_as_float(static_cast<uint32_t>(k + 127) << 23);
+  *inv = __uint_as_float(core::quant::Pow2InverseBits(k));
+  return __uint_as_float(core::quant::Pow2Bits(k));
 }
 
 // R8: UE8M0 byte = round-up power of two of q = amax / 448, saturated to [0, 254]: the
@@ -102,16 +97,14 @@ __device__ __forceinline__ uint8_t MxScaleFromAmax(float amax) {
   return static_cast<uint8_t>(min(biased + ((abs & 0x7FFFFFu) != 0 ? 1u : 0u), 254u));
 }
 
-// R8 for an amax that is a BF16 magnitude (its 16 bits), without the division: for
-// amax = m x 2^e (7-bit m in [1, 2)), amax / 448 = (m / 1.75) x 2^(e - 8) is exactly
-// 2^(e - 8) when m = 1.75, just below it when m < 1.75 (rounded up to 2^(e - 8)) and
-// above it when m > 1.75 (at least 1.0045 x, rounded up to 2^(e - 7)): the byte is the
-// biased exponent minus 8 or 7. Amaxes below 2^-111 (a subnormal quotient) and
-// non-finite ones take the division.
+// R8 for an amax that is a BF16 magnitude (its 16 bits): from the exponent bits
+// (core/quant/scale_bits.h), by the division outside that form.
 __device__ __forceinline__ uint8_t MxScaleFromBf16Amax(uint32_t abs16) {
-  const uint32_t biased = abs16 >> 7;
-  if (biased < 16 || biased >= 0xFF) return MxScaleFromAmax(Bf16AbsBitsToFloat(abs16));
-  return static_cast<uint8_t>(biased - ((abs16 & 0x7Fu) > 96u ? 7u : 8u));
+  uint32_t byte = 0;
+  if (!core::quant::MxScaleByteFromExponent(abs16, &byte)) {
+    return MxScaleFromAmax(Bf16AbsBitsToFloat(abs16));
+  }
+  return static_cast<uint8_t>(byte);
 }
 
 // R8: the multiplier 2^(127 - b) as an exact fp32 (b = 254 gives the subnormal 2^-127).
