@@ -2,14 +2,19 @@
 // copy of the same tensor, measured in the same run.
 //
 //   gemmprof_quant_bench [--csv PATH] [--rows 15872] [--cols 4096] [--iters 100]
-//                        [--warmup 20] [--set all|rowwise|layer] [--l2 hot|cold|both]
+//                        [--warmup 20] [--set all|rowwise|layer]
+//                        [--l2 hot|cold|clean|both|all]
 //
 // Each case: warm-up launches, then `iters` launches each timed with its own pair of
 // cudaEvents; the median is reported. --l2 cold writes a buffer of twice the L2 size
 // (cudaMemsetAsync, outside the events) before each timed launch, as the daemon's cold L2
-// policy does, so the input comes from device memory; hot (the default) leaves in L2 what
+// policy does, so the input comes from device memory, and leaves the L2 full of dirty
+// lines that the timed launch writes back; clean does the same write, then reads a second
+// buffer of twice the L2 size (Amax over it), so those lines are written back before the
+// events and the timed launch starts from a clean L2; hot (the default) leaves in L2 what
 // the previous launch left there, which for a tensor smaller than L2 is the whole input.
-// both: every case hot, then every case cold, each against the copy of its own policy.
+// both: every case hot, then every case cold; all: hot, cold, then clean; each against
+// the copy of its own policy.
 // Bytes are the minimal traffic (bytes read + bytes written). A case's "% of copy" is
 // against the copy measured last before it: --set all (every kernel at --rows x --cols)
 // has one copy first; --set rowwise (fp8-rowwise at the per-token activation shapes
@@ -64,7 +69,7 @@ struct Options {
   int warmup = 20;
   std::string csv_path;
   std::string set = "all";
-  std::string l2 = "hot";  // hot | cold | both
+  std::string l2 = "hot";  // hot | cold | clean | both | all
 };
 
 // One measured case.
@@ -72,9 +77,9 @@ struct Row {
   std::string kernel;
   double runtime_ms = 0;
   double bytes = 0;
-  double target_pct = 0;  // 0: no target
-  bool is_copy = false;   // the baseline of the cases after it
-  bool cold = false;      // L2 written over before each timed launch
+  double target_pct = 0;   // 0: no target
+  bool is_copy = false;    // the baseline of the cases after it
+  std::string l2 = "hot";  // the L2 policy it was timed under
   double gbps() const { return bytes / (runtime_ms * 1e6); }
 };
 
@@ -126,8 +131,9 @@ absl::Status ParseArgs(int argc, char** argv, Options* o) {
       }
       o->set = v;
     } else if (a == "--l2") {
-      if (v != "hot" && v != "cold" && v != "both") {
-        return absl::InvalidArgumentError(absl::StrCat("--l2 ", v, ": not hot, cold or both"));
+      if (v != "hot" && v != "cold" && v != "clean" && v != "both" && v != "all") {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--l2 ", v, ": not hot, cold, clean, both or all"));
       }
       o->l2 = v;
     } else {
@@ -176,9 +182,11 @@ absl::Status Setup(const Options& o, Buffers* b) {
   return absl::OkStatus();
 }
 
-// A buffer whose writing evicts the L2 (twice its size), for --l2 cold.
+// A buffer whose writing evicts the L2 (twice its size), for --l2 cold; for clean, a
+// second one of the same size read after the write.
 struct L2Flush {
   void* buffer = nullptr;
+  void* clean = nullptr;  // null: leave the written lines dirty
   size_t bytes = 0;
 };
 
@@ -192,6 +200,12 @@ absl::Status TimeMedian(const Options& o, cudaStream_t stream, const L2Flush* fl
   for (int i = 0; i < o.iters; ++i) {
     if (flush != nullptr) {
       RETURN_IF_CUDA_ERROR(cudaMemsetAsync(flush->buffer, 0, flush->bytes, stream));
+      if (flush->clean != nullptr) {
+        // A read-only sweep (one float written) evicts the dirty lines before the events.
+        RETURN_IF_CUDA_ERROR(k::Amax(static_cast<const __nv_bfloat16*>(flush->clean),
+                                     static_cast<int64_t>(flush->bytes / 2),
+                                     static_cast<float*>(flush->buffer), stream));
+      }
     }
     RETURN_IF_CUDA_ERROR(cudaEventRecord(events[2 * i], stream));
     RETURN_IF_CUDA_ERROR(launch());
@@ -372,14 +386,14 @@ absl::Status Report(const Options& o, const std::vector<Row>& rows) {
         static_cast<long long>(o.rows), static_cast<long long>(o.cols), o.iters, o.warmup,
         o.l2.c_str());
   }
-  std::printf("%-36s %4s %10s %14s %10s %8s %7s %6s\n", "kernel", "L2", "ms", "bytes", "GB/s",
+  std::printf("%-36s %5s %10s %14s %10s %8s %7s %6s\n", "kernel", "L2", "ms", "bytes", "GB/s",
               "%copy", "target", "result");
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& row = rows[i];
     const std::string target = row.target_pct > 0 ? absl::StrCat(row.target_pct, "%") : "-";
-    std::printf("%-36s %4s %10.4f %14.0f %10.1f %7.1f%% %7s %6s\n", row.kernel.c_str(),
-                row.cold ? "cold" : "hot", row.runtime_ms, row.bytes, row.gbps(),
-                100.0 * row.gbps() / copy[i], target.c_str(), Verdict(row, copy[i]).c_str());
+    std::printf("%-36s %5s %10.4f %14.0f %10.1f %7.1f%% %7s %6s\n", row.kernel.c_str(),
+                row.l2.c_str(), row.runtime_ms, row.bytes, row.gbps(), 100.0 * row.gbps() / copy[i],
+                target.c_str(), Verdict(row, copy[i]).c_str());
   }
   if (o.csv_path.empty()) return absl::OkStatus();
   FILE* f = std::fopen(o.csv_path.c_str(), "w");
@@ -389,9 +403,9 @@ absl::Status Report(const Options& o, const std::vector<Row>& rows) {
   std::fprintf(f, "kernel,l2,runtime_ms,bytes,gbps,pct_of_copy,target_pct,result\n");
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& row = rows[i];
-    std::fprintf(f, "%s,%s,%.6f,%.0f,%.3f,%.3f,%.0f,%s\n", row.kernel.c_str(),
-                 row.cold ? "cold" : "hot", row.runtime_ms, row.bytes, row.gbps(),
-                 100.0 * row.gbps() / copy[i], row.target_pct, Verdict(row, copy[i]).c_str());
+    std::fprintf(f, "%s,%s,%.6f,%.0f,%.3f,%.3f,%.0f,%s\n", row.kernel.c_str(), row.l2.c_str(),
+                 row.runtime_ms, row.bytes, row.gbps(), 100.0 * row.gbps() / copy[i],
+                 row.target_pct, Verdict(row, copy[i]).c_str());
   }
   std::fclose(f);
   return absl::OkStatus();
@@ -413,24 +427,33 @@ absl::Status Run(int argc, char** argv) {
   RETURN_IF_ERROR(Setup(o, &b));
   cudaStream_t stream = nullptr;
   RETURN_IF_CUDA_ERROR(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  L2Flush flush;
+  std::vector<std::string> policies;
+  if (o.l2 == "both" || o.l2 == "all") {
+    policies = {"hot", "cold"};
+    if (o.l2 == "all") policies.push_back("clean");
+  } else {
+    policies = {o.l2};
+  }
+  L2Flush cold, clean;
   if (o.l2 != "hot") {
     int l2_bytes = 0;
     RETURN_IF_CUDA_ERROR(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, 0));
-    flush.bytes = 2 * static_cast<size_t>(l2_bytes);
-    RETURN_IF_ERROR(b.Alloc(&flush.buffer, flush.bytes));
+    cold.bytes = clean.bytes = 2 * static_cast<size_t>(l2_bytes);
+    RETURN_IF_ERROR(b.Alloc(&cold.buffer, cold.bytes));
+    clean.buffer = cold.buffer;
+    if (o.l2 == "clean" || o.l2 == "all") {
+      RETURN_IF_ERROR(b.Alloc(&clean.clean, clean.bytes));
+      RETURN_IF_CUDA_ERROR(cudaMemset(clean.clean, 0, clean.bytes));
+    }
   }
   std::vector<Row> rows;
   const std::vector<Case> cases =
       o.set == "rowwise" ? RowwiseCases(b, stream) : MakeCases(o, b, stream);
-  std::vector<bool> policies;  // cold?
-  if (o.l2 != "cold") policies.push_back(false);
-  if (o.l2 != "hot") policies.push_back(true);
-  for (const bool cold : policies) {
+  for (const std::string& policy : policies) {
+    const L2Flush* flush = policy == "cold" ? &cold : policy == "clean" ? &clean : nullptr;
     for (const Case& c : cases) {
-      Row row{c.kernel, 0, c.bytes, c.target_pct, c.is_copy, cold};
-      const absl::Status st =
-          TimeMedian(o, stream, cold ? &flush : nullptr, c.launch, &row.runtime_ms);
+      Row row{c.kernel, 0, c.bytes, c.target_pct, c.is_copy, policy};
+      const absl::Status st = TimeMedian(o, stream, flush, c.launch, &row.runtime_ms);
       if (!st.ok()) {
         cudaStreamDestroy(stream);
         return absl::Status(st.code(), absl::StrCat(c.kernel, ": ", st.message()));

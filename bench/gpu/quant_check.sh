@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Quantization at the bandwidth floor, one device call: the quantization gpu tests, the
-# quantization kernels' bandwidth (gemmprof_quant_bench, default set and --set layer: every
+# quantization kernels' bandwidth (gemmprof_quant_bench, default set under hot, cold and clean
+# L2 (--l2 all: is a dirty L2 charged to the timed launch?) and --set layer: every
 # recipe's quantization of one seed 5B layer against its floor, old forms beside the new),
 # then the seed 5B job (bf16, fp8-current, fp8-delayed, fp8-block, fp8-rowwise, both modes)
 # through a BEFORE and an AFTER build in the order A B B A, and each recipe's overhead over
@@ -19,7 +20,7 @@ for t in ${TESTS-gpu_quant_test}; do  # TESTS="" runs none
   "$after/bin/$t" --gtest_brief=1 >"$out/$t.log" 2>&1
   echo "$t: exit $? ($(grep -E '^\[  (PASSED|FAILED)' "$out/$t.log" | tr '\n' ' '))"
 done
-"$after/bin/gemmprof_quant_bench" --csv "$out/quant_bench.csv" | tee "$out/quant_bench.txt"
+"$after/bin/gemmprof_quant_bench" --l2 all --csv "$out/quant_bench.csv" | tee "$out/quant_bench.txt"
 "$after/bin/gemmprof_quant_bench" --set layer --csv "$out/quant_layer.csv" \
   | tee "$out/quant_layer.txt" | tail -12
 SEED_RECIPES=${SEED_RECIPES:-bf16,fp8-current,fp8-delayed,fp8-block,fp8-rowwise} \
