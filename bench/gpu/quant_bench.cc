@@ -162,8 +162,10 @@ absl::Status Setup(const Options& o, Buffers* b) {
   RETURN_IF_ERROR(b->Alloc(&b->copy, n * 2));
   RETURN_IF_ERROR(b->Alloc(reinterpret_cast<void**>(&b->out), n));
   RETURN_IF_ERROR(b->Alloc(reinterpret_cast<void**>(&b->out_t), n));
-  RETURN_IF_ERROR(b->Alloc(reinterpret_cast<void**>(&b->scales), n / 16 + 64));
-  RETURN_IF_ERROR(b->Alloc(reinterpret_cast<void**>(&b->scales_t), n / 16 + 64));
+  // Room for the row-major byte scales and for cuBLASLt's swizzle (512 bytes per 128x128).
+  const size_t byte_scales = std::max(n / 16 + 64, grid128 * 512);
+  RETURN_IF_ERROR(b->Alloc(reinterpret_cast<void**>(&b->scales), byte_scales));
+  RETURN_IF_ERROR(b->Alloc(reinterpret_cast<void**>(&b->scales_t), byte_scales));
   RETURN_IF_ERROR(b->Alloc(reinterpret_cast<void**>(&b->scale_inv),
                            4 * (std::max(scales_1x128, grid128) + 4096)));
   RETURN_IF_ERROR(b->Alloc(reinterpret_cast<void**>(&b->scale_inv_t),
