@@ -93,22 +93,20 @@ Json OverheadJson(const Analysis& a) {
         a.TotalDifference({r, core::Mode::kAutocast}, {r, core::Mode::kPrequant});
     const double over = d.center;
     const auto [bytes, copy] = QuantBytesPerLayer(a, r);
-    out.push_back(
-        {{"recipe", S(core::ToString(r))},
-         {"autocast_per_layer_ms", ac->LayerMs()},
-         {"prequant_per_layer_ms", pq->LayerMs()},
-         {"overhead_per_layer_ms", over},
-         {"overhead_pct_of_autocast",
-          ac->LayerMs() > 0 ? Json(100.0 * over / ac->LayerMs()) : Json(nullptr)},
-         {"autocast_full_model_ms", ac->ModelMs()},
-         {"prequant_full_model_ms", pq->ModelMs()},
-         {"overhead_per_layer_ci_ms", IntervalJson(d)},
-         {"quant_bytes_per_layer", bytes},
-         {"copy_bytes_per_s", copy},
-         {"bandwidth_floor_ms",
-          bytes > 0 && copy > 0 ? Json(OverheadFloorMs(bytes, copy)) : Json(nullptr)},
-         {"overhead_over_floor",
-          bytes > 0 && copy > 0 ? Json(over / OverheadFloorMs(bytes, copy)) : Json(nullptr)}});
+    const double floor = bytes > 0 && copy > 0 ? OverheadFloorMs(bytes, copy) : 0;
+    out.push_back({{"recipe", S(core::ToString(r))},
+                   {"autocast_per_layer_ms", ac->LayerMs()},
+                   {"prequant_per_layer_ms", pq->LayerMs()},
+                   {"overhead_per_layer_ms", over},
+                   {"overhead_pct_of_autocast",
+                    ac->LayerMs() > 0 ? Json(100.0 * over / ac->LayerMs()) : Json(nullptr)},
+                   {"autocast_full_model_ms", ac->ModelMs()},
+                   {"prequant_full_model_ms", pq->ModelMs()},
+                   {"overhead_per_layer_ci_ms", IntervalJson(d)},
+                   {"quant_bytes_per_layer", bytes},
+                   {"copy_bytes_per_s", copy},
+                   {"bandwidth_floor_ms", floor > 0 ? Json(floor) : Json(nullptr)},
+                   {"overhead_over_floor", floor > 0 ? Json(over / floor) : Json(nullptr)}});
   }
   return out;
 }

@@ -81,8 +81,7 @@ __global__ void __launch_bounds__(kTileThreads, kBlocksPerSm)
     const detail::TileCoords t = coords(j);
     detail::LoadTile(p.x, p.rows, p.cols, t, FullTile(p, t), w);
 #pragma unroll
-    for (int pass = 0; pass < kPasses; ++pass)
-      packed = __vmaxu2(packed, detail::PackedMax(w[pass]));
+    for (int pass = 0; pass < kPasses; ++pass) packed = __vmaxu2(packed, detail::PackedMax(w[pass]));
     if (j == mine - 2) {
 #pragma unroll
       for (int pass = 0; pass < kPasses; ++pass) {
@@ -146,7 +145,8 @@ cudaError_t Launch(const detail::TileParams& p, const Outputs& o, cudaStream_t s
   err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kTileThreads, kStashBytes);
   if (err != cudaSuccess) return err;
   if (per_sm < 1) return cudaErrorLaunchOutOfResources;
-  const int64_t tiles = detail::CeilDivDevice(p.rows, kTile) * detail::CeilDivDevice(p.cols, kTile);
+  const int64_t tiles =
+      detail::CeilDivDevice(p.rows, kTile) * detail::CeilDivDevice(p.cols, kTile);
   const int64_t resident = static_cast<int64_t>(per_sm) * std::max(1, detail::CurrentSmCount());
   // As many blocks as fit, then as few as give every block the same number of tiles (a
   // block with one tile more than the rest sets the time of both passes).
@@ -164,9 +164,10 @@ cudaError_t Launch(const detail::TileParams& p, const Outputs& o, cudaStream_t s
 
 }  // namespace
 
-cudaError_t CurrentScalingQuantize(const __nv_bfloat16* x, int64_t rows, int64_t cols, Fp8Format f,
-                                   uint8_t* out, uint8_t* out_t, float* amax, float* scale,
-                                   float* scale_inv, float* workspace, cudaStream_t stream) {
+cudaError_t CurrentScalingQuantize(const __nv_bfloat16* x, int64_t rows, int64_t cols,
+                                   Fp8Format f, uint8_t* out, uint8_t* out_t, float* amax,
+                                   float* scale, float* scale_inv, float* workspace,
+                                   cudaStream_t stream) {
   const bool empty = rows == 0 || cols == 0;
   if (rows < 0 || cols < 0 || scale == nullptr || workspace == nullptr ||
       (!empty && (x == nullptr || out == nullptr))) {
