@@ -353,17 +353,28 @@ absl::Status OperandQuantizer::Enqueue(cudaStream_t stream, bool with_transpose)
 }
 
 absl::Status OperandQuantizer::Dequantize(float* out, cudaStream_t stream) const {
+  return DequantizeGroups(0, config_.groups, out, stream);
+}
+
+absl::Status OperandQuantizer::DequantizeGroups(int64_t first, int64_t count, float* out,
+                                                cudaStream_t stream) const {
   const OperandConfig& c = config_;
-  const int64_t n = c.groups * c.rows * c.cols;
+  if (first < 0 || count < 1 || first + count > c.groups) {
+    return absl::InvalidArgumentError(absl::StrCat("operand ", c.slot, ": groups [", first, ", ",
+                                                   first + count, ") outside [0, ", c.groups, ")"));
+  }
+  const int64_t per_group = c.rows * c.cols;
+  const int64_t n = count * per_group;
+  const int64_t offset = first * per_group;  // elements (and FP8 bytes) before the range
   switch (c.recipe) {
     case Recipe::kBf16:
-      CUDA_RETURN_IF_ERROR(Bf16ToFloat(source_, n, out, stream));
+      CUDA_RETURN_IF_ERROR(Bf16ToFloat(source_ + offset, n, out, stream));
       break;
     case Recipe::kFp8Current:
     case Recipe::kFp8Delayed:
-      CUDA_RETURN_IF_ERROR(DequantizeTensorFp8(q_, n, c.format, scale_inv_, out, stream));
+      CUDA_RETURN_IF_ERROR(DequantizeTensorFp8(q_ + offset, n, c.format, scale_inv_, out, stream));
       break;
-    case Recipe::kFp8Block:
+    case Recipe::kFp8Block: {
       if (DirectBlockScales()) {
         // Enqueue wrote cuBLASLt's layout only: the same quantization again (the same
         // bytes) for the row-major grid, so the check reads the scales the other way.
@@ -371,23 +382,27 @@ absl::Status OperandQuantizer::Dequantize(float* out, cudaStream_t stream) const
             source_, c.rows, c.cols, c.weight ? 128 : 1,
             /*pow2_scales=*/true, q_, static_cast<float*>(raw_scales_), nullptr, nullptr, stream));
       }
-      CUDA_RETURN_IF_ERROR(DequantizeBlockFp8(q_, c.groups, c.rows, c.cols, c.weight ? 128 : 1,
-                                              static_cast<const float*>(raw_scales_), out, stream));
+      const int64_t grid = GroupScaleBytes(c).raw / 4;  // floats of one group's grid
+      CUDA_RETURN_IF_ERROR(
+          DequantizeBlockFp8(q_ + offset, count, c.rows, c.cols, c.weight ? 128 : 1,
+                             static_cast<const float*>(raw_scales_) + first * grid, out, stream));
       break;
-    case Recipe::kMxfp8:
+    }
+    case Recipe::kMxfp8:  // one group (CheckGroupedRecipe)
       CUDA_RETURN_IF_ERROR(Mxfp8Quantize(source_, c.rows, c.cols, q_,
                                          static_cast<uint8_t*>(raw_scales_), nullptr, nullptr,
                                          stream));
       CUDA_RETURN_IF_ERROR(DequantizeMxfp8(q_, c.rows, c.cols,
                                            static_cast<const uint8_t*>(raw_scales_), out, stream));
       break;
-    case Recipe::kNvfp4:
+    case Recipe::kNvfp4:  // one group (CheckGroupedRecipe)
       CUDA_RETURN_IF_ERROR(DequantizeNvfp4(
           q_, c.rows, c.cols, static_cast<const uint8_t*>(raw_scales_), scale_, out, stream));
       break;
     case Recipe::kFp8Rowwise:
-      CUDA_RETURN_IF_ERROR(DequantizeRowFp8(q_, c.groups * c.rows, c.cols,
-                                            static_cast<const float*>(raw_scales_), out, stream));
+      CUDA_RETURN_IF_ERROR(DequantizeRowFp8(q_ + offset, count * c.rows, c.cols,
+                                            static_cast<const float*>(raw_scales_) + first * c.rows,
+                                            out, stream));
       break;
   }
   return absl::OkStatus();

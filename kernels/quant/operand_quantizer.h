@@ -70,6 +70,10 @@ class OperandQuantizer {
   // [rows, cols], each group with its own scales (from the kernels' row-major scales,
   // not the cuBLASLt copy, so a wrong layout or group offset there shows in the check).
   absl::Status Dequantize(float* out, cudaStream_t stream) const;
+  // The same for groups [first, first + count) only, into out as count x [rows, cols]
+  // (the fp32 check of a grouped GEMM whose whole reference does not fit the device).
+  absl::Status DequantizeGroups(int64_t first, int64_t count, float* out,
+                                cudaStream_t stream) const;
 
   // What the GEMM reads.
   const void* data() const { return data_; }

@@ -386,12 +386,27 @@ TEST_P(GroupedBlockEquivalenceTest, VerifierCatchesScalesOfTheWrongGroup) {
   ASSERT_TRUE(right.ok()) << right.status();
   EXPECT_EQ(right->verdict, core::Verification::kPassed) << right->rel_error;
 
+  // The same check a few groups at a time, as a large MoE's fp32 reference is made when
+  // the device cannot hold it whole: the same verdict, the same worst error.
+  auto chunked = VerifyGemm(lt_.get(), pool_, *qa, *qb, *c, s.m, s.n, s.k, groups, threshold,
+                            workspace_.get(), workspace_.bytes(), st, /*max_chunk_groups=*/3);
+  ASSERT_TRUE(chunked.ok()) << chunked.status();
+  EXPECT_EQ(chunked->verdict, core::Verification::kPassed) << chunked->rel_error;
+  EXPECT_NEAR(chunked->rel_error, right->rel_error, 1e-3 * right->rel_error);
+  if (groups > 3) EXPECT_THAT(chunked->note, HasSubstr("3 groups at a time"));
+
   GemmPerGroup(s, groups, *qa, *qb, *c, /*a_scale_group=*/0);
   auto wrong = VerifyGemm(lt_.get(), pool_, *qa, *qb, *c, s.m, s.n, s.k, groups, threshold,
                           workspace_.get(), workspace_.bytes(), st);
   ASSERT_TRUE(wrong.ok()) << wrong.status();
   EXPECT_EQ(wrong->verdict, core::Verification::kIncorrect) << wrong->rel_error;
   EXPECT_GT(wrong->rel_error, 0.5);
+  auto wrong_chunked = VerifyGemm(lt_.get(), pool_, *qa, *qb, *c, s.m, s.n, s.k, groups, threshold,
+                                  workspace_.get(), workspace_.bytes(), st,
+                                  /*max_chunk_groups=*/1);
+  ASSERT_TRUE(wrong_chunked.ok()) << wrong_chunked.status();
+  EXPECT_EQ(wrong_chunked->verdict, core::Verification::kIncorrect);
+  EXPECT_NEAR(wrong_chunked->rel_error, wrong->rel_error, 1e-3 * wrong->rel_error);
   std::printf("fp8-block %-5s x%ld: own scales rel_error %.3e, group 0's for all %.3e\n",
               Name(pass).c_str(), groups, right->rel_error, wrong->rel_error);
 }

@@ -15,8 +15,10 @@
 #include <span>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "core/quant/quant.h"
 #include "device/host/host_gemm.h"
@@ -441,6 +443,63 @@ TEST_P(GroupedCrossCheckTest, GroupedQuantizationAndGemmMatchTheHost) {
   std::printf("grouped cross-check %-11s %-5s x%ld: rel_error vs host fp32 %.3e\n",
               Name(recipe).c_str(), Name(pass).c_str(), kGroups, err);
 }
+
+// The verifier's chunks: an operand's dequantization of groups [first, first + count) is
+// that slice of its whole dequantization, for every recipe with a grouped form (fp8-block:
+// the 1x128 activation and the 128x128 weight, whose rows are not a multiple of 128);
+// ranges outside the groups are InvalidArgument.
+using DequantizeGroupsTest = GroupedCrossCheckTest;
+
+TEST_P(DequantizeGroupsTest, GroupRangesAreSlicesOfTheWhole) {
+  const auto [recipe, pass] = GetParam();
+  core::WorkItem item;
+  item.op.pass = pass;
+  item.op.shape = {200, 384, 144};
+  item.op.groups = kGroups;
+  item.recipe = recipe;
+  const core::TimingOptions timing;
+  const core::GemmShape& s = item.op.shape;
+  const cudaStream_t st = stream_.get();
+  const int64_t a_n = kGroups * s.m * s.k, b_n = kGroups * s.n * s.k;
+  auto a_src = pool_.GetAs<__nv_bfloat16>("a.src", a_n);
+  auto bt_src = pool_.GetAs<__nv_bfloat16>("bt.src", b_n);
+  ASSERT_TRUE(a_src.ok() && bt_src.ok());
+  ASSERT_EQ(FillRandomNormalBf16(*a_src, a_n, 7, 1, st), cudaSuccess);
+  ASSERT_EQ(FillRandomNormalBf16(*bt_src, b_n, 7, 2, st), cudaSuccess);
+  auto qa = OperandQuantizer::Create(pool_, OperandA(item, timing), *a_src, false);
+  auto qb = OperandQuantizer::Create(pool_, OperandBt(item, timing), *bt_src, false);
+  ASSERT_TRUE(qa.ok() && qb.ok()) << qa.status() << qb.status();
+  ASSERT_TRUE(qa->SeedHistory(st).ok() && qb->SeedHistory(st).ok());
+  ASSERT_TRUE(qa->Enqueue(st, false).ok() && qb->Enqueue(st, false).ok());
+  for (const OperandQuantizer* q : {&*qa, &*qb}) {
+    const int64_t n = q->config().rows * q->config().cols;
+    auto whole = pool_.GetAs<float>("deq.whole", kGroups * n);
+    auto part = pool_.GetAs<float>("deq.part", kGroups * n);
+    ASSERT_TRUE(whole.ok() && part.ok());
+    ASSERT_TRUE(q->Dequantize(*whole, st).ok());
+    ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+    const std::vector<float> all = ToHost<float>(*whole, kGroups * n);
+    for (const auto& [first, count] : {std::pair<int64_t, int64_t>{0, 1}, {1, 2}, {3, 1}, {0, 4}}) {
+      ASSERT_TRUE(q->DequantizeGroups(first, count, *part, st).ok());
+      ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+      const std::vector<float> got = ToHost<float>(*part, count * n);
+      EXPECT_TRUE(std::equal(got.begin(), got.end(), all.begin() + first * n))
+          << q->config().slot << ": groups [" << first << ", " << first + count << ")";
+    }
+    for (const auto& [first, count] : {std::pair<int64_t, int64_t>{3, 2}, {-1, 1}, {0, 0}}) {
+      const absl::Status bad = q->DequantizeGroups(first, count, *part, st);
+      EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument) << first << " " << count;
+      EXPECT_THAT(bad.message(), HasSubstr("outside [0, 4)"));
+    }
+  }
+  std::printf("dequantize group ranges %-11s: slices of the whole\n", Name(recipe).c_str());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EveryGroupedRecipe, DequantizeGroupsTest,
+    ::testing::Combine(::testing::Values(Recipe::kBf16, Recipe::kFp8Current, Recipe::kFp8Delayed,
+                                         Recipe::kFp8Block, Recipe::kFp8Rowwise),
+                       ::testing::Values(Pass::kFprop)));
 
 INSTANTIATE_TEST_SUITE_P(
     PerTensor, GroupedCrossCheckTest,
