@@ -50,9 +50,12 @@ Examples:
       curl -s localhost:9464/api/v1/jobs?state=running    jobs as JSON (state, node, page_size,
                                                           page_token)
       curl -s localhost:9464/api/v1/jobs/42/report        = gemmprof report 42 --format json
+      curl -s localhost:9464/api/v1/jobs/42/report.csv    = gemmprof report 42 --format csv
       curl -s 'localhost:9464/api/v1/history?recipe=fp8-block&shape=4096x4096x4096&since=7d'
                                                           stored results (also device, node, pass,
                                                           mode, job, until, page_size, page_token)
+      curl -s 'localhost:9464/api/v1/history.csv?since=7d'  the same as CSV (next page's token in
+                                                          the X-Next-Page-Token header)
       open http://localhost:9464/#job=42                  the dashboard page (no external assets)
 
 Backends: 'cuda' measures on every visible GPU (one worker each); 'host' is the CPU
@@ -356,7 +359,8 @@ int ParseFlags(int argc, char** argv, Options* o) {
   app.add_option("--log-file", o->log_file, "write the log to this file instead of stderr");
   app.add_option("--port-file", o->port_file, "write the bound port here once serving");
   app.add_option("--http", o->http,
-                 "host:port to serve HTTP on: /metrics (Prometheus), /api/v1/ (JSON) and a "
+                 "host:port to serve HTTP on: /metrics (Prometheus), /api/v1/ (JSON; reports and "
+                 "history also as CSV) and a "
                  "dashboard page at / (port 0: pick a free one; off when not given)");
   app.add_option("--http-port-file", o->http_port_file,
                  "write the bound --http port here once serving");

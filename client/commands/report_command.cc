@@ -2,9 +2,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include "client/render/report_csv.h"
 #include "client/render/report_document.h"
 #include "report/json_document.h"
+#include "report/report_csv.h"
 
 namespace gemmprof::client {
 
@@ -33,7 +33,7 @@ absl::Status ReportCommand::Run(CommandContext& ctx) {
   ASSIGN_OR_RETURN(GemmProfClient * client, ctx.client());
   ASSIGN_OR_RETURN(const core::Report report, client->GetReport(job_id_));
   if (format_ == "csv") {
-    ctx.out << render::RenderReportCsv(report);
+    ctx.out << report::RenderReportCsv(report);
   } else if (format_ == "json") {
     ctx.out << report::JsonDocument(report);
   } else if (format_ == "markdown") {

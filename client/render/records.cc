@@ -1,8 +1,12 @@
 #include "client/render/records.h"
 
-#include "client/render/report_csv.h"
+#include "report/report_csv.h"
 
 namespace gemmprof::client::render {
+
+using report::CsvField;
+using report::CsvNumber;
+
 namespace {
 
 struct CsvCell {

@@ -1,8 +1,8 @@
 #include "server/http/api_routes.h"
 
-#include <algorithm>
 #include <absl/strings/ascii.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <nlohmann/json.hpp>
@@ -13,6 +13,7 @@
 #include "report/figures.h"
 #include "report/json_document.h"
 #include "report/record_json.h"
+#include "report/report_csv.h"
 #include "wire/round_trip.h"
 
 namespace gemmprof::http {
@@ -178,6 +179,41 @@ HttpReply JsonReply(const ordered_json& doc) {
   return {200, "application/json", doc.dump(2) + "\n"};
 }
 
+constexpr char kCsvType[] = "text/csv; charset=utf-8";
+
+// A result's JSON fields flattened to CSV columns: nested objects' keys as parent_key.
+void Flatten(const ordered_json& doc, const std::string& prefix,
+             std::vector<std::pair<std::string, const ordered_json*>>& out) {
+  for (const auto& [key, value] : doc.items()) {
+    if (value.is_object()) {
+      Flatten(value, prefix + key + "_", out);
+    } else {
+      out.emplace_back(prefix + key, &value);
+    }
+  }
+}
+
+std::string CsvCell(const ordered_json& v) {
+  if (v.is_null()) return "";
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
+  if (v.is_number_unsigned()) return std::to_string(v.get<uint64_t>());
+  if (v.is_number()) return report::CsvNumber(v.get<double>());
+  if (v.is_string()) return report::CsvField(v.get<std::string>());
+  return report::CsvField(v.dump());
+}
+
+// The report of job `job_id` as the CLI receives it.
+absl::StatusOr<core::Report> LoadReport(storage::ResultStore& store, std::string_view job_id) {
+  ASSIGN_OR_RETURN(const int64_t id, ParseInt("job id", job_id, 1, INT64_MAX));
+  core::Report report;
+  ASSIGN_OR_RETURN(report.job, store.GetJob(id));
+  ASSIGN_OR_RETURN(report.items, store.GetItems(id));
+  // The CLI renders what came through the wire; the same round trip here keeps the
+  // documents byte-identical whatever the conversion drops or normalizes.
+  return wire::RoundTrip(report);
+}
+
 }  // namespace
 
 int HttpStatusOf(absl::StatusCode code) {
@@ -281,20 +317,52 @@ HttpReply JobsRoute(storage::ResultStore& store, const QueryParams& params) {
 }
 
 HttpReply ReportRoute(storage::ResultStore& store, std::string_view job_id) {
-  auto id = ParseInt("job id", job_id, 1, INT64_MAX);
-  if (!id.ok()) return ErrorReply(id.status());
-  core::Report report;
-  auto job = store.GetJob(*id);
-  if (!job.ok()) return ErrorReply(job.status());
-  report.job = *std::move(job);
-  auto items = store.GetItems(*id);
-  if (!items.ok()) return ErrorReply(items.status());
-  report.items = *std::move(items);
-  // The CLI renders what came through the wire; the same round trip here keeps the two
-  // documents byte-identical whatever the conversion drops or normalizes.
-  auto received = wire::RoundTrip(report);
-  if (!received.ok()) return ErrorReply(received.status());
-  return {200, "application/json", report::JsonDocument(*received)};
+  auto report = LoadReport(store, job_id);
+  if (!report.ok()) return ErrorReply(report.status());
+  return {200, "application/json", report::JsonDocument(*report)};
+}
+
+HttpReply ReportCsvRoute(storage::ResultStore& store, std::string_view job_id) {
+  auto report = LoadReport(store, job_id);
+  if (!report.ok()) return ErrorReply(report.status());
+  return {200, kCsvType, report::RenderReportCsv(*report)};
+}
+
+std::vector<std::string> HistoryCsvColumns() {
+  const ordered_json row = ResultJson(storage::ResultRow{});
+  std::vector<std::pair<std::string, const ordered_json*>> cells;
+  Flatten(row, "", cells);
+  std::vector<std::string> names;
+  for (const auto& [name, value] : cells) names.push_back(name);
+  return names;
+}
+
+HttpReply HistoryCsvRoute(storage::ResultStore& store, const QueryParams& params, int64_t now_ms) {
+  auto filter = ParseHistoryQuery(params, now_ms);
+  if (!filter.ok()) return ErrorReply(filter.status());
+  auto page = store.QueryResults(*filter);
+  if (!page.ok()) return ErrorReply(page.status());
+  const std::vector<std::string> columns = HistoryCsvColumns();
+  std::string body;
+  for (size_t c = 0; c < columns.size(); ++c) body += (c ? "," : "") + columns[c];
+  body += "\n";
+  for (const storage::ResultRow& r : page->items) {
+    const ordered_json doc = ResultJson(r);
+    std::vector<std::pair<std::string, const ordered_json*>> cells;
+    Flatten(doc, "", cells);
+    // By name, so a field a row lacks leaves its cell empty instead of shifting the rest.
+    for (size_t c = 0; c < columns.size(); ++c) {
+      const auto it = std::find_if(cells.begin(), cells.end(),
+                                   [&](const auto& cell) { return cell.first == columns[c]; });
+      body += (c ? "," : "") + (it == cells.end() ? std::string() : CsvCell(*it->second));
+    }
+    body += "\n";
+  }
+  HttpReply reply{200, kCsvType, std::move(body)};
+  if (!page->next_page_token.empty()) {
+    reply.headers.emplace_back("X-Next-Page-Token", page->next_page_token);
+  }
+  return reply;
 }
 
 HttpReply HistoryRoute(storage::ResultStore& store, const QueryParams& params, int64_t now_ms) {

@@ -5,16 +5,23 @@
 //   GET /api/v1/jobs/{id}/report   the document of `gemmprof report ID --format json`
 //   GET /api/v1/history?recipe=&shape=MxKxN&device=&since=&until=&node=&pass=&mode=
 //                      &job=&page_size=&page_token=           stored results
+//   GET /api/v1/jobs/{id}/report.csv   `gemmprof report ID --format csv`, byte for byte
+//   GET /api/v1/history.csv?...        the history page as CSV: the JSON's fields as
+//                      columns (device.name as device_name), the next page's token in the
+//                      X-Next-Page-Token header (absent on the last page)
 //
 // Errors are JSON {"error": {"code": "invalid_argument", "message": "..."}} with the
 // HTTP status of the code: 400 naming the parameter, its value and the limit; 404 for an
-// unknown job; 401/403 for tokens; 503 when the store is unreachable.
+// unknown job; 401/403 for tokens; 503 when the store is unreachable. The CSV routes
+// answer errors the same way (JSON, with the status), so a client sees them as errors.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "core/status.h"
 #include "server/storage/result_store.h"
@@ -28,6 +35,7 @@ struct HttpReply {
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // extra response headers
 };
 
 // The JSON error reply of `status` (which must not be OK).
@@ -52,5 +60,11 @@ HttpReply JobsRoute(storage::ResultStore& store, const QueryParams& params);
 // `gemmprof report ID --format json` prints for the same job.
 HttpReply ReportRoute(storage::ResultStore& store, std::string_view job_id);
 HttpReply HistoryRoute(storage::ResultStore& store, const QueryParams& params, int64_t now_ms);
+// The CSV forms (text/csv): the report as `gemmprof report ID --format csv` prints it, the
+// history page with the columns of HistoryCsvColumns().
+HttpReply ReportCsvRoute(storage::ResultStore& store, std::string_view job_id);
+HttpReply HistoryCsvRoute(storage::ResultStore& store, const QueryParams& params, int64_t now_ms);
+// The history CSV's header: a result's JSON fields in order, device's as device_*.
+std::vector<std::string> HistoryCsvColumns();
 
 }  // namespace gemmprof::http

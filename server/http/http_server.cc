@@ -31,6 +31,7 @@ void Send(const HttpReply& reply, httplib::Response& res) {
   res.status = reply.status;
   res.set_header("Cache-Control", "no-store");
   res.set_header("X-Content-Type-Options", "nosniff");
+  for (const auto& [name, value] : reply.headers) res.set_header(name, value);
   res.set_content(reply.body, reply.content_type.c_str());
 }
 
@@ -161,8 +162,15 @@ void HttpServer::AddRoutes(const HttpOptions& options) {
           [this](const httplib::Request& req, httplib::Response& res) {
             Send(ReportRoute(*sources_.store, req.matches[1].str()), res);
           });
+  srv.Get(R"(/api/v1/jobs/([^/]+)/report\.csv)",
+          [this](const httplib::Request& req, httplib::Response& res) {
+            Send(ReportCsvRoute(*sources_.store, req.matches[1].str()), res);
+          });
   srv.Get("/api/v1/history", [this](const httplib::Request& req, httplib::Response& res) {
     Send(HistoryRoute(*sources_.store, req.params, sources_.now_ms()), res);
+  });
+  srv.Get("/api/v1/history.csv", [this](const httplib::Request& req, httplib::Response& res) {
+    Send(HistoryCsvRoute(*sources_.store, req.params, sources_.now_ms()), res);
   });
   srv.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
@@ -171,7 +179,7 @@ void HttpServer::AddRoutes(const HttpOptions& options) {
       Send(ErrorReply(absl::NotFoundError(
                "no route " + req.method + " " + req.path +
                " (routes: GET /, /metrics, /api/v1/jobs, /api/v1/jobs/ID/report, "
-               "/api/v1/history)")),
+               "/api/v1/jobs/ID/report.csv, /api/v1/history, /api/v1/history.csv)")),
            res);
       return;
     }

@@ -6,6 +6,7 @@
 #include <httplib.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -182,6 +183,16 @@ TEST_F(HttpDashboardTest, ReportRouteIsByteIdenticalToTheCliJson) {
     EXPECT_TRUE(http->body == cli.out) << "job " << id << " differs:\nHTTP:\n"
                                        << http->body << "\nCLI:\n"
                                        << cli.out;
+    // The CSV form (what pandas.read_csv loads) is `report --format csv` byte for byte.
+    CommandResult cli_csv = Cli({"report", std::to_string(id), "--format", "csv"});
+    ASSERT_EQ(cli_csv.exit_code, 0) << cli_csv.err;
+    auto csv = Get("/api/v1/jobs/" + std::to_string(id) + "/report.csv");
+    ASSERT_TRUE(csv);
+    ASSERT_EQ(csv->status, 200) << csv->body;
+    EXPECT_EQ(csv->get_header_value("Content-Type"), "text/csv; charset=utf-8");
+    EXPECT_TRUE(csv->body == cli_csv.out) << "job " << id << " CSV differs:\nHTTP:\n"
+                                          << csv->body << "\nCLI:\n"
+                                          << cli_csv.out;
   }
   auto jobs = Get("/api/v1/jobs");
   ASSERT_TRUE(jobs);
@@ -192,6 +203,16 @@ TEST_F(HttpDashboardTest, ReportRouteIsByteIdenticalToTheCliJson) {
   ASSERT_TRUE(history);
   ASSERT_EQ(history->status, 200) << history->body;
   EXPECT_EQ(json::parse(history->body)["results"].size(), 2u);  // one measured, one cached
+  auto history_csv =
+      Get("/api/v1/history.csv?shape=256x256x256&recipe=bf16&pass=fprop&mode=autocast");
+  ASSERT_TRUE(history_csv);
+  ASSERT_EQ(history_csv->status, 200) << history_csv->body;
+  EXPECT_EQ(history_csv->get_header_value("Content-Type"), "text/csv; charset=utf-8");
+  EXPECT_EQ(std::count(history_csv->body.begin(), history_csv->body.end(), '\n'), 3);
+  EXPECT_EQ(history_csv->body.rfind("result_id,job_id,", 0), 0u) << history_csv->body;
+  auto first_page = Get("/api/v1/history.csv?page_size=1");
+  ASSERT_TRUE(first_page);
+  EXPECT_FALSE(first_page->get_header_value("X-Next-Page-Token").empty());
 }
 
 TEST_F(HttpDashboardTest, BadParametersAre400AndUnknownJobsAre404) {
@@ -203,6 +224,8 @@ TEST_F(HttpDashboardTest, BadParametersAre400AndUnknownJobsAre404) {
       {"/api/v1/history?since=last-week", "since='last-week'"},
       {"/api/v1/history?recipe=fp16", "recipe='fp16'"},
       {"/api/v1/jobs/abc/report", "job id='abc'"},
+      {"/api/v1/jobs/abc/report.csv", "job id='abc'"},
+      {"/api/v1/history.csv?shape=256x256", "shape='256x256': expected MxKxN"},
   };
   for (const auto& [path, message] : bad) {
     auto r = Get(path);
@@ -221,8 +244,8 @@ TEST_F(HttpDashboardTest, TokensOfTheGrpcSideGuardTheHttpSide) {
                                          "\nops admin " + wire::TokenSha256Hex("gpt_ops_token") +
                                          "\n");
   StartDaemon({"--tokens", dir_.File("tokens")});
-  for (const char* path :
-       {"/metrics", "/api/v1/jobs", "/api/v1/history", "/api/v1/jobs/1/report"}) {
+  for (const char* path : {"/metrics", "/api/v1/jobs", "/api/v1/history", "/api/v1/jobs/1/report",
+                           "/api/v1/jobs/1/report.csv", "/api/v1/history.csv"}) {
     auto none = Get(path);
     ASSERT_TRUE(none);
     EXPECT_EQ(none->status, 401) << path;
@@ -238,6 +261,11 @@ TEST_F(HttpDashboardTest, TokensOfTheGrpcSideGuardTheHttpSide) {
   auto jobs = Get("/api/v1/jobs", {{"Authorization", "Bearer gpt_ops_token"}});
   ASSERT_TRUE(jobs);
   EXPECT_EQ(jobs->status, 200);
+  // The header pandas sends: read_csv(url, storage_options={"Authorization": "Bearer ..."}).
+  auto csv = Get("/api/v1/history.csv", {{"Authorization", "Bearer gpt_viewer_token"}});
+  ASSERT_TRUE(csv);
+  EXPECT_EQ(csv->status, 200) << csv->body;
+  EXPECT_EQ(csv->body.rfind("result_id,", 0), 0u) << csv->body;
   const std::string log = ReadTextFile(dir_.File("gemmprofd.log"));
   EXPECT_EQ(log.find("gpt_viewer_token"), std::string::npos) << "a token reached the log";
 }

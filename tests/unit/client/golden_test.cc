@@ -10,11 +10,11 @@
 
 #include "client/render/comparison.h"
 #include "client/render/listings.h"
-#include "client/render/report_csv.h"
 #include "client/render/report_document.h"
 #include "core/derive.h"
 #include "fake_client.h"
 #include "report/json_document.h"
+#include "report/report_csv.h"
 #include "tests/unit/report/report_fixtures.h"
 #include "tests/unit/report/rounds_fixtures.h"
 
@@ -74,7 +74,7 @@ TEST_P(GoldenTest, TableWithChart) {
               render::RenderReportTable(GetParam().make(), /*with_chart=*/true));
 }
 TEST_P(GoldenTest, Csv) {
-  CheckGolden(std::string(GetParam().name) + ".csv", render::RenderReportCsv(GetParam().make()));
+  CheckGolden(std::string(GetParam().name) + ".csv", report::RenderReportCsv(GetParam().make()));
 }
 TEST_P(GoldenTest, Json) {
   CheckGolden(std::string(GetParam().name) + ".json", report::JsonDocument(GetParam().make()));

@@ -10,11 +10,11 @@
 #include "client/render/model_label.h"
 #include "client/render/report_charts.h"
 #include "client/render/report_context.h"
-#include "client/render/report_csv.h"
 #include "client/render/report_document.h"
 #include "client/render/text_table.h"
 #include "report/analysis.h"
 #include "report/notices.h"
+#include "report/report_csv.h"
 #include "tests/unit/report/report_fixtures.h"
 
 namespace gemmprof::client::render {
@@ -22,6 +22,9 @@ namespace {
 
 using core::Mode;
 using core::Recipe;
+using report::CsvField;
+using report::RenderReportCsv;
+using report::ReportCsvColumns;
 using ::testing::HasSubstr;
 using ::testing::Not;
 

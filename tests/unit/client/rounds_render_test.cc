@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "client/render/report_charts.h"
-#include "client/render/report_csv.h"
 #include "client/render/report_document.h"
+#include "report/report_csv.h"
 #include "tests/unit/report/report_fixtures.h"
 #include "tests/unit/report/rounds_fixtures.h"
 
@@ -14,6 +14,8 @@ namespace {
 
 namespace testing = report::testing;
 using report::Analysis;
+using report::RenderReportCsv;
+using report::ReportCsvColumns;
 
 TEST(Charts, LayerChartShowsIntervalsAndTheBackToBackTick) {
   const BarChart c = BuildChart(Analysis(testing::RoundsReport()), ChartKind::kLayer);

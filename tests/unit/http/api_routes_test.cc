@@ -2,9 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "report/json_document.h"
+#include "report/report_csv.h"
 #include "server/storage/open_store.h"
 #include "tests/unit/storage/test_util.h"
 #include "wire/round_trip.h"
@@ -238,6 +243,87 @@ TEST_F(RoutesTest, HistoryFiltersStoredResults) {
   auto none = json::parse(HistoryRoute(*store_, {{"recipe", "nvfp4"}}, kNowMs).body);
   EXPECT_EQ(none["results"].size(), 0u);
   EXPECT_NE(ErrorOf(HistoryRoute(*store_, {{"shape", "1x2"}}, kNowMs), 400).find("shape='1x2'"),
+            std::string::npos);
+}
+
+// A CSV body's lines (no line holds a quoted newline in these fixtures).
+std::vector<std::string> Lines(const std::string& body) {
+  std::vector<std::string> out;
+  std::istringstream in(body);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+std::vector<std::string> Cells(const std::string& line) {
+  std::vector<std::string> out;
+  std::istringstream in(line);
+  for (std::string cell; std::getline(in, cell, ',');) out.push_back(cell);
+  if (!line.empty() && line.back() == ',') out.emplace_back();
+  return out;
+}
+
+TEST_F(RoutesTest, ReportCsvIsTheCliCsv) {
+  HttpReply r = ReportCsvRoute(*store_, std::to_string(job_.id));
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.content_type, "text/csv; charset=utf-8");
+  core::Report report{*store_->GetJob(job_.id), *store_->GetItems(job_.id)};
+  EXPECT_EQ(r.body, report::RenderReportCsv(*wire::RoundTrip(report)));
+  EXPECT_EQ(Lines(r.body).size(), 7u);  // header + 6 items
+  EXPECT_NE(ErrorOf(ReportCsvRoute(*store_, "999"), 404).find("999"), std::string::npos);
+  EXPECT_NE(ErrorOf(ReportCsvRoute(*store_, "abc"), 400).find("job id='abc'"), std::string::npos);
+}
+
+TEST_F(RoutesTest, HistoryCsvHasTheJsonFieldsAsColumns) {
+  const std::vector<std::string> columns = HistoryCsvColumns();
+  ASSERT_FALSE(columns.empty());
+  EXPECT_EQ(columns.front(), "result_id");
+  EXPECT_NE(std::find(columns.begin(), columns.end(), "device_name"), columns.end());
+  EXPECT_NE(std::find(columns.begin(), columns.end(), "time_ms"), columns.end());
+
+  HttpReply r = HistoryCsvRoute(*store_, {}, kNowMs);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.content_type, "text/csv; charset=utf-8");
+  const std::vector<std::string> lines = Lines(r.body);
+  ASSERT_EQ(lines.size(), 7u);
+  EXPECT_EQ(Cells(lines[0]), columns);
+  // Each row holds the JSON route's values, column by column.
+  auto doc = json::parse(HistoryRoute(*store_, {}, kNowMs).body);
+  for (size_t i = 0; i < 6; ++i) {
+    const std::vector<std::string> cells = Cells(lines[i + 1]);
+    ASSERT_EQ(cells.size(), columns.size()) << lines[i + 1];
+    const json& row = doc["results"][i];
+    for (size_t c = 0; c < columns.size(); ++c) {
+      const std::string& name = columns[c];
+      const json& v = name.rfind("device_", 0) == 0 ? row["device"][name.substr(7)] : row[name];
+      if (v.is_string()) {
+        EXPECT_EQ(cells[c], v.get<std::string>()) << name;
+      } else if (v.is_boolean()) {
+        EXPECT_EQ(cells[c], v.get<bool>() ? "true" : "false") << name;
+      } else {
+        EXPECT_DOUBLE_EQ(std::stod(cells[c]), v.get<double>()) << name;
+      }
+    }
+  }
+  EXPECT_TRUE(r.headers.empty());  // one page: no next token
+
+  HttpReply page = HistoryCsvRoute(*store_, {{"page_size", "2"}}, kNowMs);
+  ASSERT_EQ(page.status, 200);
+  EXPECT_EQ(Lines(page.body).size(), 3u);
+  ASSERT_EQ(page.headers.size(), 1u);
+  EXPECT_EQ(page.headers[0].first, "X-Next-Page-Token");
+  HttpReply next = HistoryCsvRoute(
+      *store_, {{"page_size", "2"}, {"page_token", page.headers[0].second}}, kNowMs);
+  ASSERT_EQ(next.status, 200);
+  EXPECT_EQ(Lines(next.body).size(), 3u);
+  EXPECT_NE(Lines(next.body)[1], Lines(page.body)[1]);
+
+  // No result: the header alone.
+  EXPECT_EQ(Lines(HistoryCsvRoute(*store_, {{"recipe", "nvfp4"}}, kNowMs).body).size(), 1u);
+  // Bad parameters: the JSON error of the JSON route.
+  EXPECT_NE(ErrorOf(HistoryCsvRoute(*store_, {{"shape", "1x2"}}, kNowMs), 400).find("shape='1x2'"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(HistoryCsvRoute(*store_, {{"format", "csv"}}, kNowMs), 400)
+                .find("unknown query parameter 'format'"),
             std::string::npos);
 }
 

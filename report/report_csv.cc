@@ -1,14 +1,13 @@
-#include "client/render/report_csv.h"
+#include "report/report_csv.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
-#include "client/render/format.h"
 #include "report/batches.h"
 #include "report/figures.h"
 
-namespace gemmprof::client::render {
+namespace gemmprof::report {
 namespace {
 
 std::string Num(double v) { return CsvNumber(v); }
@@ -223,4 +222,4 @@ std::string RenderReportCsv(const core::Report& report) {
   return out;
 }
 
-}  // namespace gemmprof::client::render
+}  // namespace gemmprof::report

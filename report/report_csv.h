@@ -1,5 +1,6 @@
-// `gemmprof report --format csv`: one row per item with every context column, so a
-// spreadsheet or pandas needs nothing else. RFC 4180 quoting; '\n' line ends.
+// `gemmprof report --format csv` and GET /api/v1/jobs/{id}/report.csv: one row per item
+// with every context column, so a spreadsheet or pandas needs nothing else. RFC 4180 quoting; '\n'
+// line ends.
 #pragma once
 
 #include <string>
@@ -7,7 +8,7 @@
 
 #include "core/job.h"
 
-namespace gemmprof::client::render {
+namespace gemmprof::report {
 
 // The header row's column names, in order (units in the names).
 const std::vector<std::string>& ReportCsvColumns();
@@ -19,4 +20,4 @@ std::string CsvField(const std::string& s);
 // The shortest text that reads back as the same double, so CSV loses nothing.
 std::string CsvNumber(double v);
 
-}  // namespace gemmprof::client::render
+}  // namespace gemmprof::report
