@@ -12,6 +12,7 @@
 
 #include "client/commands/cancel_command.h"
 #include "client/commands/compare_command.h"
+#include "client/commands/cluster_command.h"
 #include "client/commands/devices_command.h"
 #include "client/commands/history_command.h"
 #include "client/commands/jobs_command.h"
@@ -95,6 +96,7 @@ std::vector<std::unique_ptr<Command>> MakeCommands(CLI::App& cli) {
   commands.push_back(std::make_unique<ReportCommand>(cli));
   commands.push_back(std::make_unique<PlotCommand>(cli));
   commands.push_back(std::make_unique<DevicesCommand>(cli));
+  commands.push_back(std::make_unique<ClusterCommand>(cli));
   commands.push_back(std::make_unique<HistoryCommand>(cli));
   commands.push_back(std::make_unique<CompareCommand>(cli));
   commands.push_back(std::make_unique<TokenCommand>(cli));

@@ -12,6 +12,7 @@
 
 #include "client/client_types.h"
 #include "client/connection.h"
+#include "core/daemon_record.h"
 #include "core/job.h"
 #include "core/job_event.h"
 #include "core/query.h"
@@ -41,6 +42,8 @@ class GemmProfClient {
   virtual absl::StatusOr<std::vector<core::ResultRow>> QueryResults(
       const core::ResultFilter& filter, int32_t limit) = 0;
   virtual absl::StatusOr<std::vector<core::DeviceInfo>> ListDevices() = 0;
+  // The daemons sharing the daemon's store, and its clock (`gemmprof cluster`).
+  virtual absl::StatusOr<core::DaemonListing> ListDaemons() = 0;
 };
 
 // Opens a client with resolved settings; the App calls it only for commands that need one.

@@ -80,8 +80,8 @@ Transport::Transport(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Transport::~Transport() = default;
 
 const std::vector<std::string_view>& RetriedMethods() {
-  static const std::vector<std::string_view> methods = {"GetJob",       "ListJobs",    "GetReport",
-                                                        "QueryResults", "ListDevices", "PlanJob"};
+  static const std::vector<std::string_view> methods = {
+      "GetJob", "ListJobs", "GetReport", "QueryResults", "ListDevices", "PlanJob", "ListDaemons"};
   return methods;
 }
 
@@ -221,6 +221,16 @@ absl::StatusOr<std::vector<core::ResultRow>> Transport::QueryResults(
     page.page_token = resp.next_page_token();
   } while (!page.page_token.empty() && static_cast<int32_t>(rows.size()) < limit);
   return rows;
+}
+
+absl::StatusOr<core::DaemonListing> Transport::ListDaemons() {
+  ASSIGN_OR_RETURN(const v1::ListDaemonsResponse resp,
+                   (impl_->Call<v1::ListDaemonsRequest, v1::ListDaemonsResponse>(
+                       &v1::GemmProf::Stub::ListDaemons, v1::ListDaemonsRequest())));
+  core::DaemonListing out;
+  out.now_unix_ms = resp.now_unix_ms();
+  for (const v1::Daemon& d : resp.daemons()) out.daemons.push_back(wire::FromProto(d));
+  return out;
 }
 
 absl::StatusOr<std::vector<core::DeviceInfo>> Transport::ListDevices() {

@@ -44,6 +44,7 @@ class Transport final : public GemmProfClient {
   absl::StatusOr<std::vector<core::ResultRow>> QueryResults(const core::ResultFilter& filter,
                                                             int32_t limit) override;
   absl::StatusOr<std::vector<core::DeviceInfo>> ListDevices() override;
+  absl::StatusOr<core::DaemonListing> ListDaemons() override;
 
  private:
   struct Impl;

@@ -244,6 +244,29 @@ Json GemmOpJson(const core::GemmOp& op) {
 
 }  // namespace
 
+Json DaemonJson(const core::DaemonRecord& d) {
+  Json models = Json::array();
+  for (const core::DaemonDeviceModel& m : d.models) {
+    models.push_back({{"name", m.name}, {"count", m.count}, {"unavailable", m.unavailable}});
+  }
+  return {{"node", d.node},
+          {"version", d.version},
+          {"backend", d.backend},
+          {"models", models},
+          {"devices", d.devices},
+          {"busy", d.busy},
+          {"started_unix_ms", d.started_unix_ms},
+          {"heartbeat_unix_ms", d.heartbeat_unix_ms},
+          {"stopped", d.stopped}};
+}
+
+Json DaemonStatusJson(const core::DaemonRecord& d, int64_t now_ms) {
+  Json out = DaemonJson(d);
+  out["state"] = std::string(core::ToString(core::DaemonStateOf(d, now_ms)));
+  out["heartbeat_age_s"] = (now_ms - d.heartbeat_unix_ms) / 1000.0;
+  return out;
+}
+
 Json DeviceJson(const core::DeviceInfo& d) {
   Json recipes = Json::array();
   for (const core::RecipeSupport& r : d.recipes)

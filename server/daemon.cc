@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -26,6 +27,7 @@
 #include "server/api/server.h"
 #include "server/http/http_server.h"
 #include "server/metrics/daemon_metrics.h"
+#include "server/queue/daemon_heartbeat.h"
 #include "server/queue/job_queue.h"
 #include "server/security/daemon_security.h"
 #include "server/security/listen_policy.h"
@@ -262,6 +264,15 @@ absl::Status Serve(const Options& o, const security::DaemonSecurity& sec) {
       *store, raw,
       {o.max_queued_jobs, o.max_items_per_job, o.node, static_cast<size_t>(o.batch_groups)});
   RETURN_IF_ERROR(queue.Start());
+  // This daemon's record for `gemmprof cluster`, kept fresh while it serves.
+  queue::DaemonHeartbeat heartbeat(
+      *store, queue::DaemonRecordOf(o.node, raw), [&queue] { return queue.BusyDevices(); },
+      [] {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(
+                   std::chrono::system_clock::now().time_since_epoch())
+            .count();
+      });
+  heartbeat.Start();
   ASSIGN_OR_RETURN(
       auto server,
       api::Server::Start({o.listen, sec.tls, sec.access, o.max_watches_per_client}, queue));
@@ -294,6 +305,7 @@ absl::Status Serve(const Options& o, const security::DaemonSecurity& sec) {
   if (http_server) http_server->Stop();
   server->Shutdown(std::chrono::milliseconds(static_cast<int64_t>(o.shutdown_grace_s * 1000)));
   queue.Stop();
+  heartbeat.Stop();
   spdlog::info("stopped cleanly");
   return absl::OkStatus();
 }

@@ -298,6 +298,41 @@ absl::StatusOr<core::Plan> FromProto(const v1::PlanJobResponse& p) {
   return plan;
 }
 
+v1::Daemon ToProto(const core::DaemonRecord& d) {
+  v1::Daemon p;
+  p.set_node(d.node);
+  p.set_version(d.version);
+  p.set_backend(d.backend);
+  for (const core::DaemonDeviceModel& m : d.models) {
+    v1::DaemonDeviceModel* mp = p.add_models();
+    mp->set_name(m.name);
+    mp->set_count(m.count);
+    mp->set_unavailable(m.unavailable);
+  }
+  p.set_devices(d.devices);
+  p.set_busy(d.busy);
+  p.set_started_unix_ms(d.started_unix_ms);
+  p.set_heartbeat_unix_ms(d.heartbeat_unix_ms);
+  p.set_stopped(d.stopped);
+  return p;
+}
+
+core::DaemonRecord FromProto(const v1::Daemon& p) {
+  core::DaemonRecord d;
+  d.node = p.node();
+  d.version = p.version();
+  d.backend = p.backend();
+  for (const v1::DaemonDeviceModel& mp : p.models()) {
+    d.models.push_back({mp.name(), mp.count(), mp.unavailable()});
+  }
+  d.devices = p.devices();
+  d.busy = p.busy();
+  d.started_unix_ms = p.started_unix_ms();
+  d.heartbeat_unix_ms = p.heartbeat_unix_ms();
+  d.stopped = p.stopped();
+  return d;
+}
+
 v1::Device ToProto(const core::DeviceInfo& d) {
   v1::Device p;
   p.set_backend(d.backend);

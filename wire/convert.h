@@ -9,6 +9,7 @@
 // events, filters and result rows in query_convert.cc.
 #pragma once
 
+#include "core/daemon_record.h"
 #include "core/job.h"
 #include "core/job_event.h"
 #include "core/query.h"
@@ -38,6 +39,8 @@ absl::StatusOr<core::Plan> FromProto(const v1::PlanJobResponse& plan);
 
 v1::Device ToProto(const core::DeviceInfo& d);
 absl::StatusOr<core::DeviceInfo> FromProto(const v1::Device& d);
+v1::Daemon ToProto(const core::DaemonRecord& d);
+core::DaemonRecord FromProto(const v1::Daemon& d);
 
 v1::Measurement ToProto(const core::Measurement& m);
 // InvalidArgument naming the field (e.g. "measurement.round_ms[3]") and the value for a

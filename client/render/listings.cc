@@ -1,5 +1,7 @@
 #include "client/render/listings.h"
 
+#include <algorithm>
+
 #include "client/render/format.h"
 #include "client/render/report_experts.h"
 #include "client/render/text_table.h"
@@ -122,6 +124,41 @@ Listing JobsListing(const std::vector<core::JobRecord>& jobs) {
                    OrAbsent(j.node), OrAbsent(j.device.name), OrAbsent(j.submitted_by),
                    FormatIsoUtc(j.created_ms), OrAbsent(j.created_ms), OrAbsent(j.started_ms),
                    OrAbsent(j.finished_ms), OrAbsent(j.error)});
+  }
+  l.doc = TableDocument("", std::move(t), 0);
+  return l;
+}
+
+Listing ClusterListing(const core::DaemonListing& listing) {
+  TextTable t({"node", "state", "devices", "busy", "backend", "version", "heartbeat", "started"},
+              {Align::kLeft, Align::kLeft, Align::kLeft, Align::kRight, Align::kLeft, Align::kLeft,
+               Align::kRight, Align::kLeft});
+  Listing l;
+  l.records.columns = {"node",           "state",      "backend",       "version",
+                       "devices",        "busy",       "models",        "unavailable",
+                       "started_utc",    "started_ms", "heartbeat_utc", "heartbeat_ms",
+                       "heartbeat_age_s"};
+  l.rows_key = "daemons";
+  l.summary["now_unix_ms"] = listing.now_unix_ms;
+  l.empty_text = "no daemon has written its record to this store yet";
+  for (const core::DaemonRecord& d : listing.daemons) {
+    const std::string state(core::ToString(core::DaemonStateOf(d, listing.now_unix_ms)));
+    std::string models;
+    int64_t unavailable = 0;
+    for (const core::DaemonDeviceModel& m : d.models) {
+      if (!models.empty()) models += "; ";
+      models += std::to_string(m.count) + "x " + m.name;
+      if (m.unavailable > 0) models += " (" + std::to_string(m.unavailable) + " unavailable)";
+      unavailable += m.unavailable;
+    }
+    const int64_t age_ms = std::max<int64_t>(0, listing.now_unix_ms - d.heartbeat_unix_ms);
+    t.AddRow({d.node, state, OrDash(models),
+              std::to_string(d.busy) + " of " + std::to_string(d.devices), OrDash(d.backend),
+              OrDash(d.version), FormatDuration(age_ms) + " ago", FormatUtc(d.started_unix_ms)});
+    l.records.Add({d.node, state, OrAbsent(d.backend), OrAbsent(d.version), int64_t{d.devices},
+                   int64_t{d.busy}, OrAbsent(models), unavailable, FormatIsoUtc(d.started_unix_ms),
+                   OrAbsent(d.started_unix_ms), FormatIsoUtc(d.heartbeat_unix_ms),
+                   OrAbsent(d.heartbeat_unix_ms), static_cast<double>(age_ms) / 1000.0});
   }
   l.doc = TableDocument("", std::move(t), 0);
   return l;

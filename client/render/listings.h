@@ -11,6 +11,7 @@
 
 #include "client/render/document.h"
 #include "client/render/records.h"
+#include "core/daemon_record.h"
 #include "core/gemm.h"
 #include "core/job.h"
 #include "core/query.h"
@@ -52,5 +53,9 @@ Listing DevicesListing(const std::vector<core::DeviceInfo>& devices);
 // GEMM, TFLOP/J); CSV/JSON also carry the context. A row without a measurement leaves its
 // figures empty.
 Listing HistoryListing(const std::vector<core::ResultRow>& rows);
+// `gemmprof cluster`: the daemons sharing the store, by node: state (serving, stopped, or
+// lost: no heartbeat for kDaemonLostPeriods periods of the answering daemon's clock),
+// devices by model, busy of them, backend, version, last heartbeat's age, start (UTC).
+Listing ClusterListing(const core::DaemonListing& listing);
 
 }  // namespace gemmprof::client::render

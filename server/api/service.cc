@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <deque>
 #include <mutex>
 
@@ -222,6 +223,21 @@ grpc::ServerUnaryReactor* GemmProfService::ListDevices(grpc::CallbackServerConte
     return Reply(ctx, caller.status());
   }
   for (const auto& d : queue_.Devices()) *resp->add_devices() = ToProto(d);
+  return Reply(ctx, absl::OkStatus());
+}
+
+grpc::ServerUnaryReactor* GemmProfService::ListDaemons(grpc::CallbackServerContext* ctx,
+                                                       const v1::ListDaemonsRequest*,
+                                                       v1::ListDaemonsResponse* resp) {
+  if (auto caller = Authorize(ctx, "ListDaemons"); !caller.ok()) {
+    return Reply(ctx, caller.status());
+  }
+  auto daemons = queue_.store().ListDaemons();
+  if (!daemons.ok()) return Reply(ctx, daemons.status());
+  for (const core::DaemonRecord& d : *daemons) *resp->add_daemons() = ToProto(d);
+  resp->set_now_unix_ms(std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count());
   return Reply(ctx, absl::OkStatus());
 }
 

@@ -46,6 +46,9 @@ class GemmProfService final : public v1::GemmProf::CallbackService {
   grpc::ServerUnaryReactor* ListDevices(grpc::CallbackServerContext* ctx,
                                         const v1::ListDevicesRequest* req,
                                         v1::ListDevicesResponse* resp) override;
+  grpc::ServerUnaryReactor* ListDaemons(grpc::CallbackServerContext* ctx,
+                                        const v1::ListDaemonsRequest* req,
+                                        v1::ListDaemonsResponse* resp) override;
 
  private:
   // The caller of `method`, or why it may not call it (logged, never with the token).

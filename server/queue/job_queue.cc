@@ -325,6 +325,11 @@ bool JobQueue::NextWork(size_t index, std::set<int64_t>& declined, Work* work) {
   return !stopping_;
 }
 
+int32_t JobQueue::BusyDevices() const {
+  std::lock_guard lock(mu_);
+  return static_cast<int32_t>(std::count(busy_.begin(), busy_.end(), 1));
+}
+
 void JobQueue::SetBusy(size_t index, bool busy) {
   std::lock_guard lock(mu_);
   busy_[index] = busy ? 1 : 0;

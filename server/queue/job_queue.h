@@ -105,6 +105,8 @@ class JobQueue {
   std::vector<core::DeviceInfo> Devices() const;
   // Jobs waiting for a worker and jobs a worker runs, right now.
   QueueCounts Counts() const;
+  // Devices leading or helping a job right now.
+  int32_t BusyDevices() const;
   JobEventBus& events() { return events_; }
   storage::ResultStore& store() { return store_; }
 

@@ -16,7 +16,7 @@ struct MethodRole {
   Role role;
 };
 
-constexpr std::array<MethodRole, 10> kMethodRoles{{
+constexpr std::array<MethodRole, 11> kMethodRoles{{
     {"ListJobs", Role::kRead},
     {"GetJob", Role::kRead},
     {"WatchJob", Role::kRead},
@@ -24,6 +24,7 @@ constexpr std::array<MethodRole, 10> kMethodRoles{{
     {"QueryResults", Role::kRead},
     {"StreamResults", Role::kRead},
     {"ListDevices", Role::kRead},
+    {"ListDaemons", Role::kRead},
     {"PlanJob", Role::kRead},
     {"SubmitJob", Role::kSubmit},
     {"CancelJob", Role::kSubmit},

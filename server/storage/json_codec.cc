@@ -217,6 +217,24 @@ void Read(JsonReader& r, core::Measurement* m) {
   if (std::optional<JsonReader> e = r.Child("energy")) Read(*e, &m->energy);
 }
 
+void Read(JsonReader& r, core::DaemonDeviceModel* m) {
+  r.Str("name", &m->name);
+  r.Int("count", &m->count);
+  r.Int("unavailable", &m->unavailable);
+}
+
+void Read(JsonReader& r, core::DaemonRecord* d) {
+  r.Str("node", &d->node);
+  r.Str("version", &d->version);
+  r.Str("backend", &d->backend);
+  r.List("models", &d->models, [](JsonReader& e, core::DaemonDeviceModel* v) { Read(e, v); });
+  r.Int("devices", &d->devices);
+  r.Int("busy", &d->busy);
+  r.Int("started_unix_ms", &d->started_unix_ms);
+  r.Int("heartbeat_unix_ms", &d->heartbeat_unix_ms);
+  r.Bool("stopped", &d->stopped);
+}
+
 template <typename T>
 absl::StatusOr<T> Decode(std::string_view text, const char* what) {
   // allow_exceptions=false: invalid text yields a discarded value instead of a throw.
@@ -245,6 +263,9 @@ std::string EncodeTimingOptions(const core::TimingOptions& timing) {
 std::string EncodeMeasurement(const core::Measurement& measurement) {
   return Dump(report::StoredMeasurementJson(measurement));
 }
+std::string EncodeDaemon(const core::DaemonRecord& daemon) {
+  return Dump(report::DaemonJson(daemon));
+}
 
 absl::StatusOr<core::JobSpec> DecodeJobSpec(std::string_view json) {
   return Decode<core::JobSpec>(json, "job_spec");
@@ -260,6 +281,9 @@ absl::StatusOr<core::TimingOptions> DecodeTimingOptions(std::string_view json) {
 }
 absl::StatusOr<core::Measurement> DecodeMeasurement(std::string_view json) {
   return Decode<core::Measurement>(json, "measurement");
+}
+absl::StatusOr<core::DaemonRecord> DecodeDaemon(std::string_view json) {
+  return Decode<core::DaemonRecord>(json, "daemon");
 }
 
 }  // namespace gemmprof::storage

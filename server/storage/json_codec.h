@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/daemon_record.h"
 #include "core/gemm.h"
 #include "core/job.h"
 #include "core/result.h"
@@ -23,6 +24,7 @@ std::string EncodePlan(const core::Plan& plan);
 std::string EncodeDeviceInfo(const core::DeviceInfo& device);
 std::string EncodeTimingOptions(const core::TimingOptions& timing);
 std::string EncodeMeasurement(const core::Measurement& measurement);
+std::string EncodeDaemon(const core::DaemonRecord& daemon);
 
 // Errors: DataLoss naming the struct, the field and what was wrong, when `json` is not
 // valid JSON, a field has the wrong type, or an enum name is unknown.
@@ -31,5 +33,6 @@ absl::StatusOr<core::Plan> DecodePlan(std::string_view json);
 absl::StatusOr<core::DeviceInfo> DecodeDeviceInfo(std::string_view json);
 absl::StatusOr<core::TimingOptions> DecodeTimingOptions(std::string_view json);
 absl::StatusOr<core::Measurement> DecodeMeasurement(std::string_view json);
+absl::StatusOr<core::DaemonRecord> DecodeDaemon(std::string_view json);
 
 }  // namespace gemmprof::storage

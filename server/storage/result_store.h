@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/daemon_record.h"
 #include "core/job.h"
 #include "core/query.h"
 #include "core/result.h"
@@ -98,6 +99,13 @@ class ResultStore {
   virtual absl::StatusOr<std::vector<int64_t>> RecoverUnfinished() = 0;
 
   virtual absl::StatusOr<Page<ResultRow>> QueryResults(const ResultFilter& filter) = 0;
+
+  // The daemons sharing this store (`gemmprof cluster`): each writes its record, keyed by
+  // its node, at start, at every heartbeat and at a clean stop; a node's record replaces
+  // the one before it.
+  virtual absl::Status PutDaemon(const core::DaemonRecord& daemon) = 0;
+  // Every daemon record, by node.
+  virtual absl::StatusOr<std::vector<core::DaemonRecord>> ListDaemons() = 0;
 };
 
 }  // namespace gemmprof::storage

@@ -3,6 +3,7 @@
 // real CLI. A job on node A answers the same job on node B from the cache; PostgreSQL
 // stopping and coming back costs calls, never the daemon.
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <chrono>
@@ -47,6 +48,8 @@ class Daemon {
     if (!port.empty()) address_ = "127.0.0.1:" + port.substr(0, port.find('\n'));
   }
   bool up() const { return !address_.empty(); }
+  // SIGTERM: the daemon stops cleanly (its record then says stopped).
+  int Stop() { return process_->StopWith(SIGTERM); }
   std::string log() const { return Slurp(log_); }
 
   CommandResult Cli(std::vector<std::string> args) const {
@@ -140,6 +143,45 @@ TEST(ClusterStoreTest, TwoDaemonsShareOneCacheAndSurviveAPostgresRestart) {
     ++rows;
   }
   EXPECT_EQ(rows, 2 + 3) << jobs.out;  // header, rule, 3 jobs
+}
+
+// `gemmprof cluster` on either daemon lists both from the store, with their devices;
+// a daemon that stops cleanly stays listed as stopped.
+TEST(ClusterStoreTest, ClusterListsEveryDaemonOfTheStore) {
+  TempDir dir;
+  auto server = PgServer::Start();
+  ASSERT_TRUE(server.ok()) << server.status();
+  auto uri = (*server)->NewDatabase();
+  ASSERT_TRUE(uri.ok()) << uri.status();
+  Daemon a(dir, "node-a", *uri);
+  ASSERT_TRUE(a.up()) << a.log();
+  Daemon b(dir, "node-b", *uri);
+  ASSERT_TRUE(b.up()) << b.log();
+  for (const Daemon* d : {&a, &b}) {
+    const CommandResult r = d->Cli({"cluster", "--format", "json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(doc.is_discarded()) << r.out;
+    ASSERT_EQ(doc["daemons"].size(), 2u) << r.out;
+    EXPECT_EQ(doc["daemons"][0]["node"], "node-a");
+    EXPECT_EQ(doc["daemons"][1]["node"], "node-b");
+    for (const auto& row : doc["daemons"]) {
+      EXPECT_EQ(row["state"], "serving") << row.dump();
+      EXPECT_EQ(row["backend"], "host-reference") << row.dump();
+      EXPECT_GE(row["devices"].get<int>(), 1) << row.dump();
+      EXPECT_EQ(row["busy"], 0) << row.dump();
+    }
+  }
+  const CommandResult table = a.Cli({"cluster"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("node-b"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("host-reference"), std::string::npos) << table.out;
+
+  EXPECT_EQ(b.Stop(), 0) << b.log();
+  const CommandResult after = a.Cli({"cluster", "--format", "csv"});
+  ASSERT_EQ(after.exit_code, 0) << after.err;
+  EXPECT_NE(after.out.find("\nnode-b,stopped,"), std::string::npos) << after.out;
+  EXPECT_NE(after.out.find("\nnode-a,serving,"), std::string::npos) << after.out;
 }
 
 TEST(ClusterStoreTest, PostgresStoppedMidJobCostsWaitingNotResults) {

@@ -101,9 +101,19 @@ ALTER TABLE items ADD COLUMN group_tokens TEXT NOT NULL DEFAULT '';
 ALTER TABLE items ADD COLUMN moe_layout TEXT NOT NULL DEFAULT 'contiguous';
 )sql";
 
-constexpr std::array<Migration, 2> kPgMigrations{{
+// Version 7 (migrations.cc's kV7): the daemons sharing the store.
+constexpr std::string_view kPgV7 = R"sql(
+CREATE TABLE daemons (
+  node          TEXT   PRIMARY KEY,
+  heartbeat_ms  BIGINT NOT NULL,
+  record_json   TEXT   NOT NULL
+);
+)sql";
+
+constexpr std::array<Migration, 3> kPgMigrations{{
     {5, "jobs, items, results and contexts, with nodes (the cluster schema)", kPgV5},
     {6, "items.group_tokens and items.moe_layout", kPgV6},
+    {7, "daemons", kPgV7},
 }};
 
 // Any constant works; it only has to be the same for every gemmprof.
@@ -122,7 +132,7 @@ absl::StatusOr<int> PgSchemaVersion(PgConnection& conn) {
 }
 
 absl::Status PgMigrate(PgConnection& conn) {
-  static_assert(kPgMigrations.back().version == 6);
+  static_assert(kPgMigrations.back().version == 7);
   if (kPgMigrations.back().version != LatestSchemaVersion()) {
     return absl::InternalError("PostgreSQL migrations lag behind the SQLite schema version");
   }

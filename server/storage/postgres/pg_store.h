@@ -65,6 +65,8 @@ class PgStore : public ResultStore {
   absl::StatusOr<std::optional<CachedResult>> LookupCache(const std::string& cache_key) override;
   absl::StatusOr<std::vector<int64_t>> RecoverUnfinished() override;
   absl::StatusOr<Page<ResultRow>> QueryResults(const ResultFilter& filter) override;
+  absl::Status PutDaemon(const core::DaemonRecord& daemon) override;
+  absl::StatusOr<std::vector<core::DaemonRecord>> ListDaemons() override;
 
  private:
   PgStore(std::unique_ptr<PgConnection> conn, Options options);

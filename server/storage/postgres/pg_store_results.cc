@@ -154,4 +154,28 @@ absl::StatusOr<Page<ResultRow>> PgStore::QueryResults(const ResultFilter& filter
   });
 }
 
+absl::Status PgStore::PutDaemon(const core::DaemonRecord& daemon) {
+  return Call([&]() -> absl::Status {
+    return conn_
+        ->Exec(
+            "INSERT INTO daemons (node, heartbeat_ms, record_json) VALUES (?, ?, ?) "
+            "ON CONFLICT (node) DO UPDATE SET heartbeat_ms = excluded.heartbeat_ms, "
+            "record_json = excluded.record_json",
+            {daemon.node, daemon.heartbeat_unix_ms, EncodeDaemon(daemon)})
+        .status();
+  });
+}
+
+absl::StatusOr<std::vector<core::DaemonRecord>> PgStore::ListDaemons() {
+  return Call([&]() -> absl::StatusOr<std::vector<core::DaemonRecord>> {
+    ASSIGN_OR_RETURN(PgResult result, conn_->Exec("SELECT record_json FROM daemons ORDER BY node"));
+    std::vector<core::DaemonRecord> out;
+    for (int r = 0; r < result.Rows(); ++r) {
+      ASSIGN_OR_RETURN(core::DaemonRecord d, DecodeDaemon(result.At(r).Text(0)));
+      out.push_back(std::move(d));
+    }
+    return out;
+  });
+}
+
 }  // namespace gemmprof::storage

@@ -133,13 +133,24 @@ ALTER TABLE items ADD COLUMN group_tokens TEXT NOT NULL DEFAULT '';
 ALTER TABLE items ADD COLUMN moe_layout TEXT NOT NULL DEFAULT 'contiguous';
 )sql";
 
-constexpr std::array<Migration, 6> kMigrations{{
+// Version 7: the daemons sharing the store (core/daemon_record.h), one row per node,
+// written at start, at every heartbeat and at a clean stop.
+constexpr std::string_view kV7 = R"sql(
+CREATE TABLE daemons (
+  node          TEXT    PRIMARY KEY,
+  heartbeat_ms  INTEGER NOT NULL,
+  record_json   TEXT    NOT NULL
+);
+)sql";
+
+constexpr std::array<Migration, 7> kMigrations{{
     {1, "jobs, items and results", kV1},
     {2, "history indexes and results.median_ms", kV2},
     {3, "items by job and status", kV3},
     {4, "jobs.submitted_by", kV4},
     {5, "nodes, device uuids, shared device and timing contexts", kV5},
     {6, "items.group_tokens and items.moe_layout", kV6},
+    {7, "daemons", kV7},
 }};
 
 }  // namespace

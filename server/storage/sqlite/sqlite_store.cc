@@ -463,4 +463,30 @@ absl::StatusOr<Page<ResultRow>> SqliteStore::QueryResults(const ResultFilter& fi
   return page;
 }
 
+absl::Status SqliteStore::PutDaemon(const core::DaemonRecord& daemon) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ASSIGN_OR_RETURN(Statement stmt,
+                   Statement::Prepare(conn_,
+                                      "INSERT INTO daemons (node, heartbeat_ms, record_json) "
+                                      "VALUES (?, ?, ?) ON CONFLICT (node) DO UPDATE SET "
+                                      "heartbeat_ms = excluded.heartbeat_ms, "
+                                      "record_json = excluded.record_json"));
+  stmt.Bind(1, daemon.node).Bind(2, daemon.heartbeat_unix_ms).Bind(3, EncodeDaemon(daemon));
+  return stmt.Run();
+}
+
+absl::StatusOr<std::vector<core::DaemonRecord>> SqliteStore::ListDaemons() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ASSIGN_OR_RETURN(Statement stmt,
+                   Statement::Prepare(conn_, "SELECT record_json FROM daemons ORDER BY node"));
+  std::vector<core::DaemonRecord> out;
+  for (;;) {
+    ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
+    ASSIGN_OR_RETURN(core::DaemonRecord d, DecodeDaemon(stmt.ColumnText(0)));
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
 }  // namespace gemmprof::storage

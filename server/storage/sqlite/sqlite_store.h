@@ -87,6 +87,8 @@ class SqliteStore : public ResultStore {
   absl::StatusOr<std::optional<CachedResult>> LookupCache(const std::string& cache_key) override;
   absl::StatusOr<std::vector<int64_t>> RecoverUnfinished() override;
   absl::StatusOr<Page<ResultRow>> QueryResults(const ResultFilter& filter) override;
+  absl::Status PutDaemon(const core::DaemonRecord& daemon) override;
+  absl::StatusOr<std::vector<core::DaemonRecord>> ListDaemons() override;
 
  private:
   SqliteStore(Connection conn, Options options);

@@ -3,6 +3,7 @@
 #include <future>
 
 #include "tests/unit/api/api_fixture.h"
+#include "wire/convert.h"
 
 namespace gemmprof::api {
 namespace {
@@ -265,6 +266,28 @@ TEST_F(ApiTest, ListDevicesSaysWhatIsSupportedAndWhy) {
     EXPECT_EQ(r.supported(), r.recipe() != "mxfp8" && r.recipe() != "nvfp4") << r.recipe();
     if (!r.supported()) EXPECT_NE(r.reason().find("sm_100"), std::string::npos);
   }
+}
+
+TEST_F(ApiTest, ListDaemonsAnswersTheStoresRecordsAndItsClock) {
+  core::DaemonRecord a;
+  a.node = "gpu-a";
+  a.backend = "cuda";
+  a.models = {{"NVIDIA H200", 2, 0}};
+  a.devices = 2;
+  a.busy = 1;
+  a.heartbeat_unix_ms = 1234;
+  ASSERT_TRUE(store_->PutDaemon(a).ok());
+  grpc::ClientContext ctx;
+  v1::ListDaemonsResponse resp;
+  ASSERT_TRUE(stub_->ListDaemons(&ctx, v1::ListDaemonsRequest(), &resp).ok());
+  ASSERT_EQ(resp.daemons_size(), 1);
+  const core::DaemonRecord got = wire::FromProto(resp.daemons(0));
+  EXPECT_EQ(got.node, "gpu-a");
+  EXPECT_EQ(got.busy, 1);
+  ASSERT_EQ(got.models.size(), 1u);
+  EXPECT_EQ(got.models[0].count, 2);
+  EXPECT_EQ(got.heartbeat_unix_ms, 1234);
+  EXPECT_GT(resp.now_unix_ms(), int64_t{1'700'000'000'000});  // the daemon's wall clock
 }
 
 TEST_F(ApiTest, HealthCheckReportsServingPerService) {

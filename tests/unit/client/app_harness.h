@@ -54,6 +54,7 @@ class Forward : public GemmProfClient {
     return f_->QueryResults(q, limit);
   }
   absl::StatusOr<std::vector<core::DeviceInfo>> ListDevices() override { return f_->ListDevices(); }
+  absl::StatusOr<core::DaemonListing> ListDaemons() override { return f_->ListDaemons(); }
 
  private:
   FakeClient* f_;

@@ -14,6 +14,7 @@ class FakeClient : public GemmProfClient {
  public:
   std::map<int64_t, core::Report> reports;  // by job id
   std::vector<core::JobSpec> submitted;     // every SubmitJob spec
+  core::DaemonListing daemons;              // what ListDaemons answers
   int64_t next_job_id = 100;
 
   absl::StatusOr<SubmitResult> SubmitJob(const core::JobSpec& spec) override;
@@ -28,6 +29,7 @@ class FakeClient : public GemmProfClient {
   absl::StatusOr<std::vector<core::ResultRow>> QueryResults(const core::ResultFilter& filter,
                                                             int32_t limit) override;
   absl::StatusOr<std::vector<core::DeviceInfo>> ListDevices() override;
+  absl::StatusOr<core::DaemonListing> ListDaemons() override { return daemons; }
 
   core::ResultFilter last_query;
   int32_t last_limit = 0;

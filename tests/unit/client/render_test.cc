@@ -201,6 +201,51 @@ TEST(ModelLabelTest, PresetsAndFilesKeepTheirNames) {
 namespace gemmprof::client::render {
 namespace {
 
+TEST(ClusterListingTest, EachDaemonWithItsStateDevicesAndHeartbeat) {
+  core::DaemonListing l;
+  l.now_unix_ms = 1'800'000'100'000;
+  core::DaemonRecord a;
+  a.node = "gpu-a";
+  a.version = "0.1.0";
+  a.backend = "cuda";
+  a.models = {{"NVIDIA H200", 2, 0}};
+  a.devices = 2;
+  a.busy = 1;
+  a.started_unix_ms = 1'800'000'000'000;
+  a.heartbeat_unix_ms = l.now_unix_ms - 4'000;
+  core::DaemonRecord b = a;
+  b.node = "gpu-b";
+  b.models = {{"NVIDIA H100 80GB HBM3", 1, 1}};
+  b.devices = 1;
+  b.busy = 0;
+  b.heartbeat_unix_ms = l.now_unix_ms - 45'000;  // more than 3 periods: lost
+  core::DaemonRecord c = a;
+  c.node = "gpu-c";
+  c.stopped = true;
+  c.busy = 0;
+  l.daemons = {a, b, c};
+  const std::string table = RenderListing(ClusterListing(l), ListingFormat::kTable);
+  EXPECT_THAT(table, HasSubstr("gpu-a"));
+  EXPECT_THAT(table, HasSubstr("serving"));
+  EXPECT_THAT(table, HasSubstr("2x NVIDIA H200"));
+  EXPECT_THAT(table, HasSubstr("1 of 2"));
+  EXPECT_THAT(table, HasSubstr("4s ago"));
+  EXPECT_THAT(table, HasSubstr("lost"));
+  EXPECT_THAT(table, HasSubstr("1x NVIDIA H100 80GB HBM3 (1 unavailable)"));
+  EXPECT_THAT(table, HasSubstr("stopped"));
+  const std::string csv = RenderListing(ClusterListing(l), ListingFormat::kCsv);
+  EXPECT_EQ(csv.rfind("node,state,backend,version,devices,busy,models,unavailable,", 0), 0u) << csv;
+  EXPECT_THAT(csv, HasSubstr("gpu-b,lost,cuda,0.1.0,1,0,1x NVIDIA H100 80GB HBM3 (1 "
+                             "unavailable),1,"));
+  const auto json = nlohmann::json::parse(RenderListing(ClusterListing(l), ListingFormat::kJson));
+  EXPECT_EQ(json["now_unix_ms"], l.now_unix_ms);
+  ASSERT_EQ(json["daemons"].size(), 3u);
+  EXPECT_EQ(json["daemons"][2]["state"], "stopped");
+  EXPECT_DOUBLE_EQ(json["daemons"][0]["heartbeat_age_s"].get<double>(), 4.0);
+  EXPECT_THAT(RenderListing(ClusterListing({}), ListingFormat::kTable),
+              HasSubstr("no daemon has written its record"));
+}
+
 TEST(DevicesTest, UnavailableDevicesSayWhy) {
   core::DeviceInfo up;
   up.backend = "cuda";

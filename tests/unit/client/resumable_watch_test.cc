@@ -106,6 +106,7 @@ class TimelineClient : public GemmProfClient {
     return Unused();
   }
   absl::StatusOr<std::vector<core::DeviceInfo>> ListDevices() override { return Unused(); }
+  absl::StatusOr<core::DaemonListing> ListDaemons() override { return Unused(); }
 
   static constexpr int64_t kJob = 42;
 

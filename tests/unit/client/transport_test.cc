@@ -247,7 +247,7 @@ TEST(RetryPolicyTest, ServiceConfigNamesTheReadMethodsOnly) {
     names.insert(n.at("method").get<std::string>());
   }
   EXPECT_EQ(names, (std::set<std::string>{"GetJob", "ListJobs", "GetReport", "QueryResults",
-                                          "ListDevices", "PlanJob"}));
+                                          "ListDevices", "PlanJob", "ListDaemons"}));
   // Every name is a method of the service (a typo would silently retry nothing).
   const auto* service =
       google::protobuf::DescriptorPool::generated_pool()->FindServiceByName("gemmprof.v1.GemmProf");

@@ -65,6 +65,10 @@ class FlakyStore : public storage::ResultStore {
       const storage::ResultFilter& f) override {
     return real_.QueryResults(f);
   }
+  absl::Status PutDaemon(const core::DaemonRecord& d) override { return real_.PutDaemon(d); }
+  absl::StatusOr<std::vector<core::DaemonRecord>> ListDaemons() override {
+    return real_.ListDaemons();
+  }
 
  private:
   storage::ResultStore& real_;

@@ -81,5 +81,58 @@ TEST_P(ClusterTest, FiltersAndRecoveryHonourNodes) {
   EXPECT_THAT(*theirs, ::testing::ElementsAre(job_b->id));
 }
 
+// Every daemon on the store writes its record by node: a node's latest record replaces
+// its earlier one, every node sees every other, and a record reads back field for field.
+TEST_P(ClusterTest, DaemonsListEveryNodesLatestRecord) {
+  std::unique_ptr<ResultStore> b = OpenAs("node-b");
+  ASSERT_NE(b, nullptr);
+  absl::StatusOr<std::vector<core::DaemonRecord>> none = store_->ListDaemons();
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_TRUE(none->empty());
+
+  core::DaemonRecord a;
+  a.node = "node-a";
+  a.version = "0.1.0";
+  a.backend = "cuda";
+  a.models = {{"NVIDIA H200", 2, 0}};
+  a.devices = 2;
+  a.busy = 1;
+  a.started_unix_ms = 1'000;
+  a.heartbeat_unix_ms = 5'000;
+  ASSERT_TRUE(store_->PutDaemon(a).ok());
+  core::DaemonRecord bee = a;
+  bee.node = "node-b";
+  bee.models = {{"NVIDIA H100 80GB HBM3", 1, 1}, {"NVIDIA H200", 1, 0}};
+  bee.busy = 0;
+  ASSERT_TRUE(b->PutDaemon(bee).ok());
+  a.heartbeat_unix_ms = 15'000;  // the next heartbeat replaces the row
+  a.busy = 2;
+  ASSERT_TRUE(store_->PutDaemon(a).ok());
+
+  for (ResultStore* s : {store_.get(), b.get()}) {
+    absl::StatusOr<std::vector<core::DaemonRecord>> all = s->ListDaemons();
+    ASSERT_TRUE(all.ok()) << all.status();
+    ASSERT_EQ(all->size(), 2u);
+    const core::DaemonRecord& got_a = (*all)[0];
+    EXPECT_EQ(got_a.node, "node-a");
+    EXPECT_EQ(got_a.heartbeat_unix_ms, 15'000);
+    EXPECT_EQ(got_a.busy, 2);
+    EXPECT_EQ(got_a.started_unix_ms, 1'000);
+    EXPECT_EQ(got_a.version, "0.1.0");
+    EXPECT_EQ(got_a.backend, "cuda");
+    ASSERT_EQ(got_a.models.size(), 1u);
+    EXPECT_EQ(got_a.models[0].name, "NVIDIA H200");
+    EXPECT_EQ(got_a.models[0].count, 2);
+    const core::DaemonRecord& got_b = (*all)[1];
+    EXPECT_EQ(got_b.node, "node-b");
+    ASSERT_EQ(got_b.models.size(), 2u);
+    EXPECT_EQ(got_b.models[0].unavailable, 1);
+    EXPECT_FALSE(got_b.stopped);
+  }
+  bee.stopped = true;
+  ASSERT_TRUE(b->PutDaemon(bee).ok());
+  EXPECT_TRUE((*store_->ListDaemons())[1].stopped);
+}
+
 }  // namespace
 }  // namespace gemmprof::storage::testing
