@@ -12,8 +12,8 @@ namespace gemmprof::client {
 ClusterCommand::ClusterCommand(CLI::App& parent) {
   app_ = parent.add_subcommand(
       "cluster",
-      "List the daemons that share this daemon's store: node, state, devices, how many are "
-      "busy, version, last heartbeat");
+      "List the daemons that share this daemon's store: node, state, devices, how many were "
+      "busy at the last heartbeat, version, last heartbeat");
   AddListingFormatOption(*app_, format_);
   const int64_t period = core::kDaemonHeartbeatS;
   const int64_t lost = core::kDaemonLostPeriods * period;
