@@ -185,6 +185,52 @@ TEST(JsonCodecTest, DeviceInfoRoundTrips) {
   EXPECT_EQ(back->recipes[1].reason, d.recipes[1].reason);
 }
 
+struct BadCase {
+  const char* json;
+  const char* message;
+};
+
+TEST(JsonCodecTest, DaemonRecordRoundTripsAndBadRowsNameTheirField) {
+  core::DaemonRecord d;
+  d.node = "gpu-node-7";
+  d.version = "0.1.0";
+  d.backend = "cuda";
+  d.models = {{"NVIDIA H200", 7, 1}, {"NVIDIA H100 80GB HBM3", 1, 0}};
+  d.devices = 8;
+  d.busy = 5;
+  d.started_unix_ms = 1'700'000'000'000;
+  d.heartbeat_unix_ms = 1'700'000'010'000;
+  d.stopped = true;
+  absl::StatusOr<core::DaemonRecord> back = DecodeDaemon(EncodeDaemon(d));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->node, d.node);
+  EXPECT_EQ(back->version, d.version);
+  EXPECT_EQ(back->backend, d.backend);
+  ASSERT_EQ(back->models.size(), 2u);
+  EXPECT_EQ(back->models[0].name, "NVIDIA H200");
+  EXPECT_EQ(back->models[0].count, 7);
+  EXPECT_EQ(back->models[0].unavailable, 1);
+  EXPECT_EQ(back->models[1].name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(back->devices, 8);
+  EXPECT_EQ(back->busy, 5);
+  EXPECT_EQ(back->started_unix_ms, d.started_unix_ms);
+  EXPECT_EQ(back->heartbeat_unix_ms, d.heartbeat_unix_ms);
+  EXPECT_TRUE(back->stopped);
+  const BadCase cases[] = {
+      {"{", "daemon: stored text is not valid JSON"},
+      {R"({"busy": "two"})", "daemon.busy is not an integer"},
+      {R"({"models": {"name": "x"}})", "daemon.models is not an array"},
+      {R"({"models": [{"count": 1.5}]})", "daemon.models[0].count is not an integer"},
+      {R"({"stopped": "yes"})", "daemon.stopped is not a boolean"},
+  };
+  for (const BadCase& c : cases) {
+    absl::StatusOr<core::DaemonRecord> r = DecodeDaemon(c.json);
+    ASSERT_FALSE(r.ok()) << c.json;
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kDataLoss) << c.json;
+    EXPECT_THAT(r.status().message(), HasSubstr(c.message)) << c.json;
+  }
+}
+
 TEST(JsonCodecTest, MeasurementRoundTripsIncludingNonFiniteNumbers) {
   core::Measurement m = testing::SampleMeasurement(1.234);
   m.verification = core::Verification::kIncorrect;
@@ -230,11 +276,6 @@ TEST(JsonCodecTest, MissingFieldsKeepDefaults) {
   expected.timed_iters = 5;
   EXPECT_EQ(*t, expected);
 }
-
-struct BadCase {
-  const char* json;
-  const char* message;
-};
 
 TEST(JsonCodecTest, BadInputIsDataLossNamingTheField) {
   const BadCase cases[] = {
