@@ -260,13 +260,6 @@ Json DaemonJson(const core::DaemonRecord& d) {
           {"stopped", d.stopped}};
 }
 
-Json DaemonStatusJson(const core::DaemonRecord& d, int64_t now_ms) {
-  Json out = DaemonJson(d);
-  out["state"] = std::string(core::ToString(core::DaemonStateOf(d, now_ms)));
-  out["heartbeat_age_s"] = (now_ms - d.heartbeat_unix_ms) / 1000.0;
-  return out;
-}
-
 Json DeviceJson(const core::DeviceInfo& d) {
   Json recipes = Json::array();
   for (const core::RecipeSupport& r : d.recipes)

@@ -40,10 +40,8 @@ enum class JsonForm {
 // A device: backend, name, uuid, sm, sm_count, memory_bytes, the versions and recipes
 // [{recipe, supported, reason}]. The same in both forms; live state (unavailable) is never
 // part of it.
-// A daemon's record as the store keeps it (core/daemon_record.h); DaemonStatusJson adds
-// its state and heartbeat age at `now_ms`, as `gemmprof cluster --format json` prints it.
+// A daemon's record as the store keeps it (core/daemon_record.h).
 Json DaemonJson(const core::DaemonRecord& d);
-Json DaemonStatusJson(const core::DaemonRecord& d, int64_t now_ms);
 Json DeviceJson(const core::DeviceInfo& device);
 
 // A job's timing options.
