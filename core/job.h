@@ -9,6 +9,7 @@
 #include "core/enums.h"
 #include "core/gemm.h"
 #include "core/model_config.h"
+#include "core/placement.h"
 #include "core/result.h"
 
 namespace gemmprof::core {
@@ -67,6 +68,13 @@ struct JobSpec {
   // context is measured again before it is split to find the group at fault
   // (docs/measurement.md "Faults"); 0: its items fail at the first fault.
   int32_t retries = 1;
+  // `submit --where`: this node, or the cluster queue (core/placement.h).
+  Placement where;
+  // `submit --priority` (admins): the cluster queue hands out higher first.
+  int32_t priority = 0;
+  // `submit --where model:A,model:B`: the jobs of one comparison share this id
+  // (`report --campaign`); empty for a job of its own.
+  std::string campaign;
 };
 // The largest --retries accepted.
 inline constexpr int32_t kMaxRetries = 3;

@@ -299,6 +299,18 @@ absl::Status ValidateJobSpec(const JobSpec& spec) {
     return absl::InvalidArgumentError(absl::StrCat(
         "retries: ", spec.retries, " is out of range; give 0 (no retry) to ", kMaxRetries));
   }
+  if (spec.priority < kMinPriority || spec.priority > kMaxPriority) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "priority: ", spec.priority, " is out of range; give ", kMinPriority, "..", kMaxPriority));
+  }
+  if (spec.campaign.size() > 64) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("campaign: ", spec.campaign.size(), " characters, more than the limit of 64"));
+  }
+  if (!spec.campaign.empty() && spec.where.kind == PlacementKind::kThisNode) {
+    return absl::InvalidArgumentError(
+        "campaign: a campaign's jobs run through the cluster queue, not where this-node");
+  }
   if (spec.model.has_value()) return ValidateModelConfig(*spec.model);
   return ValidateShapes(spec.shapes);
 }

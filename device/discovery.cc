@@ -68,12 +68,13 @@ absl::StatusOr<std::vector<std::unique_ptr<worker::RemoteRunner>>> StartWorkers(
   return runners;
 }
 
-worker::WorkerHooks WorkerHooksFor(const std::string& backend, int ordinal,
-                                   const CudaBackend& cuda) {
+worker::WorkerHooks WorkerHooksFor(const std::string& backend, int ordinal, const CudaBackend& cuda,
+                                   const std::string& host_model) {
   worker::WorkerHooks hooks;
-  hooks.make_runner = [backend, ordinal, cuda]() -> absl::StatusOr<std::unique_ptr<Runner>> {
+  hooks.make_runner = [backend, ordinal, cuda,
+                       host_model]() -> absl::StatusOr<std::unique_ptr<Runner>> {
     if (backend == "cuda" && cuda.built()) return cuda.make_runner(ordinal);
-    if (backend == "host") return std::make_unique<HostRunner>(2, ordinal);
+    if (backend == "host") return std::make_unique<HostRunner>(2, ordinal, host_model);
     return absl::InvalidArgumentError("--backend " + backend + ": a worker takes cuda or host");
   };
   if (backend == "cuda" && cuda.built()) {

@@ -18,9 +18,9 @@ namespace gemmprof::device {
 
 // What gemmprofd was asked for.
 struct DiscoveryOptions {
-  std::string backend = "auto";  // --backend: auto, cuda or host
-  int host_devices = 1;          // --host-devices: emulated devices of the host backend
-  double item_timeout_s = 0;     // --item-timeout: each worker's deadline (0: per item)
+  std::string backend = "auto";          // --backend: auto, cuda or host
+  int host_devices = 1;                  // --host-devices: emulated devices of the host backend
+  double item_timeout_s = 0;             // --item-timeout: each worker's deadline (0: per item)
   std::vector<std::string> worker_args;  // flags every worker gets (log level and file)
 };
 
@@ -40,8 +40,9 @@ absl::StatusOr<std::vector<std::unique_ptr<worker::RemoteRunner>>> StartWorkers(
 // What a worker process of `backend` ("cuda" or "host") hosts for device `ordinal`: the
 // runner it creates and, under cuda, the illegal-address fault. Another backend makes a
 // runner that fails with InvalidArgument.
-worker::WorkerHooks WorkerHooksFor(const std::string& backend, int ordinal,
-                                   const CudaBackend& cuda);
+// `host_model`: the host runner's device name (--host-model), empty for its own.
+worker::WorkerHooks WorkerHooksFor(const std::string& backend, int ordinal, const CudaBackend& cuda,
+                                   const std::string& host_model = "");
 
 // SM clock, power and temperature of the CUDA devices among `runners` for /metrics
 // (NVML); NullTelemetry when there are none or the build has no CUDA. A device NVML

@@ -359,7 +359,10 @@ Json JobJson(const core::JobRecord& j) {
           {"finished_items", j.finished_items},
           {"failed_items", j.failed_items},
           {"node", j.node},
-          {"devices", j.spec.devices}};
+          {"devices", j.spec.devices},
+          {"submitted_by", j.submitted_by},
+          {"where", core::ToString(j.spec.where)},
+          {"campaign", j.spec.campaign}};
 }
 
 Json JobSpecJson(const core::JobSpec& s) {
@@ -374,7 +377,10 @@ Json JobSpecJson(const core::JobSpec& s) {
           {"label", s.label},
           {"devices", s.devices},
           {"profile", s.profile},
-          {"retries", s.retries}};
+          {"retries", s.retries},
+          {"where", core::ToString(s.where)},
+          {"priority", s.priority},
+          {"campaign", s.campaign}};
 }
 
 Json PlanJson(const core::Plan& p) {

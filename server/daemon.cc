@@ -17,6 +17,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -120,6 +121,8 @@ device::DiscoveryOptions DiscoveryOf(const Options& o) {
   d.host_devices = o.host_devices;
   d.item_timeout_s = o.item_timeout_s;
   d.worker_args = {"--log-level", o.log_level};
+  if (!o.host_model.empty())
+    d.worker_args.insert(d.worker_args.end(), {"--host-model", o.host_model});
   if (!o.log_file.empty()) d.worker_args.insert(d.worker_args.end(), {"--log-file", o.log_file});
   return d;
 }
@@ -127,7 +130,7 @@ device::DiscoveryOptions DiscoveryOf(const Options& o) {
 // Worker mode: this process hosts one device's runner for the daemon that started it.
 int RunWorkerMode(const Options& o) {
   return worker::RunWorker(o.worker_fd, o.worker_query_fd,
-                           device::WorkerHooksFor(o.backend, o.device, Cuda()));
+                           device::WorkerHooksFor(o.backend, o.device, Cuda(), o.host_model));
 }
 
 // Holds an exclusive flock on "<db>.lock" for the daemon's lifetime: two daemons on one
@@ -160,7 +163,7 @@ class DatabaseLock {
   int fd_ = -1;
 };
 
-// Blocks SIGINT/SIGTERM/SIGHUP in every thread created after this call, so sigwait
+// Blocks SIGINT/SIGTERM/SIGHUP/SIGUSR1 in every thread created after this call, so sigwait
 // sees them.
 sigset_t BlockDaemonSignals() {
   sigset_t set;
@@ -168,6 +171,7 @@ sigset_t BlockDaemonSignals() {
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
   sigaddset(&set, SIGHUP);
+  sigaddset(&set, SIGUSR1);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   return set;
 }
@@ -232,6 +236,7 @@ metrics::MetricSources MetricSourcesOf(
     device::DeviceTelemetry* telemetry) {
   metrics::MetricSources sources;
   sources.queue_counts = [&queue] { return queue.Counts(); };
+  sources.cluster = [&queue] { return queue.Cluster(); };
   sources.devices = [&runners, &queue] {
     std::vector<metrics::DeviceCounters> out;
     for (size_t i = 0; i < runners.size(); ++i) {
@@ -243,6 +248,52 @@ metrics::MetricSources MetricSourcesOf(
   };
   sources.telemetry = telemetry;
   return sources;
+}
+
+// `gemmprofd --drain`: asks through the store, then follows the daemon's record until it
+// reads stopped (exit 0) or lost (exit 1).
+int RunDrain(const Options& o) {
+  storage::StoreOptions store_options;  // no --node: this process does not claim the name
+  auto store = storage::OpenResultStore(o.db, store_options);
+  if (!store.ok()) {
+    std::cerr << "gemmprofd --drain: " << store.status().message() << "\n";
+    return 1;
+  }
+  if (absl::Status s = (*store)->RequestDrain(o.node); !s.ok()) {
+    std::cerr << "gemmprofd --drain: " << s.message() << "\n";
+    return absl::IsNotFound(s) || absl::IsFailedPrecondition(s) ? 2 : 1;
+  }
+  std::cout << "node " << o.node << ": drain asked; waiting for it to stop" << std::endl;
+  int32_t last_busy = -1;
+  for (;;) {
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    auto daemons = (*store)->ListDaemons();
+    if (!daemons.ok()) continue;  // the store away: ask again
+    const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+    for (const core::DaemonRecord& d : *daemons) {
+      if (d.node != o.node) continue;
+      switch (core::DaemonStateOf(d, now)) {
+        case core::DaemonState::kStopped:
+          std::cout << "node " << o.node << ": drained and stopped" << std::endl;
+          return 0;
+        case core::DaemonState::kLost:
+          std::cerr << "gemmprofd --drain: node " << o.node
+                    << " stopped writing its heartbeat before it said it stopped (it died or "
+                       "lost the store); its batches go back to the queue when their leases "
+                       "lapse\n";
+          return 1;
+        case core::DaemonState::kServing:
+          if (d.busy != last_busy) {
+            std::cout << "node " << o.node << ": draining, " << d.busy << " of " << d.devices
+                      << " devices busy" << std::endl;
+            last_busy = d.busy;
+          }
+          break;
+      }
+    }
+  }
 }
 
 absl::Status Serve(const Options& o, const security::DaemonSecurity& sec) {
@@ -260,9 +311,10 @@ absl::Status Serve(const Options& o, const security::DaemonSecurity& sec) {
     }
     raw.push_back(r.get());
   }
-  queue::JobQueue queue(
-      *store, raw,
-      {o.max_queued_jobs, o.max_items_per_job, o.node, static_cast<size_t>(o.batch_groups)});
+  queue::QueueLimits limits{o.max_queued_jobs, o.max_items_per_job, o.node,
+                            static_cast<size_t>(o.batch_groups)};
+  limits.lease_ms = static_cast<int64_t>(o.lease_seconds * 1000);
+  queue::JobQueue queue(*store, raw, limits);
   RETURN_IF_ERROR(queue.Start());
   // This daemon's record for `gemmprof cluster`, kept fresh while it serves.
   queue::DaemonHeartbeat heartbeat(
@@ -273,6 +325,8 @@ absl::Status Serve(const Options& o, const security::DaemonSecurity& sec) {
             .count();
       });
   heartbeat.Start();
+  // `gemmprofd --drain` asks through the store: a request newer than this one drains.
+  const int64_t drain_seen = store->DrainRequest(o.node).value_or(0);
   ASSIGN_OR_RETURN(
       auto server,
       api::Server::Start({o.listen, sec.tls, sec.access, o.max_watches_per_client}, queue));
@@ -295,12 +349,40 @@ absl::Status Serve(const Options& o, const security::DaemonSecurity& sec) {
     RETURN_IF_ERROR(WritePortFile("--http-port-file", o.http_port_file, http_server->port()));
   }
   RETURN_IF_ERROR(WritePortFile("--port-file", o.port_file, server->port()));
-  int sig = 0;
-  while (sigwait(&signals, &sig) == 0 && sig == SIGHUP) {
-    // Failures are logged inside; the daemon goes on with what it had.
-    (void)security::ReloadSecurity(sec);
+  // SIGHUP reloads; SIGUSR1 (or --drain-after) drains: no new work, and once the devices
+  // hold nothing the daemon stops as on SIGTERM.
+  const auto started = std::chrono::steady_clock::now();
+  bool draining = false;
+  for (int tick = 1;; ++tick) {
+    const timespec half_second{0, 500 * 1000 * 1000};
+    const int sig = sigtimedwait(&signals, nullptr, &half_second);
+    if (sig == SIGHUP) {
+      // Failures are logged inside; the daemon goes on with what it had.
+      (void)security::ReloadSecurity(sec);
+      continue;
+    }
+    const bool due = o.drain_after_s > 0 && std::chrono::steady_clock::now() - started >=
+                                                std::chrono::duration<double>(o.drain_after_s);
+    // Every 2 s: a drain asked through the store (gemmprofd --drain).
+    const bool asked =
+        !draining && tick % 4 == 0 && store->DrainRequest(o.node).value_or(drain_seen) > drain_seen;
+    if (!draining && (sig == SIGUSR1 || due || asked)) {
+      spdlog::info("draining ({}): finishing what the devices hold, then stopping",
+                   sig == SIGUSR1 ? "SIGUSR1"
+                   : asked        ? "gemmprofd --drain"
+                                  : "--drain-after");
+      draining = true;
+      queue.RequestDrain();
+    }
+    if (sig == SIGINT || sig == SIGTERM) {
+      spdlog::info("received {}: no new jobs; finishing the running item", strsignal(sig));
+      break;
+    }
+    if (draining && queue.Drained()) {
+      spdlog::info("drained: the devices hold nothing; stopping");
+      break;
+    }
   }
-  spdlog::info("received {}: no new jobs; finishing the running item", strsignal(sig));
   queue.RequestStop();
   if (http_server) http_server->Stop();
   server->Shutdown(std::chrono::milliseconds(static_cast<int64_t>(o.shutdown_grace_s * 1000)));
@@ -390,6 +472,29 @@ int ParseFlags(int argc, char** argv, Options* o) {
                  "GEMM fails (0: derived from the item's size and iterations, at least 60); "
                  "hangs are found sooner by progress (10 s without a step)")
       ->capture_default_str();
+  app.add_option("--lease-seconds", o->lease_seconds,
+                 "with a PostgreSQL store: how long a batch this daemon claimed from the cluster "
+                 "queue stays its own without a renewal (renewed 3 times per period while "
+                 "measured); a daemon that dies or loses the database loses its batches to "
+                 "other daemons after this")
+      ->check(CLI::Range(1.0, 3600.0))
+      ->capture_default_str()
+      ->group("Cluster");
+  app.add_option("--drain-after", o->drain_after_s,
+                 "seconds after start to drain: claim and start nothing new, finish what the "
+                 "devices hold, then exit 0 (a Slurm allocation's end; SIGUSR1 drains at once)")
+      ->check(CLI::Range(0.0, 1e7))
+      ->group("Cluster");
+  app.add_flag("--drain", o->drain,
+               "do not serve: ask the daemon of --node (default: this host's name) sharing "
+               "--db (PostgreSQL) to drain, i.e. claim and start nothing new, finish what its "
+               "devices hold and exit 0; waits until it has stopped (Ctrl-C stops waiting, "
+               "not the drain)")
+      ->group("Cluster");
+  app.add_option("--host-model", o->host_model,
+                 "with --backend host: the device name the emulated devices report (to try a "
+                 "fleet of device models on one machine; results stay labeled host-reference)")
+      ->group("Cluster");
   // Worker mode, for the daemon's own use (no group: hidden from --help).
   app.add_option("--worker-fd", o->worker_fd)->group("");
   app.add_option("--worker-query-fd", o->worker_query_fd)->group("");
@@ -406,6 +511,16 @@ int ParseFlags(int argc, char** argv, Options* o) {
     std::cerr << "gemmprofd: " << s.message() << "\n";
     return 2;
   }
+  if (!o->host_model.empty() && o->backend == "cuda") {
+    std::cerr << "gemmprofd: --host-model: only for the host backend (--backend host); a GPU "
+                 "reports its own name\n";
+    return 2;
+  }
+  if (o->host_model.size() > 100) {
+    std::cerr << "gemmprofd: --host-model: " << o->host_model.size()
+              << " characters, more than the limit of 100\n";
+    return 2;
+  }
   if (absl::Status s = CheckHttpFlags(*o); !s.ok()) {
     std::cerr << "gemmprofd: " << s.message() << "\n";
     return 2;
@@ -418,6 +533,7 @@ int ParseFlags(int argc, char** argv, Options* o) {
 }
 
 int Run(const Options& options) {
+  if (options.drain) return RunDrain(options);
   if (options.worker_fd >= 0) {
     // Worker mode: the daemon re-executed itself to host one device's runner; it serves
     // nothing and needs no security set-up.

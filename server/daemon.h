@@ -35,6 +35,15 @@ struct Options {
   int max_watches_per_client = 32;  // per token name, or per peer host without tokens
   int host_devices = 1;             // --backend host: emulated devices, one worker each
   double item_timeout_s = 0;        // 0: derived from each item (device/worker/item_deadline.h)
+  // --host-model: the host backend's device name (a test hook for fleets of models).
+  std::string host_model;
+  // The cluster queue (a PostgreSQL store): a claimed batch's lease, in seconds.
+  double lease_seconds = 30;
+  // --drain-after: seconds after which the daemon drains and exits (0: never).
+  double drain_after_s = 0;
+  // --drain: instead of serving, ask the daemon of --node on --db to drain, and wait
+  // until it has stopped.
+  bool drain = false;
   // Worker mode (hidden flags): the daemon re-executes itself with these to host one
   // device's runner; see device/worker/.
   int worker_fd = -1;

@@ -212,6 +212,9 @@ v1::SubmitJobRequest ToProto(const core::JobSpec& spec) {
   for (int32_t d : spec.devices) p.add_devices(d);
   p.set_profile(spec.profile);
   p.set_retries(spec.retries);
+  p.set_where(core::ToString(spec.where));
+  p.set_priority(spec.priority);
+  p.set_campaign(spec.campaign);
   return p;
 }
 
@@ -242,6 +245,9 @@ absl::StatusOr<core::JobSpec> FromProto(const v1::SubmitJobRequest& p) {
   spec.devices.assign(p.devices().begin(), p.devices().end());
   spec.profile = p.profile();
   if (p.has_retries()) spec.retries = p.retries();
+  ASSIGN_OR_RETURN(spec.where, core::ParsePlacement("where", p.where()));
+  spec.priority = p.priority();
+  spec.campaign = p.campaign();
   return spec;
 }
 

@@ -135,9 +135,11 @@ std::string CpuModelFromCpuinfo(std::string_view cpuinfo) {
   return "unknown";
 }
 
-HostRunner::HostRunner(int threads, int device) : threads_(std::max(threads, 1)) {
+HostRunner::HostRunner(int threads, int device, std::string model)
+    : threads_(std::max(threads, 1)) {
   info_.backend = "host-reference";
-  info_.name = absl::StrCat("host-reference (CPU: ", CpuModelName(), ")");
+  info_.name =
+      model.empty() ? absl::StrCat("host-reference (CPU: ", CpuModelName(), ")") : std::move(model);
   info_.uuid =
       absl::StrCat("host-reference-", HostName(), device > 0 ? absl::StrCat("-", device) : "");
   info_.sm = 0;

@@ -55,7 +55,10 @@ class HostRunner : public Runner {
  public:
   // `threads`: threads for the GEMM loops, at least 1. `device`: this emulated device's
   // index (gemmprofd --host-devices); devices after the first get their own uuid.
-  explicit HostRunner(int threads = 2, int device = 0);
+  // `model`: the device name it reports instead of "host-reference (CPU: ...)"
+  // (gemmprofd --host-model, a test hook: several daemons on one machine present
+  // themselves as a fleet of device models).
+  explicit HostRunner(int threads = 2, int device = 0, std::string model = "");
 
   const core::DeviceInfo& Info() const override { return info_; }
   core::RecipeSupport Supports(core::Recipe recipe) const override;

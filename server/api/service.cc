@@ -6,6 +6,7 @@
 #include <deque>
 #include <mutex>
 
+#include "absl/strings/str_cat.h"
 #include "server/api/watch_reactor.h"
 #include "wire/convert.h"
 #include "wire/grpc_status.h"
@@ -109,6 +110,12 @@ grpc::ServerUnaryReactor* GemmProfService::SubmitJob(grpc::CallbackServerContext
   if (!caller.ok()) return Reply(ctx, caller.status());
   auto spec = FromProto(*req);
   if (!spec.ok()) return Reply(ctx, spec.status());
+  // Priority jumps the cluster queue's fair share: admins only.
+  if (spec->priority != 0 && caller->role != security::Role::kAdmin) {
+    return Reply(ctx, absl::PermissionDeniedError(absl::StrCat(
+                          "priority: ", spec->priority, " needs an admin token; token '",
+                          caller->name, "' may submit with the default priority 0 only")));
+  }
   auto job = queue_.Submit(*spec, caller->name);
   if (!job.ok()) return Reply(ctx, job.status());
   resp->set_job_id(job->id);

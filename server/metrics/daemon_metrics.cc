@@ -181,6 +181,35 @@ void DaemonMetrics::AppendDeviceFamilies(std::vector<MetricFamily>& out) const {
   out.push_back(std::move(temp));
 }
 
+void DaemonMetrics::AppendClusterFamilies(std::vector<MetricFamily>& out) const {
+  if (!sources_.cluster) return;
+  const queue::ClusterStats stats = sources_.cluster();
+  MetricFamily batches =
+      Family("gemmprof_cluster_batches_total",
+             "Batches of the cluster queue this daemon claimed (claimed), of those the ones "
+             "whose previous holder's lease had lapsed (rerun), measured to their end "
+             "(finished), gave back unmeasured (released), and lost to a lapsed lease (lost).",
+             MetricType::kCounter);
+  for (const auto& [event, n] : {std::pair<const char*, int64_t>{"claimed", stats.claimed},
+                                 {"rerun", stats.rerun},
+                                 {"finished", stats.finished},
+                                 {"released", stats.released},
+                                 {"lost", stats.lost}}) {
+    batches.samples.push_back({"", {{"event", event}}, static_cast<double>(n)});
+  }
+  out.push_back(std::move(batches));
+  if (!stats.queue.has_value()) return;
+  MetricFamily queue = Family("gemmprof_cluster_queue_batches",
+                              "Batches of the cluster queue now, every node's: queued, leased "
+                              "(under a live lease), expired (the lease lapsed, not claimed "
+                              "again yet).",
+                              MetricType::kGauge);
+  queue.samples.push_back({"", {{"state", "queued"}}, static_cast<double>(stats.queue->queued)});
+  queue.samples.push_back({"", {{"state", "leased"}}, static_cast<double>(stats.queue->leased)});
+  queue.samples.push_back({"", {{"state", "expired"}}, static_cast<double>(stats.queue->expired)});
+  out.push_back(std::move(queue));
+}
+
 std::string DaemonMetrics::Render() const {
   std::vector<MetricFamily> families;
   MetricFamily info =
@@ -189,6 +218,7 @@ std::string DaemonMetrics::Render() const {
   families.push_back(std::move(info));
   AppendJobFamilies(families);
   AppendDeviceFamilies(families);
+  AppendClusterFamilies(families);
   return RenderText(families);
 }
 

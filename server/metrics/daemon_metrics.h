@@ -31,6 +31,8 @@ struct DeviceCounters {
 // Where the scrape-time values come from. Unset functions export nothing.
 struct MetricSources {
   std::function<queue::QueueCounts()> queue_counts;
+  // The cluster queue: this daemon's batch counters and every node's batches now.
+  std::function<queue::ClusterStats()> cluster;
   std::function<std::vector<DeviceCounters>()> devices;
   device::DeviceTelemetry* telemetry = nullptr;  // may be null; must outlive DaemonMetrics
   std::function<double()> now_s;                 // monotonic seconds; default steady_clock
@@ -60,6 +62,7 @@ class DaemonMetrics {
   void OnEvent(const queue::JobEvent& event);
   void AppendJobFamilies(std::vector<MetricFamily>& out) const;
   void AppendDeviceFamilies(std::vector<MetricFamily>& out) const;
+  void AppendClusterFamilies(std::vector<MetricFamily>& out) const;
 
   queue::JobEventBus& bus_;
   MetricSources sources_;

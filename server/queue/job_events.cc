@@ -1,5 +1,6 @@
 #include "server/queue/job_events.h"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -21,13 +22,32 @@ void JobEventBus::Unsubscribe(int64_t token) {
   listeners_.erase(token);
 }
 
-void JobEventBus::Publish(const JobEvent& event) {
+void JobEventBus::Publish(const JobEvent& event) { Publish(event, Audience::kAll); }
+
+void JobEventBus::Publish(const JobEvent& event, Audience audience) {
   // Listeners are called under the lock so that Unsubscribe guarantees no call is in
   // flight once it returns (the listener's owner may be destroyed right after).
   std::lock_guard lock(mu_);
   for (auto& [token, entry] : listeners_) {
-    if (entry.job_id == event.job.id || entry.job_id == kAllJobs) entry.listener(event);
+    const bool watcher = entry.job_id == event.job.id;
+    const bool observer = entry.job_id == kAllJobs;
+    if ((watcher && audience != Audience::kObservers) ||
+        (observer && audience != Audience::kWatchers)) {
+      entry.listener(event);
+    }
   }
+}
+
+std::vector<int64_t> JobEventBus::WatchedJobs() {
+  std::lock_guard lock(mu_);
+  std::vector<int64_t> jobs;
+  for (const auto& [token, entry] : listeners_) {
+    if (entry.job_id != kAllJobs &&
+        std::find(jobs.begin(), jobs.end(), entry.job_id) == jobs.end()) {
+      jobs.push_back(entry.job_id);
+    }
+  }
+  return jobs;
 }
 
 bool JobEventBus::HasWatchers(int64_t job_id) {

@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <vector>
 
 #include "core/job_event.h"
 
@@ -27,6 +28,13 @@ class JobEventBus {
   int64_t SubscribeAll(Listener listener);
   void Unsubscribe(int64_t token);
   void Publish(const JobEvent& event);
+  // Who hears an event: everyone, only the observers of every job (metrics: a cluster
+  // batch this daemon measures), or only the listeners of its job (watch streams of a
+  // cluster job, whose progress the store tells: ClusterFollower).
+  enum class Audience { kAll, kObservers, kWatchers };
+  void Publish(const JobEvent& event, Audience audience);
+  // The jobs someone watches now (SubscribeAll listeners do not count).
+  std::vector<int64_t> WatchedJobs();
   // Whether anyone listens to `job_id` now (a later Subscribe starts from a snapshot).
   bool HasListeners(int64_t job_id);
   // Whether a listener of this very job (a watch stream, which shows the job's counters)

@@ -152,6 +152,68 @@ void JobExecutor::Help(JobShare& share) {
   RunGroups(share);
 }
 
+JobExecutor::BatchEnd JobExecutor::RunBatch(int64_t job_id, const std::vector<int64_t>& item_ids,
+                                            std::string* why) {
+  // A GPU that ended a batch of this job this recently needs no second warm-up.
+  constexpr auto kStillWarm = std::chrono::seconds(2);
+  auto job = store_.GetJob(job_id);
+  if (!job.ok()) {
+    *why = absl::StrCat("cannot load job ", job_id, ": ", job.status().message());
+    return BatchEnd::kFailed;
+  }
+  auto items = store_.GetItems(job_id);
+  if (!items.ok()) {
+    *why = absl::StrCat("cannot load the items of job ", job_id, ": ", items.status().message());
+    return BatchEnd::kFailed;
+  }
+  std::vector<size_t> batch;
+  for (size_t i = 0; i < items->size(); ++i) {
+    const core::ItemRecord& record = (*items)[i];
+    if (!core::IsFinal(record.status) &&
+        std::find(item_ids.begin(), item_ids.end(), record.item.id) != item_ids.end()) {
+      batch.push_back(i);
+    }
+  }
+  if (!runner_.Availability().ok()) return BatchEnd::kDeviceLost;
+  auto share = std::make_shared<JobShare>(*job, *std::move(items),
+                                          std::vector<std::vector<size_t>>{std::move(batch)},
+                                          DeviceScope{ModelOf(runner_.Info()), {}});
+  const bool warm =
+      warm_job_ == job_id && std::chrono::steady_clock::now() - warm_since_ < kStillWarm;
+  if (!warm) {
+    if (absl::Status s = WarmUp(*job); !s.ok()) {
+      if (!runner_.Availability().ok()) return BatchEnd::kDeviceLost;
+      *why = absl::StrCat("device warm-up failed: ", s.message());
+      return BatchEnd::kFailed;
+    }
+  }
+  audience_ = JobEventBus::Audience::kObservers;
+  const LoopEnd end = RunGroups(*share);
+  audience_ = JobEventBus::Audience::kAll;
+  warm_job_ = job_id;
+  warm_since_ = std::chrono::steady_clock::now();
+  switch (end) {
+    case LoopEnd::kStop:
+    case LoopEnd::kCancel:
+      return BatchEnd::kStopped;
+    case LoopEnd::kDeviceLost:
+      return BatchEnd::kDeviceLost;
+    case LoopEnd::kDone:
+      break;
+  }
+  if (std::string failure = share->failure(); !failure.empty()) {
+    *why = std::move(failure);
+    return BatchEnd::kFailed;
+  }
+  return BatchEnd::kDone;
+}
+
+void JobExecutor::Conclude(int64_t job_id) {
+  audience_ = JobEventBus::Audience::kObservers;
+  EndRanToTheEnd(job_id);
+  audience_ = JobEventBus::Audience::kAll;
+}
+
 JobExecutor::LoopEnd JobExecutor::RunGroups(JobShare& share) {
   const int64_t job_id = share.job().id;
   while (true) {
@@ -417,15 +479,15 @@ void JobExecutor::PublishItem(JobEvent::Kind kind, int64_t job_id, const core::I
   // The event carries the job's counters, a store read: skip it when nobody watches.
   if (!bus_.HasListeners(job_id)) return;
   // Observers of every job (metrics) need no counters: no read per item for them.
-  if (!bus_.HasWatchers(job_id)) {
+  if (audience_ == JobEventBus::Audience::kObservers || !bus_.HasWatchers(job_id)) {
     core::JobRecord id_only;
     id_only.id = job_id;
-    bus_.Publish(JobEvent{kind, std::move(id_only), item});
+    bus_.Publish(JobEvent{kind, std::move(id_only), item}, audience_);
     return;
   }
   auto job = store_.GetJob(job_id);
   if (!job.ok()) return;
-  bus_.Publish(JobEvent{kind, *std::move(job), item});
+  bus_.Publish(JobEvent{kind, *std::move(job), item}, audience_);
 }
 
 void JobExecutor::EndJob(int64_t job_id, core::JobState state, const std::string& error) {
@@ -435,7 +497,9 @@ void JobExecutor::EndJob(int64_t job_id, core::JobState state, const std::string
   }
   spdlog::info("job {}: {}{}{}", job_id, core::ToString(state), error.empty() ? "" : ": ", error);
   auto job = store_.GetJob(job_id);
-  if (job.ok()) bus_.Publish(JobEvent{JobEvent::Kind::kJobFinished, *std::move(job), std::nullopt});
+  if (job.ok()) {
+    bus_.Publish(JobEvent{JobEvent::Kind::kJobFinished, *std::move(job), std::nullopt}, audience_);
+  }
 }
 
 }  // namespace gemmprof::queue

@@ -5,6 +5,7 @@
 // whose executors Help.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -73,6 +74,21 @@ class JobExecutor {
   // is interrupted, or this device goes away (its group in flight goes back to the
   // share). The lead ends the job; a helper whose warm-up fails just does not help.
   void Help(JobShare& share);
+
+  // How RunBatch left a batch of the cluster queue.
+  enum class BatchEnd {
+    kDone,        // every item recorded
+    kStopped,     // interrupted (stop, drain-free stop, lease lost): it was not finished
+    kDeviceLost,  // this device went away: another device takes the batch
+    kFailed,      // warm-up or the store failed; `why` says which
+  };
+  // Measures the items `item_ids` of job `job_id` (a batch this daemon claimed from the
+  // cluster queue): like Help, with its own share of one batch. Events go to observers
+  // only (a cluster job's watchers follow the store, ClusterFollower). The GPU warm-up
+  // runs unless this executor ended a batch of the same job moments ago.
+  BatchEnd RunBatch(int64_t job_id, const std::vector<int64_t>& item_ids, std::string* why);
+  // Ends a cluster job whose last batch this executor finished: succeeded, or partial.
+  void Conclude(int64_t job_id);
 
  private:
   enum class ItemEnd { kRecorded, kDeviceLost };
@@ -145,6 +161,11 @@ class JobExecutor {
   int64_t fits_job_ = 0;
   bool fits_answered_ = false;
   std::vector<absl::Status> fits_;
+  // Who hears this executor's events (observers only while it runs a cluster batch).
+  JobEventBus::Audience audience_ = JobEventBus::Audience::kAll;
+  // The cluster job whose batch ended last and when: the GPU is still warm for it.
+  int64_t warm_job_ = 0;
+  std::chrono::steady_clock::time_point warm_since_;
 };
 
 }  // namespace gemmprof::queue

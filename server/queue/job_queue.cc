@@ -33,7 +33,9 @@ JobQueue::JobQueue(storage::ResultStore& store, std::vector<device::Runner*> run
       runners_(std::move(runners)),
       limits_(limits),
       busy_(runners_.size(), 0),
-      retries_(runners_.size(), 0) {}
+      retries_(runners_.size(), 0),
+      claim_now_(runners_.size(), 0),
+      lease_lost_(runners_.size(), 0) {}
 
 JobQueue::~JobQueue() { Stop(); }
 
@@ -45,6 +47,8 @@ absl::Status JobQueue::Start() {
   for (int64_t id : unfinished) {
     // A job that cannot be read runs unpinned; its executor says why it fails.
     auto job = store_.GetJob(id);
+    // A cluster job's batches wait in the cluster queue, whoever accepted it.
+    if (job.ok() && EffectivePlacement(job->spec.where).Clustered()) continue;
     if (job.ok() && !job->spec.devices.empty()) {
       // Pinned to a GPU this node no longer has (restarted with fewer): it would wait forever.
       if (absl::Status gone = CheckDevices(job->spec.devices); !gone.ok()) {
@@ -70,6 +74,7 @@ absl::Status JobQueue::Start() {
   for (size_t i = 0; i < runners_.size(); ++i) {
     workers_.emplace_back([this, i] { WorkerLoop(i); });
   }
+  if (store_.HasClusterQueue()) follower_ = std::thread([this] { FollowLoop(); });
   return absl::OkStatus();
 }
 
@@ -87,6 +92,7 @@ void JobQueue::Stop() {
     if (t.joinable()) t.join();
   }
   workers_.clear();
+  if (follower_.joinable()) follower_.join();
 }
 
 absl::StatusOr<PlannedJob> JobQueue::Plan(const core::JobSpec& spec) const {
@@ -103,7 +109,30 @@ absl::StatusOr<PlannedJob> JobQueue::Plan(const core::JobSpec& spec) const {
         " per job (gemmprofd --max-items-per-job); submit fewer shapes, recipes or modes");
   }
   RETURN_IF_ERROR(CheckDevices(spec.devices));
-  RETURN_IF_ERROR(CheckFits(spec, &planned));
+  const core::Placement where = EffectivePlacement(spec.where);
+  if (!where.Clustered()) {
+    if (!spec.campaign.empty()) {
+      return absl::FailedPreconditionError(
+          "campaign: a campaign's jobs run through the cluster queue, which needs a store "
+          "several daemons share (gemmprofd --db postgresql://...)");
+    }
+    RETURN_IF_ERROR(CheckFits(spec, &planned));
+    return planned;
+  }
+  if (!spec.devices.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "devices: names GPUs of this node, but where ", core::ToString(where),
+        " hands the job to the cluster queue; leave out devices, or give where this-node"));
+  }
+  RETURN_IF_ERROR(ResolveTarget(where, &planned));
+  // A device of the target here answers the fit check now; elsewhere the claimer does.
+  for (const device::Runner* runner : runners_) {
+    if (runner->Info().name == planned.target->model && runner->Availability().ok() &&
+        (planned.target->node.empty() || planned.target->node == limits_.node)) {
+      RETURN_IF_ERROR(CheckFits(spec, &planned));
+      break;
+    }
+  }
   return planned;
 }
 
@@ -188,6 +217,7 @@ absl::StatusOr<core::JobRecord> JobQueue::Submit(const core::JobSpec& spec,
     }
   } release{this};
   ASSIGN_OR_RETURN(PlannedJob planned, Plan(spec));
+  if (planned.target.has_value()) return SubmitClustered(spec, submitted_by, std::move(planned));
   core::JobRecord job;
   job.submitted_by = submitted_by;
   job.spec = spec;
@@ -210,7 +240,9 @@ absl::StatusOr<core::JobRecord> JobQueue::Submit(const core::JobSpec& spec,
 }
 
 absl::Status JobQueue::CheckOwnJob(const core::JobRecord& job, const char* what) const {
-  if (job.node.empty() || limits_.node.empty() || job.node == limits_.node) {
+  // Any daemon of the store follows and cancels a cluster job: its state is the store's.
+  if (job.node.empty() || limits_.node.empty() || job.node == limits_.node ||
+      EffectivePlacement(job.spec.where).Clustered()) {
     return absl::OkStatus();
   }
   return absl::FailedPreconditionError(
@@ -226,6 +258,7 @@ absl::StatusOr<core::JobRecord> JobQueue::Cancel(int64_t job_id) {
                                          std::string(core::ToString(job.state)) +
                                          "; nothing to cancel");
   }
+  if (EffectivePlacement(job.spec.where).Clustered()) return CancelClustered(job);
   // A job no worker holds (queued, or between its commit and its enqueue) ends here and
   // now; a worker that pops it later sees a terminal job and skips it.
   bool not_running = false;
@@ -302,6 +335,8 @@ bool JobQueue::FindWorkLocked(size_t index, const std::set<int64_t>& declined, W
       return true;
     }
   }
+  // A draining daemon finishes what it holds and takes nothing new.
+  if (draining_) return false;
   for (auto it = pending_.begin(); it != pending_.end(); ++it) {
     auto pin = pinned_.find(*it);
     if (pin != pinned_.end() && std::find(pin->second.begin(), pin->second.end(),
@@ -321,8 +356,21 @@ bool JobQueue::NextWork(size_t index, std::set<int64_t>& declined, Work* work) {
   std::unique_lock lock(mu_);
   // A job that is no longer shared may be shared again later (after it moved devices).
   std::erase_if(declined, [this](int64_t id) { return !shares_.contains(id); });
-  cv_.wait(lock, [&] { return stopping_ || FindWorkLocked(index, declined, work); });
-  return !stopping_;
+  if (!store_.HasClusterQueue()) {
+    cv_.wait(lock, [&] { return stopping_ || FindWorkLocked(index, declined, work); });
+    return !stopping_;
+  }
+  // With a cluster queue: this node's work first; else a look for a cluster batch when
+  // one may have been queued (claim_now_) and every claim_poll_ms.
+  cv_.wait_for(lock, std::chrono::milliseconds(limits_.claim_poll_ms), [&] {
+    return stopping_ || FindWorkLocked(index, declined, work) || claim_now_[index];
+  });
+  if (stopping_) return false;
+  if (work->lead == 0 && work->help == nullptr) {
+    claim_now_[index] = 0;
+    work->claim = !draining_;
+  }
+  return true;
 }
 
 int32_t JobQueue::BusyDevices() const {
@@ -355,8 +403,10 @@ int64_t JobQueue::Retries(size_t device) const {
   return device < retries_.size() ? retries_[device] : 0;
 }
 
-Interrupt JobQueue::Poll(int64_t job_id) {
+Interrupt JobQueue::Poll(size_t index, int64_t job_id) {
   std::lock_guard lock(mu_);
+  // A cluster batch whose lease this node lost is another node's now: stop at once.
+  if (lease_lost_[index]) return Interrupt::kStop;
   // A cancel acknowledged before a shutdown must not be lost with it.
   if (cancel_requested_.count(job_id)) return Interrupt::kCancel;
   if (stopping_) return Interrupt::kStop;
@@ -401,7 +451,8 @@ void JobQueue::WorkerLoop(size_t index) {
     return count;
   };
   JobExecutor executor(
-      store_, events_, *runner, [this](int64_t id) { return Poll(id); }, std::move(hooks));
+      store_, events_, *runner, [this, index](int64_t id) { return Poll(index, id); },
+      std::move(hooks));
   // Jobs this device helped with: it helps each job once (it leaves when no group is left
   // to take, or when its warm-up fails, and must not come back to spin).
   std::set<int64_t> helped;
@@ -410,6 +461,15 @@ void JobQueue::WorkerLoop(size_t index) {
   while (AwaitAvailable(*runner)) {
     Work work;
     if (!NextWork(index, helped, &work)) break;
+    if (work.claim) {
+      // A batch measured: look for the next one at once.
+      if (RunClaimed(index, executor)) {
+        std::lock_guard lock(mu_);
+        claim_now_[index] = 1;
+      }
+      continue;
+    }
+    if (work.lead == 0 && work.help == nullptr) continue;
     if (work.help != nullptr) {
       helped.insert(work.help->job().id);
       executor.Help(*work.help);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/job.h"
+#include "core/placement.h"
 #include "core/status.h"
 #include "device/runner.h"
 #include "server/queue/job_events.h"
@@ -34,6 +35,10 @@ struct PlannedJob {
   // job's lead on it takes the answer instead of asking again.
   size_t device_index = 0;
   std::vector<absl::Status> fits;
+  // A job of the cluster queue (where is not this-node): what its batches may run on,
+  // and how many devices of that model the cluster serves with (its batches' count).
+  std::optional<storage::ClusterTarget> target;
+  int cluster_devices = 0;
 };
 
 // True when a Runner::CanImplement refusal means "this recipe cannot run this shape
@@ -54,6 +59,21 @@ struct QueueLimits {
   std::string node;
   // Measurement groups timed in one set of rounds (PackBatches); --batch-groups.
   size_t batch_groups = kDefaultBatchGroups;
+  // The cluster queue (a PostgreSQL store): how long a claimed batch stays leased
+  // without a renewal (--lease-seconds), and how often an idle device looks for one.
+  int64_t lease_ms = 30000;
+  int64_t claim_poll_ms = 1000;
+};
+
+// What this daemon did with the cluster queue's batches since it started, and the
+// queue's state right now (for /metrics).
+struct ClusterStats {
+  int64_t claimed = 0;   // batches claimed
+  int64_t rerun = 0;     // of those, batches whose previous holder's lease had lapsed
+  int64_t finished = 0;  // batches measured to their end
+  int64_t released = 0;  // batches given back unmeasured (stop, drain, device lost, failure)
+  int64_t lost = 0;      // leases lost while measuring (lapsed: another node took over)
+  std::optional<storage::ClusterQueueCounts> queue;  // every node's; nullopt: no cluster queue
 };
 
 // How many of this daemon's jobs wait and run now (for /metrics).
@@ -107,6 +127,12 @@ class JobQueue {
   QueueCounts Counts() const;
   // Devices leading or helping a job right now.
   int32_t BusyDevices() const;
+  ClusterStats Cluster() const;
+  // Drain (gemmprofd --drain, SIGUSR1): claims no more cluster batches and starts no
+  // more local jobs; what the devices hold runs to its end. Drained() is true once
+  // no device holds anything; queued local jobs stay queued for a restart.
+  void RequestDrain();
+  bool Drained() const;
   JobEventBus& events() { return events_; }
   storage::ResultStore& store() { return store_; }
 
@@ -115,6 +141,7 @@ class JobQueue {
   struct Work {
     int64_t lead = 0;
     std::shared_ptr<JobShare> help;
+    bool claim = false;  // look for a batch of the cluster queue
   };
 
   absl::Status CheckDevices(const std::vector<int32_t>& devices) const;
@@ -137,7 +164,23 @@ class JobQueue {
   // `declined`), or the first queued job it may lead.
   bool FindWorkLocked(size_t index, const std::set<int64_t>& declined, Work* work);
   void Enqueue(int64_t job_id, std::vector<int32_t> devices);
-  Interrupt Poll(int64_t job_id);
+  Interrupt Poll(size_t index, int64_t job_id);
+
+  // The cluster queue (cluster_work.cc).
+  // `where` with the store's default resolved: any on a shared store, this-node else.
+  core::Placement EffectivePlacement(const core::Placement& where) const;
+  // The model and node a clustered job's batches run on; FailedPrecondition naming the
+  // cluster's device models (or nodes) when no serving daemon has it.
+  absl::Status ResolveTarget(const core::Placement& where, PlannedJob* planned) const;
+  absl::StatusOr<core::JobRecord> SubmitClustered(const core::JobSpec& spec,
+                                                  const std::string& submitted_by,
+                                                  PlannedJob planned);
+  absl::StatusOr<core::JobRecord> CancelClustered(const core::JobRecord& job);
+  // Claims one batch for device `index` and measures it; false when none was claimable.
+  bool RunClaimed(size_t index, JobExecutor& executor);
+  // Publishes the progress of watched cluster jobs, read from the store, to their
+  // watch streams (their batches run on any node).
+  void FollowLoop();
   void WorkerLoop(size_t index);
 
   storage::ResultStore& store_;
@@ -156,7 +199,12 @@ class JobQueue {
   std::set<int64_t> cancel_requested_;
   // Submit's fit answers of queued jobs: device index and one status per item.
   std::map<int64_t, std::pair<size_t, std::vector<absl::Status>>> submit_fits_;
-  int64_t submitting_ = 0;  // Submit calls past the queue-length check, not yet enqueued
+  int64_t submitting_ = 0;        // Submit calls past the queue-length check, not yet enqueued
+  std::vector<char> claim_now_;   // per runner: look for a cluster batch at once
+  std::vector<char> lease_lost_;  // per runner: the batch it measures is no longer its own
+  ClusterStats cluster_;          // counters only (queue is read by Cluster())
+  bool draining_ = false;
+  std::thread follower_;
   bool stopping_ = false;
   bool started_ = false;
   std::vector<std::thread> workers_;

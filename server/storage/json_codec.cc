@@ -93,6 +93,15 @@ void Read(JsonReader& r, core::JobSpec* s) {
   s->devices.assign(devices.begin(), devices.end());
   r.Bool("profile", &s->profile);
   r.Int("retries", &s->retries);
+  std::string where;
+  r.Str("where", &where);
+  if (absl::StatusOr<core::Placement> p = core::ParsePlacement("where", where); p.ok()) {
+    s->where = *std::move(p);
+  } else {
+    r.Invalid("where", std::string(p.status().message()));
+  }
+  r.Int("priority", &s->priority);
+  r.Str("campaign", &s->campaign);
 }
 
 void Read(JsonReader& r, core::GemmOp* op) {

@@ -42,6 +42,8 @@ class JsonReader {
   void List(const char* key, std::vector<T>* out, F read);
   // Reader over the object at `key`, or nullopt when the key is absent or null.
   std::optional<JsonReader> Child(const char* key);
+  // Marks the value at `key` bad (DataLoss naming it) when a check beyond its type fails.
+  void Invalid(const char* key, std::string_view what) { Fail(Name(key), what); }
 
  private:
   const nlohmann::json* Find(const char* key);

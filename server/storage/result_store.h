@@ -46,6 +46,30 @@ struct ItemFinish {
   std::optional<int64_t> cached_result_id;
 };
 
+// A batch of a job that runs through the cluster queue (PostgreSQL only): the items one
+// daemon measures in one set of rounds, under a lease it renews while it measures.
+struct ClusterBatch {
+  int64_t id = 0;
+  int64_t job_id = 0;
+  std::vector<int64_t> item_ids;
+  int32_t attempts = 0;        // claims so far, this one included
+  std::string previous_owner;  // the node whose lease lapsed, when this claim re-runs it
+};
+
+// What a cluster job's batches may run on: a device model (DeviceInfo::name) and, for
+// `--where node:NAME`, one node.
+struct ClusterTarget {
+  std::string model;
+  std::string node;  // empty: any node
+};
+
+// The cluster queue's batches right now, every node's.
+struct ClusterQueueCounts {
+  int64_t queued = 0;
+  int64_t leased = 0;   // held under a live lease
+  int64_t expired = 0;  // leased, the lease lapsed, not claimed again yet
+};
+
 // Thread-safe: the API threads and the workers call it concurrently. Several daemons
 // (nodes) may share one store (PostgreSQL): each store object knows its own node name
 // (StoreOptions::node in open_store.h); jobs are owned by the node that created them,
@@ -106,6 +130,37 @@ class ResultStore {
   virtual absl::Status PutDaemon(const core::DaemonRecord& daemon) = 0;
   // Every daemon record, by node.
   virtual absl::StatusOr<std::vector<core::DaemonRecord>> ListDaemons() = 0;
+
+  // The cluster queue (docs/cluster.md): only a store that several daemons share has
+  // one; the others answer FailedPrecondition.
+  virtual bool HasClusterQueue() const { return false; }
+  // CreateJob, plus the job's batches (item seqs, in the order they are handed out)
+  // queued for `target`, in the same transaction.
+  virtual absl::StatusOr<core::JobRecord> CreateClusterJob(
+      core::JobRecord job, std::vector<core::WorkItem> items,
+      const std::vector<std::vector<int32_t>>& batches, const ClusterTarget& target);
+  // Leases the next batch a device of `model` on this node may run (queued, or leased
+  // under a lease that lapsed) for `lease_ms`, in the fair-share order; its job becomes
+  // running, and items a lapsed holder left running are queued again. nullopt: none.
+  virtual absl::StatusOr<std::optional<ClusterBatch>> ClaimClusterBatch(const std::string& model,
+                                                                        int64_t lease_ms);
+  // Extends this node's lease of the batch; FailedPrecondition once it is not held by
+  // this node any more (it lapsed and another node claimed it, or the job ended).
+  virtual absl::Status RenewClusterLease(int64_t batch_id, int64_t lease_ms);
+  // The batch is measured: done, and true when it was its job's last open batch (the
+  // caller ends the job). FailedPrecondition when this node no longer holds it.
+  virtual absl::StatusOr<bool> FinishClusterBatch(int64_t batch_id);
+  // Gives a held batch back to the queue unmeasured (drain, stop, device lost).
+  virtual absl::Status ReleaseClusterBatch(int64_t batch_id);
+  // A cancelled job's batches: none is handed out any more, and its queued and running
+  // items are cancelled.
+  virtual absl::Status CancelClusterBatches(int64_t job_id);
+  virtual absl::StatusOr<ClusterQueueCounts> CountClusterBatches();
+  // `gemmprofd --drain`: asks the daemon of `node` to drain (it reads DrainRequest every
+  // few seconds). NotFound naming the node when no daemon of that name wrote a record.
+  virtual absl::Status RequestDrain(const std::string& node);
+  // When the last drain of `node` was asked (database clock, unix ms; 0: never).
+  virtual absl::StatusOr<int64_t> DrainRequest(const std::string& node);
 };
 
 }  // namespace gemmprof::storage

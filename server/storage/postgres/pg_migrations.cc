@@ -110,10 +110,35 @@ CREATE TABLE daemons (
 );
 )sql";
 
-constexpr std::array<Migration, 3> kPgMigrations{{
+// Version 8 (migrations.cc's kV8): the cluster queue (pg_store_cluster.cc) and drain
+// requests. Open batches are found by model and state.
+constexpr std::string_view kPgV8 = R"sql(
+CREATE TABLE cluster_batches (
+  id              BIGSERIAL PRIMARY KEY,
+  job_id          BIGINT  NOT NULL REFERENCES jobs(id),
+  seq             INTEGER NOT NULL,
+  item_ids        TEXT    NOT NULL,
+  model           TEXT    NOT NULL,
+  node            TEXT    NOT NULL DEFAULT '',
+  submitted_by    TEXT    NOT NULL DEFAULT '',
+  priority        INTEGER NOT NULL DEFAULT 0,
+  state           TEXT    NOT NULL DEFAULT 'queued',
+  owner           TEXT    NOT NULL DEFAULT '',
+  lease_until_ms  BIGINT  NOT NULL DEFAULT 0,
+  attempts        INTEGER NOT NULL DEFAULT 0,
+  expirations     INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX cluster_batches_open ON cluster_batches (model, state)
+  WHERE state IN ('queued', 'leased');
+CREATE INDEX cluster_batches_job ON cluster_batches (job_id);
+ALTER TABLE daemons ADD COLUMN drain_requested_ms BIGINT NOT NULL DEFAULT 0;
+)sql";
+
+constexpr std::array<Migration, 4> kPgMigrations{{
     {5, "jobs, items, results and contexts, with nodes (the cluster schema)", kPgV5},
     {6, "items.group_tokens and items.moe_layout", kPgV6},
     {7, "daemons", kPgV7},
+    {8, "cluster_batches and daemons.drain_requested_ms", kPgV8},
 }};
 
 // Any constant works; it only has to be the same for every gemmprof.
@@ -132,7 +157,7 @@ absl::StatusOr<int> PgSchemaVersion(PgConnection& conn) {
 }
 
 absl::Status PgMigrate(PgConnection& conn) {
-  static_assert(kPgMigrations.back().version == 7);
+  static_assert(kPgMigrations.back().version == 8);
   if (kPgMigrations.back().version != LatestSchemaVersion()) {
     return absl::InternalError("PostgreSQL migrations lag behind the SQLite schema version");
   }

@@ -264,7 +264,8 @@ absl::StatusOr<std::vector<int64_t>> PgStore::RecoverUnfinished() {
     ASSIGN_OR_RETURN(PgTransaction txn, PgTransaction::Begin(*conn_));
     RETURN_IF_ERROR(conn_
                         ->Exec("UPDATE items SET status = 'queued' WHERE status = 'running' AND "
-                               "job_id IN (SELECT id FROM jobs WHERE node = ?)",
+                               "job_id IN (SELECT id FROM jobs WHERE node = ?) AND job_id NOT IN "
+                               "(SELECT job_id FROM cluster_batches)",
                                {options_.node})
                         .status());
     ASSIGN_OR_RETURN(PgResult result,

@@ -68,6 +68,24 @@ class PgStore : public ResultStore {
   absl::Status PutDaemon(const core::DaemonRecord& daemon) override;
   absl::StatusOr<std::vector<core::DaemonRecord>> ListDaemons() override;
 
+  // The cluster queue (pg_store_cluster.cc): batches are rows claimed with FOR UPDATE
+  // SKIP LOCKED; leases are times of the database's clock, so the nodes' clocks do not
+  // matter.
+  bool HasClusterQueue() const override { return true; }
+  absl::StatusOr<core::JobRecord> CreateClusterJob(core::JobRecord job,
+                                                   std::vector<core::WorkItem> items,
+                                                   const std::vector<std::vector<int32_t>>& batches,
+                                                   const ClusterTarget& target) override;
+  absl::StatusOr<std::optional<ClusterBatch>> ClaimClusterBatch(const std::string& model,
+                                                                int64_t lease_ms) override;
+  absl::Status RenewClusterLease(int64_t batch_id, int64_t lease_ms) override;
+  absl::StatusOr<bool> FinishClusterBatch(int64_t batch_id) override;
+  absl::Status ReleaseClusterBatch(int64_t batch_id) override;
+  absl::Status CancelClusterBatches(int64_t job_id) override;
+  absl::StatusOr<ClusterQueueCounts> CountClusterBatches() override;
+  absl::Status RequestDrain(const std::string& node) override;
+  absl::StatusOr<int64_t> DrainRequest(const std::string& node) override;
+
  private:
   PgStore(std::unique_ptr<PgConnection> conn, Options options);
 

@@ -143,7 +143,28 @@ CREATE TABLE daemons (
 );
 )sql";
 
-constexpr std::array<Migration, 7> kMigrations{{
+// Version 8: the cluster queue's batches and drain requests (PostgreSQL runs them; an
+// embedded store keeps the same schema, its tables unused: one daemon owns its jobs).
+constexpr std::string_view kV8 = R"sql(
+CREATE TABLE cluster_batches (
+  id              INTEGER PRIMARY KEY,
+  job_id          INTEGER NOT NULL REFERENCES jobs(id),
+  seq             INTEGER NOT NULL,
+  item_ids        TEXT    NOT NULL,
+  model           TEXT    NOT NULL,
+  node            TEXT    NOT NULL DEFAULT '',
+  submitted_by    TEXT    NOT NULL DEFAULT '',
+  priority        INTEGER NOT NULL DEFAULT 0,
+  state           TEXT    NOT NULL DEFAULT 'queued',
+  owner           TEXT    NOT NULL DEFAULT '',
+  lease_until_ms  INTEGER NOT NULL DEFAULT 0,
+  attempts        INTEGER NOT NULL DEFAULT 0,
+  expirations     INTEGER NOT NULL DEFAULT 0
+);
+ALTER TABLE daemons ADD COLUMN drain_requested_ms INTEGER NOT NULL DEFAULT 0;
+)sql";
+
+constexpr std::array<Migration, 8> kMigrations{{
     {1, "jobs, items and results", kV1},
     {2, "history indexes and results.median_ms", kV2},
     {3, "items by job and status", kV3},
@@ -151,6 +172,7 @@ constexpr std::array<Migration, 7> kMigrations{{
     {5, "nodes, device uuids, shared device and timing contexts", kV5},
     {6, "items.group_tokens and items.moe_layout", kV6},
     {7, "daemons", kV7},
+    {8, "cluster_batches and daemons.drain_requested_ms", kV8},
 }};
 
 }  // namespace

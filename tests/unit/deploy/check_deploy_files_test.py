@@ -31,6 +31,7 @@ Options:
   --log-level TEXT=info       trace|debug|info|warn|error|critical|off
   --log-file TEXT             write the log to this file instead of stderr
   --port-file TEXT            write the bound port here once serving
+  --node TEXT                 this daemon's name
   --shutdown-grace FLOAT:FLOAT in [0 - 600]=5
   --tls-cert TEXT             server certificate chain (PEM)
   --tls-key TEXT              server private key (PEM)

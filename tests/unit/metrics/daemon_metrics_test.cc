@@ -174,6 +174,55 @@ TEST_F(DaemonMetricsTest, StopsListeningWhenDestroyed) {
   Publish(JobEvent::Kind::kItemStarted, 1, Item(1, core::ItemStatus::kRunning));
 }
 
+TEST_F(DaemonMetricsTest, ClusterQueueCountersAndTheQueueNow) {
+  MetricSources s = Sources();
+  DaemonMetrics without(bus_, s);
+  EXPECT_EQ(Scrape(without).families.count("gemmprof_cluster_batches_total"), 0u);
+  s.cluster = [] {
+    queue::ClusterStats stats;
+    stats.claimed = 7;
+    stats.rerun = 2;
+    stats.finished = 5;
+    stats.released = 1;
+    stats.lost = 1;
+    stats.queue = storage::ClusterQueueCounts{4, 2, 1};
+    return stats;
+  };
+  DaemonMetrics m(bus_, s);
+  const PromExposition p = Scrape(m);
+  EXPECT_EQ(p.families.at("gemmprof_cluster_batches_total").type, "counter");
+  EXPECT_EQ(*p.Value("gemmprof_cluster_batches_total", {{"event", "claimed"}}), 7);
+  EXPECT_EQ(*p.Value("gemmprof_cluster_batches_total", {{"event", "rerun"}}), 2);
+  EXPECT_EQ(*p.Value("gemmprof_cluster_batches_total", {{"event", "finished"}}), 5);
+  EXPECT_EQ(*p.Value("gemmprof_cluster_batches_total", {{"event", "released"}}), 1);
+  EXPECT_EQ(*p.Value("gemmprof_cluster_batches_total", {{"event", "lost"}}), 1);
+  EXPECT_EQ(*p.Value("gemmprof_cluster_queue_batches", {{"state", "queued"}}), 4);
+  EXPECT_EQ(*p.Value("gemmprof_cluster_queue_batches", {{"state", "leased"}}), 2);
+  EXPECT_EQ(*p.Value("gemmprof_cluster_queue_batches", {{"state", "expired"}}), 1);
+}
+
+TEST(JobEventBusTest, AudiencesReachObserversOrWatchersOnly) {
+  queue::JobEventBus bus;
+  int observed = 0, watched = 0;
+  const int64_t all = bus.SubscribeAll([&](const JobEvent&) { ++observed; });
+  const int64_t one = bus.Subscribe(5, [&](const JobEvent&) { ++watched; });
+  JobEvent e;
+  e.job.id = 5;
+  bus.Publish(e, queue::JobEventBus::Audience::kObservers);
+  EXPECT_EQ(observed, 1);
+  EXPECT_EQ(watched, 0);
+  bus.Publish(e, queue::JobEventBus::Audience::kWatchers);
+  EXPECT_EQ(observed, 1);
+  EXPECT_EQ(watched, 1);
+  bus.Publish(e);
+  EXPECT_EQ(observed, 2);
+  EXPECT_EQ(watched, 2);
+  EXPECT_EQ(bus.WatchedJobs(), std::vector<int64_t>{5});
+  bus.Unsubscribe(one);
+  EXPECT_TRUE(bus.WatchedJobs().empty());
+  bus.Unsubscribe(all);
+}
+
 TEST(JobEventBusTest, SubscribeAllSeesEveryJobAndCountsAsAListener) {
   queue::JobEventBus bus;
   EXPECT_FALSE(bus.HasListeners(5));
