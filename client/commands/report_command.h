@@ -15,6 +15,10 @@ class ReportCommand : public JobCommand {
   absl::Status Run(CommandContext& ctx) override;
 
  private:
+  // --campaign: the campaign's jobs (one per device model), each compared with the first.
+  absl::Status RunCampaign(CommandContext& ctx, GemmProfClient& client);
+
+  std::string campaign_;
   std::string format_ = "table";
   bool chart_ = false;
 };

@@ -15,6 +15,10 @@ class SubmitCommand : public Command {
   absl::Status Run(CommandContext& ctx) override;
 
  private:
+  // --where model:A,model:B: one job per model, one campaign id, all checked first.
+  absl::Status RunCampaign(CommandContext& ctx, GemmProfClient& client, core::JobSpec spec,
+                           const std::vector<core::Placement>& targets);
+
   CLI::App* app_;
   WorkloadFlags flags_;
   bool wait_ = false;

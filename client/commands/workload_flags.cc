@@ -10,6 +10,7 @@
 #include <sstream>
 #include <variant>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -304,6 +305,22 @@ void WorkloadFlags::RegisterMore(CLI::App& app) {
                  "notes; the items of a GEMM whose fault comes back fail \"reproduced on retry\"")
       ->group(kTiming);
   app.add_option("--label", label_, "Free text shown in reports")->group(kTiming);
+  app.add_option("--where", where_,
+                 "Where the job runs: this-node (the daemon you talk to, on its GPUs), any "
+                 "(any daemon of the cluster with this daemon's GPU model), model:NAME (any "
+                 "daemon with that GPU, e.g. 'model:NVIDIA H200'), node:NAME; model:A,model:B "
+                 "submits one job per model under one campaign (report --campaign). Default: "
+                 "any with a PostgreSQL store, this-node with SQLite (`gemmprof cluster` lists "
+                 "the models)")
+      ->group(kMore);
+  app.add_option("--campaign", campaign_,
+                 "Name of the campaign the job(s) join (default with several --where models: "
+                 "a new name, printed); report --campaign NAME compares them")
+      ->group(kMore);
+  app.add_option("--priority", priority_,
+                 "Order of the job's batches in the cluster queue, -10..10, higher first "
+                 "(admin tokens only; default 0)")
+      ->group(kMore);
   app.add_option("--devices", devices_,
                  "GPUs of the node to run on, e.g. 0,1 (default: every idle GPU of the job's "
                  "model; see `gemmprof devices`)")
@@ -543,8 +560,66 @@ absl::StatusOr<core::JobSpec> WorkloadFlags::BuildSpec(std::ostream& warnings) c
   if (devices_) {
     ASSIGN_OR_RETURN(spec.devices, ParseDevices(*devices_));
   }
+  ASSIGN_OR_RETURN(const std::vector<core::Placement> targets, WhereTargets());
+  if (!targets.empty()) spec.where = targets.front();
+  if (priority_) {
+    if (*priority_ < core::kMinPriority || *priority_ > core::kMaxPriority) {
+      return absl::InvalidArgumentError(absl::StrCat("--priority: ", *priority_,
+                                                     " is out of range; give ", core::kMinPriority,
+                                                     "..", core::kMaxPriority));
+    }
+    spec.priority = *priority_;
+  }
+  if (campaign_) {
+    if (campaign_->empty() || campaign_->size() > 64) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--campaign: '", *campaign_, "' must be 1..64 characters"));
+    }
+    spec.campaign = *campaign_;
+  }
+  if (!spec.devices.empty() && spec.where.Clustered()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--devices: names GPUs of one node, but --where ", core::ToString(spec.where),
+                     " hands the job to the cluster queue; give --where this-node with --devices"));
+  }
   RETURN_IF_ERROR(core::ValidateJobSpec(spec));
   return spec;
+}
+
+absl::StatusOr<std::vector<core::Placement>> WorkloadFlags::WhereTargets() const {
+  std::vector<core::Placement> targets;
+  if (!where_) return targets;
+  const std::vector<std::string> parts = absl::StrSplit(*where_, ',');
+  for (const std::string& part : parts) {
+    ASSIGN_OR_RETURN(
+        core::Placement p,
+        core::ParsePlacement("--where", std::string(absl::StripAsciiWhitespace(part))));
+    if (p.kind == core::PlacementKind::kDefault) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--where: '", *where_, "' has an empty part; give ", core::kPlacementForms));
+    }
+    targets.push_back(std::move(p));
+  }
+  if (targets.size() > 1) {
+    for (const core::Placement& p : targets) {
+      if (p.kind != core::PlacementKind::kModel) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--where: '", *where_,
+                         "': several targets make a campaign, one job per device "
+                         "model; each part must be model:NAME (",
+                         core::ToString(p), " is not)"));
+      }
+    }
+    for (size_t i = 0; i < targets.size(); ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        if (targets[i].name == targets[j].name) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("--where: model:", targets[i].name, " is listed twice"));
+        }
+      }
+    }
+  }
+  return targets;
 }
 
 absl::StatusOr<std::vector<int32_t>> ParseDevices(const std::string& text) {

@@ -29,6 +29,9 @@ class WorkloadFlags {
   // config.json fields are written as one warning line to `warnings`.
   // Errors: InvalidArgument naming the flag, the value and what is valid.
   absl::StatusOr<core::JobSpec> BuildSpec(std::ostream& warnings) const;
+  // --where's targets: one, or several model:NAME for a campaign (one job per model;
+  // BuildSpec's spec carries the first). InvalidArgument naming the flag and the part.
+  absl::StatusOr<std::vector<core::Placement>> WhereTargets() const;
 
  private:
   // The gemmprof-only flags (model sources, recipes, modes, timing).
@@ -75,6 +78,8 @@ class WorkloadFlags {
   bool sp_ = false, split_gate_up_ = false;
   std::optional<std::string> sweep_m_;
   std::optional<std::string> devices_;
+  std::optional<std::string> where_, campaign_;
+  std::optional<int32_t> priority_;
 };
 
 // Splits "a,b,,c" into trimmed non-empty parts.

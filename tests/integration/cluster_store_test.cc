@@ -20,17 +20,12 @@
 namespace gemmprof::testing {
 namespace {
 
-const std::vector<std::string> kJob = {"submit",
-                                       "--shapes",
-                                       "64x256x256,96x256x256,128x256x256",
-                                       "--recipes",
-                                       "bf16,fp8-current",
-                                       "--mode",
-                                       "both",
-                                       "--num-warmup",
-                                       "0",
-                                       "--num-iters",
-                                       "2"};
+// Each job on the daemon that accepted it (these tests are about the shared store; the
+// cluster queue has fleet_test.cc).
+const std::vector<std::string> kJob = {
+    "submit",    "--where",          "this-node", "--shapes", "64x256x256,96x256x256,128x256x256",
+    "--recipes", "bf16,fp8-current", "--mode",    "both",     "--num-warmup",
+    "0",         "--num-iters",      "2"};
 
 class Daemon {
  public:
@@ -194,7 +189,7 @@ TEST(ClusterStoreTest, PostgresStoppedMidJobCostsWaitingNotResults) {
   ASSERT_TRUE(a.up()) << a.log();
   // 16 items in batches of one GEMM, a few seconds on the host reference.
   const CommandResult submit =
-      a.Cli({"submit", "--shapes",
+      a.Cli({"submit", "--where", "this-node", "--shapes",
              "128x64x128,128x72x128,128x80x128,128x88x128,128x96x128,128x104x128,128x112x128,"
              "128x120x128",
              "--recipes", "bf16,fp8-current", "--num-warmup", "0", "--num-iters", "200"});

@@ -73,6 +73,21 @@ TEST_F(AppTest, BadWorkloadFlags) {
       {Seed({"--retries", "4"}), "--retries: 4 is out of range; give 0 (no retry) to 3"},
       {Seed({"--retries", "-1"}), "--retries: -1 is out of range"},
       {Seed({"--retries", "once"}), "--retries"},
+      {Seed({"--where", "gpu:h200"}),
+       "--where: 'gpu:h200' is not a placement; give this-node, any, model:NAME or node:NAME"},
+      {Seed({"--where", "model:"}), "--where: 'model:' names no model or node after the colon"},
+      {Seed({"--where", "model:a,,model:b"}), "--where: 'model:a,,model:b' has an empty part"},
+      {Seed({"--where", "model:a,any"}), "several targets make a campaign"},
+      {Seed({"--where", "model:a,model:a"}), "--where: model:a is listed twice"},
+      {Seed({"--where", "any", "--devices", "0"}),
+       "--devices: names GPUs of one node, but --where any hands the job to the cluster queue"},
+      {Seed({"--priority", "11"}), "--priority: 11 is out of range; give -10..10"},
+      {Seed({"--priority", "-11"}), "--priority: -11 is out of range"},
+      {Seed({"--priority", "high"}), "--priority"},
+      {Seed({"--campaign", ""}), "--campaign: '' must be 1..64 characters"},
+      {Seed({"--campaign", std::string(65, 'c')}), "must be 1..64 characters"},
+      {Seed({"--where", "this-node", "--campaign", "c1"}),
+       "campaign: a campaign's jobs run through the cluster queue, not where this-node"},
       {Seed({"--pre-quantize", "--mode", "autocast"}), "--pre-quantize"},
       {Seed({"--accounting", "per-step"}), "--accounting"},
       {Seed({"--l2", "warm"}), "--l2"},
@@ -168,6 +183,8 @@ TEST_F(AppTest, BadFlagsOfTheOtherCommands) {
       {{"compare", "7", "8", "--format", "JSON"}, "--format: unknown format \"JSON\""},
       {{"plan", "--shapes", "64x64x64", "--format", "yaml"}, "--format: unknown format \"yaml\""},
       {{"report", "7", "--format", "csv", "--chart"}, "--chart"},
+      {{"report"}, "report: give a JOB id or --campaign NAME (exactly one of them)"},
+      {{"report", "7", "--campaign", "c1"}, "exactly one of them"},
       {{"report", "7", "--chart=maybe"}, "--chart"},
       {{"compare", "7", "8", "--fail-on-regression=maybe"}, "--fail-on-regression"},
       {{"submit", "--shapes", "64", "--wait=maybe"}, "--wait"},
@@ -230,6 +247,47 @@ TEST_F(AppTest, SubmitPrintsOnlyTheJobIdAndSendsTheSpec) {
   EXPECT_EQ(s.timing.timed_iters, 50);
   EXPECT_EQ(s.timing.l2, core::L2Policy::kCold);
   EXPECT_EQ(s.label, "x");
+}
+
+TEST_F(AppTest, WherePriorityAndCampaignReachTheSpec) {
+  ASSERT_EQ(Run(Seed({"--where", "model:NVIDIA H200", "--priority", "3"})).code, 0);
+  ASSERT_EQ(fake_.submitted.size(), 1u);
+  EXPECT_EQ(fake_.submitted[0].where.kind, core::PlacementKind::kModel);
+  EXPECT_EQ(fake_.submitted[0].where.name, "NVIDIA H200");
+  EXPECT_EQ(fake_.submitted[0].priority, 3);
+  EXPECT_EQ(fake_.submitted[0].campaign, "");
+  ASSERT_EQ(Run(Seed({})).code, 0);
+  EXPECT_EQ(fake_.submitted[1].where.kind, core::PlacementKind::kDefault) << "the daemon decides";
+
+  // Several models: one job each under one campaign, after the cluster has been asked.
+  fake_.daemons.now_unix_ms = 1000000;
+  for (const char* model : {"NVIDIA H100 80GB HBM3", "NVIDIA H200"}) {
+    core::DaemonRecord d;
+    d.node = model;
+    d.models = {{model, 1, 0}};
+    d.heartbeat_unix_ms = 999000;
+    fake_.daemons.daemons.push_back(d);
+  }
+  const Result campaign = Run(Seed(
+      {"--where", "model:nvidia h200,model:NVIDIA H100 80GB HBM3", "--campaign", "h100-vs-h200"}));
+  ASSERT_EQ(campaign.code, 0) << campaign.err;
+  ASSERT_EQ(fake_.submitted.size(), 4u);
+  EXPECT_EQ(fake_.submitted[2].where.name, "nvidia h200");
+  EXPECT_EQ(fake_.submitted[3].where.name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(fake_.submitted[2].campaign, "h100-vs-h200");
+  EXPECT_EQ(fake_.submitted[3].campaign, "h100-vs-h200");
+  EXPECT_NE(campaign.err.find("campaign h100-vs-h200: gemmprof report --campaign h100-vs-h200"),
+            std::string::npos)
+      << campaign.err;
+  // A model no serving daemon has: nothing is submitted.
+  const Result refused = Run(Seed({"--where", "model:NVIDIA H200,model:NVIDIA B200"}));
+  EXPECT_NE(refused.code, 0);
+  EXPECT_NE(refused.err.find("model:NVIDIA B200: no serving daemon of the cluster has this "
+                             "device model; the cluster has NVIDIA H100 80GB HBM3, NVIDIA H200; "
+                             "no job was submitted"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_EQ(fake_.submitted.size(), 4u);
 }
 
 TEST_F(AppTest, ModesTimingAndProfileReachTheSpec) {
