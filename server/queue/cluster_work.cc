@@ -164,14 +164,7 @@ absl::StatusOr<core::JobRecord> JobQueue::SubmitClustered(const core::JobSpec& s
                      limits_.batch_groups);
   std::vector<std::vector<int32_t>> batches;
   for (const std::vector<size_t>& b : packed) batches.emplace_back(b.begin(), b.end());
-  core::JobRecord job;
-  job.submitted_by = submitted_by;
-  job.spec = spec;
-  job.plan = planned.plan;
-  job.state = core::JobState::kQueued;
-  job.created_ms = UnixNowMs();
-  job.total_items = static_cast<int32_t>(planned.items.size());
-  job.device = planned.device;
+  core::JobRecord job = NewJobRecord(spec, submitted_by, planned);
   ASSIGN_OR_RETURN(
       core::JobRecord stored,
       store_.CreateClusterJob(std::move(job), std::move(planned.items), batches, *planned.target));

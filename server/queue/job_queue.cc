@@ -218,14 +218,7 @@ absl::StatusOr<core::JobRecord> JobQueue::Submit(const core::JobSpec& spec,
   } release{this};
   ASSIGN_OR_RETURN(PlannedJob planned, Plan(spec));
   if (planned.target.has_value()) return SubmitClustered(spec, submitted_by, std::move(planned));
-  core::JobRecord job;
-  job.submitted_by = submitted_by;
-  job.spec = spec;
-  job.plan = planned.plan;
-  job.state = core::JobState::kQueued;
-  job.created_ms = NowMs();
-  job.total_items = static_cast<int32_t>(planned.items.size());
-  job.device = planned.device;
+  core::JobRecord job = NewJobRecord(spec, submitted_by, planned);
   // Persisted before the id is returned: an acknowledged job survives a crash.
   ASSIGN_OR_RETURN(auto stored, store_.CreateJob(std::move(job), std::move(planned.items)));
   {
@@ -237,6 +230,19 @@ absl::StatusOr<core::JobRecord> JobQueue::Submit(const core::JobSpec& spec,
                stored.submitted_by.empty() ? "" : ", by " + stored.submitted_by);
   Enqueue(stored.id, stored.spec.devices);
   return stored;
+}
+
+core::JobRecord JobQueue::NewJobRecord(const core::JobSpec& spec, const std::string& submitted_by,
+                                       const PlannedJob& planned) {
+  core::JobRecord job;
+  job.submitted_by = submitted_by;
+  job.spec = spec;
+  job.plan = planned.plan;
+  job.state = core::JobState::kQueued;
+  job.created_ms = NowMs();
+  job.total_items = static_cast<int32_t>(planned.items.size());
+  job.device = planned.device;
+  return job;
 }
 
 absl::Status JobQueue::CheckOwnJob(const core::JobRecord& job, const char* what) const {

@@ -145,6 +145,9 @@ class JobQueue {
   };
 
   absl::Status CheckDevices(const std::vector<int32_t>& devices) const;
+  // The queued job record of a submission (Submit and SubmitClustered store it).
+  static core::JobRecord NewJobRecord(const core::JobSpec& spec, const std::string& submitted_by,
+                                      const PlannedJob& planned);
   // Fills planned->device, device_index and fits from the first device that can run it.
   absl::Status CheckFits(const core::JobSpec& spec, PlannedJob* planned) const;
   // The fit answers Submit got for `job_id`, once, when `index` is the device that gave
