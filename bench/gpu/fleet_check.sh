@@ -62,7 +62,8 @@ seed_model=(--hidden_size 4096 --intermediate_size 16384 --num_attention_heads 3
 [ -n "${FLEET_WORKLOAD:-}" ] && seed_model=($FLEET_WORKLOAD)
 : >"$out/wall.txt"
 run=0
-for where in node:gpu0 any node:gpu1 any; do
+# FLEET_CYCLES repeats the four runs (more runs of each kind: less noise in the ratio).
+for where in $(for _ in $(seq "${FLEET_CYCLES:-1}"); do echo node:gpu0 any node:gpu1 any; done); do
   run=$((run + 1))
   case $where in node:gpu0) devices=0 ;; node:gpu1) devices=1 ;; *) devices=0,1 ;; esac
   start=$(date +%s%N)
