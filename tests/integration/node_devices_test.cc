@@ -15,7 +15,6 @@
 namespace gemmprof::testing {
 namespace {
 
-
 class NodeDevicesTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -106,7 +105,12 @@ TEST(NodeFlagsTest, BadNodeAndHostDevicesAreOneLineAtStart) {
            {"--node", "bad name", "--node: 'bad name' may hold only letters"},
            {"--node", std::string(65, 'n'), "is longer than 64 characters"},
            {"--host-devices", "0", "--host-devices"},
-           {"--host-devices", "17", "--host-devices"}}) {
+           {"--host-devices", "17", "--host-devices"},
+           {"--lease-seconds", "0", "--lease-seconds"},
+           {"--lease-seconds", "3601", "--lease-seconds"},
+           {"--drain-after", "-1", "--drain-after"},
+           {"--host-model", std::string(101, 'm'),
+            "--host-model: 101 characters, more than the limit of 100"}}) {
     const CommandResult r = RunCommand({GEMMPROFD_PATH, "--backend", "host", flag, value});
     EXPECT_EQ(r.exit_code, 2) << flag << " " << value;
     EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
