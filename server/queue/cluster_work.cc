@@ -258,14 +258,7 @@ bool JobQueue::RunClaimed(size_t index, JobExecutor& executor) {
   }
   bool finished = false;
   if (!lost && end == JobExecutor::BatchEnd::kDone) {
-    absl::StatusOr<bool> last = store_.FinishClusterBatch(batch.id);
-    // The store away: the measurements are recorded; try for as long as a job would.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(600);
-    while (absl::IsUnavailable(last.status()) && std::chrono::steady_clock::now() < deadline &&
-           Poll(index, batch.job_id) != Interrupt::kStop) {
-      std::this_thread::sleep_for(std::chrono::seconds(1));
-      last = store_.FinishClusterBatch(batch.id);
-    }
+    const absl::StatusOr<bool> last = executor.FinishBatch(batch.job_id, batch.id);
     if (last.ok()) {
       finished = true;
       {

@@ -208,6 +208,10 @@ JobExecutor::BatchEnd JobExecutor::RunBatch(int64_t job_id, const std::vector<in
   return BatchEnd::kDone;
 }
 
+absl::StatusOr<bool> JobExecutor::FinishBatch(int64_t job_id, int64_t batch_id) {
+  return WithStoreRetry(job_id, [&] { return store_.FinishClusterBatch(batch_id); });
+}
+
 void JobExecutor::Conclude(int64_t job_id) {
   audience_ = JobEventBus::Audience::kObservers;
   EndRanToTheEnd(job_id);

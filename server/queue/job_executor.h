@@ -87,6 +87,10 @@ class JobExecutor {
   // only (a cluster job's watchers follow the store, ClusterFollower). The GPU warm-up
   // runs unless this executor ended a batch of the same job moments ago.
   BatchEnd RunBatch(int64_t job_id, const std::vector<int64_t>& item_ids, std::string* why);
+  // Marks batch `batch_id` of job `job_id`, measured, done in the cluster queue, waiting
+  // out a store outage as the job's own writes do; true when it was the job's last open
+  // batch (then Conclude it).
+  absl::StatusOr<bool> FinishBatch(int64_t job_id, int64_t batch_id);
   // Ends a cluster job whose last batch this executor finished: succeeded, or partial.
   void Conclude(int64_t job_id);
 
