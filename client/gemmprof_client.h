@@ -31,11 +31,13 @@ class GemmProfClient {
   virtual absl::Status WatchJob(
       int64_t job_id, const std::function<absl::Status(const core::JobEvent&)>& on_event) = 0;
   virtual absl::StatusOr<core::JobRecord> GetJob(int64_t job_id) = 0;
-  // Newest first, at most `limit` jobs, optionally only those in `state`, and only those
-  // that daemon `node` accepted (empty: every node sharing the store).
+  // Newest first, at most `limit` jobs, optionally only those in `state`, only those
+  // that daemon `node` accepted (empty: every node sharing the store), and only those of
+  // `campaign` (empty: any).
   virtual absl::StatusOr<std::vector<core::JobRecord>> ListJobs(std::optional<core::JobState> state,
                                                                 int32_t limit,
-                                                                const std::string& node) = 0;
+                                                                const std::string& node,
+                                                                const std::string& campaign) = 0;
   virtual absl::StatusOr<core::JobRecord> CancelJob(int64_t job_id) = 0;
   virtual absl::StatusOr<core::Report> GetReport(int64_t job_id) = 0;
   // Stored results matching `filter` (its page fields aside), newest first, at most `limit`.

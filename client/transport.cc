@@ -169,10 +169,12 @@ absl::StatusOr<core::JobRecord> Transport::GetJob(int64_t job_id) {
 }
 
 absl::StatusOr<std::vector<core::JobRecord>> Transport::ListJobs(
-    std::optional<core::JobState> state, int32_t limit, const std::string& node) {
+    std::optional<core::JobState> state, int32_t limit, const std::string& node,
+    const std::string& campaign) {
   core::JobFilter filter;
   filter.state = state;
   if (!node.empty()) filter.node = node;
+  if (!campaign.empty()) filter.campaign = campaign;
   filter.page_size = limit;
   const v1::ListJobsRequest req = wire::ToProto(filter);
   ASSIGN_OR_RETURN(

@@ -37,8 +37,8 @@ class Transport final : public GemmProfClient {
       int64_t job_id, const std::function<absl::Status(const core::JobEvent&)>& on_event) override;
   absl::StatusOr<core::JobRecord> GetJob(int64_t job_id) override;
   absl::StatusOr<std::vector<core::JobRecord>> ListJobs(std::optional<core::JobState> state,
-                                                        int32_t limit,
-                                                        const std::string& node) override;
+                                                        int32_t limit, const std::string& node,
+                                                        const std::string& campaign) override;
   absl::StatusOr<core::JobRecord> CancelJob(int64_t job_id) override;
   absl::StatusOr<core::Report> GetReport(int64_t job_id) override;
   absl::StatusOr<std::vector<core::ResultRow>> QueryResults(const core::ResultFilter& filter,

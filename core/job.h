@@ -78,6 +78,8 @@ struct JobSpec {
 };
 // The largest --retries accepted.
 inline constexpr int32_t kMaxRetries = 3;
+// The longest campaign name (JobSpec::campaign, and a campaign filter) accepted.
+inline constexpr size_t kMaxCampaignChars = 64;
 
 // The recipes and modes a spec stands for: empty recipes mean all; empty modes mean
 // dynamic for an inference sweep (model.sweep_m set), autocast otherwise.

@@ -16,8 +16,10 @@ namespace gemmprof::core {
 struct JobFilter {
   std::optional<JobState> state;
   std::optional<std::string> node;  // the daemon that accepted the job; unset = every node
-  int32_t page_size = 50;           // 1..1000
-  std::string page_token;           // from a previous page
+  // The jobs of one campaign (submit --campaign; 1..kMaxCampaignChars); unset = any.
+  std::optional<std::string> campaign;
+  int32_t page_size = 50;  // 1..1000
+  std::string page_token;  // from a previous page
 };
 
 // Stored results newest first (history for dashboards). Unset fields match everything.

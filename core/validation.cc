@@ -303,9 +303,10 @@ absl::Status ValidateJobSpec(const JobSpec& spec) {
     return absl::InvalidArgumentError(absl::StrCat(
         "priority: ", spec.priority, " is out of range; give ", kMinPriority, "..", kMaxPriority));
   }
-  if (spec.campaign.size() > 64) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("campaign: ", spec.campaign.size(), " characters, more than the limit of 64"));
+  if (spec.campaign.size() > kMaxCampaignChars) {
+    return absl::InvalidArgumentError(absl::StrCat("campaign: ", spec.campaign.size(),
+                                                   " characters, more than the limit of ",
+                                                   kMaxCampaignChars));
   }
   if (!spec.campaign.empty() && spec.where.kind == PlacementKind::kThisNode) {
     return absl::InvalidArgumentError(

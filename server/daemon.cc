@@ -50,8 +50,8 @@ Examples:
             --tokens /etc/gemmprof/tokens
   gemmprofd --listen 127.0.0.1:50051 --http 127.0.0.1:9464
       curl -s localhost:9464/metrics                      Prometheus text (gemmprof_*)
-      curl -s localhost:9464/api/v1/jobs?state=running    jobs as JSON (state, node, page_size,
-                                                          page_token)
+      curl -s localhost:9464/api/v1/jobs?state=running    jobs as JSON (state, node, campaign,
+                                                          page_size, page_token)
       curl -s localhost:9464/api/v1/jobs/42/report        = gemmprof report 42 --format json
       curl -s localhost:9464/api/v1/jobs/42/report.csv    = gemmprof report 42 --format csv
       curl -s 'localhost:9464/api/v1/history?recipe=fp8-block&shape=4096x4096x4096&since=7d'
@@ -59,7 +59,8 @@ Examples:
                                                           mode, job, until, page_size, page_token)
       curl -s 'localhost:9464/api/v1/history.csv?since=7d'  the same as CSV (next page's token in
                                                           the X-Next-Page-Token header)
-      open http://localhost:9464/#job=42                  the dashboard page (no external assets)
+      open http://localhost:9464/#job=42                  the dashboard page (no external assets;
+                                                          #campaign=C: a campaign's devices)
 
 Backends: 'cuda' measures on every visible GPU (one worker each); 'host' is the CPU
 reference runner (numerics emulated, labeled host-reference, never a GPU figure);

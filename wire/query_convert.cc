@@ -1,5 +1,7 @@
 // The conversions of convert.h for what readers ask beyond a job id and what they get back:
 // watch events, job and result filters, stored result rows.
+#include <absl/strings/str_cat.h>
+
 #include <string>
 
 #include "wire/convert.h"
@@ -87,6 +89,7 @@ v1::ListJobsRequest ToProto(const core::JobFilter& f) {
   v1::ListJobsRequest p;
   if (f.state) p.set_state(std::string(core::ToString(*f.state)));
   if (f.node) p.set_node(*f.node);
+  if (f.campaign) p.set_campaign(*f.campaign);
   p.set_page_size(f.page_size);
   p.set_page_token(f.page_token);
   return p;
@@ -97,6 +100,12 @@ absl::StatusOr<core::JobFilter> FromProto(const v1::ListJobsRequest& p) {
   RETURN_IF_ERROR(SetEnum("state", p.state(), core::ParseJobState,
                           "queued, running, succeeded, partial, failed, cancelled", &f.state));
   if (!p.node().empty()) f.node = p.node();
+  if (p.campaign().size() > core::kMaxCampaignChars) {
+    return absl::InvalidArgumentError(absl::StrCat("campaign: ", p.campaign().size(),
+                                                   " characters, more than the limit of ",
+                                                   core::kMaxCampaignChars));
+  }
+  if (!p.campaign().empty()) f.campaign = p.campaign();
   if (p.page_size() != 0) f.page_size = p.page_size();
   f.page_token = p.page_token();
   return f;

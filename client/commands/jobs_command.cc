@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "absl/strings/str_cat.h"
 #include "client/commands/format_flag.h"
 #include "client/render/listings.h"
 
@@ -17,10 +18,14 @@ JobsCommand::JobsCommand(CLI::App& parent) {
   app_->add_option("--node", node_,
                    "Only jobs this daemon (gemmprofd --node) accepted; default: every node "
                    "sharing the daemon's store");
+  app_->add_option("--campaign", campaign_,
+                   "Only the jobs of this campaign (submit --where model:A,model:B; "
+                   "report --campaign compares them)");
   AddListingFormatOption(*app_, format_);
   app_->footer(
       "Examples:\n  gemmprof jobs\n  gemmprof jobs --state running --limit 5\n"
       "  gemmprof jobs --node gpu-node-7\n"
+      "  gemmprof jobs --campaign h100-vs-h200\n"
       "  gemmprof jobs --state partial --format json | jq '.jobs[].id'");
 }
 
@@ -34,8 +39,12 @@ absl::Status JobsCommand::Run(CommandContext& ctx) {
           "--state: unknown state \"" + state_ +
           "\"; valid: queued, running, succeeded, partial, failed, cancelled");
   }
+  if (campaign_.size() > core::kMaxCampaignChars) {
+    return absl::InvalidArgumentError(absl::StrCat("--campaign: '", campaign_, "' is longer than ",
+                                                   core::kMaxCampaignChars, " characters"));
+  }
   ASSIGN_OR_RETURN(GemmProfClient * client, ctx.client());
-  ASSIGN_OR_RETURN(const auto jobs, client->ListJobs(state, limit_, node_));
+  ASSIGN_OR_RETURN(const auto jobs, client->ListJobs(state, limit_, node_, campaign_));
   ctx.out << render::RenderListing(render::JobsListing(jobs), format);
   return absl::OkStatus();
 }

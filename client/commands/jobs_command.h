@@ -20,6 +20,7 @@ class JobsCommand : public Command {
   std::string state_;
   int32_t limit_ = 20;
   std::string node_;
+  std::string campaign_;
 };
 
 }  // namespace gemmprof::client

@@ -62,15 +62,21 @@ absl::Status ReportCommand::Run(CommandContext& ctx) {
 }
 
 absl::Status ReportCommand::RunCampaign(CommandContext& ctx, GemmProfClient& client) {
-  // The newest jobs of the store are searched for the campaign's.
-  constexpr int32_t kSearched = 1000;
-  ASSIGN_OR_RETURN(std::vector<core::JobRecord> jobs, client.ListJobs(std::nullopt, kSearched, ""));
-  std::erase_if(jobs, [&](const core::JobRecord& j) { return j.spec.campaign != campaign_; });
+  if (campaign_.size() > core::kMaxCampaignChars) {
+    return absl::InvalidArgumentError(absl::StrCat("--campaign: '", campaign_, "' is longer than ",
+                                                   core::kMaxCampaignChars, " characters"));
+  }
+  // A campaign is one job per device model: one page holds it.
+  constexpr int32_t kMaxJobs = 1000;
+  ASSIGN_OR_RETURN(std::vector<core::JobRecord> jobs,
+                   client.ListJobs(std::nullopt, kMaxJobs, "", campaign_));
   std::sort(jobs.begin(), jobs.end(),
             [](const core::JobRecord& a, const core::JobRecord& b) { return a.id < b.id; });
   if (jobs.empty()) {
-    return absl::NotFoundError(absl::StrCat("--campaign ", campaign_, ": none of the newest ",
-                                            kSearched, " jobs belongs to this campaign"));
+    return absl::NotFoundError(
+        absl::StrCat("--campaign ", campaign_,
+                     ": no job belongs to this campaign (gemmprof jobs lists the jobs and "
+                     "their campaigns)"));
   }
   const render::ListingFormat format = format_ == "csv"        ? render::ListingFormat::kCsv
                                        : format_ == "json"     ? render::ListingFormat::kJson

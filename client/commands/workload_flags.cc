@@ -571,9 +571,9 @@ absl::StatusOr<core::JobSpec> WorkloadFlags::BuildSpec(std::ostream& warnings) c
     spec.priority = *priority_;
   }
   if (campaign_) {
-    if (campaign_->empty() || campaign_->size() > 64) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--campaign: '", *campaign_, "' must be 1..64 characters"));
+    if (campaign_->empty() || campaign_->size() > core::kMaxCampaignChars) {
+      return absl::InvalidArgumentError(absl::StrCat("--campaign: '", *campaign_, "' must be 1..",
+                                                     core::kMaxCampaignChars, " characters"));
     }
     spec.campaign = *campaign_;
   }

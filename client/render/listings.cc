@@ -104,26 +104,46 @@ Listing PlanListing(const core::Plan& plan, const core::JobSpec& spec) {
 }
 
 Listing JobsListing(const std::vector<core::JobRecord>& jobs) {
-  TextTable t(
-      {"id", "state", "items done", "failed", "model", "label", "node", "device", "by", "created"},
-      {Align::kRight, Align::kLeft, Align::kRight, Align::kRight, Align::kLeft, Align::kLeft,
-       Align::kLeft, Align::kLeft, Align::kLeft, Align::kLeft});
+  // The campaign column only when a listed job belongs to one.
+  const bool campaigns = std::any_of(
+      jobs.begin(), jobs.end(), [](const core::JobRecord& j) { return !j.spec.campaign.empty(); });
+  std::vector<std::string> headers = {"id",    "state", "items done", "failed", "model",
+                                      "label", "node",  "device",     "by",     "created"};
+  std::vector<Align> aligns = {Align::kRight, Align::kLeft, Align::kRight, Align::kRight,
+                               Align::kLeft,  Align::kLeft, Align::kLeft,  Align::kLeft,
+                               Align::kLeft,  Align::kLeft};
+  if (campaigns) {
+    headers.push_back("campaign");
+    aligns.push_back(Align::kLeft);
+  }
+  TextTable t(headers, aligns);
   Listing l;
   l.records.columns = {"id",          "state",      "finished_items", "total_items", "failed_items",
                        "model",       "label",      "node",           "device",      "submitted_by",
-                       "created_utc", "created_ms", "started_ms",     "finished_ms", "error"};
+                       "created_utc", "created_ms", "started_ms",     "finished_ms", "error",
+                       "where",       "campaign"};
   l.rows_key = "jobs";
   l.empty_text = "no jobs";
   for (const core::JobRecord& j : jobs) {
-    t.AddRow({std::to_string(j.id), S(core::ToString(j.state)),
-              std::to_string(j.finished_items) + "/" + std::to_string(j.total_items),
-              std::to_string(j.failed_items), j.plan.model_name, j.spec.label, OrDash(j.node),
-              OrDash(j.device.name), OrDash(j.submitted_by), FormatUtc(j.created_ms)});
+    std::vector<std::string> row = {
+        std::to_string(j.id),
+        S(core::ToString(j.state)),
+        std::to_string(j.finished_items) + "/" + std::to_string(j.total_items),
+        std::to_string(j.failed_items),
+        j.plan.model_name,
+        j.spec.label,
+        OrDash(j.node),
+        OrDash(j.device.name),
+        OrDash(j.submitted_by),
+        FormatUtc(j.created_ms)};
+    if (campaigns) row.push_back(OrDash(j.spec.campaign));
+    t.AddRow(row);
     l.records.Add({j.id, S(core::ToString(j.state)), int64_t{j.finished_items},
                    int64_t{j.total_items}, int64_t{j.failed_items}, j.plan.model_name, j.spec.label,
                    OrAbsent(j.node), OrAbsent(j.device.name), OrAbsent(j.submitted_by),
                    FormatIsoUtc(j.created_ms), OrAbsent(j.created_ms), OrAbsent(j.started_ms),
-                   OrAbsent(j.finished_ms), OrAbsent(j.error)});
+                   OrAbsent(j.finished_ms), OrAbsent(j.error), core::ToString(j.spec.where),
+                   OrAbsent(j.spec.campaign)});
   }
   l.doc = TableDocument("", std::move(t), 0);
   return l;

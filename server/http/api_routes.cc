@@ -144,6 +144,8 @@ ordered_json JobJson(const core::JobRecord& j) {
   out["model_name"] = j.spec.model ? j.spec.model->name : "shapes";
   out["node"] = job["node"];
   out["submitted_by"] = j.submitted_by;
+  out["where"] = core::ToString(j.spec.where);
+  out["campaign"] = j.spec.campaign;
   out.update(
       report::Pick(job, {"requested_recipes", "created_unix_ms", "started_unix_ms",
                          "finished_unix_ms", "total_items", "finished_items", "failed_items"}));
@@ -249,7 +251,7 @@ HttpReply ErrorReply(const absl::Status& status) {
 }
 
 absl::StatusOr<storage::JobFilter> ParseJobsQuery(const QueryParams& params) {
-  RETURN_IF_ERROR(OnlyKnown(params, {"state", "node", "page_size", "page_token"}));
+  RETURN_IF_ERROR(OnlyKnown(params, {"state", "node", "campaign", "page_size", "page_token"}));
   storage::JobFilter f;
   RETURN_IF_ERROR(SetEnum(params, "state", core::ParseJobState,
                           "queued, running, succeeded, partial, failed, cancelled", &f.state));
@@ -257,6 +259,14 @@ absl::StatusOr<storage::JobFilter> ParseJobsQuery(const QueryParams& params) {
   if (node) {
     RETURN_IF_ERROR(CheckNode(*node));
     f.node = *node;
+  }
+  ASSIGN_OR_RETURN(std::optional<std::string> campaign, One(params, "campaign"));
+  if (campaign) {
+    if (campaign->empty() || campaign->size() > core::kMaxCampaignChars) {
+      return absl::InvalidArgumentError("campaign='" + *campaign + "': expected 1 to " +
+                                        std::to_string(core::kMaxCampaignChars) + " characters");
+    }
+    f.campaign = *campaign;
   }
   ASSIGN_OR_RETURN(std::optional<std::string> size, One(params, "page_size"));
   if (size) {

@@ -1,7 +1,7 @@
 // The read-only JSON API of gemmprofd --http, as functions from a request's path
 // parameters and query to a reply, so they are tested without a socket.
 //
-//   GET /api/v1/jobs?state=&node=&page_size=&page_token=     newest first
+//   GET /api/v1/jobs?state=&node=&campaign=&page_size=&page_token=     newest first
 //   GET /api/v1/jobs/{id}/report   the document of `gemmprof report ID --format json`
 //   GET /api/v1/history?recipe=&shape=MxKxN&device=&since=&until=&node=&pass=&mode=
 //                      &job=&page_size=&page_token=           stored results
@@ -44,9 +44,9 @@ HttpReply ErrorReply(const absl::Status& status);
 // The HTTP status of an absl status code: 400, 401, 403, 404, 409, 429, 503, 500.
 int HttpStatusOf(absl::StatusCode code);
 
-// /api/v1/jobs query: state (a job state), node (1..64 of [A-Za-z0-9._-]), page_size
-// (1..1000, default 50), page_token. InvalidArgument naming the parameter otherwise,
-// also for unknown or repeated parameters.
+// /api/v1/jobs query: state (a job state), node (1..64 of [A-Za-z0-9._-]), campaign (1..64
+// characters: that campaign's jobs), page_size (1..1000, default 50), page_token. InvalidArgument
+// naming the parameter otherwise, also for unknown or repeated parameters.
 absl::StatusOr<storage::JobFilter> ParseJobsQuery(const QueryParams& params);
 
 // /api/v1/history query: recipe, pass, mode (their names), shape (MxKxN, positive),

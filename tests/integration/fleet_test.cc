@@ -3,6 +3,7 @@
 // (--host-model): two as model-x, one as model-y, one as model-z. Jobs go through the
 // cluster queue (submit --where): the daemon that accepts a job is only its front door.
 #include <gtest/gtest.h>
+#include <httplib.h>
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -47,21 +48,45 @@ class Daemon {
          const std::string& tokens)
       : node_(node) {
     const std::string port_file = dir.File(node + ".port");
+    const std::string http_port_file = dir.File(node + ".http-port");
     log_ = dir.File(node + ".log");
     // One measurement group per batch: a job's batches spread over the fleet.
-    process_ = std::make_unique<Process>(
-        std::vector<std::string>{
-            GEMMPROFD_PATH, "--listen", "127.0.0.1:0", "--db", uri, "--backend", "host",
-            "--host-model", model, "--node", node, "--port-file", port_file, "--lease-seconds",
-            std::to_string(kLeaseSeconds), "--batch-groups", "1", "--tokens", tokens},
-        log_);
-    for (int i = 0; i < 1500 && Slurp(port_file).empty(); ++i) {
+    process_ = std::make_unique<Process>(std::vector<std::string>{GEMMPROFD_PATH,
+                                                                  "--listen",
+                                                                  "127.0.0.1:0",
+                                                                  "--db",
+                                                                  uri,
+                                                                  "--backend",
+                                                                  "host",
+                                                                  "--host-model",
+                                                                  model,
+                                                                  "--node",
+                                                                  node,
+                                                                  "--port-file",
+                                                                  port_file,
+                                                                  "--lease-seconds",
+                                                                  std::to_string(kLeaseSeconds),
+                                                                  "--batch-groups",
+                                                                  "1",
+                                                                  "--tokens",
+                                                                  tokens,
+                                                                  "--http",
+                                                                  "127.0.0.1:0",
+                                                                  "--http-port-file",
+                                                                  http_port_file},
+                                         log_);
+    for (int i = 0; i < 1500 && (Slurp(port_file).empty() || Slurp(http_port_file).empty()); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     const std::string port = Slurp(port_file);
-    if (!port.empty()) address_ = "127.0.0.1:" + port.substr(0, port.find('\n'));
+    const std::string http_port = Slurp(http_port_file);
+    if (!port.empty() && !http_port.empty()) {
+      address_ = "127.0.0.1:" + port.substr(0, port.find('\n'));
+      http_port_ = std::stoi(http_port);
+    }
   }
   bool up() const { return !address_.empty(); }
+  int http_port() const { return http_port_; }
   const std::string& node() const { return node_; }
   std::string log() const { return Slurp(log_); }
   // SIGUSR1: the daemon drains; returns its exit status (waitpid's).
@@ -98,6 +123,7 @@ class Daemon {
   std::unique_ptr<Process> process_;
   std::string log_;
   std::string address_;
+  int http_port_ = 0;
 };
 
 class FleetTest : public ::testing::Test {
@@ -413,6 +439,57 @@ TEST_F(FleetTest, ACampaignOverTwoModelsIsOneReportWithBothDevices) {
   ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_NE(table.out.find("Campaign fleet-c1: 2 jobs"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("model-y (job "), std::string::npos) << table.out;
+  const CommandResult listed = z1().Cli({"jobs", "--campaign", "fleet-c1", "--format", "csv"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_EQ(std::count(listed.out.begin(), listed.out.end(), '\n'), 3) << listed.out;
+
+  // Over HTTP: the campaign's jobs, and the page's campaign view in headless Chromium.
+  httplib::Client http("127.0.0.1", y1().http_port());
+  const httplib::Headers auth = {{"Authorization", std::string("Bearer ") + kRoot}};
+  const auto api = http.Get("/api/v1/jobs?campaign=fleet-c1", auth);
+  ASSERT_TRUE(api) << httplib::to_string(api.error());
+  ASSERT_EQ(api->status, 200) << api->body;
+  const nlohmann::json jobs = nlohmann::json::parse(api->body);
+  ASSERT_EQ(jobs["jobs"].size(), 2u) << api->body;
+  EXPECT_EQ(jobs["jobs"][0]["where"], "model:model-y");
+  EXPECT_EQ(jobs["jobs"][1]["campaign"], "fleet-c1");
+  const auto too_long = http.Get("/api/v1/jobs?campaign=" + std::string(65, 'c'), auth);
+  ASSERT_TRUE(too_long);
+  EXPECT_EQ(too_long->status, 400);
+  EXPECT_NE(too_long->body.find("expected 1 to 64 characters"), std::string::npos);
+  const std::string chromium = FindChromium();
+  ASSERT_FALSE(chromium.empty()) << "chromium not found in PATH (nor GEMMPROF_CHROMIUM): "
+                                    "deploy/install_deps.sh installs it";
+  const std::vector<std::string> browser =
+      HeadlessChromium(chromium, dir_.File("chromium-profile"));
+  ASSERT_FALSE(browser.empty()) << "coreutils' timeout not found in PATH";
+  const std::string url =
+      "http://127.0.0.1:" + std::to_string(y1().http_port()) + "/#campaign=fleet-c1&token=" + kRoot;
+  std::vector<std::string> shot = browser;
+  shot.insert(
+      shot.end(),
+      {"--screenshot=" + std::string(GEMMPROF_HTTP_ARTIFACT_DIR) + "/fleet_campaign.png", url});
+  EXPECT_EQ(RunCommand(shot).exit_code, 0);
+  std::vector<std::string> dump = browser;
+  dump.insert(dump.end(), {"--dump-dom", url});
+  const CommandResult page = RunCommand(dump);
+  ASSERT_EQ(page.exit_code, 0) << page.err;
+  const auto count = [&](const std::string& needle) {
+    size_t n = 0;
+    for (size_t at = page.out.find(needle); at != std::string::npos;
+         at = page.out.find(needle, at + 1)) {
+      ++n;
+    }
+    return n;
+  };
+  EXPECT_EQ(count("class=\"campaign-job\""), 2u) << page.out;
+  // bf16 and fp8-current, autocast, on two devices; one ratio per recipe.
+  EXPECT_EQ(count("class=\"campaign-bar\""), 4u) << page.out;
+  EXPECT_EQ(count("class=\"num campaign-ratio\""), 2u) << page.out;
+  EXPECT_EQ(count("class=\"campaign-link\""), 2u) << page.out;
+  EXPECT_NE(page.out.find("Campaign fleet-c1"), std::string::npos);
+  EXPECT_EQ(page.out.find("class=\"error\""), std::string::npos) << "the page reported an error";
+
   // A campaign naming a model nobody has submits nothing.
   const CommandResult refused = z1().Cli(
       {"submit", "--where", "model:model-x,model:model-w", "--shapes", "64", "--recipes", "bf16"});

@@ -36,29 +36,6 @@ std::string AwaitPortFile(const std::string& path) {
   return "";
 }
 
-// The first executable `name` in PATH; "" when there is none.
-std::string FindInPath(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path != nullptr ? path : "/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    const std::filesystem::path p = std::filesystem::path(dir) / name;
-    if (access(p.c_str(), X_OK) == 0) return p.string();
-  }
-  return "";
-}
-
-// Debian's chromium (GEMMPROF_CHROMIUM overrides); "" when there is none.
-std::string FindChromium() {
-  if (const char* env = std::getenv("GEMMPROF_CHROMIUM"); env != nullptr && *env != '\0') {
-    return env;
-  }
-  for (const char* name : {"chromium", "chromium-browser"}) {
-    if (std::string found = FindInPath(name); !found.empty()) return found;
-  }
-  return "";
-}
-
 size_t Count(const std::string& haystack, const std::string& needle) {
   size_t n = 0;
   for (size_t at = haystack.find(needle); at != std::string::npos;
@@ -314,19 +291,8 @@ TEST_F(HttpDashboardTest, PageRendersChartsInHeadlessChromium) {
                           "/#job=" + std::to_string(job) + "&recipe=bf16&shape=256x256x256";
   const std::string png = std::string(GEMMPROF_HTTP_ARTIFACT_DIR) + "/http_dashboard.png";
   std::filesystem::remove(png);
-  // A browser that hangs must fail the test, not the CI run.
-  const std::string timeout = FindInPath("timeout");
-  ASSERT_FALSE(timeout.empty()) << "coreutils' timeout not found in PATH";
-  const std::vector<std::string> common = {timeout,
-                                           "120",
-                                           chromium,
-                                           "--headless=new",
-                                           "--no-sandbox",
-                                           "--disable-gpu",
-                                           "--hide-scrollbars",
-                                           "--user-data-dir=" + dir_.File("chromium-profile"),
-                                           "--window-size=1400,1000",
-                                           "--virtual-time-budget=10000"};
+  const std::vector<std::string> common = HeadlessChromium(chromium, dir_.File("chromium-profile"));
+  ASSERT_FALSE(common.empty()) << "coreutils' timeout not found in PATH";
   std::vector<std::string> shot = common;
   shot.insert(shot.end(), {"--screenshot=" + png, url});
   CommandResult s = RunCommand(shot);

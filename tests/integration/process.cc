@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -109,6 +110,43 @@ std::vector<pid_t> Process::Children() const {
     while (in >> child) out.push_back(child);
   }
   return out;
+}
+
+std::string FindInPath(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path != nullptr ? path : "/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    const std::filesystem::path p = std::filesystem::path(dir) / name;
+    if (access(p.c_str(), X_OK) == 0) return p.string();
+  }
+  return "";
+}
+
+std::string FindChromium() {
+  if (const char* env = std::getenv("GEMMPROF_CHROMIUM"); env != nullptr && *env != '\0') {
+    return env;
+  }
+  for (const char* name : {"chromium", "chromium-browser"}) {
+    if (std::string found = FindInPath(name); !found.empty()) return found;
+  }
+  return "";
+}
+
+std::vector<std::string> HeadlessChromium(const std::string& chromium,
+                                          const std::string& profile_dir) {
+  const std::string timeout = FindInPath("timeout");
+  if (timeout.empty()) return {};
+  return {timeout,
+          "120",
+          chromium,
+          "--headless=new",
+          "--no-sandbox",
+          "--disable-gpu",
+          "--hide-scrollbars",
+          "--user-data-dir=" + profile_dir,
+          "--window-size=1400,1000",
+          "--virtual-time-budget=10000"};
 }
 
 }  // namespace gemmprof::testing

@@ -21,6 +21,16 @@ CommandResult RunCommand(const std::vector<std::string>& argv,
 // The whole file, or "" when it cannot be read (yet): a port file the daemon writes.
 std::string Slurp(const std::string& path);
 
+// The first executable `name` in PATH; "" when there is none.
+std::string FindInPath(const std::string& name);
+// Debian's chromium (GEMMPROF_CHROMIUM overrides); "" when there is none.
+std::string FindChromium();
+// The command line of a headless `chromium` run under coreutils' `timeout` (a browser that
+// hangs fails the test, not the CI run), with its profile in `profile_dir`: append
+// `--dump-dom URL` or `--screenshot=PNG URL`. Empty when coreutils' timeout is missing.
+std::vector<std::string> HeadlessChromium(const std::string& chromium,
+                                          const std::string& profile_dir);
+
 // A background process (the daemon). Killed with SIGKILL on destruction if still alive.
 class Process {
  public:

@@ -159,6 +159,10 @@ absl::StatusOr<Page<core::JobRecord>> PgStore::ListJobs(const JobFilter& filter)
     absl::StrAppend(&sql, " AND j.node = ?");
     params.emplace_back(*filter.node);
   }
+  if (filter.campaign.has_value()) {
+    absl::StrAppend(&sql, " AND (j.spec_json::jsonb ->> 'campaign') = ?");
+    params.emplace_back(*filter.campaign);
+  }
   absl::StrAppend(&sql, " ORDER BY j.id DESC LIMIT ?");
   // One row more than asked tells whether a next page exists.
   params.emplace_back(int64_t{filter.page_size} + 1);

@@ -174,6 +174,9 @@ absl::StatusOr<Page<core::JobRecord>> SqliteStore::ListJobs(const JobFilter& fil
   std::string sql = absl::StrCat("SELECT ", AbslSv(kJobColumns), " FROM jobs j WHERE j.id < ?");
   if (filter.state.has_value()) absl::StrAppend(&sql, " AND j.state = ?");
   if (filter.node.has_value()) absl::StrAppend(&sql, " AND j.node = ?");
+  if (filter.campaign.has_value()) {
+    absl::StrAppend(&sql, " AND json_extract(j.spec_json, '$.campaign') = ?");
+  }
   absl::StrAppend(&sql, " ORDER BY j.id DESC LIMIT ?");
 
   std::lock_guard<std::mutex> lock(mutex_);
@@ -182,6 +185,7 @@ absl::StatusOr<Page<core::JobRecord>> SqliteStore::ListJobs(const JobFilter& fil
   stmt.Bind(index++, before_id.value_or(INT64_MAX));
   if (filter.state.has_value()) stmt.Bind(index++, core::ToString(*filter.state));
   if (filter.node.has_value()) stmt.Bind(index++, *filter.node);
+  if (filter.campaign.has_value()) stmt.Bind(index++, *filter.campaign);
   // One row more than asked tells whether a next page exists.
   stmt.Bind(index++, int64_t{filter.page_size} + 1);
   Page<core::JobRecord> page;

@@ -44,8 +44,9 @@ class Forward : public GemmProfClient {
   }
   absl::StatusOr<core::JobRecord> GetJob(int64_t id) override { return f_->GetJob(id); }
   absl::StatusOr<std::vector<core::JobRecord>> ListJobs(std::optional<core::JobState> s, int32_t n,
-                                                        const std::string& node) override {
-    return f_->ListJobs(s, n, node);
+                                                        const std::string& node,
+                                                        const std::string& campaign) override {
+    return f_->ListJobs(s, n, node, campaign);
   }
   absl::StatusOr<core::JobRecord> CancelJob(int64_t id) override { return f_->CancelJob(id); }
   absl::StatusOr<core::Report> GetReport(int64_t id) override { return f_->GetReport(id); }

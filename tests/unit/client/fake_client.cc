@@ -39,11 +39,16 @@ absl::StatusOr<core::JobRecord> FakeClient::GetJob(int64_t job_id) {
 }
 
 absl::StatusOr<std::vector<core::JobRecord>> FakeClient::ListJobs(
-    std::optional<core::JobState> state, int32_t limit, const std::string& node) {
+    std::optional<core::JobState> state, int32_t limit, const std::string& node,
+    const std::string& campaign) {
   std::vector<core::JobRecord> out;
-  for (auto it = reports.rbegin(); it != reports.rend() && int32_t(out.size()) < limit; ++it)
-    if ((!state || it->second.job.state == *state) && (node.empty() || it->second.job.node == node))
-      out.push_back(it->second.job);
+  for (auto it = reports.rbegin(); it != reports.rend() && int32_t(out.size()) < limit; ++it) {
+    const core::JobRecord& j = it->second.job;
+    if ((!state || j.state == *state) && (node.empty() || j.node == node) &&
+        (campaign.empty() || j.spec.campaign == campaign)) {
+      out.push_back(j);
+    }
+  }
   return out;
 }
 

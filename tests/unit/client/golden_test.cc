@@ -106,6 +106,9 @@ TEST(JobsGoldenTest, ListingShowsWhoSubmitted) {
   old.submitted_by = "";
   old.device.name = "";
   old.created_ms = 1767139200000;
+  // A campaign's job adds the campaign column; a job of none shows "-" there.
+  running.spec.campaign = "h100-vs-h200";
+  running.spec.where = {core::PlacementKind::kModel, "NVIDIA H100 80GB HBM3"};
   CheckGolden("jobs.txt", render::RenderListing(render::JobsListing({running, old}),
                                                 render::ListingFormat::kTable));
   old.error = "2 items failed: one, \"quoted\"";  // CSV must quote it

@@ -97,6 +97,7 @@ class TimelineClient : public GemmProfClient {
   absl::StatusOr<SubmitResult> SubmitJob(const core::JobSpec&) override { return Unused(); }
   absl::StatusOr<core::JobRecord> GetJob(int64_t) override { return Unused(); }
   absl::StatusOr<std::vector<core::JobRecord>> ListJobs(std::optional<core::JobState>, int32_t,
+                                                        const std::string&,
                                                         const std::string&) override {
     return Unused();
   }

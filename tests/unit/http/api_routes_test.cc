@@ -37,17 +37,22 @@ std::string ErrorOf(const HttpReply& r, int status) {
 }
 
 TEST(ParseJobsQueryTest, AcceptsEveryParameter) {
-  auto f = ParseJobsQuery(
-      {{"state", "running"}, {"node", "gpu-node-1"}, {"page_size", "1000"}, {"page_token", "t"}});
+  auto f = ParseJobsQuery({{"state", "running"},
+                           {"node", "gpu-node-1"},
+                           {"campaign", "h100 vs h200"},
+                           {"page_size", "1000"},
+                           {"page_token", "t"}});
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_EQ(f->state, core::JobState::kRunning);
   EXPECT_EQ(f->node, "gpu-node-1");
+  EXPECT_EQ(f->campaign, "h100 vs h200");
   EXPECT_EQ(f->page_size, 1000);
   EXPECT_EQ(f->page_token, "t");
   auto defaults = ParseJobsQuery({});
   ASSERT_TRUE(defaults.ok());
   EXPECT_EQ(defaults->page_size, 50);
   EXPECT_FALSE(defaults->state.has_value());
+  EXPECT_FALSE(defaults->campaign.has_value());
 }
 
 TEST(ParseJobsQueryTest, BadValuesNameTheParameterTheValueAndTheLimit) {
@@ -60,7 +65,9 @@ TEST(ParseJobsQueryTest, BadValuesNameTheParameterTheValueAndTheLimit) {
       {{{"node", "a b"}}, "node='a b': expected 1 to 64"},
       {{{"node", std::string(65, 'n')}}, "expected 1 to 64"},
       {{{"node", ""}}, "node=''"},
-      {{{"nodes", "x"}}, "unknown query parameter 'nodes' (valid: node, page_size"},
+      {{{"campaign", ""}}, "campaign='': expected 1 to 64 characters"},
+      {{{"campaign", std::string(65, 'c')}}, "expected 1 to 64 characters"},
+      {{{"nodes", "x"}}, "unknown query parameter 'nodes' (valid: campaign, node, page_size"},
       {{{"state", "queued"}, {"state", "running"}}, "'state' is given 2 times"},
       {{{"page_token", std::string(2000, 'x')}}, "the limit is 1024"},
   };
@@ -196,6 +203,29 @@ TEST_F(RoutesTest, JobsListsTheStoredJobs) {
   auto queued = json::parse(JobsRoute(*store_, {{"state", "queued"}}).body);
   ASSERT_EQ(queued["jobs"].size(), 1u);
   EXPECT_EQ(queued["jobs"][0]["label"], "second");
+}
+
+TEST_F(RoutesTest, JobsOfACampaignAreItsJobsOnly) {
+  for (const char* label : {"h100", "h200"}) {
+    core::JobRecord job = SeedJob(label);
+    job.spec.campaign = "camp-1";
+    job.spec.where.kind = core::PlacementKind::kModel;
+    job.spec.where.name = label;
+    ASSERT_TRUE(store_->CreateJob(job, SeedItems(1)).ok());
+  }
+  core::JobRecord other = SeedJob("other");
+  other.spec.campaign = "camp-2";
+  ASSERT_TRUE(store_->CreateJob(other, SeedItems(1)).ok());
+  auto doc = json::parse(JobsRoute(*store_, {{"campaign", "camp-1"}}).body);
+  ASSERT_EQ(doc["jobs"].size(), 2u) << doc.dump();
+  EXPECT_EQ(doc["jobs"][0]["label"], "h200");
+  EXPECT_EQ(doc["jobs"][0]["campaign"], "camp-1");
+  EXPECT_EQ(doc["jobs"][0]["where"], "model:h200");
+  EXPECT_EQ(doc["jobs"][1]["label"], "h100");
+  EXPECT_TRUE(json::parse(JobsRoute(*store_, {{"campaign", "camp-3"}}).body)["jobs"].empty());
+  // A job of no campaign has an empty one.
+  auto all = json::parse(JobsRoute(*store_, {}).body);
+  EXPECT_EQ(all["jobs"].back()["campaign"], "");
 }
 
 TEST_F(RoutesTest, JobsBadParametersAre400) {

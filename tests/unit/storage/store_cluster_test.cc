@@ -81,6 +81,41 @@ TEST_P(ClusterTest, FiltersAndRecoveryHonourNodes) {
   EXPECT_THAT(*theirs, ::testing::ElementsAre(job_b->id));
 }
 
+// A campaign's jobs, whichever node accepted them, and only them.
+TEST_P(ClusterTest, JobsFilterByCampaign) {
+  std::unique_ptr<ResultStore> b = OpenAs("node-b");
+  ASSERT_NE(b, nullptr);
+  core::JobRecord x = SeedJob("x");
+  x.spec.campaign = "x-vs-y";
+  absl::StatusOr<core::JobRecord> job_x = store_->CreateJob(x, SeedItems(1));
+  ASSERT_TRUE(job_x.ok()) << job_x.status();
+  MustCreate(1);  // of no campaign
+  core::JobRecord y = SeedJob("y");
+  y.spec.campaign = "x-vs-y";
+  absl::StatusOr<core::JobRecord> job_y = b->CreateJob(y, SeedItems(1));
+  ASSERT_TRUE(job_y.ok()) << job_y.status();
+  core::JobRecord other = SeedJob("z");
+  other.spec.campaign = "x-vs-y2";
+  ASSERT_TRUE(b->CreateJob(other, SeedItems(1)).ok());
+
+  JobFilter f;
+  f.campaign = "x-vs-y";
+  for (ResultStore* s : {store_.get(), b.get()}) {
+    absl::StatusOr<Page<core::JobRecord>> page = s->ListJobs(f);
+    ASSERT_TRUE(page.ok()) << page.status();
+    ASSERT_EQ(page->items.size(), 2u);
+    EXPECT_EQ(page->items[0].id, job_y->id);
+    EXPECT_EQ(page->items[1].id, job_x->id);
+    EXPECT_EQ(page->items[1].spec.campaign, "x-vs-y");
+  }
+  f.campaign = "x-vs";  // exact, not a prefix
+  EXPECT_TRUE(store_->ListJobs(f)->items.empty());
+  f.campaign = "x-vs-y";
+  f.node = "node-a";
+  ASSERT_EQ(store_->ListJobs(f)->items.size(), 1u);
+  EXPECT_EQ(store_->ListJobs({})->items.size(), 4u);
+}
+
 // Every daemon on the store writes its record by node: a node's latest record replaces
 // its earlier one, every node sees every other, and a record reads back field for field.
 TEST_P(ClusterTest, DaemonsListEveryNodesLatestRecord) {

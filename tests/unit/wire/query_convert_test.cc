@@ -77,19 +77,33 @@ TEST(JobFilterConvertTest, RoundTripsAndEmptyFieldsMatchEverything) {
   core::JobFilter f;
   f.state = core::JobState::kPartial;
   f.node = "gpu-node-2";
+  f.campaign = "h100-vs-h200";
   f.page_size = 7;
   f.page_token = "t";
   auto back = FromProto(ToProto(f));
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->state, core::JobState::kPartial);
   EXPECT_EQ(back->node, "gpu-node-2");
+  EXPECT_EQ(back->campaign, "h100-vs-h200");
   EXPECT_EQ(back->page_size, 7);
   EXPECT_EQ(back->page_token, "t");
   auto any = FromProto(v1::ListJobsRequest());
   ASSERT_TRUE(any.ok());
   EXPECT_FALSE(any->state.has_value());
   EXPECT_FALSE(any->node.has_value());
+  EXPECT_FALSE(any->campaign.has_value());
   EXPECT_EQ(any->page_size, 50);  // 0: the default
+}
+
+TEST(JobFilterConvertTest, OverLongCampaignIsRefusedNamingTheLimit) {
+  v1::ListJobsRequest p;
+  p.set_campaign(std::string(65, 'c'));
+  auto f = FromProto(p);
+  EXPECT_EQ(f.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(f.status().message(),
+              HasSubstr("campaign: 65 characters, more than the limit of 64"));
+  p.set_campaign(std::string(64, 'c'));
+  EXPECT_TRUE(FromProto(p).ok());
 }
 
 TEST(JobFilterConvertTest, UnknownStateIsRefusedNamingTheValidOnes) {
