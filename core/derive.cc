@@ -290,7 +290,7 @@ absl::StatusOr<Plan> DerivePlan(const JobSpec& spec) {
 
 std::vector<WorkItem> ExpandItems(const Plan& plan, const std::vector<Recipe>& recipes,
                                   const std::vector<Mode>& modes) {
-  const std::vector<Recipe>& use_recipes = recipes.empty() ? AllRecipes() : recipes;
+  const std::vector<Recipe>& use_recipes = recipes.empty() ? DefaultRecipes() : recipes;
   const std::vector<Mode> use_modes = modes.empty() ? std::vector<Mode>{Mode::kAutocast} : modes;
   std::vector<WorkItem> items;
   items.reserve(plan.ops.size() * use_recipes.size() * use_modes.size());

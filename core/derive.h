@@ -86,7 +86,7 @@ absl::StatusOr<Plan> DeriveModelPlan(const ModelConfig& config);
 std::optional<int64_t> SweepM(const std::string& op_name);
 
 // Work items of a plan, op-major: for each op, each recipe, each mode; seq = 0..n-1,
-// id and job_id left 0. Empty `recipes` means AllRecipes(); empty `modes` means
+// id and job_id left 0. Empty `recipes` means DefaultRecipes(); empty `modes` means
 // {Mode::kAutocast}. Pure; thread-safe.
 std::vector<WorkItem> ExpandItems(const Plan& plan, const std::vector<Recipe>& recipes,
                                   const std::vector<Mode>& modes);

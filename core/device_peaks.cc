@@ -8,6 +8,9 @@ enum class TensorType { kBf16, kFp8, kFp4 };
 TensorType TypeOf(Recipe recipe) {
   switch (recipe) {
     case Recipe::kBf16:
+    // Weight-only recipes widen the weight to BF16 and run BF16 tensor cores.
+    case Recipe::kW8a16:
+    case Recipe::kW4a16:
       return TensorType::kBf16;
     case Recipe::kNvfp4:
       return TensorType::kFp4;

@@ -9,13 +9,16 @@ namespace {
 template <typename E, size_t N>
 using Names = std::array<std::pair<E, std::string_view>, N>;
 
-constexpr Names<Recipe, 7> kRecipeNames{{{Recipe::kBf16, "bf16"},
-                                         {Recipe::kFp8Current, "fp8-current"},
-                                         {Recipe::kFp8Delayed, "fp8-delayed"},
-                                         {Recipe::kFp8Block, "fp8-block"},
-                                         {Recipe::kMxfp8, "mxfp8"},
-                                         {Recipe::kNvfp4, "nvfp4"},
-                                         {Recipe::kFp8Rowwise, "fp8-rowwise"}}};
+constexpr Names<Recipe, 10> kRecipeNames{{{Recipe::kBf16, "bf16"},
+                                          {Recipe::kFp8Current, "fp8-current"},
+                                          {Recipe::kFp8Delayed, "fp8-delayed"},
+                                          {Recipe::kFp8Block, "fp8-block"},
+                                          {Recipe::kMxfp8, "mxfp8"},
+                                          {Recipe::kNvfp4, "nvfp4"},
+                                          {Recipe::kFp8Rowwise, "fp8-rowwise"},
+                                          {Recipe::kInt8Rowwise, "int8-rowwise"},
+                                          {Recipe::kW8a16, "w8a16"},
+                                          {Recipe::kW4a16, "w4a16"}}};
 constexpr Names<Pass, 3> kPassNames{
     {{Pass::kFprop, "fprop"}, {Pass::kDgrad, "dgrad"}, {Pass::kWgrad, "wgrad"}}};
 constexpr Names<Mode, 3> kModeNames{
@@ -108,6 +111,29 @@ const std::vector<Recipe>& AllRecipes() {
     return v;
   }();
   return kAll;
+}
+
+const std::vector<Recipe>& DefaultRecipes() {
+  static const std::vector<Recipe> kDefault = [] {
+    std::vector<Recipe> v;
+    for (Recipe r : AllRecipes()) {
+      if (!IsServingRecipe(r)) v.push_back(r);
+    }
+    return v;
+  }();
+  return kDefault;
+}
+
+bool IsServingRecipe(Recipe recipe) {
+  return recipe == Recipe::kInt8Rowwise || IsWeightOnly(recipe);
+}
+
+bool IsWeightOnly(Recipe recipe) { return recipe == Recipe::kW8a16 || recipe == Recipe::kW4a16; }
+
+std::string PassUnsupportedReason(Recipe recipe, Pass pass) {
+  if (!IsServingRecipe(recipe) || pass == Pass::kFprop) return "";
+  return std::string(ToString(recipe)) + " is a serving recipe: fprop only (no " +
+         std::string(ToString(pass)) + " form; train with bf16 or an fp8 recipe)";
 }
 
 std::string RecipeList() {

@@ -13,7 +13,24 @@ namespace gemmprof::core {
 // A precision recipe (see DESIGN.md, "Recipes").
 // kFp8Rowwise: E4M3 operands with one fp32 scale per row of each K-major operand (per
 // token of the activation/gradient, per output channel of the weight), BF16 out.
-enum class Recipe { kBf16, kFp8Current, kFp8Delayed, kFp8Block, kMxfp8, kNvfp4, kFp8Rowwise };
+// The serving recipes (fprop only; not in the default list, run when named):
+// kInt8Rowwise: INT8 operands with one fp32 scale per token of the activation and per
+// output channel of the weight, INT32 accumulation, BF16 out (W8A8).
+// kW8a16 / kW4a16: weight-only. INT8 weights with one bf16 scale per output channel, or
+// INT4 weights with one bf16 scale per group of `w4_group` along K (TimingOptions); BF16
+// activations, BF16 out. The weight is prepared once, outside every timing.
+enum class Recipe {
+  kBf16,
+  kFp8Current,
+  kFp8Delayed,
+  kFp8Block,
+  kMxfp8,
+  kNvfp4,
+  kFp8Rowwise,
+  kInt8Rowwise,
+  kW8a16,
+  kW4a16
+};
 // Training passes: Fprop Y = X W^T, Dgrad dX = dY W, Wgrad dW = dY^T X.
 enum class Pass { kFprop, kDgrad, kWgrad };
 // autocast: quantization inside the timing (a training step); prequant: only the GEMM is
@@ -81,8 +98,18 @@ std::optional<Verification> ParseVerification(std::string_view s);
 
 // All recipes in canonical report order (bf16 first).
 const std::vector<Recipe>& AllRecipes();
+// What a job without --recipes runs: the training recipes, bf16 through fp8-rowwise (the
+// serving recipes run when named).
+const std::vector<Recipe>& DefaultRecipes();
 // "bf16, fp8-current, ..." for error messages.
 std::string RecipeList();
+// Whether `recipe` is a serving recipe (int8-rowwise, w8a16, w4a16): inference only.
+bool IsServingRecipe(Recipe recipe);
+// Weight-only (w8a16, w4a16): the activation stays BF16, only the weight is quantized.
+bool IsWeightOnly(Recipe recipe);
+// Why `recipe` has no form for `pass` ("" when it has one): the serving recipes are fprop
+// only. Every runner refuses such an item as not supported with this reason.
+std::string PassUnsupportedReason(Recipe recipe, Pass pass);
 // True for states a job never leaves.
 bool IsTerminal(JobState s);
 // True for item states that are final (done, failed, not_supported, cancelled).

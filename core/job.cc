@@ -33,11 +33,12 @@ std::string TimingOptions::CacheText() const {
   // Appended only when not the default, so results stored before keep their keys.
   if (timing_backend != TimingBackend::kEvents) os << ";timing=" << ToString(timing_backend);
   if (energy) os << ";energy";
+  if (w4_group != 128) os << ";w4g=" << w4_group;
   return os.str();
 }
 
 std::vector<Recipe> EffectiveRecipes(const JobSpec& spec) {
-  return spec.recipes.empty() ? AllRecipes() : spec.recipes;
+  return spec.recipes.empty() ? DefaultRecipes() : spec.recipes;
 }
 
 std::vector<Mode> EffectiveModes(const JobSpec& spec) {
@@ -49,7 +50,7 @@ std::vector<Mode> EffectiveModes(const JobSpec& spec) {
 std::string QuantizationNote(const WorkItem& item) {
   std::vector<std::string> notes;
   const Pass pass = item.op.pass;
-  if (item.mode == Mode::kDynamic) {
+  if (item.mode == Mode::kDynamic && !IsServingRecipe(item.recipe)) {
     if (item.recipe == Recipe::kBf16) {
       notes.push_back("dynamic: bf16 quantizes nothing, so the GEMM alone is timed (as prequant)");
     } else if (pass == Pass::kWgrad) {
@@ -62,6 +63,15 @@ std::string QuantizationNote(const WorkItem& item) {
                        " quantized inside the timing; the weight quantized once, "
                        "before it"));
     }
+  }
+  if (IsWeightOnly(item.recipe)) {
+    notes.push_back(absl::StrCat(std::string(ToString(item.recipe)),
+                                 ": the weight quantized and packed once, before any timing "
+                                 "(inference); the BF16 activation is not quantized"));
+  } else if (item.recipe == Recipe::kInt8Rowwise) {
+    notes.push_back(
+        "int8-rowwise: the weight quantized per output channel once, before any timing "
+        "(inference); the activation per token inside the timing unless prequant");
   }
   if (item.recipe == Recipe::kFp8Rowwise && pass != Pass::kFprop) {
     notes.push_back(absl::StrCat(

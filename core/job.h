@@ -41,6 +41,8 @@ struct TimingOptions {
   // `submit --energy`: after its rounds, each distinct member's back-to-back graph runs
   // for an energy window read from the board's energy counter (Measurement.energy).
   bool energy = false;
+  // `submit --w4-group`: K elements sharing one scale of a w4a16 weight (64 or 128).
+  int32_t w4_group = 128;
 
   // Canonical text of every option, used inside the cache key.
   std::string CacheText() const;
@@ -80,6 +82,8 @@ struct JobSpec {
 inline constexpr int32_t kMaxRetries = 3;
 // The longest campaign name (JobSpec::campaign, and a campaign filter) accepted.
 inline constexpr size_t kMaxCampaignChars = 64;
+// The group sizes w4a16 takes (TimingOptions::w4_group).
+inline constexpr int32_t kW4Groups[] = {64, 128};
 
 // The recipes and modes a spec stands for: empty recipes mean all; empty modes mean
 // dynamic for an inference sweep (model.sweep_m set), autocast otherwise.

@@ -279,6 +279,10 @@ absl::Status ValidateTiming(const TimingOptions& t) {
         absl::StrCat("b2b_count: ", t.b2b_count, " is outside the allowed range ", kMinB2bCount,
                      "..", kMaxB2bCount, " (or 0 to choose per group)"));
   }
+  if (std::find(std::begin(kW4Groups), std::end(kW4Groups), t.w4_group) == std::end(kW4Groups)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("w4_group: ", t.w4_group, " is not a w4a16 group size; give 64 or 128"));
+  }
   return absl::OkStatus();
 }
 

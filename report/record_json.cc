@@ -297,6 +297,7 @@ Json TimingJson(const core::TimingOptions& t, JsonForm form) {
   if (store) out["timing_backend"] = Name(t.timing_backend);
   out["context"] = Name(t.context);
   out["energy"] = t.energy;
+  out["w4_group"] = t.w4_group;
   return out;
 }
 

@@ -150,6 +150,7 @@ v1::TimingOptions ToProto(const core::TimingOptions& t) {
   p.set_timing_backend(std::string(core::ToString(t.timing_backend)));
   p.set_context(std::string(core::ToString(t.context)));
   p.set_energy(t.energy);
+  p.set_w4_group(t.w4_group);
   return p;
 }
 
@@ -193,6 +194,7 @@ absl::StatusOr<core::TimingOptions> FromProto(const v1::TimingOptions& p) {
                                   "timing.context", p.context(), core::ParseMeasureContext,
                                   "workload, isolated", core::MeasureContext::kWorkload));
   t.energy = p.energy();
+  if (p.w4_group() != 0) t.w4_group = p.w4_group();
   return t;
 }
 

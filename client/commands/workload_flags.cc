@@ -237,7 +237,10 @@ void WorkloadFlags::RegisterMore(CLI::App& app) {
   app.add_option("--sweep-m", sweep_m_,
                  "Inference sweep: fprop GEMMs at each M, e.g. 1,16,128 or 1:16384:*2")
       ->group(kMore);
-  app.add_option("--recipes", recipes_, "Comma list, default all: " + core::RecipeList())
+  app.add_option("--recipes", recipes_,
+                 "Comma list of " + core::RecipeList() +
+                     ". Default: the training recipes (bf16 through fp8-rowwise); the serving "
+                     "recipes int8-rowwise, w8a16 and w4a16 (fprop only) run when named")
       ->group(kMore);
   app.add_option("--mode", mode_,
                  "autocast (training: every operand quantized inside the timing) | prequant "
@@ -284,6 +287,10 @@ void WorkloadFlags::RegisterMore(CLI::App& app) {
                  "step; one M of a --sweep-m or of a --shapes list (a decode GEMM is not timed "
                  "beside a large one). isolated: each GEMM alone (its recipes and modes still "
                  "interleaved). The report names each batch and the power and clock it ran at")
+      ->group(kTiming);
+  app.add_option("--w4-group", w4_group_,
+                 "w4a16: K elements sharing one bf16 weight scale, 64 or 128 (default 128, "
+                 "as Marlin/Machete-class kernels)")
       ->group(kTiming);
   app.add_flag("--energy", energy_,
                "Also measure board energy: after its rounds, each item's back-to-back graph "
@@ -426,7 +433,7 @@ absl::Status WorkloadFlags::ApplyRouting(core::ModelConfig& m) const {
 }
 
 absl::Status WorkloadFlags::ApplyRecipes(core::JobSpec& spec) const {
-  std::vector<core::Recipe> recipes = core::AllRecipes();
+  std::vector<core::Recipe> recipes = core::DefaultRecipes();
   if (recipes_) {
     recipes.clear();
     for (const std::string& name : SplitList(*recipes_)) {
@@ -450,8 +457,8 @@ absl::Status WorkloadFlags::ApplyRecipes(core::JobSpec& spec) const {
     if (skip) std::erase(recipes, recipe);
   if (recipes.empty())
     return absl::InvalidArgumentError("no recipe left to run after the --no-* flags");
-  // "All recipes" travels as an empty list, which the server expands the same way.
-  if (recipes != core::AllRecipes()) spec.recipes = std::move(recipes);
+  // The default list travels as an empty list, which the server expands the same way.
+  if (recipes != core::DefaultRecipes()) spec.recipes = std::move(recipes);
   return absl::OkStatus();
 }
 
@@ -524,6 +531,13 @@ absl::Status WorkloadFlags::ApplyTiming(core::JobSpec& spec) const {
                                             "workload, isolated"));
   }
   t.energy = energy_;
+  if (w4_group_) {
+    if (*w4_group_ != 64 && *w4_group_ != 128) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--w4-group: ", *w4_group_, " is not a w4a16 group size; give 64 or 128"));
+    }
+    t.w4_group = *w4_group_;
+  }
   return absl::OkStatus();
 }
 

@@ -67,6 +67,7 @@ class WorkloadFlags {
   bool force_ = false;
   bool profile_ = false;
   bool energy_ = false;
+  std::optional<int32_t> w4_group_;
   std::optional<int> retries_;
   std::string label_;
   std::optional<std::string> model_file_, preset_;

@@ -20,6 +20,12 @@ Rgb RecipeRgb(core::Recipe recipe) {
       return {0xd6, 0x27, 0x28};
     case core::Recipe::kFp8Rowwise:
       return {0x94, 0x67, 0xbd};
+    case core::Recipe::kInt8Rowwise:
+      return {0x8c, 0x56, 0x4b};
+    case core::Recipe::kW8a16:
+      return {0xe3, 0x77, 0xc2};
+    case core::Recipe::kW4a16:
+      return {0xbc, 0xbd, 0x22};
   }
   return {0, 0, 0};
 }

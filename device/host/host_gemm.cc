@@ -102,6 +102,12 @@ double ErrorThreshold(Recipe recipe) {
       return 3e-1;
     case Recipe::kFp8Rowwise:
       return 8e-2;
+    case Recipe::kInt8Rowwise:
+      return 2.5e-2;
+    case Recipe::kW8a16:
+      return 2e-2;
+    case Recipe::kW4a16:
+      return 2.2e-1;
   }
   return 0;
 }
@@ -177,7 +183,7 @@ void GemmFp32(std::span<const float> a, std::span<const float> b, int64_t m, int
 QuantizedOperand QuantizedOperand::Quantize(Recipe recipe, OperandRole role,
                                             std::span<const float> x, int64_t rows, int64_t cols,
                                             std::span<const float> amax_history,
-                                            core::AmaxAlgo amax_algo) {
+                                            core::AmaxAlgo amax_algo, int64_t w4_group) {
   const q::Fp8Format fp8 =
       role == OperandRole::kGradient ? q::Fp8Format::kE5M2 : q::Fp8Format::kE4M3;
   switch (recipe) {
@@ -199,6 +205,17 @@ QuantizedOperand QuantizedOperand::Quantize(Recipe recipe, OperandRole role,
     case Recipe::kFp8Rowwise:
       // E4M3 for every role (torchao's row-wise recipe), one scale per row along K.
       return QuantizedOperand(q::QuantizeRowwise(x, rows, cols, q::Fp8Format::kE4M3));
+    case Recipe::kInt8Rowwise:
+      // Per token of the activation, per output channel of the weight (I2).
+      return QuantizedOperand(q::QuantizeInt8Rowwise(x, rows, cols));
+    case Recipe::kW8a16:
+      if (role == OperandRole::kWeight) return QuantizedOperand(q::QuantizeW8(x, rows, cols));
+      break;
+    case Recipe::kW4a16:
+      if (role == OperandRole::kWeight) {
+        return QuantizedOperand(q::QuantizeW4(x, rows, cols, w4_group));
+      }
+      break;
   }
   return QuantizedOperand(std::vector<float>(x.begin(), x.end()));
 }
@@ -213,6 +230,9 @@ std::vector<float> QuantizedOperand::Dequantize() const {
     std::vector<float> operator()(const q::RowScaled& b) const {
       return q::Dequantize(b, q::Fp8Format::kE4M3);
     }
+    std::vector<float> operator()(const q::Int8RowScaled& b) const { return q::Dequantize(b); }
+    std::vector<float> operator()(const q::Int8ChannelScaled& b) const { return q::Dequantize(b); }
+    std::vector<float> operator()(const q::Int4GroupScaled& b) const { return q::Dequantize(b); }
   };
   return std::visit(Visitor{}, value_);
 }
@@ -232,6 +252,15 @@ double QuantizedOperand::Bytes() const {
     }
     double operator()(const q::RowScaled& b) const {
       return b.data.size() + 4.0 * b.scale_inv.size();
+    }
+    double operator()(const q::Int8RowScaled& b) const {
+      return b.data.size() + 4.0 * b.scale_inv.size();
+    }
+    double operator()(const q::Int8ChannelScaled& b) const {
+      return b.data.size() + 2.0 * b.scales.size();
+    }
+    double operator()(const q::Int4GroupScaled& b) const {
+      return b.packed.size() + 2.0 * b.scales.size();
     }
   };
   return std::visit(Visitor{}, value_);
@@ -254,13 +283,18 @@ absl::StatusOr<HostGemmResult> HostReferenceGemm(Recipe recipe, core::Pass pass,
     const std::span<const float> b(ops.b.data() + g * b_size, b_size);
     const std::span<const float> a_hist(ops.a_amax_history.data() + g * hist, hist);
     const std::span<const float> b_hist(ops.b_amax_history.data() + g * hist, hist);
-    const std::vector<float> a_dq =
-        QuantizedOperand::Quantize(recipe, RoleOfA(pass), a, rows, ops.k, a_hist, amax_algo)
-            .Dequantize();
-    const std::vector<float> b_dq =
-        QuantizedOperand::Quantize(recipe, RoleOfB(pass), b, ops.n, ops.k, b_hist, amax_algo)
-            .Dequantize();
-    GemmParallel<float>(a_dq, b_dq, rows, ops.k, ops.n, result.out.data() + g * c_size, threads);
+    const QuantizedOperand qa = QuantizedOperand::Quantize(recipe, RoleOfA(pass), a, rows, ops.k,
+                                                           a_hist, amax_algo, ops.w4_group);
+    const QuantizedOperand qb = QuantizedOperand::Quantize(recipe, RoleOfB(pass), b, ops.n, ops.k,
+                                                           b_hist, amax_algo, ops.w4_group);
+    if (qa.Int8Rows() != nullptr && qb.Int8Rows() != nullptr) {
+      // int8-rowwise: the INT32 GEMM and its scale epilogue (I2), not a dequantized one.
+      const std::vector<float> c = q::Int8RowwiseGemm(*qa.Int8Rows(), *qb.Int8Rows());
+      std::copy(c.begin(), c.end(), result.out.begin() + g * c_size);
+    } else {
+      GemmParallel<float>(qa.Dequantize(), qb.Dequantize(), rows, ops.k, ops.n,
+                          result.out.data() + g * c_size, threads);
+    }
     GemmParallel<double>(a, b, rows, ops.k, ops.n, result.reference.data() + g * c_size, threads);
   }
   double num = 0, den = 0;
@@ -290,6 +324,7 @@ absl::StatusOr<HostGemmResult> HostReferenceGemm(Recipe recipe, core::Pass pass,
   ops.groups = 1;
   ops.a.assign(a.begin(), a.end());
   ops.b.assign(b.begin(), b.end());
+  ops.w4_group = timing.w4_group;
   return HostReferenceGemm(recipe, pass, ops, timing.amax_algo, threads);
 }
 

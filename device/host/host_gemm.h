@@ -13,6 +13,7 @@
 #include "core/enums.h"
 #include "core/gemm.h"
 #include "core/job.h"
+#include "core/quant/integer_quant.h"
 #include "core/quant/quant.h"
 #include "core/status.h"
 
@@ -35,7 +36,10 @@ inline constexpr int32_t kMaxHostAmaxHistory = 8;
 //   bf16 1e-2 (worst 6e-7 on the host: fp32 vs double accumulation; a GPU's BF16 output
 //   rounding adds about 2e-3); fp8-current / fp8-delayed 1.2e-1 (worst 0.068, dgrad and
 //   wgrad, whose E5M2 gradients dominate; fprop about 0.037); fp8-block 8e-2 and mxfp8
-//   8e-2 (worst 0.045); nvfp4 3e-1 (worst 0.141).
+//   8e-2 (worst 0.045); nvfp4 3e-1 (worst 0.141). Serving recipes, fprop only (the
+//   same sweep, host_serving_test): int8-rowwise 2.5e-2 (worst 0.0125), w8a16 2e-2 (worst
+//   0.0093), w4a16 2.2e-1 (worst 0.122 at group 128; group 64 errs less): 4-bit weights
+//   cost about 12% relative error on random normal data, ten times INT8's.
 double ErrorThreshold(core::Recipe recipe);
 
 // What an operand is in the training step; it decides the FP8 format (E5M2 for
@@ -63,6 +67,8 @@ struct HostOperands {
   std::vector<int64_t> rows;
 
   int64_t RowsOf(int64_t g) const { return rows.empty() ? m : rows[g]; }
+  // w4a16: K elements per weight scale (TimingOptions::w4_group).
+  int64_t w4_group = 128;
 };
 
 // Lays `op`'s experts out as the CUDA runner does (kernels/runner/measure_parts.h): each
@@ -116,14 +122,19 @@ void GemmFp32(std::span<const float> a, std::span<const float> b, int64_t m, int
 class QuantizedOperand {
  public:
   // `x` is row-major [rows, cols], K = cols. `amax_history` is used by fp8-delayed only
-  // (index 0 = most recent; empty gives scale 1).
+  // (index 0 = most recent; empty gives scale 1), `w4_group` by w4a16 only. The
+  // weight-only recipes quantize the weight and keep any other operand BF16.
   static QuantizedOperand Quantize(core::Recipe recipe, OperandRole role, std::span<const float> x,
                                    int64_t rows, int64_t cols, std::span<const float> amax_history,
-                                   core::AmaxAlgo amax_algo);
+                                   core::AmaxAlgo amax_algo, int64_t w4_group = 128);
   // Row-major [rows, cols] fp32.
   std::vector<float> Dequantize() const;
   // Bytes of data plus scales, as a GPU stores them (BF16 2 bytes per element).
   double Bytes() const;
+  // The int8-rowwise form, when this operand is one (the INT32 GEMM of I2 reads it).
+  const core::quant::Int8RowScaled* Int8Rows() const {
+    return std::get_if<core::quant::Int8RowScaled>(&value_);
+  }
 
  private:
   struct Fp8Tensor {
@@ -132,7 +143,8 @@ class QuantizedOperand {
   };
   using Value =
       std::variant<std::vector<float>, Fp8Tensor, core::quant::BlockScaled, core::quant::MxScaled,
-                   core::quant::Nvfp4Scaled, core::quant::RowScaled>;
+                   core::quant::Nvfp4Scaled, core::quant::RowScaled, core::quant::Int8RowScaled,
+                   core::quant::Int8ChannelScaled, core::quant::Int4GroupScaled>;
   explicit QuantizedOperand(Value value) : value_(std::move(value)) {}
   Value value_;
 };

@@ -88,6 +88,13 @@ std::string OperandFormat(const core::WorkItem& item, OperandRole role,
       return "e2m1/nv1x16";
     case core::Recipe::kFp8Rowwise:
       return "e4m3/row";
+    case core::Recipe::kInt8Rowwise:
+      return "int8/row";
+    case core::Recipe::kW8a16:
+      return role == OperandRole::kWeight ? "int8/channel-bf16" : "bf16";
+    case core::Recipe::kW4a16:
+      return role == OperandRole::kWeight ? absl::StrCat("int4/group", timing.w4_group, "-bf16")
+                                          : "bf16";
   }
   return "unknown";
 }
@@ -196,6 +203,10 @@ absl::Status HostRunner::CheckItem(const core::WorkItem& item,
   if (timing.warmup_iters < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("warmup_iters: ", timing.warmup_iters, " must be >= 0"));
+  }
+  if (std::string reason = core::PassUnsupportedReason(item.recipe, item.op.pass);
+      !reason.empty()) {
+    return absl::FailedPreconditionError(reason);
   }
   if (item.recipe == core::Recipe::kFp8Delayed && timing.amax_history_len < 1) {
     return absl::InvalidArgumentError(absl::StrCat("amax_history_len: ", timing.amax_history_len,
@@ -353,6 +364,7 @@ absl::StatusOr<core::GroupResult> HostRunner::MeasureOneGroup(const core::GroupR
   // Every item of the group reads the same A and B (the streams do not depend on the
   // history length); fp8-delayed adds its amax history.
   HostOperands ops = MakeHostOperands(first.op.shape, first.op.groups, timing.seed, history_len);
+  ops.w4_group = timing.w4_group;
   ApplyGroupTokens(first.op, ops);
   std::vector<HostMember> ready;
   std::vector<const measure::MemberItems*> ready_items;

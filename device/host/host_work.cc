@@ -27,10 +27,10 @@ QuantizedOperand QuantizeA(const core::WorkItem& item, const HostOperands& ops, 
                            core::AmaxAlgo amax_algo) {
   const int64_t rows = ops.RowsOf(g);
   const size_t hist = ops.a_amax_history.size() / ops.groups;
-  return QuantizedOperand::Quantize(rows == 0 ? core::Recipe::kBf16 : item.recipe,
-                                    RoleOfA(item.op.pass),
-                                    Part(ops.a, g * ops.m * ops.k, rows * ops.k), rows, ops.k,
-                                    Part(ops.a_amax_history, g * hist, hist), amax_algo);
+  return QuantizedOperand::Quantize(
+      rows == 0 ? core::Recipe::kBf16 : item.recipe, RoleOfA(item.op.pass),
+      Part(ops.a, g * ops.m * ops.k, rows * ops.k), rows, ops.k,
+      Part(ops.a_amax_history, g * hist, hist), amax_algo, ops.w4_group);
 }
 
 QuantizedOperand QuantizeB(const core::WorkItem& item, const HostOperands& ops, int64_t g,
@@ -39,13 +39,19 @@ QuantizedOperand QuantizeB(const core::WorkItem& item, const HostOperands& ops, 
   const size_t hist = ops.b_amax_history.size() / ops.groups;
   return QuantizedOperand::Quantize(item.recipe, RoleOfB(item.op.pass), Part(ops.b, g * size, size),
                                     ops.n, ops.k, Part(ops.b_amax_history, g * hist, hist),
-                                    amax_algo);
+                                    amax_algo, ops.w4_group);
 }
 
 }  // namespace
 
 TimedOperands TimedPart(const core::WorkItem& item) {
-  if (item.recipe == core::Recipe::kBf16) return {};
+  // Weight-only: the activation stays BF16 and the weight is prepared once, before any
+  // timing, in every mode (inference semantics).
+  if (item.recipe == core::Recipe::kBf16 || core::IsWeightOnly(item.recipe)) return {};
+  // int8-rowwise's weight, likewise: only its activation is quantized inside the timing.
+  if (item.recipe == core::Recipe::kInt8Rowwise) {
+    return {item.mode != core::Mode::kPrequant, false};
+  }
   switch (item.mode) {
     case core::Mode::kAutocast:
       return {true, true};

@@ -104,6 +104,12 @@ core::RecipeSupport CudaRunner::Supports(core::Recipe recipe) const {
         absl::StrCat("gemmprof's kernels are built for sm_90a and sm_100a, this is sm_", sm_);
     return s;
   }
+  if (core::IsServingRecipe(recipe)) {
+    s.reason = absl::StrCat(name,
+                            ": no CUDA kernel in this build yet (the host reference runner "
+                            "emulates its numerics; gemmprofd --backend host)");
+    return s;
+  }
   const bool microscaled = recipe == Recipe::kMxfp8 || recipe == Recipe::kNvfp4;
   const int need = microscaled ? 100 : 90;
   if (sm_ < need) {

@@ -75,6 +75,7 @@ void Read(JsonReader& r, core::TimingOptions* t) {
   r.Enum("timing_backend", &t->timing_backend, core::ParseTimingBackend);
   r.Enum("context", &t->context, core::ParseMeasureContext);
   r.Bool("energy", &t->energy);
+  r.Int("w4_group", &t->w4_group);
 }
 
 void Read(JsonReader& r, core::JobSpec* s) {

@@ -15,8 +15,27 @@ TEST(EnumsTest, RecipeNamesRoundTrip) {
   }
   EXPECT_FALSE(ParseRecipe("fp16").has_value());
   EXPECT_FALSE(ParseRecipe("").has_value());
-  EXPECT_EQ(RecipeList(), "bf16, fp8-current, fp8-delayed, fp8-block, mxfp8, nvfp4, fp8-rowwise");
+  EXPECT_EQ(RecipeList(),
+            "bf16, fp8-current, fp8-delayed, fp8-block, mxfp8, nvfp4, fp8-rowwise, int8-rowwise, "
+            "w8a16, w4a16");
   EXPECT_FALSE(ParseRecipe("fp8-rowwis").has_value());
+}
+
+TEST(EnumsTest, ServingRecipesAreNamedNotDefaultAndFpropOnly) {
+  EXPECT_EQ(DefaultRecipes(),
+            (std::vector<Recipe>{Recipe::kBf16, Recipe::kFp8Current, Recipe::kFp8Delayed,
+                                 Recipe::kFp8Block, Recipe::kMxfp8, Recipe::kNvfp4,
+                                 Recipe::kFp8Rowwise}));
+  for (Recipe r : {Recipe::kInt8Rowwise, Recipe::kW8a16, Recipe::kW4a16}) {
+    EXPECT_TRUE(IsServingRecipe(r));
+    EXPECT_EQ(PassUnsupportedReason(r, Pass::kFprop), "");
+  }
+  EXPECT_FALSE(IsWeightOnly(Recipe::kInt8Rowwise));
+  EXPECT_TRUE(IsWeightOnly(Recipe::kW4a16));
+  EXPECT_EQ(PassUnsupportedReason(Recipe::kW4a16, Pass::kDgrad),
+            "w4a16 is a serving recipe: fprop only (no dgrad form; train with bf16 or an fp8 "
+            "recipe)");
+  EXPECT_EQ(PassUnsupportedReason(Recipe::kFp8Rowwise, Pass::kWgrad), "");
 }
 
 TEST(EnumsTest, ModesAndTimingBackendsRoundTrip) {

@@ -34,11 +34,11 @@ TEST(RecordJsonTest, NonFiniteNumbersAreStringsInTheStoreNullInDocuments) {
 TEST(RecordJsonTest, TimingKeysOfEachForm) {
   core::TimingOptions t;
   t.timing_backend = core::TimingBackend::kKernels;
-  const std::vector<std::string> doc = {"warmup_iters", "timed_iters",      "gpu_warmup_s",
-                                        "l2_policy",    "accounting",       "seed",
-                                        "fast_accum",   "autotune_k",       "amax_history_len",
-                                        "amax_algo",    "precision_target", "item_budget_s",
-                                        "b2b_count",    "context",          "energy"};
+  const std::vector<std::string> doc = {
+      "warmup_iters",     "timed_iters", "gpu_warmup_s",     "l2_policy",
+      "accounting",       "seed",        "fast_accum",       "autotune_k",
+      "amax_history_len", "amax_algo",   "precision_target", "item_budget_s",
+      "b2b_count",        "context",     "energy",           "w4_group"};
   EXPECT_EQ(Keys(TimingJson(t, JsonForm::kDocument)), doc);
   const Json stored = TimingJson(t, JsonForm::kStore);
   EXPECT_FALSE(stored.contains("l2_policy"));
