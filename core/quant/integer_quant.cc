@@ -6,18 +6,22 @@
 #include <cstdlib>
 #include <limits>
 
+#include "core/quant/check_shape.h"
 #include "core/quant/quant.h"
 
 namespace gemmprof::core::quant {
 namespace {
 
-// As quantizers.cc: a shape mismatch is a programming error.
-void CheckShape(std::span<const float> x, int64_t rows, int64_t cols, const char* fn) {
-  if (rows < 0 || cols < 0 || static_cast<int64_t>(x.size()) != rows * cols) {
-    std::fprintf(stderr, "gemmprof::core::quant::%s: %zu elements for shape [%lld, %lld]\n", fn,
-                 x.size(), static_cast<long long>(rows), static_cast<long long>(cols));
-    std::abort();
+// INT8 values times their row's factor.
+std::vector<float> DequantizeRows(const std::vector<int8_t>& data, int64_t rows, int64_t cols,
+                                  const std::vector<float>& row_factor) {
+  std::vector<float> out(data.size());
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) {
+      out[r * cols + c] = static_cast<float>(data[r * cols + c]) * row_factor[r];
+    }
   }
+  return out;
 }
 
 // I3/I4's scale: bf16(amax / qmax), 1 for amax 0 or non-finite.
@@ -60,13 +64,7 @@ Int8RowScaled QuantizeInt8Rowwise(std::span<const float> x, int64_t rows, int64_
 }
 
 std::vector<float> Dequantize(const Int8RowScaled& q) {
-  std::vector<float> out(q.data.size());
-  for (int64_t r = 0; r < q.rows; ++r) {
-    for (int64_t c = 0; c < q.cols; ++c) {
-      out[r * q.cols + c] = static_cast<float>(q.data[r * q.cols + c]) * q.scale_inv[r];
-    }
-  }
-  return out;
+  return DequantizeRows(q.data, q.rows, q.cols, q.scale_inv);
 }
 
 std::vector<float> Int8RowwiseGemm(const Int8RowScaled& a, const Int8RowScaled& b) {
@@ -108,13 +106,7 @@ Int8ChannelScaled QuantizeW8(std::span<const float> x, int64_t rows, int64_t col
 }
 
 std::vector<float> Dequantize(const Int8ChannelScaled& q) {
-  std::vector<float> out(q.data.size());
-  for (int64_t r = 0; r < q.rows; ++r) {
-    for (int64_t c = 0; c < q.cols; ++c) {
-      out[r * q.cols + c] = static_cast<float>(q.data[r * q.cols + c]) * q.scales[r];
-    }
-  }
-  return out;
+  return DequantizeRows(q.data, q.rows, q.cols, q.scales);
 }
 
 int32_t Int4GroupScaled::At(int64_t r, int64_t c) const {

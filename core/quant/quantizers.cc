@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "core/quant/check_shape.h"
 #include "core/quant/quant.h"
 
 namespace gemmprof::core::quant {
@@ -13,17 +14,6 @@ namespace {
 constexpr int64_t kBlockCols = 128;
 constexpr int64_t kMxBlock = 32;
 constexpr int64_t kNvfp4Block = 16;
-
-// The quantizers are pure functions over trusted shapes (callers validate user input);
-// a mismatch is a programming error, so it stops the process loudly rather than reading
-// out of bounds.
-void CheckShape(std::span<const float> x, int64_t rows, int64_t cols, const char* fn) {
-  if (rows < 0 || cols < 0 || static_cast<int64_t>(x.size()) != rows * cols) {
-    std::fprintf(stderr, "gemmprof::core::quant::%s: %zu elements for shape [%lld, %lld]\n", fn,
-                 x.size(), static_cast<long long>(rows), static_cast<long long>(cols));
-    std::abort();
-  }
-}
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
