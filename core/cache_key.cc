@@ -30,6 +30,8 @@ std::string CacheKey(const DeviceInfo& device, const WorkItem& item, const Timin
   if (item.op.groups > 1 && item.op.layout == MoeLayout::kMasked) os << "|layout=masked";
   os << "|pass=" << ToString(item.op.pass) << "|recipe=" << ToString(item.recipe)
      << "|mode=" << ToString(item.mode) << "|" << timing.CacheText() << "|context=" << context;
+  // The w4a16 group size matters to w4a16 items only.
+  if (item.recipe == Recipe::kW4a16) os << "|w4_group=" << timing.w4_group;
   return os.str();
 }
 

@@ -33,7 +33,6 @@ std::string TimingOptions::CacheText() const {
   // Appended only when not the default, so results stored before keep their keys.
   if (timing_backend != TimingBackend::kEvents) os << ";timing=" << ToString(timing_backend);
   if (energy) os << ";energy";
-  if (w4_group != 128) os << ";w4g=" << w4_group;
   return os.str();
 }
 

@@ -24,10 +24,12 @@ std::vector<float> DequantizeRows(const std::vector<int8_t>& data, int64_t rows,
   return out;
 }
 
-// I3/I4's scale: bf16(amax / qmax), 1 for amax 0 or non-finite.
+// I3/I4's scale: bf16(amax / qmax); 1 for amax 0 or non-finite, or a quotient that rounds
+// to 0 (a tensor of BF16 subnormals: every value then quantizes to 0).
 float Bf16Scale(float amax, float qmax) {
   if (amax == 0.0f || !std::isfinite(amax)) return 1.0f;
-  return RoundToBf16(amax / qmax);
+  const float s = RoundToBf16(amax / qmax);
+  return s > 0.0f ? s : 1.0f;
 }
 
 }  // namespace

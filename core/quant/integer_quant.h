@@ -12,10 +12,13 @@
 //     INT32 (|acc| <= 127^2 K fits for K <= 133,000) and writes
 //     out = float(acc) * a.scale_inv[i] * b.scale_inv[j], fp32, left to right.
 //  I3 w8a16 weight: per output channel (row), s = bf16(amax / 127) (fp32 division, then BF16
-//     round to nearest even; amax 0 or non-finite -> 1), q = clamp(I1(x / s), -127, 127);
+//     round to nearest even; amax 0 or non-finite, or a quotient that rounds to 0 -> 1),
+//     q = clamp(I1(x / s), -127, 127);
 //     the weight the GEMM reads is q * s; the activation stays BF16.
 //  I4 w4a16 weight: per row and group of `group` elements along K (the last group may be
-//     shorter), s = bf16(amax / 7) (amax 0 or non-finite -> 1), q = clamp(I1(x / s), -8, 7);
+//     shorter), s = bf16(amax / 7) (amax 0 or non-finite, or a quotient that rounds to 0
+//     -> 1), q = clamp(I1(x / s), -8, 7) (the group's amax lands on +-7: BF16 moves x / s by
+//     under 0.4%, so -8 is only the clamp's floor);
 //     packed two per byte, element 2j in the low nibble and 2j+1 in the high nibble of byte
 //     j of its row, two's complement; each row starts on a byte (an odd row's last high
 //     nibble is 0). The weight the GEMM reads is q * s.

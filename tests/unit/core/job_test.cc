@@ -83,6 +83,20 @@ TEST(CacheKeyTest, NamesTheMeasurementContextAndEnergy) {
   EXPECT_NE(decode, CacheKey(DeviceInfo{}, item, energy, "workload: m=16"));
 }
 
+// The w4a16 group size is in w4a16 items' keys only: a bf16 result answers jobs of either.
+TEST(CacheKeyTest, NamesTheW4GroupOfW4a16ItemsOnly) {
+  WorkItem item;
+  item.op.shape = {16, 4096, 4096};
+  TimingOptions g64;
+  g64.w4_group = 64;
+  EXPECT_EQ(CacheKey(DeviceInfo{}, item, TimingOptions{}, "isolated"),
+            CacheKey(DeviceInfo{}, item, g64, "isolated"));
+  item.recipe = Recipe::kW4a16;
+  const std::string key = CacheKey(DeviceInfo{}, item, g64, "isolated");
+  EXPECT_THAT(key, EndsWith("|w4_group=64"));
+  EXPECT_NE(key, CacheKey(DeviceInfo{}, item, TimingOptions{}, "isolated"));
+}
+
 // Routed experts: results of one shape at other per-expert tokens or in the other layout
 // never answer each other; dense and uniform ops keep the keys they always had.
 TEST(CacheKeyTest, NamesRoutedTokensAndTheMaskedLayout) {

@@ -143,9 +143,14 @@ TEST(W4a16, PacksTwoNibblesPerByteLowFirstWithAGroupScale) {
   EXPECT_THAT(
       std::vector<int32_t>({got.At(0, 0), got.At(0, 1), got.At(0, 2), got.At(0, 3), got.At(0, 4)}),
       ::testing::ElementsAre(1, -2, 7, -7, 7));
-  // -8 is reachable: -8.4 / bf16(8.4 / 7) rounds below -7.
+  // The group's amax lands on -7, not -8: -8.4 / bf16(8.4 / 7) = -6.98.
   const q::Int4GroupScaled low = q::QuantizeW4(std::vector<float>{-8.4f, 1.0f}, 1, 2, 128);
-  EXPECT_GE(low.At(0, 0), -8);
+  EXPECT_EQ(low.At(0, 0), -7);
+  EXPECT_EQ(low.scales[0], Bf16(8.4f / 7.0f));
+  // BF16 subnormals whose scale would round to 0: scale 1, every value 0.
+  const q::Int4GroupScaled tiny = q::QuantizeW4(std::vector<float>{1e-40f, -1e-40f}, 1, 2, 128);
+  EXPECT_EQ(tiny.scales[0], 1.0f);
+  EXPECT_EQ(tiny.packed[0], 0x00);
 }
 
 TEST(W4a16, HostGemmMatchesAnIndependentDequantizationForBothGroupSizes) {
