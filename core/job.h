@@ -131,6 +131,9 @@ struct JobRecord {
   // The daemon (gemmprofd --node, default the host name) that accepted the job and runs
   // it on its own GPUs. Empty for jobs stored before nodes were recorded.
   std::string node;
+  // A running cluster job: the nodes holding a live lease on one of its batches, that is,
+  // measuring it now (sorted). Empty otherwise.
+  std::vector<std::string> measuring_nodes;
 };
 
 struct ItemRecord {

@@ -363,7 +363,8 @@ Json JobJson(const core::JobRecord& j) {
           {"devices", j.spec.devices},
           {"submitted_by", j.submitted_by},
           {"where", core::ToString(j.spec.where)},
-          {"campaign", j.spec.campaign}};
+          {"campaign", j.spec.campaign},
+          {"measuring_nodes", j.measuring_nodes}};
 }
 
 Json JobSpecJson(const core::JobSpec& s) {

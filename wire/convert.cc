@@ -405,6 +405,7 @@ v1::Job ToProto(const core::JobRecord& job) {
   *p.mutable_device() = ToProto(job.device);
   p.set_submitted_by(job.submitted_by);
   p.set_node(job.node);
+  for (const std::string& n : job.measuring_nodes) p.add_measuring_nodes(n);
   return p;
 }
 
@@ -426,6 +427,7 @@ absl::StatusOr<core::JobRecord> FromProto(const v1::Job& p) {
   ASSIGN_OR_RETURN(job.device, FromProto(p.device()));
   job.submitted_by = p.submitted_by();
   job.node = p.node();
+  job.measuring_nodes.assign(p.measuring_nodes().begin(), p.measuring_nodes().end());
   return job;
 }
 

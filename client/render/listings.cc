@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_join.h"
 #include "client/render/format.h"
 #include "client/render/report_experts.h"
 #include "client/render/text_table.h"
@@ -116,12 +117,20 @@ Listing JobsListing(const std::vector<core::JobRecord>& jobs) {
     headers.push_back("campaign");
     aligns.push_back(Align::kLeft);
   }
+  // Which daemons measure a running cluster job now, when any listed job has one.
+  const bool measuring = std::any_of(jobs.begin(), jobs.end(), [](const core::JobRecord& j) {
+    return !j.measuring_nodes.empty();
+  });
+  if (measuring) {
+    headers.push_back("measuring on");
+    aligns.push_back(Align::kLeft);
+  }
   TextTable t(headers, aligns);
   Listing l;
   l.records.columns = {"id",          "state",      "finished_items", "total_items", "failed_items",
                        "model",       "label",      "node",           "device",      "submitted_by",
                        "created_utc", "created_ms", "started_ms",     "finished_ms", "error",
-                       "where",       "campaign"};
+                       "where",       "campaign",   "measuring_nodes"};
   l.rows_key = "jobs";
   l.empty_text = "no jobs";
   for (const core::JobRecord& j : jobs) {
@@ -137,13 +146,14 @@ Listing JobsListing(const std::vector<core::JobRecord>& jobs) {
         OrDash(j.submitted_by),
         FormatUtc(j.created_ms)};
     if (campaigns) row.push_back(OrDash(j.spec.campaign));
+    if (measuring) row.push_back(OrDash(absl::StrJoin(j.measuring_nodes, ",")));
     t.AddRow(row);
     l.records.Add({j.id, S(core::ToString(j.state)), int64_t{j.finished_items},
                    int64_t{j.total_items}, int64_t{j.failed_items}, j.plan.model_name, j.spec.label,
                    OrAbsent(j.node), OrAbsent(j.device.name), OrAbsent(j.submitted_by),
                    FormatIsoUtc(j.created_ms), OrAbsent(j.created_ms), OrAbsent(j.started_ms),
                    OrAbsent(j.finished_ms), OrAbsent(j.error), core::ToString(j.spec.where),
-                   OrAbsent(j.spec.campaign)});
+                   OrAbsent(j.spec.campaign), OrAbsent(absl::StrJoin(j.measuring_nodes, " "))});
   }
   l.doc = TableDocument("", std::move(t), 0);
   return l;

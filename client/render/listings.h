@@ -43,7 +43,9 @@ std::string RenderListing(const Listing& listing, ListingFormat format);
 // the item count (ops x recipes x modes) of the spec.
 Listing PlanListing(const core::Plan& plan, const core::JobSpec& spec);
 // `gemmprof jobs`: id, state, items, failed, model, label, node, device, by (the token
-// name that submitted the job, "-" when none), created (UTC).
+// name that submitted the job, "-" when none), created (UTC), and where any listed job has
+// one its campaign and the daemons measuring it now ("measuring on": a running cluster
+// job's live leases).
 Listing JobsListing(const std::vector<core::JobRecord>& jobs);
 // `gemmprof devices`: one section per device with its recipes and why any is
 // unsupported; CSV has a row per device and recipe, JSON one object per device.

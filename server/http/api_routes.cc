@@ -146,6 +146,7 @@ ordered_json JobJson(const core::JobRecord& j) {
   out["submitted_by"] = j.submitted_by;
   out["where"] = core::ToString(j.spec.where);
   out["campaign"] = j.spec.campaign;
+  out["measuring_nodes"] = j.measuring_nodes;
   out.update(
       report::Pick(job, {"requested_recipes", "created_unix_ms", "started_unix_ms",
                          "finished_unix_ms", "total_items", "finished_items", "failed_items"}));

@@ -138,7 +138,9 @@ absl::StatusOr<core::JobRecord> PgStore::GetJobLocked(int64_t job_id) {
                                                              " FROM jobs j WHERE j.id = ?"),
                                                 {job_id}));
   if (result.Rows() == 0) return JobNotFound(job_id);
-  return ReadJobRow(result.At(0));
+  ASSIGN_OR_RETURN(core::JobRecord job, ReadJobRow(result.At(0)));
+  RETURN_IF_ERROR(FillMeasuringNodes(job));
+  return job;
 }
 
 absl::Status PgStore::RequireJobLocked(int64_t job_id) {
@@ -175,6 +177,7 @@ absl::StatusOr<Page<core::JobRecord>> PgStore::ListJobs(const JobFilter& filter)
         break;
       }
       ASSIGN_OR_RETURN(core::JobRecord job, ReadJobRow(result.At(r)));
+      RETURN_IF_ERROR(FillMeasuringNodes(job));
       page.items.push_back(std::move(job));
     }
     return page;

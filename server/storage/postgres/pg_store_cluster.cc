@@ -132,6 +132,20 @@ absl::Status PgStore::RenewClusterLease(int64_t batch_id, int64_t lease_ms) {
   });
 }
 
+absl::Status PgStore::FillMeasuringNodes(core::JobRecord& job) {
+  job.measuring_nodes.clear();
+  // Only a running job has batches in hand (a this-node job has no batch rows).
+  if (job.state != core::JobState::kRunning) return absl::OkStatus();
+  ASSIGN_OR_RETURN(PgResult holders,
+                   conn_->Exec(absl::StrCat("SELECT DISTINCT owner FROM cluster_batches WHERE "
+                                            "job_id = ? AND state = 'leased' AND "
+                                            "lease_until_ms >= ",
+                                            kDbNowMs, " ORDER BY owner"),
+                               {job.id}));
+  for (int r = 0; r < holders.Rows(); ++r) job.measuring_nodes.push_back(holders.At(r).Text(0));
+  return absl::OkStatus();
+}
+
 absl::StatusOr<bool> PgStore::FinishClusterBatch(int64_t batch_id) {
   return Call([&]() -> absl::StatusOr<bool> {
     ASSIGN_OR_RETURN(PgTransaction txn, PgTransaction::Begin(*conn_));

@@ -109,6 +109,7 @@ TEST(JobsGoldenTest, ListingShowsWhoSubmitted) {
   // A campaign's job adds the campaign column; a job of none shows "-" there.
   running.spec.campaign = "h100-vs-h200";
   running.spec.where = {core::PlacementKind::kModel, "NVIDIA H100 80GB HBM3"};
+  running.measuring_nodes = {"gpu-node-2", "gpu-node-5"};
   CheckGolden("jobs.txt", render::RenderListing(render::JobsListing({running, old}),
                                                 render::ListingFormat::kTable));
   old.error = "2 items failed: one, \"quoted\"";  // CSV must quote it

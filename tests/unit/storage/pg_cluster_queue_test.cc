@@ -79,6 +79,12 @@ TEST_P(ClusterQueueTest, BatchesGoToTheirModelOnceEachAndTheLastFinisherEndsTheJ
   absl::StatusOr<core::JobRecord> running = store_->GetJob(job.id);
   ASSERT_TRUE(running.ok());
   EXPECT_EQ(running->state, core::JobState::kRunning);
+  // Who measures it now: the holders of its live leases, from any node, in ListJobs too.
+  EXPECT_THAT(running->measuring_nodes, ::testing::ElementsAre("node-a", "node-b"));
+  absl::StatusOr<Page<core::JobRecord>> listed = b->ListJobs({});
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->items.size(), 1u);
+  EXPECT_THAT(listed->items[0].measuring_nodes, ::testing::ElementsAre("node-a", "node-b"));
   // Only the holder renews or finishes a batch.
   EXPECT_TRUE(b->RenewClusterLease(first.id, 60000).ok());
   absl::Status foreign = store_->RenewClusterLease(first.id, 60000);
@@ -95,6 +101,8 @@ TEST_P(ClusterQueueTest, BatchesGoToTheirModelOnceEachAndTheLastFinisherEndsTheJ
   last = b->FinishClusterBatch(third.id);
   ASSERT_TRUE(last.ok());
   EXPECT_FALSE(*last);
+  // node-b holds nothing now; node-a still measures the second batch.
+  EXPECT_THAT(store_->GetJob(job.id)->measuring_nodes, ::testing::ElementsAre("node-a"));
   last = store_->FinishClusterBatch(second.id);
   ASSERT_TRUE(last.ok());
   EXPECT_TRUE(*last) << "the third finish leaves no open batch";
