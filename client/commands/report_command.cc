@@ -46,6 +46,10 @@ absl::Status ReportCommand::Run(CommandContext& ctx) {
     return absl::InvalidArgumentError(
         "report: give a JOB id or --campaign NAME (exactly one of them)");
   }
+  if (campaign_.size() > core::kMaxCampaignChars) {
+    return absl::InvalidArgumentError(absl::StrCat("--campaign: '", campaign_, "' is longer than ",
+                                                   core::kMaxCampaignChars, " characters"));
+  }
   ASSIGN_OR_RETURN(GemmProfClient * client, ctx.client());
   if (!campaign_.empty()) return RunCampaign(ctx, *client);
   ASSIGN_OR_RETURN(const core::Report report, client->GetReport(job_id_));
@@ -62,10 +66,6 @@ absl::Status ReportCommand::Run(CommandContext& ctx) {
 }
 
 absl::Status ReportCommand::RunCampaign(CommandContext& ctx, GemmProfClient& client) {
-  if (campaign_.size() > core::kMaxCampaignChars) {
-    return absl::InvalidArgumentError(absl::StrCat("--campaign: '", campaign_, "' is longer than ",
-                                                   core::kMaxCampaignChars, " characters"));
-  }
   // A campaign is one job per device model: one page holds it.
   constexpr int32_t kMaxJobs = 1000;
   ASSIGN_OR_RETURN(std::vector<core::JobRecord> jobs,
