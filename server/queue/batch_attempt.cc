@@ -11,15 +11,10 @@
 #include "core/error_detail.h"
 #include "core/group.h"
 #include "server/queue/job_executor.h"
+#include "server/queue/unix_clock.h"
 
 namespace gemmprof::queue {
 namespace {
-
-int64_t UnixMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // The runner's outcomes must answer the request item for item.
 absl::Status CheckOutcomes(const core::GroupRequest& request, const core::GroupResult& result) {
@@ -56,7 +51,7 @@ absl::Status JobExecutor::MeasureAttempt(JobShare& share, const std::vector<size
   request.share_identical_work = true;
   request.profile = job.spec.profile;
   request.group_uid = absl::StrCat(runner_.Info().uuid, "/j", job.id, "/s",
-                                   items[group.front()].item.seq, "/", UnixMs());
+                                   items[group.front()].item.seq, "/", UnixNowMs());
   request.cancelled = [this, id = job.id] { return interrupt_(id) == Interrupt::kCancel; };
   for (size_t i : group) request.items.push_back(items[i].item);
   absl::StatusOr<core::GroupResult> result = runner_.MeasureGroup(request);

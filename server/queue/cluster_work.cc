@@ -17,6 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "core/group.h"
 #include "server/queue/job_queue.h"
+#include "server/queue/unix_clock.h"
 
 namespace gemmprof::queue {
 namespace {
@@ -25,12 +26,6 @@ namespace {
 constexpr int32_t kMaxBatchAttempts = 3;
 // How often watched cluster jobs are read from the store.
 constexpr auto kFollowPeriod = std::chrono::milliseconds(500);
-
-int64_t UnixNowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // Devices of `model` the daemon can run work on.
 int32_t UsableDevices(const core::DaemonRecord& d, const std::string& model) {

@@ -10,18 +10,9 @@
 #include "core/derive.h"
 #include "core/validation.h"
 #include "server/queue/job_executor.h"
+#include "server/queue/unix_clock.h"
 
 namespace gemmprof::queue {
-namespace {
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
-
 bool IsNotSupportedRefusal(const absl::Status& status) {
   return status.code() == absl::StatusCode::kFailedPrecondition ||
          status.code() == absl::StatusCode::kUnimplemented;
@@ -239,7 +230,7 @@ core::JobRecord JobQueue::NewJobRecord(const core::JobSpec& spec, const std::str
   job.spec = spec;
   job.plan = planned.plan;
   job.state = core::JobState::kQueued;
-  job.created_ms = NowMs();
+  job.created_ms = UnixNowMs();
   job.total_items = static_cast<int32_t>(planned.items.size());
   job.device = planned.device;
   return job;
