@@ -2,7 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "absl/strings/str_cat.h"
+#include "client/commands/campaign_flag.h"
 #include "client/commands/format_flag.h"
 #include "client/render/listings.h"
 
@@ -39,10 +39,7 @@ absl::Status JobsCommand::Run(CommandContext& ctx) {
           "--state: unknown state \"" + state_ +
           "\"; valid: queued, running, succeeded, partial, failed, cancelled");
   }
-  if (campaign_.size() > core::kMaxCampaignChars) {
-    return absl::InvalidArgumentError(absl::StrCat("--campaign: '", campaign_, "' is longer than ",
-                                                   core::kMaxCampaignChars, " characters"));
-  }
+  RETURN_IF_ERROR(CheckCampaignFilter(campaign_));
   ASSIGN_OR_RETURN(GemmProfClient * client, ctx.client());
   ASSIGN_OR_RETURN(const auto jobs, client->ListJobs(state, limit_, node_, campaign_));
   ctx.out << render::RenderListing(render::JobsListing(jobs), format);

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "client/commands/campaign_flag.h"
 #include "client/render/comparison.h"
 #include "client/render/report_document.h"
 #include "report/comparison.h"
@@ -46,10 +47,7 @@ absl::Status ReportCommand::Run(CommandContext& ctx) {
     return absl::InvalidArgumentError(
         "report: give a JOB id or --campaign NAME (exactly one of them)");
   }
-  if (campaign_.size() > core::kMaxCampaignChars) {
-    return absl::InvalidArgumentError(absl::StrCat("--campaign: '", campaign_, "' is longer than ",
-                                                   core::kMaxCampaignChars, " characters"));
-  }
+  RETURN_IF_ERROR(CheckCampaignFilter(campaign_));
   ASSIGN_OR_RETURN(GemmProfClient * client, ctx.client());
   if (!campaign_.empty()) return RunCampaign(ctx, *client);
   ASSIGN_OR_RETURN(const core::Report report, client->GetReport(job_id_));
