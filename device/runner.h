@@ -71,7 +71,9 @@ absl::Status CanImplementOne(const Runner& runner, const core::WorkItem& item,
                              const core::TimingOptions& timing);
 
 // The answers of a runner that checks items one at a time: `supports` first (a recipe
-// the device lacks is FailedPrecondition with its reason), then `check` for the rest.
+// the device lacks is FailedPrecondition with its reason), then the recipe's passes (a
+// serving recipe's dgrad or wgrad: FailedPrecondition, core::PassUnsupportedReason), then
+// `check` for the rest.
 template <typename Check>
 std::vector<absl::Status> CheckEach(const Runner& runner, const std::vector<core::WorkItem>& items,
                                     const Check& check) {
@@ -79,8 +81,14 @@ std::vector<absl::Status> CheckEach(const Runner& runner, const std::vector<core
   answers.reserve(items.size());
   for (const core::WorkItem& item : items) {
     const core::RecipeSupport support = runner.Supports(item.recipe);
-    answers.push_back(support.supported ? check(item)
-                                        : absl::FailedPreconditionError(support.reason));
+    if (!support.supported) {
+      answers.push_back(absl::FailedPreconditionError(support.reason));
+    } else if (std::string reason = core::PassUnsupportedReason(item.recipe, item.op.pass);
+               !reason.empty()) {
+      answers.push_back(absl::FailedPreconditionError(reason));
+    } else {
+      answers.push_back(check(item));
+    }
   }
   return answers;
 }

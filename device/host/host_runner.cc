@@ -204,10 +204,6 @@ absl::Status HostRunner::CheckItem(const core::WorkItem& item,
     return absl::InvalidArgumentError(
         absl::StrCat("warmup_iters: ", timing.warmup_iters, " must be >= 0"));
   }
-  if (std::string reason = core::PassUnsupportedReason(item.recipe, item.op.pass);
-      !reason.empty()) {
-    return absl::FailedPreconditionError(reason);
-  }
   if (item.recipe == core::Recipe::kFp8Delayed && timing.amax_history_len < 1) {
     return absl::InvalidArgumentError(absl::StrCat("amax_history_len: ", timing.amax_history_len,
                                                    " must be >= 1 for fp8-delayed"));
