@@ -130,7 +130,11 @@ absl::StatusOr<core::JobRecord> PgStore::CreateJobLocked(const core::JobRecord& 
 }
 
 absl::StatusOr<core::JobRecord> PgStore::GetJob(int64_t job_id) {
-  return Call([&] { return GetJobLocked(job_id); });
+  return Call([&]() -> absl::StatusOr<core::JobRecord> {
+    ASSIGN_OR_RETURN(core::JobRecord job, GetJobLocked(job_id));
+    RETURN_IF_ERROR(FillMeasuringNodes(job));
+    return job;
+  });
 }
 
 absl::StatusOr<core::JobRecord> PgStore::GetJobLocked(int64_t job_id) {
@@ -138,9 +142,7 @@ absl::StatusOr<core::JobRecord> PgStore::GetJobLocked(int64_t job_id) {
                                                              " FROM jobs j WHERE j.id = ?"),
                                                 {job_id}));
   if (result.Rows() == 0) return JobNotFound(job_id);
-  ASSIGN_OR_RETURN(core::JobRecord job, ReadJobRow(result.At(0)));
-  RETURN_IF_ERROR(FillMeasuringNodes(job));
-  return job;
+  return ReadJobRow(result.At(0));
 }
 
 absl::Status PgStore::RequireJobLocked(int64_t job_id) {

@@ -105,7 +105,8 @@ class PgStore : public ResultStore {
 
   // The *Locked helpers expect mutex_ held (and run inside the caller's transaction).
   absl::StatusOr<core::JobRecord> GetJobLocked(int64_t job_id);
-  // A running cluster job's measuring_nodes, from its live leases (pg_store_cluster.cc).
+  // A running cluster job's measuring_nodes, from its live leases (pg_store_cluster.cc);
+  // for the readers (GetJob, ListJobs), not the queue's own reads (a claim, a create).
   absl::Status FillMeasuringNodes(core::JobRecord& job);
   absl::Status RequireJobLocked(int64_t job_id);
   absl::StatusOr<int64_t> ContextIdLocked(std::string_view kind, const std::string& json);
