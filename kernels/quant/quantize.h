@@ -120,6 +120,29 @@ inline constexpr int64_t kRowwiseOnChipMaxCols = 16384;
 cudaError_t RowwiseQuantize(const __nv_bfloat16* x, int64_t rows, int64_t cols, Fp8Format f,
                             uint8_t* out, float* scale_inv, cudaStream_t stream);
 
+// int8-rowwise's per-token (or per-channel) INT8 (rule I2 of core/quant/integer_quant.h):
+// out [rows, cols] int8 and scale_inv [rows] fp32, the launch forms of RowwiseQuantize.
+// Bit-exact with core::quant::QuantizeInt8Rowwise.
+cudaError_t Int8RowwiseQuantize(const __nv_bfloat16* x, int64_t rows, int64_t cols, int8_t* out,
+                                float* scale_inv, cudaStream_t stream);
+
+// The weight-only recipes' weights (integer_quantize.cu; rules I3, I4), bit-exact with
+// core::quant::QuantizeW8 / QuantizeW4 except for the scales' layout: scales are BF16,
+// [ceil(cols / group), rows] with rows fastest (what CUTLASS's mixed-input GEMM reads;
+// w8a16: one group, so simply [rows]). W4: out [rows, cols / 2] packed, low nibble first;
+// cols and group even (cudaErrorInvalidValue otherwise).
+cudaError_t W8Quantize(const __nv_bfloat16* x, int64_t rows, int64_t cols, int8_t* out,
+                       __nv_bfloat16* scales, cudaStream_t stream);
+cudaError_t W4Quantize(const __nv_bfloat16* x, int64_t rows, int64_t cols, int64_t group,
+                       uint8_t* out, __nv_bfloat16* scales, cudaStream_t stream);
+// out [rows, cols] fp32 = q times its factor (the forms above), for the fp32 check.
+cudaError_t DequantizeInt8Rowwise(const int8_t* q, const float* scale_inv, int64_t rows,
+                                  int64_t cols, float* out, cudaStream_t stream);
+cudaError_t DequantizeW8(const int8_t* q, const __nv_bfloat16* scales, int64_t rows, int64_t cols,
+                         float* out, cudaStream_t stream);
+cudaError_t DequantizeW4(const uint8_t* q, const __nv_bfloat16* scales, int64_t rows, int64_t cols,
+                         int64_t group, float* out, cudaStream_t stream);
+
 // MXFP8: out [rows, cols] E4M3, scales [rows, ceil(cols/32)] UE8M0. Nullable out_t /
 // scales_t: the quantization of x^T ([cols, rows], scales [cols, ceil(rows/32)]).
 cudaError_t Mxfp8Quantize(const __nv_bfloat16* x, int64_t rows, int64_t cols, uint8_t* out,
