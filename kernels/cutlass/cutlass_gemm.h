@@ -110,6 +110,44 @@ inline constexpr RowwiseGemmSchedule kRowwiseGemmSchedules[] = {
 // cluster 1x2", "cooperative 128x128", "grouped".
 const char* RowwiseGemmScheduleName(RowwiseGemmSchedule schedule);
 
+// int8-rowwise (serving_gemm_kernels.h): a RowwiseGemmSpec of one group whose operands
+// are INT8 (the formats and fast_accum ignored); exact INT32 accumulation.
+enum class Int8RowwiseSchedule {
+  kTile64,          // pingpong 64x128x128, cluster 1x2x1: decode-size M
+  kTile128,         // pingpong 128x128x128, cluster 2x1x1
+  kCooperative256,  // cooperative 128x256x128, cluster 2x1x1: large M
+};
+inline constexpr Int8RowwiseSchedule kInt8RowwiseSchedules[] = {
+    Int8RowwiseSchedule::kTile64, Int8RowwiseSchedule::kTile128,
+    Int8RowwiseSchedule::kCooperative256};
+// "pingpong 64x128", "pingpong 128x128", "cooperative 128x256".
+const char* Int8RowwiseScheduleName(Int8RowwiseSchedule schedule);
+
+// w8a16 / w4a16 (serving_gemm_kernels.h): C [m, n] = A [m, k] * W'^T, A BF16, W' = the
+// INT8 or INT4 weight [n, k] (row-major; INT4 packed two per byte, low nibble first) times
+// its BF16 scales [ceil(k / group), n] (n fastest; w8a16: group = k).
+struct WeightOnlyGemmSpec {
+  bool int4 = true;  // w4a16; false: w8a16
+  int64_t m = 0, n = 0, k = 0;
+  const __nv_bfloat16* a = nullptr;
+  const void* w = nullptr;
+  const __nv_bfloat16* scales = nullptr;
+  int64_t group = 128;
+  __nv_bfloat16* c = nullptr;
+  // w4a16: the stream on which CreateWeightOnly enqueues the weight's reordering into the
+  // kernel's layout (a copy the instance owns), after the weight's quantization.
+  cudaStream_t stream = nullptr;
+};
+// Cooperative, tile 128 weight rows x N tokens x 64.
+// kTile16StreamK: the 16-token tile with K split across CTAs (stream-K), for outputs of
+// fewer 128-row tiles than the device has SMs.
+enum class WeightOnlySchedule { kTile16, kTile16StreamK, kTile64, kTile128 };
+inline constexpr WeightOnlySchedule kWeightOnlySchedules[] = {
+    WeightOnlySchedule::kTile16, WeightOnlySchedule::kTile16StreamK, WeightOnlySchedule::kTile64,
+    WeightOnlySchedule::kTile128};
+// "128x16 tokens", "128x16 tokens stream-K", "128x64 tokens", "128x128 tokens".
+const char* WeightOnlyScheduleName(WeightOnlySchedule schedule);
+
 class CutlassGemm {
  public:
   // Prepares the kernel for `spec` on CUDA device `device` (compute capability `sm`, e.g.
@@ -128,6 +166,18 @@ class CutlassGemm {
                                                    RowwiseGemmSchedule schedule, int device,
                                                    int sm);
 
+  // int8-rowwise. FailedPrecondition, with the reason, where it cannot run here: a build
+  // without CUTLASS, a device other than sm_90, more than one group, sizes CUTLASS cannot
+  // implement (K % 16, N % 8); InvalidArgument for negative sizes.
+  static absl::StatusOr<CutlassGemm> CreateInt8Rowwise(const RowwiseGemmSpec& spec,
+                                                       Int8RowwiseSchedule schedule, int device,
+                                                       int sm);
+  // w8a16 / w4a16, the same refusals (and K % 64 with a group that is neither a multiple of
+  // 64 nor K; INT4: K even).
+  static absl::StatusOr<CutlassGemm> CreateWeightOnly(const WeightOnlyGemmSpec& spec,
+                                                      WeightOnlySchedule schedule, int device,
+                                                      int sm);
+
   CutlassGemm(CutlassGemm&&) noexcept;
   CutlassGemm& operator=(CutlassGemm&&) noexcept;
   ~CutlassGemm();
@@ -142,6 +192,7 @@ class CutlassGemm {
   CutlassGemm() = default;
   std::unique_ptr<cutlass_gemm::Instance> instance_;
   std::string description_;
+  std::shared_ptr<void> owned_;  // device memory the instance reads (w4a16's reordered weight)
 };
 
 }  // namespace gemmprof::kernels

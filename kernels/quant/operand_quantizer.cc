@@ -48,6 +48,15 @@ ScaleSizes GroupScaleBytes(const OperandConfig& c) {
       // cuBLASLt's outer-vector scales are the plain per-row vector: no second layout.
       s.raw = r * 4;
       break;
+    case Recipe::kInt8Rowwise:
+      s.raw = r * 4;
+      break;
+    case Recipe::kW8a16:
+      s.raw = r * 2;
+      break;
+    case Recipe::kW4a16:
+      s.raw = r * CeilDiv(k, c.w4_group) * 2;
+      break;
     default:
       break;
   }
@@ -64,7 +73,9 @@ ScaleSizes ScaleBytes(const OperandConfig& c) {
 }
 
 int64_t DataBytes(const OperandConfig& c) {
-  if (c.recipe == Recipe::kNvfp4) return c.groups * c.rows * CeilDiv(c.cols, 2);
+  if (c.recipe == Recipe::kNvfp4 || c.recipe == Recipe::kW4a16) {
+    return c.groups * c.rows * CeilDiv(c.cols, 2);
+  }
   return c.groups * c.rows * c.cols;
 }
 
@@ -74,7 +85,8 @@ absl::Status CheckGroupedRecipe(core::Recipe recipe, int64_t groups, const std::
   if (groups < 1) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": groups = ", groups, "; must be >= 1"));
   }
-  if (groups == 1 || (recipe != Recipe::kMxfp8 && recipe != Recipe::kNvfp4)) {
+  if (groups == 1 ||
+      (recipe != Recipe::kMxfp8 && recipe != Recipe::kNvfp4 && !core::IsServingRecipe(recipe))) {
     return absl::OkStatus();
   }
   return absl::UnimplementedError(absl::StrCat(std::string(core::ToString(recipe)),
@@ -105,7 +117,8 @@ absl::StatusOr<OperandQuantizer> OperandQuantizer::Create(DevicePool& pool,
   const ScaleSizes s = ScaleBytes(config);
   ASSIGN_OR_RETURN(q.q_, pool.GetAs<uint8_t>(p + ".q", DataBytes(config)));
   q.data_ = q.q_;
-  if (with_transpose && config.recipe != Recipe::kNvfp4 && config.recipe != Recipe::kFp8Rowwise) {
+  if (with_transpose && config.recipe != Recipe::kNvfp4 && config.recipe != Recipe::kFp8Rowwise &&
+      !core::IsServingRecipe(config.recipe)) {
     ASSIGN_OR_RETURN(q.q_t_, pool.GetAs<uint8_t>(p + ".qt", DataBytes(config)));
     if (s.raw_t > 0) {
       ASSIGN_OR_RETURN(q.raw_scales_t_, pool.Get(p + ".st", s.raw_t));
@@ -148,6 +161,11 @@ cudaDataType_t OperandQuantizer::data_type() const {
       return CUDA_R_16BF;
     case Recipe::kNvfp4:
       return CUDA_R_4F_E2M1;
+    case Recipe::kInt8Rowwise:
+    case Recipe::kW8a16:
+      return CUDA_R_8I;
+    case Recipe::kW4a16:
+      return CUDA_R_4I;
     case Recipe::kFp8Current:
     case Recipe::kFp8Delayed:
       return config_.format == core::quant::Fp8Format::kE5M2 ? CUDA_R_8F_E5M2 : CUDA_R_8F_E4M3;
@@ -348,6 +366,20 @@ absl::Status OperandQuantizer::Enqueue(cudaStream_t stream, bool with_transpose)
                                            config_.format, q_, static_cast<float*>(raw_scales_),
                                            stream));
       return absl::OkStatus();
+    case Recipe::kInt8Rowwise:  // one group (CheckGroupedRecipe), as are the two below
+      CUDA_RETURN_IF_ERROR(Int8RowwiseQuantize(source_, config_.rows, config_.cols,
+                                               reinterpret_cast<int8_t*>(q_),
+                                               static_cast<float*>(raw_scales_), stream));
+      return absl::OkStatus();
+    case Recipe::kW8a16:
+      CUDA_RETURN_IF_ERROR(W8Quantize(source_, config_.rows, config_.cols,
+                                      reinterpret_cast<int8_t*>(q_),
+                                      static_cast<__nv_bfloat16*>(raw_scales_), stream));
+      return absl::OkStatus();
+    case Recipe::kW4a16:
+      CUDA_RETURN_IF_ERROR(W4Quantize(source_, config_.rows, config_.cols, config_.w4_group, q_,
+                                      static_cast<__nv_bfloat16*>(raw_scales_), stream));
+      return absl::OkStatus();
   }
   return absl::InternalError("unknown recipe");
 }
@@ -403,6 +435,20 @@ absl::Status OperandQuantizer::DequantizeGroups(int64_t first, int64_t count, fl
       CUDA_RETURN_IF_ERROR(DequantizeRowFp8(q_ + offset, count * c.rows, c.cols,
                                             static_cast<const float*>(raw_scales_) + first * c.rows,
                                             out, stream));
+      break;
+    case Recipe::kInt8Rowwise:  // one group (CheckGroupedRecipe), as are the two below
+      CUDA_RETURN_IF_ERROR(DequantizeInt8Rowwise(reinterpret_cast<const int8_t*>(q_),
+                                                 static_cast<const float*>(raw_scales_), c.rows,
+                                                 c.cols, out, stream));
+      break;
+    case Recipe::kW8a16:
+      CUDA_RETURN_IF_ERROR(DequantizeW8(reinterpret_cast<const int8_t*>(q_),
+                                        static_cast<const __nv_bfloat16*>(raw_scales_), c.rows,
+                                        c.cols, out, stream));
+      break;
+    case Recipe::kW4a16:
+      CUDA_RETURN_IF_ERROR(DequantizeW4(q_, static_cast<const __nv_bfloat16*>(raw_scales_), c.rows,
+                                        c.cols, c.w4_group, out, stream));
       break;
   }
   return absl::OkStatus();

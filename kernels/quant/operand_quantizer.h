@@ -15,6 +15,12 @@
 // runner then makes one call per group, each at its group's data and scale tensor
 // (gemm_scale_group_floats() apart). The microscaled recipes do not take groups > 1
 // (Unimplemented).
+//
+// The serving recipes (one group): int8-rowwise quantizes both operands per row to INT8
+// with an fp32 scale_inv per row (gemm_scale()); w8a16 and w4a16 quantize the weight (B^T)
+// only, to INT8 or packed INT4 with BF16 scales laid out as the CUTLASS mixed-input GEMM
+// reads them ([ceil(K / group), rows], rows fastest; gemm_scale()); their activation is
+// the BF16 source (the runner configures it as bf16).
 #pragma once
 
 #include <cublasLt.h>
@@ -32,8 +38,8 @@ namespace gemmprof::kernels {
 // Whether `groups` copies of a GEMM can be set up as one strided-batched call with
 // `recipe` (whether cuBLASLt has an algorithm for it is known only when the plan is
 // made): InvalidArgument for groups < 1 (naming `what`); Unimplemented for groups > 1 with
-// mxfp8 or nvfp4 ("mxfp8: grouped GEMMs (groups = 8) are not implemented in the CUDA
-// runner"): their swizzled scale tensors have no per-group layout here yet.
+// mxfp8, nvfp4 or a serving recipe ("mxfp8: grouped GEMMs (groups = 8) are not
+// implemented in the CUDA runner"): their scale tensors have no per-group layout here yet.
 absl::Status CheckGroupedRecipe(core::Recipe recipe, int64_t groups, const std::string& what);
 
 struct OperandConfig {
@@ -45,6 +51,7 @@ struct OperandConfig {
   bool weight = false;  // fp8-block: 128x128 blocks instead of 1x128
   int32_t amax_history_len = 1024;
   core::AmaxAlgo amax_algo = core::AmaxAlgo::kMax;
+  int32_t w4_group = 128;  // w4a16's weight: K elements per scale
 };
 
 class OperandQuantizer {

@@ -105,10 +105,21 @@ core::RecipeSupport CudaRunner::Supports(core::Recipe recipe) const {
     return s;
   }
   if (core::IsServingRecipe(recipe)) {
+    // CUTLASS's INT8 and mixed-input GEMMs, built for sm_90a only (no cuBLASLt form).
+#ifndef GEMMPROF_WITH_CUTLASS
     s.reason = absl::StrCat(name,
-                            ": no CUDA kernel in this build yet (the host reference runner "
-                            "emulates its numerics; gemmprofd --backend host)");
+                            ": its GEMMs are CUTLASS kernels and this build has no CUTLASS (run "
+                            "deploy/install_cutlass.sh and rebuild)");
     return s;
+#else
+    if (sm_ != 90) {
+      s.reason = absl::StrCat(name, ": not supported on sm_", sm_,
+                              " (its CUTLASS kernels are built for sm_90a only)");
+      return s;
+    }
+    s.supported = true;
+    return s;
+#endif
   }
   const bool microscaled = recipe == Recipe::kMxfp8 || recipe == Recipe::kNvfp4;
   const int need = microscaled ? 100 : 90;

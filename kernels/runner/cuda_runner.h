@@ -86,7 +86,8 @@ class CudaRunner : public device::Runner {
   // the item, cuBLASLt stays and the member's notes say why. With `contenders`, the other
   // CUTLASS forms within contender_margin_ of a kept CUTLASS form go to the member's
   // contenders, to be decided in the item's own rounds.
-  absl::Status ChooseGemmLibrary(Member& m, const TimerOptions& options, bool contenders);
+  absl::Status ChooseGemmLibrary(Member& m, const TimerOptions& options, bool contenders,
+                                 int64_t w4_group);
   // The isolated graphs (own form and contenders') and the quantization graph.
   absl::Status CaptureMember(Member& m);
   // The measurement engine's rounds over `members` through GraphTimer; with `kernels`

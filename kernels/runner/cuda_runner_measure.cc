@@ -29,7 +29,7 @@ constexpr uint32_t kTensorA = 1, kTensorBt = 2;
 
 int64_t Bytes(cudaDataType_t t, int64_t n) {
   if (t == CUDA_R_16BF) return 2 * n;
-  if (t == CUDA_R_4F_E2M1) return (n + 1) / 2;
+  if (t == CUDA_R_4F_E2M1 || t == CUDA_R_4I) return (n + 1) / 2;
   return n;
 }
 
@@ -194,16 +194,58 @@ absl::StatusOr<CutlassGemm> CreateRowwiseGemm(const core::WorkItem& item, const 
   return CutlassGemm::CreateRowwise(spec, schedule, device, sm);
 }
 
+absl::StatusOr<CutlassGemm> CreateInt8RowwiseGemm(const core::WorkItem& item, const Operands& o,
+                                                  Int8RowwiseSchedule schedule, int device,
+                                                  int sm) {
+  RowwiseGemmSpec spec;
+  spec.groups =
+      CutlassGroups(item, o, false, static_cast<const float*>(o.a.gemm_scale()), item.op.shape.m,
+                    static_cast<const float*>(o.bt.gemm_scale()), item.op.shape.n);
+  return CutlassGemm::CreateInt8Rowwise(spec, schedule, device, sm);
+}
+
+absl::StatusOr<CutlassGemm> CreateWeightOnlyGemm(const core::WorkItem& item, const Operands& o,
+                                                 int64_t w4_group, WeightOnlySchedule schedule,
+                                                 int device, int sm, cudaStream_t stream) {
+  if (item.op.groups != 1) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        std::string(core::ToString(item.recipe)),
+        ": the CUTLASS mixed-input GEMM takes one group; this item has ", item.op.groups));
+  }
+  WeightOnlyGemmSpec spec;
+  spec.int4 = item.recipe == Recipe::kW4a16;
+  spec.m = item.op.shape.m;
+  spec.n = item.op.shape.n;
+  spec.k = item.op.shape.k;
+  spec.a = static_cast<const __nv_bfloat16*>(o.a.data());
+  spec.w = o.bt.data();
+  spec.scales = static_cast<const __nv_bfloat16*>(o.bt.gemm_scale());
+  spec.group = w4_group;
+  spec.c = o.c;
+  spec.stream = stream;
+  return CutlassGemm::CreateWeightOnly(spec, schedule, device, sm);
+}
+
 // cuBLASLt and each CUTLASS form are timed as Autotune times cuBLASLt's candidates
 // (TimeCandidates). CUTLASS is kept only when more than 1% faster than cuBLASLt: within
 // that the two are the same, and cuBLASLt (the library the other recipes run on) stays.
 // Where a CUTLASS form is kept, the other CUTLASS forms within contender_margin_ of it
 // become the member's contenders (member.h): on a power-capped GPU the burst can rank
 // forms that close otherwise than the item's rounds do, so the rounds decide.
+// The serving recipes have no cuBLASLt form here (m.plans is empty): their CUTLASS forms
+// alone are timed, the first being the incumbent, and where none can run the member is
+// refused with the first form's reason.
 absl::Status CudaRunner::ChooseGemmLibrary(Member& m, const TimerOptions& item_options,
-                                           bool contenders) {
-  std::vector<std::string> names = {"cuBLASLt"};
-  std::vector<std::optional<CutlassGemm>> cutlass(1);  // [0]: cuBLASLt
+                                           bool contenders, int64_t w4_group) {
+  const Recipe recipe = m.item.recipe;
+  const bool serving = core::IsServingRecipe(recipe);
+  const size_t first = serving ? 0 : 1;  // the first CUTLASS candidate
+  std::vector<std::string> names;
+  std::vector<std::optional<CutlassGemm>> cutlass;
+  if (!serving) {
+    names.push_back("cuBLASLt");
+    cutlass.resize(1);  // [0]: cuBLASLt
+  }
   std::string refused;
   auto add = [&](absl::StatusOr<CutlassGemm> g, const char* schedule) -> absl::Status {
     if (absl::IsFailedPrecondition(g.status())) {
@@ -216,11 +258,22 @@ absl::Status CudaRunner::ChooseGemmLibrary(Member& m, const TimerOptions& item_o
     cutlass.push_back(*std::move(g));
     return absl::OkStatus();
   };
-  const bool block = m.item.recipe == Recipe::kFp8Block;
+  const bool block = recipe == Recipe::kFp8Block;
   if (block) {
     for (BlockGemmSchedule schedule : kBlockGemmSchedules) {
       RETURN_IF_ERROR(add(CreateBlockGemm(m.item, m.o, schedule, ordinal_, sm_),
                           BlockGemmScheduleName(schedule)));
+    }
+  } else if (recipe == Recipe::kInt8Rowwise) {
+    for (Int8RowwiseSchedule schedule : kInt8RowwiseSchedules) {
+      RETURN_IF_ERROR(add(CreateInt8RowwiseGemm(m.item, m.o, schedule, ordinal_, sm_),
+                          Int8RowwiseScheduleName(schedule)));
+    }
+  } else if (core::IsWeightOnly(recipe)) {
+    for (WeightOnlySchedule schedule : kWeightOnlySchedules) {
+      RETURN_IF_ERROR(
+          add(CreateWeightOnlyGemm(m.item, m.o, w4_group, schedule, ordinal_, sm_, stream_.get()),
+              WeightOnlyScheduleName(schedule)));
     }
   } else {
     for (RowwiseGemmSchedule schedule : kRowwiseGemmSchedules) {
@@ -228,15 +281,22 @@ absl::Status CudaRunner::ChooseGemmLibrary(Member& m, const TimerOptions& item_o
                           RowwiseGemmScheduleName(schedule)));
     }
   }
-  if (cutlass.size() == 1) {
+  if (cutlass.size() == first) {
+    if (serving) {
+      m.refused = absl::FailedPreconditionError(refused);
+      return absl::OkStatus();
+    }
     m.notes.push_back(absl::StrCat("cuBLASLt only: ", refused));
     return absl::OkStatus();
   }
-  std::vector<IterationTimer::Iteration> candidates = {[&m](cudaStream_t q) -> absl::Status {
-    for (const MatmulPlan& p : m.plans) RETURN_IF_ERROR(p.Enqueue(q));
-    return absl::OkStatus();
-  }};
-  for (size_t c = 1; c < cutlass.size(); ++c) {
+  std::vector<IterationTimer::Iteration> candidates;
+  if (!serving) {
+    candidates.push_back([&m](cudaStream_t q) -> absl::Status {
+      for (const MatmulPlan& p : m.plans) RETURN_IF_ERROR(p.Enqueue(q));
+      return absl::OkStatus();
+    });
+  }
+  for (size_t c = first; c < cutlass.size(); ++c) {
     const CutlassGemm& g = *cutlass[c];
     candidates.push_back([&g](cudaStream_t q) { return g.Enqueue(q); });
   }
@@ -244,7 +304,7 @@ absl::Status CudaRunner::ChooseGemmLibrary(Member& m, const TimerOptions& item_o
   const cudaStream_t st = stream_.get();
   const std::vector<absl::StatusOr<double>> ms =
       TimeCandidates(*timer_, st, candidates, item_options, kRounds);
-  RETURN_IF_ERROR(ms[0].status());
+  if (!serving) RETURN_IF_ERROR(ms[0].status());
   std::vector<std::string> figures;
   for (size_t c = 0; c < ms.size(); ++c) {
     if (!ms[c].ok()) {
@@ -256,16 +316,24 @@ absl::Status CudaRunner::ChooseGemmLibrary(Member& m, const TimerOptions& item_o
     }
     figures.push_back(absl::StrFormat("%s %.4g ms", names[c], *ms[c]));
   }
-  const size_t best = static_cast<size_t>(std::max(0, measure::PickFastest(ms)));
+  const int picked = measure::PickFastest(ms);
+  if (picked < 0) return ms[0].status();  // serving: no form ran
+  const size_t best = static_cast<size_t>(picked);
   m.notes.push_back(absl::StrFormat(
-      "GEMM library chosen by measurement: %s (%s per GEMM, medians of %d interleaved rounds "
+      "%s chosen by measurement: %s (%s per GEMM, medians of %d interleaved rounds "
       "timed as a short burst before the item's own rounds; a power-capped GPU runs such a "
       "burst at higher clocks, so these figures rank the candidates and do not compare with "
       "the item's)",
-      names[best], absl::StrJoin(figures, ", "), kRounds));
-  if (best > 0) {
-    for (size_t c :
-         contenders ? measure::CloseTo(ms, best, contender_margin_) : std::vector<size_t>()) {
+      serving ? "CUTLASS form" : "GEMM library", names[best], absl::StrJoin(figures, ", "),
+      kRounds));
+  if (best > 0 || serving) {
+    std::vector<size_t> close =
+        contenders ? measure::CloseTo(ms, best, contender_margin_) : std::vector<size_t>();
+    if (contenders && serving && best != 0 && ms[0].ok() &&
+        *ms[0] <= (1 + contender_margin_) * *ms[best]) {
+      close.push_back(0);  // CloseTo leaves out 0, cuBLASLt's place in the other recipes
+    }
+    for (size_t c : close) {
       m.contenders.push_back({names[c], *std::move(cutlass[c])});
     }
     if (!m.contenders.empty()) {

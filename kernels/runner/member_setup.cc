@@ -75,6 +75,20 @@ absl::Status CudaRunner::PrepareMember(const core::GroupRequest& request, size_t
   const std::optional<bool> fast_accum = ResolveFastAccum(item, timing.fast_accum, &accum_note);
   if (!accum_note.empty()) m.notes.push_back(accum_note);
   m.fast_accum = fast_accum.value_or(false);
+  // Kernel-only timing and Nsight mode record the member's own launches: there the
+  // burst's choice stands.
+  const bool contenders =
+      timing.timing_backend != core::TimingBackend::kKernels && !request.profile;
+  if (core::IsServingRecipe(item.recipe)) {
+    // No cuBLASLt form: CUTLASS's INT8 and mixed-input GEMMs, chosen among themselves.
+    RETURN_IF_ERROR(core::WhileDoing(ChooseGemmLibrary(m, options, contenders, timing.w4_group),
+                                     "choosing the CUTLASS form"));
+    if (!m.refused.ok()) return absl::OkStatus();
+    m.has_quant = m.t.a || m.t.bt;
+    m.gemm_bytes = GemmBytes(item, m.o);
+    m.quant_bytes = QuantBytes(item, m.o, m.t);
+    return CaptureMember(m);
+  }
   const MatmulSpec spec = GemmSpec(item.op, m.o, fast_accum, workspace_);
   std::string per_group_reason;
   // Contiguous experts at uneven tokens run each expert at its rows (measure_parts.h).
@@ -92,11 +106,7 @@ absl::Status CudaRunner::PrepareMember(const core::GroupRequest& request, size_t
   ASSIGN_OR_RETURN(m.plans, core::WhileDoing(std::move(created), "planning the cuBLASLt call"));
   RETURN_IF_ERROR(ChoosePlan(timing, options, m));
   if (item.recipe == core::Recipe::kFp8Block || item.recipe == core::Recipe::kFp8Rowwise) {
-    // Kernel-only timing and Nsight mode record the member's own launches: there the
-    // burst's choice stands.
-    const bool contenders =
-        timing.timing_backend != core::TimingBackend::kKernels && !request.profile;
-    RETURN_IF_ERROR(core::WhileDoing(ChooseGemmLibrary(m, options, contenders),
+    RETURN_IF_ERROR(core::WhileDoing(ChooseGemmLibrary(m, options, contenders, timing.w4_group),
                                      "choosing between CUTLASS and cuBLASLt"));
     if (item.recipe == core::Recipe::kFp8Block && !m.cutlass.has_value()) {
       // cuBLASLt's GEMM: the quantization writes its scale layout itself (one launch).

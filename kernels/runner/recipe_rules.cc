@@ -17,6 +17,7 @@ OperandConfig Base(const core::WorkItem& item, const core::TimingOptions& timing
   c.amax_algo = timing.amax_algo;
   c.cols = item.op.shape.k;
   c.groups = item.op.groups;
+  c.w4_group = timing.w4_group;
   return c;
 }
 
@@ -34,6 +35,12 @@ std::string GemmOperandText(const OperandConfig& c) {
                           c.weight ? "-block128x128" : "-block1x128");
     case Recipe::kFp8Rowwise:
       return "fp8-e4m3-row";
+    case Recipe::kInt8Rowwise:
+      return "int8-row";
+    case Recipe::kW8a16:
+      return "int8-channel-bf16scale";
+    case Recipe::kW4a16:
+      return absl::StrCat("int4-group", c.w4_group, "-bf16scale");
     default:
       return std::string(core::ToString(c.recipe));
   }
@@ -87,6 +94,8 @@ OperandConfig OperandA(const core::WorkItem& item, const core::TimingOptions& ti
   c.format = item.op.pass == Pass::kDgrad && item.recipe != Recipe::kFp8Rowwise ? Fp8Format::kE5M2
                                                                                 : Fp8Format::kE4M3;
   c.weight = false;
+  // Weight-only recipes: the activation stays BF16.
+  if (core::IsWeightOnly(item.recipe)) c.recipe = Recipe::kBf16;
   return c;
 }
 
@@ -107,6 +116,9 @@ std::optional<bool> ResolveFastAccum(const core::WorkItem& item, core::FastAccum
     case Recipe::kBf16:
     case Recipe::kMxfp8:
     case Recipe::kNvfp4:
+    case Recipe::kInt8Rowwise:  // exact INT32 accumulation
+    case Recipe::kW8a16:        // BF16 MMAs, fp32 accumulation
+    case Recipe::kW4a16:
       return std::nullopt;
     case Recipe::kFp8Block:
       // Block scaling promotes partial sums itself; TE and PyTorch always split here.
@@ -130,6 +142,13 @@ absl::Status CheckGroups(const core::WorkItem& item) {
 TimedQuantization TimedPart(const core::WorkItem& item, core::Accounting accounting) {
   TimedQuantization t;
   if (item.mode == core::Mode::kPrequant || item.recipe == Recipe::kBf16) return t;
+  // Serving recipes (inference semantics, every mode): the weight is prepared once before
+  // any timing; int8-rowwise quantizes its activation per call, the weight-only recipes
+  // read the BF16 activation as it is.
+  if (core::IsServingRecipe(item.recipe)) {
+    t.a = item.recipe == Recipe::kInt8Rowwise;
+    return t;
+  }
   if (item.mode == core::Mode::kDynamic) {
     // Inference: the activation (or gradient) operands are quantized per call, the
     // weight once before. A is X, dY or X^T; B^T is the weight except in wgrad (dY^T).
@@ -161,6 +180,10 @@ double ErrorThreshold(core::Recipe recipe, bool fast_accum) {
       return 1e-2;
     case Recipe::kNvfp4:
       return 5e-2;
+    case Recipe::kInt8Rowwise:  // exact integer sums: the BF16 output rounding and fp32 scales
+    case Recipe::kW8a16:        // BF16 products q * s (one rounding per weight), fp32 sums
+    case Recipe::kW4a16:
+      return 2e-2;
     default:
       return fast_accum ? 3e-2 : 2e-2;
   }
