@@ -6,7 +6,12 @@ mlp_down 14336x4096) and M = 16, 128, 1024, 8192 (or --ms):
   bf16           torch.matmul(x, w.t())
   int8_mm        torch._int_mm(a_int8 [M, K], b_int8 as a column-major [K, N]: cuBLASLt's
                  fast INT8 layout), INT32 out
-  int8_rowwise   int8_mm plus its scale epilogue in PyTorch (acc * a_scale * b_scale -> bf16)
+  int8_rowwise   int8_mm plus its scale epilogue in PyTorch (acc * a_scale * b_scale -> bf16),
+                 eager (three elementwise kernels)
+  int8_rowwise_compiled
+                 int8_mm plus the same epilogue through torch.compile (one fused kernel: the
+                 best a PyTorch user gets without a fused-epilogue GEMM); compiled before
+                 any timing
   w4a16_torch    torch._weight_int4pack_mm (BF16 activations, INT4 weights, group 128),
                  weights packed once before any timing
 
@@ -39,8 +44,14 @@ def peers(m, k, n, dev):
         torch._int_mm(a8, b8)
         out["int8_mm"] = lambda: torch._int_mm(a8, b8)
         out["int8_rowwise"] = lambda: (torch._int_mm(a8, b8).float() * sa * sb).to(torch.bfloat16)
+        try:
+            epilogue = torch.compile(lambda acc, x, y: (acc.float() * x * y).to(torch.bfloat16))
+            epilogue(torch._int_mm(a8, b8), sa, sb)
+            out["int8_rowwise_compiled"] = lambda: epilogue(torch._int_mm(a8, b8), sa, sb)
+        except Exception as e:  # torch.compile needs Triton and a compiler on the node
+            out["int8_rowwise_compiled"] = str(e).splitlines()[0]
     except RuntimeError as e:
-        out["int8_mm"] = out["int8_rowwise"] = str(e).splitlines()[0]
+        out["int8_mm"] = out["int8_rowwise"] = out["int8_rowwise_compiled"] = str(e).splitlines()[0]
     try:
         wq = torch.randint(0, 16, (n, k), device=dev, dtype=torch.int32)
         packed = torch.ops.aten._convert_weight_to_int4pack(
