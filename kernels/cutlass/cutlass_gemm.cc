@@ -70,6 +70,16 @@ absl::Status CheckBlockBatch(const BlockGemmSpec& spec) {
   return CheckBatch(spec.groups, f.m * kb, bt_scale_rows * kb, "block-scaled");
 }
 
+#ifdef GEMMPROF_WITH_CUTLASS
+// A made instance's failure: FailedPrecondition where CUTLASS cannot implement the
+// problem (the queue's not_supported), Internal otherwise; OK when it was made.
+absl::Status MadeStatus(const cutlass_gemm::Made& made, const char* what) {
+  if (made.instance != nullptr) return absl::OkStatus();
+  const std::string text = absl::StrCat(what, ": ", made.error);
+  return made.unsupported ? absl::FailedPreconditionError(text) : absl::InternalError(text);
+}
+#endif
+
 }  // namespace
 
 const char* RowwiseGemmScheduleName(RowwiseGemmSchedule schedule) {
@@ -212,10 +222,7 @@ absl::StatusOr<CutlassGemm> CutlassGemm::Create(const BlockGemmSpec& spec,
         " x B^T ", FormatName(spec.bt_format), " (fp8-block is e4m3 x e4m3)"));
   }
   ASSIGN_OR_RETURN(cutlass_gemm::Made made, MakeBlockGemm(spec, schedule, blackwell, device));
-  if (made.instance == nullptr) {
-    const std::string what = absl::StrCat("CUTLASS grouped block-scaled GEMM: ", made.error);
-    return made.unsupported ? absl::FailedPreconditionError(what) : absl::InternalError(what);
-  }
+  RETURN_IF_ERROR(MadeStatus(made, "CUTLASS grouped block-scaled GEMM"));
   CutlassGemm gemm;
   gemm.instance_ = std::move(made.instance);
   gemm.description_ = absl::StrCat(
@@ -315,10 +322,7 @@ absl::StatusOr<CutlassGemm> CutlassGemm::CreateRowwise(const RowwiseGemmSpec& sp
                      " x B^T ", FormatName(spec.bt_format), " (fp8-rowwise is e4m3 x e4m3)"));
   }
   ASSIGN_OR_RETURN(cutlass_gemm::Made made, MakeRowwiseGemm(spec, schedule, blackwell, device));
-  if (made.instance == nullptr) {
-    const std::string what = absl::StrCat("CUTLASS row-wise GEMM: ", made.error);
-    return made.unsupported ? absl::FailedPreconditionError(what) : absl::InternalError(what);
-  }
+  RETURN_IF_ERROR(MadeStatus(made, "CUTLASS row-wise GEMM"));
   CutlassGemm gemm;
   gemm.instance_ = std::move(made.instance);
   const size_t groups = spec.groups.size();
@@ -427,10 +431,7 @@ absl::StatusOr<CutlassGemm> CutlassGemm::CreateInt8Rowwise(const RowwiseGemmSpec
       made = cutlass_gemm::MakeInt8RowwiseCooperative256(p, device);
       break;
   }
-  if (made.instance == nullptr) {
-    const std::string what = absl::StrCat("CUTLASS INT8 GEMM: ", made.error);
-    return made.unsupported ? absl::FailedPreconditionError(what) : absl::InternalError(what);
-  }
+  RETURN_IF_ERROR(MadeStatus(made, "CUTLASS INT8 GEMM"));
   CutlassGemm gemm;
   gemm.instance_ = std::move(made.instance);
   gemm.description_ =
@@ -511,10 +512,7 @@ absl::StatusOr<CutlassGemm> CutlassGemm::CreateWeightOnly(const WeightOnlyGemmSp
                        : cutlass_gemm::MakeW8a16Tile128(p, device);
       break;
   }
-  if (made.instance == nullptr) {
-    const std::string text = absl::StrCat("CUTLASS mixed-input GEMM: ", made.error);
-    return made.unsupported ? absl::FailedPreconditionError(text) : absl::InternalError(text);
-  }
+  RETURN_IF_ERROR(MadeStatus(made, "CUTLASS mixed-input GEMM"));
   gemm.instance_ = std::move(made.instance);
   gemm.description_ =
       absl::StrCat("CUTLASS ", GEMMPROF_CUTLASS_VERSION, " sm90a mixed-input GEMM (bf16 x ",
