@@ -85,7 +85,9 @@ class CudaRunner : public device::Runner {
   // keeps the fastest for the member (cuda_runner_measure.cc). Where CUTLASS cannot run
   // the item, cuBLASLt stays and the member's notes say why. With `contenders`, the other
   // CUTLASS forms within contender_margin_ of a kept CUTLASS form go to the member's
-  // contenders, to be decided in the item's own rounds.
+  // contenders, to be decided in the item's own rounds. The serving recipes (no cuBLASLt
+  // plans): their CUTLASS forms against each other (w4a16's group `w4_group`), the member
+  // refused with the first form's reason where none can run.
   absl::Status ChooseGemmLibrary(Member& m, const TimerOptions& options, bool contenders,
                                  int64_t w4_group);
   // The isolated graphs (own form and contenders') and the quantization graph.
