@@ -251,7 +251,12 @@ void WorkloadFlags::RegisterMore(CLI::App& app) {
 
   const char* kTiming = "Timing";
   app.add_option("--accounting", accounting_, "training-step | per-gemm")->group(kTiming);
-  app.add_option("--l2", l2_, "hot | cold")->group(kTiming);
+  app.add_option("--l2", l2_,
+                 "hot (default: the same buffers every iteration, as the seed tool; operands that "
+                 "fit the GPU's L2 are read from it) | cold (L2 flushed before every sample: "
+                 "every operand from memory, as a decode step reads each layer's weights; the "
+                 "setting to judge decode GEMMs and weight-only recipes by)")
+      ->group(kTiming);
   app.add_option("--autotune", autotune_k_,
                  "Time the top K cuBLASLt candidates (default 1; for a GEMM of one cuBLASLt call "
                  "its answer for a 1 MiB workspace is timed too where it differs)")
