@@ -294,7 +294,7 @@ std::vector<Case> MakeCases(const Options& o, const Buffers& b, cudaStream_t s) 
   const double g128 = static_cast<double>(((r + 127) / 128) * ((c + 127) / 128));
   const double scales_1x128 = static_cast<double>(r * ((c + 127) / 128) + c * ((r + 127) / 128));
   const double mx_scales = static_cast<double>(r * ((c + 31) / 32) + c * ((r + 31) / 32));
-  return {
+  std::vector<Case> cases = {
       CopyCase(b, r, c, s, "copy (cudaMemcpyAsync D2D)"),
       {"Amax", 2 * n + 4, 80, [=, &b] { return k::Amax(b.x, r * c, b.amax, s); }},
       // fp8-rowwise: a scale per row (per token of an activation, per output channel of a
@@ -302,6 +302,19 @@ std::vector<Case> MakeCases(const Options& o, const Buffers& b, cudaStream_t s) 
       {"RowwiseQuantize E4M3 (per row)", 3 * n + 4.0 * r, 80,
        [=, &b] {
          return k::RowwiseQuantize(b.x, r, c, q::Fp8Format::kE4M3, b.out, b.scale_inv, s);
+       }},
+      // The serving recipes' quantizers (rules I2-I4 of core/quant/integer_quant.h):
+      // int8-rowwise's per-token activation, timed per call in autocast and dynamic modes;
+      // the weight-only recipes' weights, prepared once outside any timing (each row or
+      // group read twice: amax, then the cast), listed for their bandwidth only.
+      {"Int8RowwiseQuantize (per token)", 3 * n + 4.0 * r, 80,
+       [=, &b] {
+         return k::Int8RowwiseQuantize(b.x, r, c, reinterpret_cast<int8_t*>(b.out), b.scale_inv, s);
+       }},
+      {"W8Quantize (per channel; offline)", 3 * n + 2.0 * r, 0,
+       [=, &b] {
+         return k::W8Quantize(b.x, r, c, reinterpret_cast<int8_t*>(b.out),
+                              reinterpret_cast<__nv_bfloat16*>(b.scales), s);
        }},
       {"CastTranspose E4M3 +T +amax", 4 * n + 8, 80,
        [=, &b] {
@@ -356,6 +369,15 @@ std::vector<Case> MakeCases(const Options& o, const Buffers& b, cudaStream_t s) 
       {"Nvfp4Quantize", 2 * n + n / 2 + n / 16 + 8, 0,
        [=, &b] { return k::Nvfp4Quantize(b.x, r, c, b.amax, b.out, b.scales, b.tensor_scale, s); }},
   };
+  // Packed INT4 rows take an even length (two per byte).
+  if (c % 2 == 0) {
+    cases.push_back(
+        {"W4Quantize group 128 (offline)", 2.5 * n + 2.0 * r * ((c + 127) / 128), 0, [=, &b] {
+           return k::W4Quantize(b.x, r, c, 128, b.out, reinterpret_cast<__nv_bfloat16*>(b.scales),
+                                s);
+         }});
+  }
+  return cases;
 }
 
 std::string Verdict(const Row& row, double copy_gbps) {
