@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cutlass/block_gemm_kernels.h"
-#include "kernels/cutlass/serving_gemm_kernels.h"
+#include "kernels/cutlass/cutlass_gemm_internal.h"
 
 namespace gemmprof::kernels {
 namespace {
@@ -69,16 +69,6 @@ absl::Status CheckBlockBatch(const BlockGemmSpec& spec) {
   const int64_t bt_scale_rows = spec.bt_128x128 ? (f.n + 127) / 128 : f.n;
   return CheckBatch(spec.groups, f.m * kb, bt_scale_rows * kb, "block-scaled");
 }
-
-#ifdef GEMMPROF_WITH_CUTLASS
-// A made instance's failure: FailedPrecondition where CUTLASS cannot implement the
-// problem (the queue's not_supported), Internal otherwise; OK when it was made.
-absl::Status MadeStatus(const cutlass_gemm::Made& made, const char* what) {
-  if (made.instance != nullptr) return absl::OkStatus();
-  const std::string text = absl::StrCat(what, ": ", made.error);
-  return made.unsupported ? absl::FailedPreconditionError(text) : absl::InternalError(text);
-}
-#endif
 
 }  // namespace
 
@@ -222,7 +212,7 @@ absl::StatusOr<CutlassGemm> CutlassGemm::Create(const BlockGemmSpec& spec,
         " x B^T ", FormatName(spec.bt_format), " (fp8-block is e4m3 x e4m3)"));
   }
   ASSIGN_OR_RETURN(cutlass_gemm::Made made, MakeBlockGemm(spec, schedule, blackwell, device));
-  RETURN_IF_ERROR(MadeStatus(made, "CUTLASS grouped block-scaled GEMM"));
+  RETURN_IF_ERROR(cutlass_gemm::MadeStatus(made, "CUTLASS grouped block-scaled GEMM"));
   CutlassGemm gemm;
   gemm.instance_ = std::move(made.instance);
   gemm.description_ = absl::StrCat(
@@ -322,7 +312,7 @@ absl::StatusOr<CutlassGemm> CutlassGemm::CreateRowwise(const RowwiseGemmSpec& sp
                      " x B^T ", FormatName(spec.bt_format), " (fp8-rowwise is e4m3 x e4m3)"));
   }
   ASSIGN_OR_RETURN(cutlass_gemm::Made made, MakeRowwiseGemm(spec, schedule, blackwell, device));
-  RETURN_IF_ERROR(MadeStatus(made, "CUTLASS row-wise GEMM"));
+  RETURN_IF_ERROR(cutlass_gemm::MadeStatus(made, "CUTLASS row-wise GEMM"));
   CutlassGemm gemm;
   gemm.instance_ = std::move(made.instance);
   const size_t groups = spec.groups.size();
@@ -332,196 +322,6 @@ absl::StatusOr<CutlassGemm> CutlassGemm::CreateRowwise(const RowwiseGemmSpec& sp
       "FP8 GEMM, row-wise scales in the epilogue (e4m3 x e4m3; ", gemm.instance_->Config(), ")",
       groups > 1 ? absl::StrCat(", ", groups, " groups in one launch") : "");
   return gemm;
-#endif
-}
-
-const char* Int8RowwiseScheduleName(Int8RowwiseSchedule schedule) {
-  switch (schedule) {
-    case Int8RowwiseSchedule::kTile64:
-      return "pingpong 64x128";
-    case Int8RowwiseSchedule::kTile128:
-      return "pingpong 128x128";
-    case Int8RowwiseSchedule::kCooperative256:
-      return "cooperative 128x256";
-  }
-  return "?";
-}
-
-const char* WeightOnlyScheduleName(WeightOnlySchedule schedule) {
-  switch (schedule) {
-    case WeightOnlySchedule::kTile16:
-      return "128x16 tokens";
-    case WeightOnlySchedule::kTile16StreamK:
-      return "128x16 tokens stream-K";
-    case WeightOnlySchedule::kTile64:
-      return "128x64 tokens";
-    case WeightOnlySchedule::kTile128:
-      return "128x128 tokens";
-  }
-  return "?";
-}
-
-namespace {
-
-// What every serving GEMM needs before an instantiation is tried: CUTLASS in the build, an
-// sm_90 device, sizes in range.
-absl::Status CheckServing(int64_t m, int64_t n, int64_t k, int sm, const char* what) {
-#ifndef GEMMPROF_WITH_CUTLASS
-  (void)m;
-  (void)n;
-  (void)k;
-  (void)sm;
-  return absl::FailedPreconditionError(
-      absl::StrCat(what,
-                   ": this build has no CUTLASS kernels (CMake did not find CUTLASS: run "
-                   "deploy/install_cutlass.sh and rebuild)"));
-#else
-  if (m < 1 || n < 1 || k < 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, ": size ", m, "x", k, "x", n, " (m, n, k >= 1)"));
-  }
-  if (sm != 90) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(what, ": the CUTLASS kernel is built for sm_90a only; this is sm_", sm));
-  }
-  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
-  if (m > kMax || n > kMax || k > kMax) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(what, ": size ", m, "x", k, "x", n, " has a dimension over 2^31"));
-  }
-  if (k % 16 != 0 || n % 8 != 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(what, ": the CUTLASS kernel needs K % 16 == 0 and N % 8 == 0; this is ", m,
-                     "x", k, "x", n));
-  }
-  return absl::OkStatus();
-#endif
-}
-
-}  // namespace
-
-absl::StatusOr<CutlassGemm> CutlassGemm::CreateInt8Rowwise(const RowwiseGemmSpec& spec,
-                                                           Int8RowwiseSchedule schedule, int device,
-                                                           int sm) {
-  if (spec.groups.size() != 1) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "int8-rowwise: the CUTLASS INT8 GEMM takes one group; this item has ", spec.groups.size()));
-  }
-  const BlockGemmGroup& g = spec.groups.front();
-  RETURN_IF_ERROR(CheckServing(g.m, g.n, g.k, sm, "int8-rowwise"));
-#ifdef GEMMPROF_WITH_CUTLASS
-  cutlass_gemm::RowwiseProblem p;
-  p.m = static_cast<int32_t>(g.m);
-  p.n = static_cast<int32_t>(g.n);
-  p.k = static_cast<int32_t>(g.k);
-  p.a = g.a;
-  p.bt = g.bt;
-  p.c = g.c;
-  p.a_scales = g.a_scales;
-  p.bt_scales = g.bt_scales;
-  cutlass_gemm::Made made;
-  switch (schedule) {
-    case Int8RowwiseSchedule::kTile64:
-      made = cutlass_gemm::MakeInt8RowwiseTile64(p, device);
-      break;
-    case Int8RowwiseSchedule::kTile128:
-      made = cutlass_gemm::MakeInt8RowwiseTile128(p, device);
-      break;
-    case Int8RowwiseSchedule::kCooperative256:
-      made = cutlass_gemm::MakeInt8RowwiseCooperative256(p, device);
-      break;
-  }
-  RETURN_IF_ERROR(MadeStatus(made, "CUTLASS INT8 GEMM"));
-  CutlassGemm gemm;
-  gemm.instance_ = std::move(made.instance);
-  gemm.description_ =
-      absl::StrCat("CUTLASS ", GEMMPROF_CUTLASS_VERSION,
-                   " sm90a INT8 GEMM, per-token and per-channel scales in the epilogue (int8 x "
-                   "int8; ",
-                   gemm.instance_->Config(), ")");
-  return gemm;
-#else
-  (void)schedule;
-  (void)device;
-  return absl::InternalError("unreachable");
-#endif
-}
-
-absl::StatusOr<CutlassGemm> CutlassGemm::CreateWeightOnly(const WeightOnlyGemmSpec& spec,
-                                                          WeightOnlySchedule schedule, int device,
-                                                          int sm) {
-  const char* what = spec.int4 ? "w4a16" : "w8a16";
-  RETURN_IF_ERROR(CheckServing(spec.m, spec.n, spec.k, sm, what));
-#ifdef GEMMPROF_WITH_CUTLASS
-  const int64_t group = spec.int4 ? spec.group : spec.k;
-  if (group != spec.k && (group % 64 != 0 || spec.k % 64 != 0)) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(what,
-                     ": the CUTLASS mixed-input GEMM needs K and the group multiples of its "
-                     "64-wide K tile (or one group of K); K = ",
-                     spec.k, ", group ", group));
-  }
-  // The weight must be 16-byte aligned per row for TMA: K % 32 for INT4, % 16 for INT8.
-  if (spec.int4 && spec.k % 32 != 0) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        what, ": the CUTLASS mixed-input GEMM needs K % 32 == 0 for INT4 rows; K = ", spec.k));
-  }
-  CutlassGemm gemm;
-  cutlass_gemm::WeightOnlyProblem p;
-  p.m = static_cast<int32_t>(spec.m);
-  p.n = static_cast<int32_t>(spec.n);
-  p.k = static_cast<int32_t>(spec.k);
-  p.a = spec.a;
-  p.w = spec.w;
-  p.scales = spec.scales;
-  p.group = static_cast<int32_t>(group);
-  p.c = spec.c;
-  if (spec.int4) {
-    // The kernel reads its own layout: a reordered copy, made once here (outside timing).
-    void* reordered = nullptr;
-    cudaError_t e = cudaSetDevice(device);
-    if (e == cudaSuccess) e = cudaMalloc(&reordered, static_cast<size_t>(spec.n * spec.k / 2));
-    if (e != cudaSuccess) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat(what, ": allocating the reordered weight: ", cudaGetErrorName(e)));
-    }
-    gemm.owned_ = std::shared_ptr<void>(reordered, [](void* q) { (void)cudaFree(q); });
-    e = cutlass_gemm::ReorderW4(spec.w, reordered, p.n, p.k, spec.stream);
-    if (e != cudaSuccess) {
-      return absl::InternalError(
-          absl::StrCat(what, ": reordering the weight: ", cudaGetErrorName(e)));
-    }
-    p.w = reordered;
-  }
-  cutlass_gemm::Made made;
-  switch (schedule) {
-    case WeightOnlySchedule::kTile16:
-      made = spec.int4 ? cutlass_gemm::MakeW4a16Tile16(p, device)
-                       : cutlass_gemm::MakeW8a16Tile16(p, device);
-      break;
-    case WeightOnlySchedule::kTile16StreamK:
-      made = spec.int4 ? cutlass_gemm::MakeW4a16Tile16StreamK(p, device)
-                       : cutlass_gemm::MakeW8a16Tile16StreamK(p, device);
-      break;
-    case WeightOnlySchedule::kTile64:
-      made = spec.int4 ? cutlass_gemm::MakeW4a16Tile64(p, device)
-                       : cutlass_gemm::MakeW8a16Tile64(p, device);
-      break;
-    case WeightOnlySchedule::kTile128:
-      made = spec.int4 ? cutlass_gemm::MakeW4a16Tile128(p, device)
-                       : cutlass_gemm::MakeW8a16Tile128(p, device);
-      break;
-  }
-  RETURN_IF_ERROR(MadeStatus(made, "CUTLASS mixed-input GEMM"));
-  gemm.instance_ = std::move(made.instance);
-  gemm.description_ =
-      absl::StrCat("CUTLASS ", GEMMPROF_CUTLASS_VERSION, " sm90a mixed-input GEMM (bf16 x ",
-                   spec.int4 ? "int4" : "int8", "; ", gemm.instance_->Config(), ")");
-  return gemm;
-#else
-  (void)schedule;
-  (void)device;
-  return absl::InternalError("unreachable");
 #endif
 }
 

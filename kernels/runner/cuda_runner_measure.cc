@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -194,6 +196,8 @@ absl::StatusOr<CutlassGemm> CreateRowwiseGemm(const core::WorkItem& item, const 
   return CutlassGemm::CreateRowwise(spec, schedule, device, sm);
 }
 
+namespace {
+
 absl::StatusOr<CutlassGemm> CreateInt8RowwiseGemm(const core::WorkItem& item, const Operands& o,
                                                   Int8RowwiseSchedule schedule, int device,
                                                   int sm) {
@@ -226,6 +230,47 @@ absl::StatusOr<CutlassGemm> CreateWeightOnlyGemm(const core::WorkItem& item, con
   return CutlassGemm::CreateWeightOnly(spec, schedule, device, sm);
 }
 
+// Every CUTLASS form of the member's recipe, made for its operands, in the order they are
+// timed: ("CUTLASS <form>", the form or why it cannot run here). The w4a16 weight's
+// reordering (CreateWeightOnly) is enqueued on `stream`.
+std::vector<std::pair<std::string, absl::StatusOr<CutlassGemm>>> CutlassForms(const Member& m,
+                                                                              int64_t w4_group,
+                                                                              int device, int sm,
+                                                                              cudaStream_t stream) {
+  std::vector<std::pair<std::string, absl::StatusOr<CutlassGemm>>> forms;
+  auto add = [&forms](const char* name, absl::StatusOr<CutlassGemm> g) {
+    forms.emplace_back(absl::StrCat("CUTLASS ", name), std::move(g));
+  };
+  switch (m.item.recipe) {
+    case Recipe::kFp8Block:
+      for (BlockGemmSchedule f : kBlockGemmSchedules) {
+        add(BlockGemmScheduleName(f), CreateBlockGemm(m.item, m.o, f, device, sm));
+      }
+      break;
+    case Recipe::kInt8Rowwise:
+      for (Int8RowwiseSchedule f : kInt8RowwiseSchedules) {
+        add(Int8RowwiseScheduleName(f), CreateInt8RowwiseGemm(m.item, m.o, f, device, sm));
+      }
+      break;
+    case Recipe::kW8a16:
+    case Recipe::kW4a16:
+      for (WeightOnlySchedule f : kWeightOnlySchedules) {
+        add(WeightOnlyScheduleName(f),
+            CreateWeightOnlyGemm(m.item, m.o, w4_group, f, device, sm, stream));
+      }
+      break;
+    default:  // fp8-rowwise
+      for (RowwiseGemmSchedule f : kRowwiseGemmSchedules) {
+        add(RowwiseGemmScheduleName(f),
+            CreateRowwiseGemm(m.item, m.o, m.fast_accum, f, device, sm));
+      }
+      break;
+  }
+  return forms;
+}
+
+}  // namespace
+
 // cuBLASLt and each CUTLASS form are timed as Autotune times cuBLASLt's candidates
 // (TimeCandidates). CUTLASS is kept only when more than 1% faster than cuBLASLt: within
 // that the two are the same, and cuBLASLt (the library the other recipes run on) stays.
@@ -247,40 +292,17 @@ absl::Status CudaRunner::ChooseGemmLibrary(Member& m, const TimerOptions& item_o
     cutlass.resize(1);  // [0]: cuBLASLt
   }
   std::string refused;
-  auto add = [&](absl::StatusOr<CutlassGemm> g, const char* schedule) -> absl::Status {
+  for (auto& [name, g] : CutlassForms(m, w4_group, ordinal_, sm_, stream_.get())) {
     if (absl::IsFailedPrecondition(g.status())) {
       // The first form's reason: the grouped form's (device, sizes) is the most general.
       if (refused.empty()) refused = std::string(g.status().message());
-      return absl::OkStatus();
+      continue;
     }
     RETURN_IF_ERROR(g.status());
-    names.push_back(absl::StrCat("CUTLASS ", schedule));
+    names.push_back(name);
     cutlass.push_back(*std::move(g));
-    return absl::OkStatus();
-  };
-  const bool block = recipe == Recipe::kFp8Block;
-  if (block) {
-    for (BlockGemmSchedule schedule : kBlockGemmSchedules) {
-      RETURN_IF_ERROR(add(CreateBlockGemm(m.item, m.o, schedule, ordinal_, sm_),
-                          BlockGemmScheduleName(schedule)));
-    }
-  } else if (recipe == Recipe::kInt8Rowwise) {
-    for (Int8RowwiseSchedule schedule : kInt8RowwiseSchedules) {
-      RETURN_IF_ERROR(add(CreateInt8RowwiseGemm(m.item, m.o, schedule, ordinal_, sm_),
-                          Int8RowwiseScheduleName(schedule)));
-    }
-  } else if (core::IsWeightOnly(recipe)) {
-    for (WeightOnlySchedule schedule : kWeightOnlySchedules) {
-      RETURN_IF_ERROR(
-          add(CreateWeightOnlyGemm(m.item, m.o, w4_group, schedule, ordinal_, sm_, stream_.get()),
-              WeightOnlyScheduleName(schedule)));
-    }
-  } else {
-    for (RowwiseGemmSchedule schedule : kRowwiseGemmSchedules) {
-      RETURN_IF_ERROR(add(CreateRowwiseGemm(m.item, m.o, m.fast_accum, schedule, ordinal_, sm_),
-                          RowwiseGemmScheduleName(schedule)));
-    }
   }
+  const bool block = recipe == Recipe::kFp8Block;
   if (cutlass.size() == first) {
     if (serving) {
       m.refused = absl::FailedPreconditionError(refused);
