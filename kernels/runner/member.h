@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -54,6 +55,15 @@ struct Member {
   core::Energy energy;    // --energy: its back-to-back graph's energy window
   absl::Status refused;   // set at preparation: the member's items get it
 };
+
+// Every CUTLASS form of the member's recipe, made for its operands (cutlass_forms.cc), in
+// the order they are timed: ("CUTLASS <form>", the form or why it cannot run here:
+// FailedPrecondition for a form that cannot take this item on this device). The w4a16
+// weight's reordering into the kernel's layout is enqueued on `stream`.
+std::vector<std::pair<std::string, absl::StatusOr<CutlassGemm>>> CutlassForms(const Member& m,
+                                                                              int64_t w4_group,
+                                                                              int device, int sm,
+                                                                              cudaStream_t stream);
 
 // One iteration of `m` on `q`: its timed quantization, then (with_gemm) the GEMM: `form`
 // where given (a contender's), else the member's own (CUTLASS where kept, else its
