@@ -172,8 +172,9 @@ class CutlassGemm {
   static absl::StatusOr<CutlassGemm> CreateInt8Rowwise(const RowwiseGemmSpec& spec,
                                                        Int8RowwiseSchedule schedule, int device,
                                                        int sm);
-  // w8a16 / w4a16, the same refusals (and K % 64 with a group that is neither a multiple of
-  // 64 nor K; INT4: K even).
+  // w8a16 / w4a16, the same refusals, and: K and the group multiples of the kernels'
+  // 64-wide K tile unless the group is K; INT4 rows 16-byte aligned (K % 32). ResourceExhausted
+  // when w4a16's reordered copy of the weight does not fit.
   static absl::StatusOr<CutlassGemm> CreateWeightOnly(const WeightOnlyGemmSpec& spec,
                                                       WeightOnlySchedule schedule, int device,
                                                       int sm);
