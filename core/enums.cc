@@ -136,6 +136,21 @@ std::string PassUnsupportedReason(Recipe recipe, Pass pass) {
          std::string(ToString(pass)) + " form; train with bf16 or an fp8 recipe)";
 }
 
+std::string RecipeNameError(std::string_view name) {
+  const std::string valid = "; valid: " + RecipeList();
+  const size_t plus = name.find('+');
+  if (plus == std::string_view::npos) {
+    return "unknown recipe \"" + std::string(name) + "\"" + valid;
+  }
+  const std::string_view base = name.substr(0, plus);
+  if (!ParseRecipe(base)) {
+    return "unknown recipe \"" + std::string(base) + "\" in \"" + std::string(name) + "\"" + valid;
+  }
+  return "\"" + std::string(name) + "\": a precision per GEMM role (\"" +
+         std::string(name.substr(plus)) + "\" after " + std::string(base) +
+         ") is not supported yet; give whole recipes" + valid;
+}
+
 std::string RecipeList() {
   std::string out;
   for (const auto& [e, s] : kRecipeNames) {

@@ -103,6 +103,11 @@ const std::vector<Recipe>& AllRecipes();
 const std::vector<Recipe>& DefaultRecipes();
 // "bf16, fp8-current, ..." for error messages.
 std::string RecipeList();
+// Why `name` is not a recipe, as one message: a per-role form ("fp8-rowwise+wgrad:bf16",
+// a precision per GEMM role) is named as not supported yet, with the part after its base;
+// an unknown base is named as such; anything else is an unknown recipe. With the valid
+// names. No field prefix (the caller names its field).
+std::string RecipeNameError(std::string_view name);
 // Whether `recipe` is a serving recipe (int8-rowwise, w8a16, w4a16): inference only.
 bool IsServingRecipe(Recipe recipe);
 // Weight-only (w8a16, w4a16): the activation stays BF16, only the weight is quantized.

@@ -20,6 +20,10 @@ v1::Shape ToProto(const core::GemmShape& s) {
 core::GemmShape FromProto(const v1::Shape& p) { return {p.m(), p.k(), p.n()}; }
 
 absl::StatusOr<core::Recipe> ParseRecipeField(std::string_view field, const std::string& v) {
+  if (v.find('+') != std::string::npos && !core::ParseRecipe(v)) {
+    // A per-role form: say what is not supported rather than "unknown value".
+    return absl::InvalidArgumentError(std::string(field) + ": " + core::RecipeNameError(v));
+  }
   return ParseEnumField<core::Recipe>(field, v, core::ParseRecipe, core::RecipeList());
 }
 

@@ -443,9 +443,7 @@ absl::Status WorkloadFlags::ApplyRecipes(core::JobSpec& spec) const {
     recipes.clear();
     for (const std::string& name : SplitList(*recipes_)) {
       const auto r = core::ParseRecipe(name);
-      if (!r)
-        return absl::InvalidArgumentError("--recipes: unknown recipe \"" + name +
-                                          "\"; valid: " + core::RecipeList());
+      if (!r) return absl::InvalidArgumentError("--recipes: " + core::RecipeNameError(name));
       if (std::find(recipes.begin(), recipes.end(), *r) != recipes.end())
         return absl::InvalidArgumentError("--recipes: \"" + name + "\" is listed twice");
       recipes.push_back(*r);

@@ -180,6 +180,19 @@ TEST(ConvertTest, UnknownNamesAreInvalidArgumentListingTheValidOnes) {
   EXPECT_NE(r.status().message().find("recipes[0]: unknown value 'fp6'"), std::string::npos);
   EXPECT_NE(r.status().message().find("nvfp4"), std::string::npos);
 
+  // A per-role recipe is named as not supported yet, with the field and the part.
+  v1::SubmitJobRequest per_role;
+  per_role.mutable_shapes()->add_shapes();
+  per_role.add_recipes("bf16");
+  per_role.add_recipes("fp8-rowwise+wgrad:bf16");
+  r = FromProto(per_role);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("recipes[1]: \"fp8-rowwise+wgrad:bf16\": a precision per "
+                                      "GEMM role (\"+wgrad:bf16\" after fp8-rowwise) is not "
+                                      "supported yet"),
+            std::string::npos)
+      << r.status();
+
   v1::TimingOptions t;
   t.set_accounting("per-step");
   EXPECT_EQ(FromProto(t).status().code(), absl::StatusCode::kInvalidArgument);
