@@ -52,10 +52,7 @@ std::string Name(Pass p) { return std::string(core::ToString(p)); }
 class GroupedRunnerTest : public testing::RunnerSuite {
  protected:
   static core::TimingOptions FastTiming() {
-    core::TimingOptions t;
-    t.warmup_iters = 3;
-    t.timed_iters = 10;
-    t.gpu_warmup_s = 0;
+    core::TimingOptions t = RunnerSuite::FastTiming();
     t.amax_history_len = 16;
     return t;
   }

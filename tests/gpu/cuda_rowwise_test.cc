@@ -21,13 +21,6 @@ using ::testing::HasSubstr;
 
 class RowwiseTest : public testing::RunnerSuite {
  protected:
-  static core::TimingOptions FastTiming() {
-    core::TimingOptions t;
-    t.warmup_iters = 3;
-    t.timed_iters = 10;
-    t.gpu_warmup_s = 0;
-    return t;
-  }
   static core::WorkItem Item(core::GemmShape shape, Pass pass, Recipe recipe, Mode mode,
                              int64_t groups = 1) {
     core::WorkItem w;

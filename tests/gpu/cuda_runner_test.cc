@@ -27,13 +27,6 @@ using ::testing::HasSubstr;
 
 class CudaRunnerTest : public testing::RunnerSuite {
  protected:
-  static core::TimingOptions FastTiming() {
-    core::TimingOptions t;
-    t.warmup_iters = 3;
-    t.timed_iters = 10;
-    t.gpu_warmup_s = 0;
-    return t;
-  }
   static core::WorkItem Item(int64_t m, int64_t k, int64_t n, Pass pass, Recipe recipe, Mode mode) {
     core::WorkItem w;
     w.id = 7;

@@ -36,10 +36,7 @@ using ::testing::HasSubstr;
 class ServingTest : public testing::RunnerSuite {
  protected:
   static core::TimingOptions FastTiming(int32_t w4_group = 128) {
-    core::TimingOptions t;
-    t.warmup_iters = 3;
-    t.timed_iters = 10;
-    t.gpu_warmup_s = 0;
+    core::TimingOptions t = RunnerSuite::FastTiming();
     t.w4_group = w4_group;
     return t;
   }

@@ -61,6 +61,16 @@ class RunnerSuite : public ::testing::Test {
     ASSERT_NE(runner_, nullptr) << setup_error_;
   }
 
+  // Short timing for tests that check what an item measures, not how fast: 3 warm-up and
+  // 10 timed iterations, no GPU warm-up.
+  static core::TimingOptions FastTiming() {
+    core::TimingOptions t;
+    t.warmup_iters = 3;
+    t.timed_iters = 10;
+    t.gpu_warmup_s = 0;
+    return t;
+  }
+
   static inline std::unique_ptr<device::Runner> runner_;
   static inline std::string setup_error_;
 };
