@@ -52,6 +52,12 @@ __device__ __forceinline__ float HighBf16(uint32_t packed) {
   return __uint_as_float(packed & 0xFFFF0000u);
 }
 
+// I1 of core/quant/integer_quant.h: clamp to [lo, hi], then round half to even; NaN -> 0.
+__device__ __forceinline__ int32_t RoundToInt(float v, float lo, float hi) {
+  if (v != v) return 0;
+  return __float2int_rn(fminf(fmaxf(v, lo), hi));
+}
+
 // R5: fp8_max / amax in one IEEE division; amax 0 / Inf / NaN -> 1; an infinite
 // quotient -> FLT_MAX (also for a negative amax, as the host does).
 __device__ __forceinline__ float ScaleFromAmax(float amax, float fp8_max) {

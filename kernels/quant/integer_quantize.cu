@@ -4,6 +4,7 @@
 // one warp per (row, group), reading its group twice (amax, then the cast).
 #include <cstdint>
 
+#include "kernels/quant/device_numerics.cuh"
 #include "kernels/quant/quantize.h"
 
 namespace gemmprof::kernels {
@@ -14,12 +15,6 @@ constexpr int kWarps = kThreads / 32;
 
 __device__ __forceinline__ float Bf16ToFloat(uint16_t bits) {
   return __uint_as_float(static_cast<uint32_t>(bits) << 16);
-}
-
-// I1: clamp to [lo, hi], then round half to even; NaN -> 0.
-__device__ __forceinline__ int32_t RoundToInt(float v, float lo, float hi) {
-  if (v != v) return 0;
-  return __float2int_rn(fminf(fmaxf(v, lo), hi));
 }
 
 // I3/I4's scale: bf16(amax / qmax); 1 for amax 0 or non-finite or a quotient rounding to 0.
@@ -54,14 +49,16 @@ __global__ void __launch_bounds__(kThreads)
   if constexpr (kInt4) {
     uint8_t* o = out + row * (cols / 2);
     for (int64_t c = c0 + 2 * lane; c < c1; c += 64) {
-      const uint32_t lo = RoundToInt(__fdiv_rn(Bf16ToFloat(in[c]), s), -8.0f, 7.0f) & 0xF;
-      const uint32_t hi = RoundToInt(__fdiv_rn(Bf16ToFloat(in[c + 1]), s), -8.0f, 7.0f) & 0xF;
+      const uint32_t lo = detail::RoundToInt(__fdiv_rn(Bf16ToFloat(in[c]), s), -8.0f, 7.0f) & 0xF;
+      const uint32_t hi =
+          detail::RoundToInt(__fdiv_rn(Bf16ToFloat(in[c + 1]), s), -8.0f, 7.0f) & 0xF;
       o[c / 2] = static_cast<uint8_t>(lo | hi << 4);
     }
   } else {
     uint8_t* o = out + row * cols;
     for (int64_t c = c0 + lane; c < c1; c += 32) {
-      o[c] = static_cast<uint8_t>(RoundToInt(__fdiv_rn(Bf16ToFloat(in[c]), s), -127.0f, 127.0f));
+      o[c] = static_cast<uint8_t>(
+          detail::RoundToInt(__fdiv_rn(Bf16ToFloat(in[c]), s), -127.0f, 127.0f));
     }
   }
 }

@@ -31,10 +31,9 @@ __device__ float RowScale(uint32_t amax_bits, Fp8Format f, bool first, float* sc
   return scale;
 }
 
-// I1/I2: round half to even after clamping to [-127, 127]; NaN -> 0.
+// I2's INT8 value (I1 within [-127, 127]) as its byte.
 __device__ __forceinline__ uint32_t Int8Byte(float v) {
-  if (v != v) return 0u;
-  return static_cast<uint32_t>(__float2int_rn(fminf(fmaxf(v, -127.0f), 127.0f))) & 0xFFu;
+  return static_cast<uint32_t>(detail::RoundToInt(v, -127.0f, 127.0f)) & 0xFFu;
 }
 
 // Four BF16 values (two packed words) scaled and cast, as four bytes (element 0 lowest).
