@@ -134,9 +134,9 @@ struct WeightOnlyGemmSpec {
   const __nv_bfloat16* scales = nullptr;
   int64_t group = 128;
   __nv_bfloat16* c = nullptr;
-  // w4a16: the stream on which CreateWeightOnly enqueues the weight's reordering into the
-  // kernel's layout (a copy the instance owns), after the weight's quantization.
-  cudaStream_t stream = nullptr;
+  // w4a16: `w` in the kernels' layout (CutlassGemm::ReorderW4), made once and shared by
+  // every form made from the spec; required for INT4, unused for INT8.
+  std::shared_ptr<const void> w4_reordered;
 };
 // Cooperative, tile 128 weight rows x N tokens x 64.
 // kTile16StreamK: the 16-token tile with K split across CTAs (stream-K), for outputs of
@@ -172,9 +172,16 @@ class CutlassGemm {
   static absl::StatusOr<CutlassGemm> CreateInt8Rowwise(const RowwiseGemmSpec& spec,
                                                        Int8RowwiseSchedule schedule, int device,
                                                        int sm);
+  // w4a16: a copy of spec.w in the layout the kernels read (each thread's nibbles
+  // together), enqueued on `stream` after whatever wrote spec.w; outside any timing. The
+  // refusals of CreateWeightOnly; ResourceExhausted when the copy does not fit;
+  // InvalidArgument for an INT8 spec.
+  static absl::StatusOr<std::shared_ptr<const void>> ReorderW4(const WeightOnlyGemmSpec& spec,
+                                                               int device, int sm,
+                                                               cudaStream_t stream);
   // w8a16 / w4a16, the same refusals, and: K and the group multiples of the kernels'
-  // 64-wide K tile unless the group is K; INT4 rows 16-byte aligned (K % 32). ResourceExhausted
-  // when w4a16's reordered copy of the weight does not fit.
+  // 64-wide K tile unless the group is K; INT4 rows 16-byte aligned (K % 32).
+  // InvalidArgument for an INT4 spec without w4_reordered.
   static absl::StatusOr<CutlassGemm> CreateWeightOnly(const WeightOnlyGemmSpec& spec,
                                                       WeightOnlySchedule schedule, int device,
                                                       int sm);
@@ -193,7 +200,7 @@ class CutlassGemm {
   CutlassGemm() = default;
   std::unique_ptr<cutlass_gemm::Instance> instance_;
   std::string description_;
-  std::shared_ptr<void> owned_;  // device memory the instance reads (w4a16's reordered weight)
+  std::shared_ptr<const void> owned_;  // device memory it reads (w4a16's reordered weight)
 };
 
 }  // namespace gemmprof::kernels

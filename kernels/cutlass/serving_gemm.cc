@@ -1,5 +1,6 @@
 // CutlassGemm's serving-recipe constructors (cutlass_gemm.h): int8-rowwise on the INT8
 // GEMM, w8a16 / w4a16 on the mixed-input GEMM (serving_gemm_kernels.h).
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <string>
@@ -124,12 +125,12 @@ absl::StatusOr<CutlassGemm> CutlassGemm::CreateInt8Rowwise(const RowwiseGemmSpec
 #endif
 }
 
-absl::StatusOr<CutlassGemm> CutlassGemm::CreateWeightOnly(const WeightOnlyGemmSpec& spec,
-                                                          WeightOnlySchedule schedule, int device,
-                                                          int sm) {
+namespace {
+
+// The w8a16 / w4a16 preconditions both ReorderW4 and CreateWeightOnly check.
+absl::Status CheckWeightOnly(const WeightOnlyGemmSpec& spec, int sm) {
   const char* what = spec.int4 ? "w4a16" : "w8a16";
   RETURN_IF_ERROR(CheckServing(spec.m, spec.n, spec.k, sm, what));
-#ifdef GEMMPROF_WITH_CUTLASS
   const int64_t group = spec.int4 ? spec.group : spec.k;
   if (group != spec.k && (group % 64 != 0 || spec.k % 64 != 0)) {
     return absl::FailedPreconditionError(
@@ -143,54 +144,75 @@ absl::StatusOr<CutlassGemm> CutlassGemm::CreateWeightOnly(const WeightOnlyGemmSp
     return absl::FailedPreconditionError(absl::StrCat(
         what, ": the CUTLASS mixed-input GEMM needs K % 32 == 0 for INT4 rows; K = ", spec.k));
   }
-  CutlassGemm gemm;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<const void>> CutlassGemm::ReorderW4(const WeightOnlyGemmSpec& spec,
+                                                                   int device, int sm,
+                                                                   cudaStream_t stream) {
+  if (!spec.int4) {
+    return absl::InvalidArgumentError("w8a16: its INT8 weight is read as it is, not reordered");
+  }
+  RETURN_IF_ERROR(CheckWeightOnly(spec, sm));
+#ifdef GEMMPROF_WITH_CUTLASS
+  void* reordered = nullptr;
+  cudaError_t e = cudaSetDevice(device);
+  if (e == cudaSuccess) e = cudaMalloc(&reordered, static_cast<size_t>(spec.n * spec.k / 2));
+  if (e != cudaSuccess) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("w4a16: allocating the reordered weight: ", cudaGetErrorName(e)));
+  }
+  std::shared_ptr<const void> owned(reordered,
+                                    [](const void* q) { (void)cudaFree(const_cast<void*>(q)); });
+  e = cutlass_gemm::ReorderW4(spec.w, reordered, static_cast<int32_t>(spec.n),
+                              static_cast<int32_t>(spec.k), stream);
+  if (e != cudaSuccess) {
+    return absl::InternalError(absl::StrCat("w4a16: reordering the weight: ", cudaGetErrorName(e)));
+  }
+  return owned;
+#else
+  (void)device;
+  (void)stream;
+  return absl::InternalError("unreachable");
+#endif
+}
+
+absl::StatusOr<CutlassGemm> CutlassGemm::CreateWeightOnly(const WeightOnlyGemmSpec& spec,
+                                                          WeightOnlySchedule schedule, int device,
+                                                          int sm) {
+  RETURN_IF_ERROR(CheckWeightOnly(spec, sm));
+#ifdef GEMMPROF_WITH_CUTLASS
+  if (spec.int4 && spec.w4_reordered == nullptr) {
+    return absl::InvalidArgumentError(
+        "w4a16: the weight in the kernels' layout is missing (CutlassGemm::ReorderW4)");
+  }
   cutlass_gemm::WeightOnlyProblem p;
   p.m = static_cast<int32_t>(spec.m);
   p.n = static_cast<int32_t>(spec.n);
   p.k = static_cast<int32_t>(spec.k);
   p.a = spec.a;
-  p.w = spec.w;
+  p.w = spec.int4 ? spec.w4_reordered.get() : spec.w;
   p.scales = spec.scales;
-  p.group = static_cast<int32_t>(group);
+  p.group = static_cast<int32_t>(spec.int4 ? spec.group : spec.k);
   p.c = spec.c;
-  if (spec.int4) {
-    // The kernel reads its own layout: a reordered copy, made once here (outside timing).
-    void* reordered = nullptr;
-    cudaError_t e = cudaSetDevice(device);
-    if (e == cudaSuccess) e = cudaMalloc(&reordered, static_cast<size_t>(spec.n * spec.k / 2));
-    if (e != cudaSuccess) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat(what, ": allocating the reordered weight: ", cudaGetErrorName(e)));
-    }
-    gemm.owned_ = std::shared_ptr<void>(reordered, [](void* q) { (void)cudaFree(q); });
-    e = cutlass_gemm::ReorderW4(spec.w, reordered, p.n, p.k, spec.stream);
-    if (e != cudaSuccess) {
-      return absl::InternalError(
-          absl::StrCat(what, ": reordering the weight: ", cudaGetErrorName(e)));
-    }
-    p.w = reordered;
-  }
-  cutlass_gemm::Made made;
-  switch (schedule) {
-    case WeightOnlySchedule::kTile16:
-      made = spec.int4 ? cutlass_gemm::MakeW4a16Tile16(p, device)
-                       : cutlass_gemm::MakeW8a16Tile16(p, device);
-      break;
-    case WeightOnlySchedule::kTile16StreamK:
-      made = spec.int4 ? cutlass_gemm::MakeW4a16Tile16StreamK(p, device)
-                       : cutlass_gemm::MakeW8a16Tile16StreamK(p, device);
-      break;
-    case WeightOnlySchedule::kTile64:
-      made = spec.int4 ? cutlass_gemm::MakeW4a16Tile64(p, device)
-                       : cutlass_gemm::MakeW8a16Tile64(p, device);
-      break;
-    case WeightOnlySchedule::kTile128:
-      made = spec.int4 ? cutlass_gemm::MakeW4a16Tile128(p, device)
-                       : cutlass_gemm::MakeW8a16Tile128(p, device);
-      break;
-  }
+  // The instantiations by schedule (kWeightOnlySchedules' order), INT4 and INT8.
+  using Factory = cutlass_gemm::Made (*)(const cutlass_gemm::WeightOnlyProblem&, int);
+  static constexpr Factory kW4[] = {cutlass_gemm::MakeW4a16Tile16,
+                                    cutlass_gemm::MakeW4a16Tile16StreamK,
+                                    cutlass_gemm::MakeW4a16Tile64, cutlass_gemm::MakeW4a16Tile128};
+  static constexpr Factory kW8[] = {cutlass_gemm::MakeW8a16Tile16,
+                                    cutlass_gemm::MakeW8a16Tile16StreamK,
+                                    cutlass_gemm::MakeW8a16Tile64, cutlass_gemm::MakeW8a16Tile128};
+  static_assert(std::size(kW4) == std::size(kWeightOnlySchedules) &&
+                std::size(kW8) == std::size(kWeightOnlySchedules));
+  const size_t form = static_cast<size_t>(schedule);
+  cutlass_gemm::Made made = (spec.int4 ? kW4 : kW8)[form](p, device);
   RETURN_IF_ERROR(cutlass_gemm::MadeStatus(made, "CUTLASS mixed-input GEMM"));
+  CutlassGemm gemm;
   gemm.instance_ = std::move(made.instance);
+  if (spec.int4) gemm.owned_ = spec.w4_reordered;
   gemm.description_ =
       absl::StrCat("CUTLASS ", GEMMPROF_CUTLASS_VERSION, " sm90a mixed-input GEMM (bf16 x ",
                    spec.int4 ? "int4" : "int8", "; ", gemm.instance_->Config(), ")");

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/status.h"
 #include "kernels/cutlass/cutlass_gemm.h"
 #include "kernels/runner/measure_parts.h"
 #include "kernels/runner/member.h"
@@ -91,9 +92,11 @@ absl::StatusOr<CutlassGemm> CreateInt8RowwiseGemm(const core::WorkItem& item, co
   return CutlassGemm::CreateInt8Rowwise(spec, schedule, device, sm);
 }
 
-absl::StatusOr<CutlassGemm> CreateWeightOnlyGemm(const core::WorkItem& item, const Operands& o,
-                                                 int64_t w4_group, WeightOnlySchedule schedule,
-                                                 int device, int sm, cudaStream_t stream) {
+// The weight-only spec of the item's operands; w4a16's weight reordered into the kernels'
+// layout once, on `stream`, for every form made from it.
+absl::StatusOr<WeightOnlyGemmSpec> WeightOnlySpec(const core::WorkItem& item, const Operands& o,
+                                                  int64_t w4_group, int device, int sm,
+                                                  cudaStream_t stream) {
   if (item.op.groups != 1) {
     return absl::FailedPreconditionError(absl::StrCat(
         std::string(core::ToString(item.recipe)),
@@ -109,8 +112,10 @@ absl::StatusOr<CutlassGemm> CreateWeightOnlyGemm(const core::WorkItem& item, con
   spec.scales = static_cast<const __nv_bfloat16*>(o.bt.gemm_scale());
   spec.group = w4_group;
   spec.c = o.c;
-  spec.stream = stream;
-  return CutlassGemm::CreateWeightOnly(spec, schedule, device, sm);
+  if (spec.int4) {
+    ASSIGN_OR_RETURN(spec.w4_reordered, CutlassGemm::ReorderW4(spec, device, sm, stream));
+  }
+  return spec;
 }
 
 }  // namespace
@@ -135,12 +140,17 @@ std::vector<std::pair<std::string, absl::StatusOr<CutlassGemm>>> CutlassForms(co
       }
       break;
     case Recipe::kW8a16:
-    case Recipe::kW4a16:
+    case Recipe::kW4a16: {
+      // A spec the item cannot have refuses every form with its reason.
+      const absl::StatusOr<WeightOnlyGemmSpec> spec =
+          WeightOnlySpec(m.item, m.o, w4_group, device, sm, stream);
       for (WeightOnlySchedule f : kWeightOnlySchedules) {
-        add(WeightOnlyScheduleName(f),
-            CreateWeightOnlyGemm(m.item, m.o, w4_group, f, device, sm, stream));
+        add(WeightOnlyScheduleName(f), spec.ok()
+                                           ? CutlassGemm::CreateWeightOnly(*spec, f, device, sm)
+                                           : absl::StatusOr<CutlassGemm>(spec.status()));
       }
       break;
+    }
     default:  // fp8-rowwise
       for (RowwiseGemmSchedule f : kRowwiseGemmSchedules) {
         add(RowwiseGemmScheduleName(f),

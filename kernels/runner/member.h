@@ -59,7 +59,7 @@ struct Member {
 // Every CUTLASS form of the member's recipe, made for its operands (cutlass_forms.cc), in
 // the order they are timed: ("CUTLASS <form>", the form or why it cannot run here:
 // FailedPrecondition for a form that cannot take this item on this device). The w4a16
-// weight's reordering into the kernel's layout is enqueued on `stream`.
+// weight is reordered into the kernels' layout once, on `stream`, and shared by its forms.
 std::vector<std::pair<std::string, absl::StatusOr<CutlassGemm>>> CutlassForms(const Member& m,
                                                                               int64_t w4_group,
                                                                               int device, int sm,

@@ -247,6 +247,11 @@ TEST_F(ServingTest, EveryCutlassFormMatchesTheHostGemmLaunchAfterLaunch) {
       spec.scales = sw->as<__nv_bfloat16>();
       spec.group = int4 ? group : k;
       spec.c = c;
+      if (int4) {
+        auto reordered = CutlassGemm::ReorderW4(spec, 0, sm, nullptr);
+        ASSERT_TRUE(reordered.ok()) << reordered.status();
+        spec.w4_reordered = *std::move(reordered);
+      }
       for (WeightOnlySchedule schedule : kWeightOnlySchedules) {
         auto g = CutlassGemm::CreateWeightOnly(spec, schedule, 0, sm);
         ASSERT_TRUE(g.ok()) << g.status();
@@ -315,6 +320,11 @@ TEST_F(ServingTest, EveryFormRunsLaunchAfterLaunchAtLlamaSizes) {
       spec.scales = static_cast<const __nv_bfloat16*>(scales);
       spec.group = int4 ? 128 : k;
       spec.c = static_cast<__nv_bfloat16*>(c);
+      if (int4) {
+        auto reordered = CutlassGemm::ReorderW4(spec, 0, sm, nullptr);
+        ASSERT_TRUE(reordered.ok()) << reordered.status();
+        spec.w4_reordered = *std::move(reordered);
+      }
       for (WeightOnlySchedule schedule : kWeightOnlySchedules) {
         auto g = CutlassGemm::CreateWeightOnly(spec, schedule, 0, sm);
         ASSERT_TRUE(g.ok()) << g.status();
