@@ -71,6 +71,9 @@ absl::Status CudaRunner::PrepareMember(const core::GroupRequest& request, size_t
     return absl::OkStatus();
   }
   ASSIGN_OR_RETURN(m.o, core::WhileDoing(std::move(prepared), "preparing the operands"));
+  m.has_quant = m.t.a || m.t.bt;
+  m.gemm_bytes = GemmBytes(item, m.o);
+  m.quant_bytes = QuantBytes(item, m.o, m.t);
   std::string accum_note;
   const std::optional<bool> fast_accum = ResolveFastAccum(item, timing.fast_accum, &accum_note);
   if (!accum_note.empty()) m.notes.push_back(accum_note);
@@ -84,9 +87,6 @@ absl::Status CudaRunner::PrepareMember(const core::GroupRequest& request, size_t
     RETURN_IF_ERROR(core::WhileDoing(ChooseGemmLibrary(m, options, contenders, timing.w4_group),
                                      "choosing the CUTLASS form"));
     if (!m.refused.ok()) return absl::OkStatus();
-    m.has_quant = m.t.a || m.t.bt;
-    m.gemm_bytes = GemmBytes(item, m.o);
-    m.quant_bytes = QuantBytes(item, m.o, m.t);
     return CaptureMember(m);
   }
   const MatmulSpec spec = GemmSpec(item.op, m.o, fast_accum, workspace_);
@@ -137,9 +137,6 @@ absl::Status CudaRunner::PrepareMember(const core::GroupRequest& request, size_t
     if (m.t.a || m.t.bt) absl::StrAppend(&experts, "; quantization runs over the whole capacity");
     m.notes.push_back(std::move(experts));
   }
-  m.has_quant = m.t.a || m.t.bt;
-  m.gemm_bytes = GemmBytes(item, m.o);
-  m.quant_bytes = QuantBytes(item, m.o, m.t);
   return CaptureMember(m);
 }
 
