@@ -289,14 +289,22 @@ absl::StatusOr<Plan> DerivePlan(const JobSpec& spec) {
 }
 
 std::vector<WorkItem> ExpandItems(const Plan& plan, const std::vector<Recipe>& recipes,
-                                  const std::vector<Mode>& modes) {
-  const std::vector<Recipe>& use_recipes = recipes.empty() ? DefaultRecipes() : recipes;
+                                  const std::vector<Mode>& modes,
+                                  const std::vector<RecipeVariant>& variants) {
+  const std::vector<Recipe>& use_recipes =
+      recipes.empty() && variants.empty() ? DefaultRecipes() : recipes;
   const std::vector<Mode> use_modes = modes.empty() ? std::vector<Mode>{Mode::kAutocast} : modes;
   std::vector<WorkItem> items;
-  items.reserve(plan.ops.size() * use_recipes.size() * use_modes.size());
+  items.reserve(plan.ops.size() * (use_recipes.size() + variants.size()) * use_modes.size());
   int32_t seq = 0;
   for (const GemmOp& op : plan.ops) {
-    for (Recipe recipe : use_recipes) {
+    std::vector<Recipe> op_recipes = use_recipes;
+    for (const RecipeVariant& v : variants) {
+      const Recipe r = v.For(op.pass);
+      if (std::find(op_recipes.begin(), op_recipes.end(), r) == op_recipes.end())
+        op_recipes.push_back(r);
+    }
+    for (Recipe recipe : op_recipes) {
       for (Mode mode : use_modes) {
         WorkItem item;
         item.seq = seq++;

@@ -130,25 +130,14 @@ bool IsServingRecipe(Recipe recipe) {
 
 bool IsWeightOnly(Recipe recipe) { return recipe == Recipe::kW8a16 || recipe == Recipe::kW4a16; }
 
+bool SharesQuantizationAcrossPasses(Recipe recipe) {
+  return recipe != Recipe::kBf16 && recipe != Recipe::kFp8Rowwise && !IsServingRecipe(recipe);
+}
+
 std::string PassUnsupportedReason(Recipe recipe, Pass pass) {
   if (!IsServingRecipe(recipe) || pass == Pass::kFprop) return "";
   return std::string(ToString(recipe)) + " is a serving recipe: fprop only (no " +
          std::string(ToString(pass)) + " form; train with bf16 or an fp8 recipe)";
-}
-
-std::string RecipeNameError(std::string_view name) {
-  const std::string valid = "; valid: " + RecipeList();
-  const size_t plus = name.find('+');
-  if (plus == std::string_view::npos) {
-    return "unknown recipe \"" + std::string(name) + "\"" + valid;
-  }
-  const std::string_view base = name.substr(0, plus);
-  if (!ParseRecipe(base)) {
-    return "unknown recipe \"" + std::string(base) + "\" in \"" + std::string(name) + "\"" + valid;
-  }
-  return "\"" + std::string(name) + "\": a precision per GEMM role (\"" +
-         std::string(name.substr(plus)) + "\" after " + std::string(base) +
-         ") is not supported yet; give whole recipes" + valid;
 }
 
 std::string RecipeList() {

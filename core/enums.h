@@ -103,15 +103,17 @@ const std::vector<Recipe>& AllRecipes();
 const std::vector<Recipe>& DefaultRecipes();
 // "bf16, fp8-current, ..." for error messages.
 std::string RecipeList();
-// Why `name` is not a recipe, as one message: a per-role form ("fp8-rowwise+wgrad:bf16",
-// a precision per GEMM role) is named as not supported yet, with the part after its base;
-// an unknown base is named as such; anything else is an unknown recipe. With the valid
-// names. No field prefix (the caller names its field).
-std::string RecipeNameError(std::string_view name);
 // Whether `recipe` is a serving recipe (int8-rowwise, w8a16, w4a16): inference only.
 bool IsServingRecipe(Recipe recipe);
 // Weight-only (w8a16, w4a16): the activation stays BF16, only the weight is quantized.
 bool IsWeightOnly(Recipe recipe);
+// Whether `recipe`'s training step shares quantized operands across passes (autocast,
+// training-step accounting): fprop quantizes X and W and writes the transposed copies
+// dgrad and wgrad read, dgrad quantizes dY and writes the copy wgrad reads. True for
+// fp8-current, fp8-delayed, fp8-block, mxfp8 and nvfp4; false for bf16 (nothing to
+// quantize), fp8-rowwise (each GEMM quantizes its own operands along its own K) and the
+// serving recipes (fprop only).
+bool SharesQuantizationAcrossPasses(Recipe recipe);
 // Why `recipe` has no form for `pass` ("" when it has one): the serving recipes are fprop
 // only. Every runner refuses such an item as not supported with this reason.
 std::string PassUnsupportedReason(Recipe recipe, Pass pass);

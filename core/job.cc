@@ -37,7 +37,15 @@ std::string TimingOptions::CacheText() const {
 }
 
 std::vector<Recipe> EffectiveRecipes(const JobSpec& spec) {
-  return spec.recipes.empty() ? DefaultRecipes() : spec.recipes;
+  if (spec.recipes.empty() && spec.variants.empty()) return DefaultRecipes();
+  return spec.recipes;
+}
+
+std::vector<RecipeVariant> ReportedRecipes(const JobSpec& spec) {
+  std::vector<RecipeVariant> out;
+  for (Recipe r : EffectiveRecipes(spec)) out.emplace_back(r);
+  out.insert(out.end(), spec.variants.begin(), spec.variants.end());
+  return out;
 }
 
 std::vector<Mode> EffectiveModes(const JobSpec& spec) {

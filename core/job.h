@@ -10,6 +10,7 @@
 #include "core/gemm.h"
 #include "core/model_config.h"
 #include "core/placement.h"
+#include "core/recipe_variant.h"
 #include "core/result.h"
 
 namespace gemmprof::core {
@@ -53,8 +54,12 @@ struct TimingOptions {
 struct JobSpec {
   std::optional<ModelConfig> model;  // exactly one of model / shapes is set
   std::vector<GemmShape> shapes;
-  std::vector<Recipe> recipes;  // empty means "all"
-  std::vector<Mode> modes;      // empty means {autocast}
+  std::vector<Recipe> recipes;  // empty means "all" (when `variants` is empty too)
+  // Recipes with a precision per pass ("fp8-rowwise+wgrad:bf16"), each composite. They add
+  // the items of the recipes their passes run (the whole recipes' items where those run
+  // too) and are reported beside the whole recipes, composed from those items.
+  std::vector<RecipeVariant> variants;
+  std::vector<Mode> modes;  // empty means {autocast}
   TimingOptions timing;
   bool force = false;  // bypass the result cache
   std::string label;   // free text for humans
@@ -85,9 +90,12 @@ inline constexpr size_t kMaxCampaignChars = 64;
 // The group sizes w4a16 takes (TimingOptions::w4_group).
 inline constexpr int32_t kW4Groups[] = {64, 128};
 
-// The recipes and modes a spec stands for: empty recipes mean all; empty modes mean
-// dynamic for an inference sweep (model.sweep_m set), autocast otherwise.
+// The recipes and modes a spec stands for: empty recipes mean all (none when the spec
+// names only variants); empty modes mean dynamic for an inference sweep (model.sweep_m
+// set), autocast otherwise.
 std::vector<Recipe> EffectiveRecipes(const JobSpec& spec);
+// The whole recipes, then the variants: what a report of the job shows, in that order.
+std::vector<RecipeVariant> ReportedRecipes(const JobSpec& spec);
 std::vector<Mode> EffectiveModes(const JobSpec& spec);
 
 // One unit of work: one GEMM op x recipe x mode.

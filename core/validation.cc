@@ -294,6 +294,15 @@ absl::Status ValidateJobSpec(const JobSpec& spec) {
   }
   std::vector<std::string_view> names;
   for (Recipe r : spec.recipes) names.push_back(ToString(r));
+  std::vector<std::string> variant_names;
+  for (const RecipeVariant& v : spec.variants) {
+    if (!v.composite()) {
+      return absl::InvalidArgumentError("recipes: variant \"" + v.Name() +
+                                        "\" overrides no pass; list it as a whole recipe");
+    }
+    variant_names.push_back(v.Name());
+  }
+  for (const std::string& n : variant_names) names.push_back(n);
   RETURN_IF_ERROR(CheckNoDuplicates("recipes", names));
   names.clear();
   for (Mode m : spec.modes) names.push_back(ToString(m));

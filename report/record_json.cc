@@ -343,6 +343,13 @@ Json ItemJson(const core::ItemRecord& item, const core::DeviceInfo& device) {
   return out;
 }
 
+// The recipes a spec names: whole ones, then those with a recipe per pass.
+Json RequestedRecipes(const core::JobSpec& s) {
+  Json out = Names(s.recipes);
+  for (const core::RecipeVariant& v : s.variants) out.push_back(v.Name());
+  return out;
+}
+
 Json JobJson(const core::JobRecord& j) {
   return {{"id", j.id},
           {"state", Name(j.state)},
@@ -350,7 +357,7 @@ Json JobJson(const core::JobRecord& j) {
           {"label", j.spec.label},
           {"model_name", j.plan.model_name},
           {"num_layers", j.plan.num_layers},
-          {"requested_recipes", Names(j.spec.recipes)},
+          {"requested_recipes", RequestedRecipes(j.spec)},
           {"requested_modes", Names(j.spec.modes)},
           {"force", j.spec.force},
           {"created_unix_ms", j.created_ms},
@@ -370,19 +377,26 @@ Json JobJson(const core::JobRecord& j) {
 Json JobSpecJson(const core::JobSpec& s) {
   Json shapes = Json::array();
   for (const core::GemmShape& shape : s.shapes) shapes.push_back(ShapeJson(shape));
-  return {{"model", s.model.has_value() ? ModelConfigJson(*s.model) : Json(nullptr)},
-          {"shapes", shapes},
-          {"recipes", Names(s.recipes)},
-          {"modes", Names(s.modes)},
-          {"timing", TimingJson(s.timing, JsonForm::kStore)},
-          {"force", s.force},
-          {"label", s.label},
-          {"devices", s.devices},
-          {"profile", s.profile},
-          {"retries", s.retries},
-          {"where", core::ToString(s.where)},
-          {"priority", s.priority},
-          {"campaign", s.campaign}};
+  Json out = {{"model", s.model.has_value() ? ModelConfigJson(*s.model) : Json(nullptr)},
+              {"shapes", shapes},
+              {"recipes", Names(s.recipes)},
+              {"modes", Names(s.modes)},
+              {"timing", TimingJson(s.timing, JsonForm::kStore)},
+              {"force", s.force},
+              {"label", s.label},
+              {"devices", s.devices},
+              {"profile", s.profile},
+              {"retries", s.retries},
+              {"where", core::ToString(s.where)},
+              {"priority", s.priority},
+              {"campaign", s.campaign}};
+  // Only when named, so the specs of jobs without them read as they always did.
+  if (!s.variants.empty()) {
+    Json variants = Json::array();
+    for (const core::RecipeVariant& v : s.variants) variants.push_back(v.Name());
+    out["variants"] = std::move(variants);
+  }
+  return out;
 }
 
 Json PlanJson(const core::Plan& p) {

@@ -20,10 +20,6 @@ v1::Shape ToProto(const core::GemmShape& s) {
 core::GemmShape FromProto(const v1::Shape& p) { return {p.m(), p.k(), p.n()}; }
 
 absl::StatusOr<core::Recipe> ParseRecipeField(std::string_view field, const std::string& v) {
-  if (v.find('+') != std::string::npos && !core::ParseRecipe(v)) {
-    // A per-role form: say what is not supported rather than "unknown value".
-    return absl::InvalidArgumentError(std::string(field) + ": " + core::RecipeNameError(v));
-  }
   return ParseEnumField<core::Recipe>(field, v, core::ParseRecipe, core::RecipeList());
 }
 
@@ -211,6 +207,7 @@ v1::SubmitJobRequest ToProto(const core::JobSpec& spec) {
     for (const auto& s : spec.shapes) *shapes->add_shapes() = ToProto(s);
   }
   for (auto r : spec.recipes) p.add_recipes(std::string(core::ToString(r)));
+  for (const auto& v : spec.variants) p.add_recipes(v.Name());
   for (auto m : spec.modes) p.add_modes(std::string(core::ToString(m)));
   *p.mutable_timing() = ToProto(spec.timing);
   p.set_force(spec.force);
@@ -238,8 +235,22 @@ absl::StatusOr<core::JobSpec> FromProto(const v1::SubmitJobRequest& p) {
           "workload: neither a model config nor a shape list was given");
   }
   for (int i = 0; i < p.recipes_size(); ++i) {
-    ASSIGN_OR_RETURN(auto r, ParseRecipeField("recipes[" + std::to_string(i) + "]", p.recipes(i)));
-    spec.recipes.push_back(r);
+    // A whole recipe, or one with a recipe per pass ("fp8-rowwise+wgrad:bf16").
+    const std::string field = "recipes[" + std::to_string(i) + "]";
+    if (p.recipes(i).find('+') == std::string::npos) {
+      ASSIGN_OR_RETURN(core::Recipe r, ParseRecipeField(field, p.recipes(i)));
+      spec.recipes.push_back(r);
+      continue;
+    }
+    const absl::StatusOr<core::RecipeVariant> v = core::ParseRecipeVariant(p.recipes(i));
+    if (!v.ok()) {
+      return absl::InvalidArgumentError(field + ": " + std::string(v.status().message()));
+    }
+    if (v->composite()) {
+      spec.variants.push_back(*v);
+    } else {
+      spec.recipes.push_back(v->base);
+    }
   }
   for (int i = 0; i < p.modes_size(); ++i) {
     ASSIGN_OR_RETURN(auto m, ParseModeField("modes[" + std::to_string(i) + "]", p.modes(i)));
@@ -287,13 +298,13 @@ absl::StatusOr<core::GemmOp> FromProto(const v1::GemmOp& p) {
   return op;
 }
 
-v1::PlanJobResponse ToProto(const core::Plan& plan, const std::vector<core::Recipe>& recipes,
+v1::PlanJobResponse ToProto(const core::Plan& plan, const std::vector<core::RecipeVariant>& recipes,
                             const std::vector<core::Mode>& modes, int32_t total_items) {
   v1::PlanJobResponse p;
   p.set_model_name(plan.model_name);
   p.set_num_layers(plan.num_layers);
   for (const auto& op : plan.ops) *p.add_ops() = ToProto(op);
-  for (auto r : recipes) p.add_recipes(std::string(core::ToString(r)));
+  for (const auto& r : recipes) p.add_recipes(r.Name());
   for (auto m : modes) p.add_modes(std::string(core::ToString(m)));
   p.set_total_items(total_items);
   return p;
@@ -404,7 +415,7 @@ v1::Job ToProto(const core::JobRecord& job) {
   p.set_finished_items(job.finished_items);
   p.set_failed_items(job.failed_items);
   *p.mutable_spec() = ToProto(job.spec);
-  *p.mutable_plan() = ToProto(job.plan, core::EffectiveRecipes(job.spec),
+  *p.mutable_plan() = ToProto(job.plan, core::ReportedRecipes(job.spec),
                               core::EffectiveModes(job.spec), job.total_items);
   *p.mutable_device() = ToProto(job.device);
   p.set_submitted_by(job.submitted_by);

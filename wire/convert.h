@@ -33,7 +33,8 @@ absl::StatusOr<core::JobSpec> FromProto(const v1::SubmitJobRequest& req);
 v1::GemmOp ToProto(const core::GemmOp& op);
 absl::StatusOr<core::GemmOp> FromProto(const v1::GemmOp& op);
 
-v1::PlanJobResponse ToProto(const core::Plan& plan, const std::vector<core::Recipe>& recipes,
+// `recipes`: the whole recipes, then the variants (core::ReportedRecipes), by name.
+v1::PlanJobResponse ToProto(const core::Plan& plan, const std::vector<core::RecipeVariant>& recipes,
                             const std::vector<core::Mode>& modes, int32_t total_items);
 absl::StatusOr<core::Plan> FromProto(const v1::PlanJobResponse& plan);
 

@@ -240,7 +240,10 @@ void WorkloadFlags::RegisterMore(CLI::App& app) {
   app.add_option("--recipes", recipes_,
                  "Comma list of " + core::RecipeList() +
                      ". Default: the training recipes (bf16 through fp8-rowwise); the serving "
-                     "recipes int8-rowwise, w8a16 and w4a16 (fprop only) run when named")
+                     "recipes int8-rowwise, w8a16 and w4a16 (fprop only) run when named. A "
+                     "recipe may give a pass another recipe: fp8-rowwise+wgrad:bf16 runs fprop "
+                     "and dgrad in fp8-rowwise and wgrad in bf16 (passes: fprop, dgrad, wgrad); "
+                     "it is reported beside the whole recipes, composed from their items")
       ->group(kMore);
   app.add_option("--mode", mode_,
                  "autocast (training: every operand quantized inside the timing) | prequant "
@@ -439,16 +442,24 @@ absl::Status WorkloadFlags::ApplyRouting(core::ModelConfig& m) const {
 
 absl::Status WorkloadFlags::ApplyRecipes(core::JobSpec& spec) const {
   std::vector<core::Recipe> recipes = core::DefaultRecipes();
+  std::vector<core::RecipeVariant> variants;
   if (recipes_) {
     recipes.clear();
+    std::vector<core::RecipeVariant> listed;
     for (const std::string& name : SplitList(*recipes_)) {
-      const auto r = core::ParseRecipe(name);
-      if (!r) return absl::InvalidArgumentError("--recipes: " + core::RecipeNameError(name));
-      if (std::find(recipes.begin(), recipes.end(), *r) != recipes.end())
+      const absl::StatusOr<core::RecipeVariant> v = core::ParseRecipeVariant(name);
+      if (!v.ok())
+        return absl::InvalidArgumentError("--recipes: " + std::string(v.status().message()));
+      if (std::find(listed.begin(), listed.end(), *v) != listed.end())
         return absl::InvalidArgumentError("--recipes: \"" + name + "\" is listed twice");
-      recipes.push_back(*r);
+      listed.push_back(*v);
+      if (v->composite()) {
+        variants.push_back(*v);
+      } else {
+        recipes.push_back(v->base);
+      }
     }
-    if (recipes.empty()) return absl::InvalidArgumentError("--recipes: empty list");
+    if (listed.empty()) return absl::InvalidArgumentError("--recipes: empty list");
   }
   const std::pair<bool, core::Recipe> skips[] = {{no_fp8_current_, core::Recipe::kFp8Current},
                                                  {no_fp8_delayed_, core::Recipe::kFp8Delayed},
@@ -458,10 +469,11 @@ absl::Status WorkloadFlags::ApplyRecipes(core::JobSpec& spec) const {
                                                  {no_fp8_rowwise_, core::Recipe::kFp8Rowwise}};
   for (const auto& [skip, recipe] : skips)
     if (skip) std::erase(recipes, recipe);
-  if (recipes.empty())
+  if (recipes.empty() && variants.empty())
     return absl::InvalidArgumentError("no recipe left to run after the --no-* flags");
   // The default list travels as an empty list, which the server expands the same way.
-  if (recipes != core::DefaultRecipes()) spec.recipes = std::move(recipes);
+  if (recipes != core::DefaultRecipes() || !variants.empty()) spec.recipes = std::move(recipes);
+  spec.variants = std::move(variants);
   return absl::OkStatus();
 }
 

@@ -6,6 +6,7 @@
 #include "client/render/format.h"
 #include "client/render/report_experts.h"
 #include "client/render/text_table.h"
+#include "core/derive.h"
 #include "report/figures.h"
 #include "report/notices.h"
 #include "report/record_json.h"
@@ -79,21 +80,31 @@ Listing PlanListing(const core::Plan& plan, const core::JobSpec& spec) {
                    int64_t{op.groups}, times, op.per_layer, op.Flops() / 1e9, per_model / 1e9});
   }
   const std::vector<core::Recipe> recipes = core::EffectiveRecipes(spec);
+  const std::vector<core::RecipeVariant> reported = core::ReportedRecipes(spec);
   const std::vector<core::Mode> modes = core::EffectiveModes(spec);
-  const size_t items = plan.ops.size() * recipes.size() * modes.size();
+  const size_t items = core::ExpandItems(plan, recipes, modes, spec.variants).size();
   const std::string title = "Plan: " + plan.model_name + ", " + std::to_string(plan.num_layers) +
                             " layers, " + std::to_string(plan.ops.size()) + " GEMMs";
   l.doc = TableDocument(title, std::move(t), 2);
-  l.doc.sections.front().blocks.push_back(Lines(
-      {"Total: " + FormatFixed(total / 1e12, 3) + " TFLOP per step; " + std::to_string(items) +
-       " items (" + std::to_string(plan.ops.size()) + " GEMMs x " + std::to_string(recipes.size()) +
-       " recipes x " + std::to_string(modes.size()) + " modes)"}));
+  const std::string counts =
+      spec.variants.empty()
+          ? std::to_string(plan.ops.size()) + " GEMMs x " + std::to_string(recipes.size()) +
+                " recipes x " + std::to_string(modes.size()) + " modes"
+          : std::to_string(plan.ops.size()) + " GEMMs x the recipes their pass runs x " +
+                std::to_string(modes.size()) +
+                " modes; a variant's pass shares the item of "
+                "the recipe it runs";
+  std::vector<std::string> lines = {"Total: " + FormatFixed(total / 1e12, 3) + " TFLOP per step; " +
+                                    std::to_string(items) + " items (" + counts + ")"};
+  for (const core::RecipeVariant& v : spec.variants)
+    lines.push_back("Variant " + v.Name() + ": " + v.Describe());
+  l.doc.sections.front().blocks.push_back(Lines(lines));
   if (std::optional<Block> experts = ExpertsBlock(plan.ops, spec.model)) {
     l.doc.sections.push_back({"Routed experts", {std::move(*experts)}});
   }
   nlohmann::ordered_json recipe_names = nlohmann::ordered_json::array();
   nlohmann::ordered_json mode_names = nlohmann::ordered_json::array();
-  for (core::Recipe r : recipes) recipe_names.push_back(S(core::ToString(r)));
+  for (const core::RecipeVariant& r : reported) recipe_names.push_back(r.Name());
   for (core::Mode m : modes) mode_names.push_back(S(core::ToString(m)));
   l.summary = {{"model", plan.model_name}, {"num_layers", plan.num_layers},
                {"recipes", recipe_names},  {"modes", mode_names},

@@ -156,7 +156,8 @@ TimedQuantization TimedPart(const core::WorkItem& item, core::Accounting account
     t.bt = item.op.pass == Pass::kWgrad;
     return t;
   }
-  if (accounting == core::Accounting::kPerGemm || item.recipe == Recipe::kFp8Rowwise) {
+  if (accounting == core::Accounting::kPerGemm ||
+      !core::SharesQuantizationAcrossPasses(item.recipe)) {
     // Row-wise scales run along one GEMM's K only, so each GEMM of a training step
     // quantizes both its operands again from BF16 (torchao's row-wise recipe).
     t.a = t.bt = true;

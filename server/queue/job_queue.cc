@@ -90,9 +90,10 @@ absl::StatusOr<PlannedJob> JobQueue::Plan(const core::JobSpec& spec) const {
   RETURN_IF_ERROR(core::ValidateJobSpec(spec));
   PlannedJob planned;
   ASSIGN_OR_RETURN(planned.plan, core::DerivePlan(spec));
-  planned.recipes = core::EffectiveRecipes(spec);
+  planned.recipes = core::ReportedRecipes(spec);
   planned.modes = core::EffectiveModes(spec);
-  planned.items = core::ExpandItems(planned.plan, planned.recipes, planned.modes);
+  planned.items =
+      core::ExpandItems(planned.plan, core::EffectiveRecipes(spec), planned.modes, spec.variants);
   if (static_cast<int64_t>(planned.items.size()) > limits_.max_items_per_job) {
     return absl::ResourceExhaustedError(
         "job: " + std::to_string(planned.items.size()) + " items exceed the limit of " +

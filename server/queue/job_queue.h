@@ -27,7 +27,7 @@ namespace gemmprof::queue {
 // What a submission would run.
 struct PlannedJob {
   core::Plan plan;
-  std::vector<core::Recipe> recipes;
+  std::vector<core::RecipeVariant> recipes;  // whole recipes, then variants
   std::vector<core::Mode> modes;
   std::vector<core::WorkItem> items;
   core::DeviceInfo device;  // the device the checks ran on

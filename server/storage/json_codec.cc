@@ -78,6 +78,12 @@ void Read(JsonReader& r, core::TimingOptions* t) {
   r.Int("w4_group", &t->w4_group);
 }
 
+std::optional<core::RecipeVariant> ParseVariant(std::string_view name) {
+  absl::StatusOr<core::RecipeVariant> v = core::ParseRecipeVariant(name);
+  if (!v.ok() || !v->composite()) return std::nullopt;
+  return *v;
+}
+
 void Read(JsonReader& r, core::JobSpec* s) {
   if (std::optional<JsonReader> model = r.Child("model")) {
     s->model.emplace();
@@ -85,6 +91,7 @@ void Read(JsonReader& r, core::JobSpec* s) {
   }
   r.List("shapes", &s->shapes, [](JsonReader& e, core::GemmShape* v) { Read(e, v); });
   r.EnumList("recipes", &s->recipes, core::ParseRecipe);
+  r.EnumList("variants", &s->variants, ParseVariant);  // absent in specs without them
   r.EnumList("modes", &s->modes, core::ParseMode);
   if (std::optional<JsonReader> timing = r.Child("timing")) Read(*timing, &s->timing);
   r.Bool("force", &s->force);

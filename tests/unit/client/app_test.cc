@@ -190,9 +190,19 @@ TEST_F(AppTest, BadFlagsOfTheOtherCommands) {
        "--campaign: '" + std::string(65, 'c') + "' is longer than 64 characters"},
       {{"submit", "--shapes", "64", "--recipes", "w4a16", "--w4-group", "32"},
        "--w4-group: 32 is not a w4a16 group size; give 64 or 128"},
-      {{"submit", "--shapes", "64", "--recipes", "fp8-rowwise+wgrad:bf16"},
-       "--recipes: \"fp8-rowwise+wgrad:bf16\": a precision per GEMM role (\"+wgrad:bf16\" "
-       "after fp8-rowwise) is not supported yet; give whole recipes; valid: bf16"},
+      {{"submit", "--shapes", "64", "--recipes", "fp8-rowwise+wgrad:bf17"},
+       "--recipes: \"+wgrad:bf17\" in \"fp8-rowwise+wgrad:bf17\": unknown recipe \"bf17\" for "
+       "wgrad; valid: bf16"},
+      {{"submit", "--shapes", "64", "--recipes", "fp8-current+fast-accum:fprop"},
+       "--recipes: \"+fast-accum:fprop\" in \"fp8-current+fast-accum:fprop\": fast accumulation "
+       "per pass is not supported yet"},
+      {{"submit", "--shapes", "64", "--recipes", "bf16+dgrad:int8-rowwise"},
+       "--recipes: \"+dgrad:int8-rowwise\" in \"bf16+dgrad:int8-rowwise\": int8-rowwise is a "
+       "serving recipe: fprop only"},
+      {{"submit", "--shapes", "64", "--recipes", "fp8-rowwise+wgrad:bf16,fp8-rowwise+wgrad:bf16"},
+       "--recipes: \"fp8-rowwise+wgrad:bf16\" is listed twice"},
+      {{"plan", "--preset", "llama-3.1-8b", "--recipes", "fp8-block+wgrad"},
+       "--recipes: \"+wgrad\" in \"fp8-block+wgrad\": a role needs a recipe after \":\""},
       {{"plan", "--preset", "llama-3.1-8b", "--recipes", "fp8-rowwis+wgrad:bf16"},
        "--recipes: unknown recipe \"fp8-rowwis\" in \"fp8-rowwis+wgrad:bf16\""},
       {{"report", "7", "--chart=maybe"}, "--chart"},
@@ -645,6 +655,22 @@ TEST_F(AppTest, HelpShowsJobIdsWithoutCli11TypeText) {
   EXPECT_THAT(Run({"report", "x"}).err, HasSubstr("JOB: value x is not an integer"));
 }
 
+// A recipe with a recipe per pass travels as a variant; the whole recipes stay whole (a
+// list of variants only asks for no whole recipe, where an empty list means the default).
+TEST_F(AppTest, RecipeVariantsReachTheSpec) {
+  ASSERT_EQ(Run(Seed({"--recipes", "fp8-rowwise,fp8-rowwise+wgrad:bf16"})).code, 0);
+  const core::JobSpec& s = fake_.submitted.back();
+  EXPECT_EQ(s.recipes, std::vector<core::Recipe>{core::Recipe::kFp8Rowwise});
+  ASSERT_EQ(s.variants.size(), 1u);
+  EXPECT_EQ(s.variants[0].Name(), "fp8-rowwise+wgrad:bf16");
+  ASSERT_EQ(Run(Seed({"--recipes", "fp8-current+wgrad:bf16+dgrad:fp8-block"})).code, 0);
+  const core::JobSpec& only = fake_.submitted.back();
+  EXPECT_TRUE(only.recipes.empty());
+  ASSERT_EQ(only.variants.size(), 1u);
+  EXPECT_EQ(only.variants[0].Name(), "fp8-current+dgrad:fp8-block+wgrad:bf16");
+  EXPECT_TRUE(core::EffectiveRecipes(only).empty());
+}
+
 TEST_F(AppTest, PlanNeedsNoServer) {
   std::vector<std::string> args = {"plan"};
   args.insert(args.end(), kSeed.begin(), kSeed.end());
@@ -661,6 +687,26 @@ TEST_F(AppTest, PlanNeedsNoServer) {
       Run({"plan", "--preset", "llama-3.1-8b", "--sweep-m", "1:16384:*2", "--recipes", "bf16"});
   EXPECT_EQ(sweep.code, 0) << sweep.err;
   EXPECT_THAT(sweep.out, HasSubstr("16384x"));
+  // A variant adds the items of the recipes its passes run, once per GEMM: the seed's 8
+  // fprop and dgrad GEMMs run fp8-rowwise, its 4 wgrad GEMMs fp8-rowwise and bf16.
+  std::vector<std::string> vargs = {"plan"};
+  vargs.insert(vargs.end(), kSeed.begin(), kSeed.end());
+  vargs.insert(vargs.end(), {"--recipes", "fp8-rowwise,fp8-rowwise+wgrad:bf16"});
+  const Result composed = Run(vargs);
+  EXPECT_EQ(composed.code, 0) << composed.err;
+  EXPECT_THAT(composed.out, HasSubstr("16 items (12 GEMMs x the recipes their pass runs x 1 "
+                                      "modes; a variant's pass shares the item of the recipe it "
+                                      "runs)"));
+  EXPECT_THAT(composed.out, HasSubstr("Variant fp8-rowwise+wgrad:bf16: fprop fp8-rowwise, dgrad "
+                                      "fp8-rowwise, wgrad bf16"));
+  // The serving plan of issue's bar: every fprop GEMM at both M runs the three serving
+  // recipes and the variant's fprop recipe.
+  const Result serving =
+      Run({"plan", "--preset", "llama-3.1-8b", "--sweep-m", "16,1024", "--recipes",
+           "int8-rowwise,w4a16,w8a16,fp8-rowwise+wgrad:bf16", "--format", "json"});
+  EXPECT_EQ(serving.code, 0) << serving.err;
+  EXPECT_THAT(serving.out, HasSubstr("\"items\": 40"));
+  EXPECT_THAT(serving.out, HasSubstr("\"fp8-rowwise+wgrad:bf16\""));
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -483,6 +484,35 @@ TEST(DeriveTest, ExpandItemsOpMajor) {
     EXPECT_EQ(items[i].id, 0);
     EXPECT_EQ(items[i].job_id, 0);
   }
+}
+
+// A variant adds, per GEMM, the recipe its pass runs when the GEMM has no item of it yet:
+// whole recipes first, then the variants' in their order; a list of variants only runs no
+// whole recipe.
+TEST(DeriveTest, ExpandItemsAddsTheRecipesOfAVariantsPasses) {
+  auto plan = PlanOf(Seed());
+  ASSERT_TRUE(plan.ok());
+  const RecipeVariant hp_wgrad = *ParseRecipeVariant("fp8-rowwise+wgrad:bf16");
+  const RecipeVariant block_dgrad = *ParseRecipeVariant("fp8-current+dgrad:fp8-block");
+  auto items =
+      ExpandItems(*plan, {Recipe::kFp8Rowwise}, {Mode::kAutocast}, {hp_wgrad, block_dgrad});
+  std::map<Pass, std::vector<Recipe>> per_pass;
+  for (const WorkItem& item : items) {
+    if (item.op.name != "qkv") continue;
+    per_pass[item.op.pass].push_back(item.recipe);
+  }
+  EXPECT_EQ(per_pass[Pass::kFprop],
+            (std::vector<Recipe>{Recipe::kFp8Rowwise, Recipe::kFp8Current}));
+  EXPECT_EQ(per_pass[Pass::kDgrad], (std::vector<Recipe>{Recipe::kFp8Rowwise, Recipe::kFp8Block}));
+  EXPECT_EQ(per_pass[Pass::kWgrad],
+            (std::vector<Recipe>{Recipe::kFp8Rowwise, Recipe::kBf16, Recipe::kFp8Current}));
+  ASSERT_EQ(items.size(), 4u * (2 + 2 + 3));
+  for (size_t i = 0; i < items.size(); ++i) EXPECT_EQ(items[i].seq, static_cast<int32_t>(i));
+
+  const auto only = ExpandItems(*plan, {}, {}, {hp_wgrad});
+  ASSERT_EQ(only.size(), 12u);
+  for (const WorkItem& item : only)
+    EXPECT_EQ(item.recipe, item.op.pass == Pass::kWgrad ? Recipe::kBf16 : Recipe::kFp8Rowwise);
 }
 
 TEST(DeriveTest, ExpandItemsDefaults) {

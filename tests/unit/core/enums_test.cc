@@ -21,24 +21,6 @@ TEST(EnumsTest, RecipeNamesRoundTrip) {
   EXPECT_FALSE(ParseRecipe("fp8-rowwis").has_value());
 }
 
-// A per-role form is named as not supported yet (the part after the base named); an
-// unknown base or plain name is an unknown recipe; each message lists the valid names.
-TEST(EnumsTest, RecipeNameErrorNamesThePartThatIsWrong) {
-  EXPECT_EQ(RecipeNameError("fp16"), "unknown recipe \"fp16\"; valid: " + RecipeList());
-  EXPECT_EQ(RecipeNameError("fp8-rowwise+wgrad:bf16"),
-            "\"fp8-rowwise+wgrad:bf16\": a precision per GEMM role (\"+wgrad:bf16\" after "
-            "fp8-rowwise) is not supported yet; give whole recipes; valid: " +
-                RecipeList());
-  EXPECT_EQ(RecipeNameError("fp8-current+fast-accum:fprop"),
-            "\"fp8-current+fast-accum:fprop\": a precision per GEMM role (\"+fast-accum:fprop\" "
-            "after fp8-current) is not supported yet; give whole recipes; valid: " +
-                RecipeList());
-  EXPECT_EQ(RecipeNameError("fp8-rowwis+wgrad:bf16"),
-            "unknown recipe \"fp8-rowwis\" in \"fp8-rowwis+wgrad:bf16\"; valid: " + RecipeList());
-  EXPECT_EQ(RecipeNameError("+wgrad:bf16"),
-            "unknown recipe \"\" in \"+wgrad:bf16\"; valid: " + RecipeList());
-}
-
 TEST(EnumsTest, ServingRecipesAreNamedNotDefaultAndFpropOnly) {
   EXPECT_EQ(DefaultRecipes(),
             (std::vector<Recipe>{Recipe::kBf16, Recipe::kFp8Current, Recipe::kFp8Delayed,

@@ -367,6 +367,17 @@ TEST(ValidationTest, JobSpecRules) {
   EXPECT_THAT(std::string(ValidateJobSpec(spec).message()),
               HasSubstr("recipes[2]: 'bf16' duplicates recipes[0]"));
   spec.recipes = {Recipe::kBf16};
+  const RecipeVariant hp_wgrad = *ParseRecipeVariant("fp8-rowwise+wgrad:bf16");
+  spec.variants = {hp_wgrad, hp_wgrad};
+  EXPECT_THAT(std::string(ValidateJobSpec(spec).message()),
+              HasSubstr("recipes[2]: 'fp8-rowwise+wgrad:bf16' duplicates recipes[1]"));
+  spec.variants = {RecipeVariant(Recipe::kFp8Block)};
+  EXPECT_THAT(std::string(ValidateJobSpec(spec).message()),
+              HasSubstr("recipes: variant \"fp8-block\" overrides no pass; list it as a whole "
+                        "recipe"));
+  spec.variants = {hp_wgrad};
+  EXPECT_TRUE(ValidateJobSpec(spec).ok()) << ValidateJobSpec(spec);
+  spec.variants = {};
   spec.modes = {Mode::kPrequant, Mode::kPrequant};
   EXPECT_THAT(std::string(ValidateJobSpec(spec).message()),
               HasSubstr("modes[1]: 'prequant' duplicates modes[0]"));

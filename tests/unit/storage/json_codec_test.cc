@@ -107,6 +107,8 @@ TEST(JsonCodecTest, ShapeListSpecHasNoModel) {
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_FALSE(back->model.has_value());
   EXPECT_EQ(back->shapes, spec.shapes);
+  // No "variants" key without variants: specs read and written as they always were.
+  EXPECT_EQ(EncodeJobSpec(spec).find("variants"), std::string::npos);
   // A spec stored before --retries existed reads as the default.
   std::string old = EncodeJobSpec(spec);
   const size_t at = old.find(",\"retries\":1");
@@ -297,6 +299,28 @@ TEST(JsonCodecTest, BadInputIsDataLossNamingTheField) {
     EXPECT_EQ(t.status().code(), absl::StatusCode::kDataLoss) << c.json;
     EXPECT_THAT(t.status().message(), HasSubstr(c.message)) << c.json;
   }
+}
+
+// Recipes with a recipe per pass are stored by name beside the whole recipes.
+TEST(JsonCodecTest, VariantsRoundTripByName) {
+  core::JobSpec spec;
+  spec.shapes = {{1, 2, 3}};
+  spec.recipes = {core::Recipe::kBf16};
+  spec.variants = {*core::ParseRecipeVariant("fp8-rowwise+wgrad:bf16"),
+                   *core::ParseRecipeVariant("bf16+fprop:fp8-current")};
+  const std::string text = EncodeJobSpec(spec);
+  EXPECT_NE(text.find(R"("variants":["fp8-rowwise+wgrad:bf16","bf16+fprop:fp8-current"])"),
+            std::string::npos)
+      << text;
+  absl::StatusOr<core::JobSpec> back = DecodeJobSpec(text);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->recipes, spec.recipes);
+  EXPECT_EQ(back->variants, spec.variants);
+  EXPECT_THAT(DecodeJobSpec(R"({"variants": ["fp8-rowwise+wgard:bf16"]})").status().message(),
+              HasSubstr("job_spec.variants[0] has unknown value 'fp8-rowwise+wgard:bf16'"));
+  // A whole recipe is not a variant.
+  EXPECT_THAT(DecodeJobSpec(R"({"variants": ["bf16"]})").status().message(),
+              HasSubstr("job_spec.variants[0] has unknown value 'bf16'"));
 }
 
 TEST(JsonCodecTest, BadNestedValuesNameTheirPath) {

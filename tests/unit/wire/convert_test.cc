@@ -180,18 +180,34 @@ TEST(ConvertTest, UnknownNamesAreInvalidArgumentListingTheValidOnes) {
   EXPECT_NE(r.status().message().find("recipes[0]: unknown value 'fp6'"), std::string::npos);
   EXPECT_NE(r.status().message().find("nvfp4"), std::string::npos);
 
-  // A per-role recipe is named as not supported yet, with the field and the part.
+  // A recipe with a recipe per pass: a malformed part is named with the field.
   v1::SubmitJobRequest per_role;
   per_role.mutable_shapes()->add_shapes();
   per_role.add_recipes("bf16");
-  per_role.add_recipes("fp8-rowwise+wgrad:bf16");
+  per_role.add_recipes("fp8-rowwise+wgard:bf16");
   r = FromProto(per_role);
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(r.status().message().find("recipes[1]: \"fp8-rowwise+wgrad:bf16\": a precision per "
-                                      "GEMM role (\"+wgrad:bf16\" after fp8-rowwise) is not "
-                                      "supported yet"),
+  EXPECT_NE(r.status().message().find("recipes[1]: \"+wgard:bf16\" in \"fp8-rowwise+wgard:bf16\": "
+                                      "unknown role \"wgard\""),
             std::string::npos)
       << r.status();
+  per_role.set_recipes(1, "fp8-current+fast-accum:fprop");
+  r = FromProto(per_role);
+  EXPECT_NE(r.status().message().find("recipes[1]: \"+fast-accum:fprop\" in "
+                                      "\"fp8-current+fast-accum:fprop\": fast accumulation per "
+                                      "pass is not supported yet"),
+            std::string::npos)
+      << r.status();
+  per_role.set_recipes(1, "fp8-rowwise+wgrad:bf16");
+  r = FromProto(per_role);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->recipes, std::vector<core::Recipe>{core::Recipe::kBf16});
+  ASSERT_EQ(r->variants.size(), 1u);
+  EXPECT_EQ(r->variants[0].Name(), "fp8-rowwise+wgrad:bf16");
+  // And back: whole recipes, then the variants, by name.
+  const v1::SubmitJobRequest again = ToProto(*r);
+  ASSERT_EQ(again.recipes_size(), 2);
+  EXPECT_EQ(again.recipes(1), "fp8-rowwise+wgrad:bf16");
 
   v1::TimingOptions t;
   t.set_accounting("per-step");
