@@ -48,10 +48,15 @@ void InsertSorted(std::vector<T>& v, T x) {
 
 }  // namespace
 
+const core::ItemRecord* GemmRow::Item(RecipeMode key) const {
+  auto it = cells.find({key.recipe.For(op.pass), key.mode});
+  return it == cells.end() ? nullptr : it->second;
+}
+
 const core::Measurement* GemmRow::Result(RecipeMode key) const {
-  auto it = cells.find(key);
-  if (it == cells.end()) return nullptr;
-  const core::ItemRecord& item = *it->second;
+  const core::ItemRecord* found = Item(key);
+  if (found == nullptr) return nullptr;
+  const core::ItemRecord& item = *found;
   if (item.status != core::ItemStatus::kDone || !item.result) return nullptr;
   return &*item.result;
 }
@@ -114,12 +119,27 @@ void Analysis::ArrangeRows() {
   for (const auto& item : report.items) items.push_back(&item);
   std::stable_sort(items.begin(), items.end(),
                    [](auto* a, auto* b) { return a->item.seq < b->item.seq; });
+  // A job naming variants shows only the whole recipes it named; others' items answer a
+  // variant's pass.
+  const core::JobSpec& spec = report.job.spec;
+  const std::vector<core::Recipe> named = core::EffectiveRecipes(spec);
   for (const core::ItemRecord* item : items) {
     const RecipeMode key{item->item.recipe, item->item.mode};
     GemmRow& row = row_of(item->item.op);
     row.cells[key] = item;
-    InsertSorted(recipes_, key.recipe);
+    InsertSorted(item_recipes_, item->item.recipe);
+    if (spec.variants.empty() ||
+        std::find(named.begin(), named.end(), item->item.recipe) != named.end())
+      InsertSorted(recipes_, key.recipe);
     InsertSorted(modes_, key.mode);
+  }
+  for (const core::RecipeVariant& v : spec.variants) {
+    const bool has_items = std::any_of(rows_.begin(), rows_.end(), [&](const GemmRow& row) {
+      for (core::Mode mode : modes_)
+        if (row.Item({v, mode})) return true;
+      return false;
+    });
+    if (has_items) InsertSorted(recipes_, v);
   }
   // Fprop first, then dgrad, then wgrad; ops keep their plan order within a pass.
   std::stable_sort(rows_.begin(), rows_.end(),
@@ -129,9 +149,19 @@ void Analysis::ArrangeRows() {
 void Analysis::SumTotals() {
   // Recipe/modes with at least one measurement: only these borrow the bf16 router time
   // (a recipe the device lacks entirely stays without totals).
+  // The (recipe, mode) keys a row answers, with their items: every recipe shown (whole
+  // or variant) in every mode.
+  auto keys_of = [&](const GemmRow& row) {
+    std::vector<std::pair<RecipeMode, const core::ItemRecord*>> out;
+    for (const core::RecipeVariant& recipe : recipes_)
+      for (core::Mode mode : modes_)
+        if (const core::ItemRecord* item = row.Item({recipe, mode}))
+          out.push_back({{recipe, mode}, item});
+    return out;
+  };
   std::set<RecipeMode> measured;
   for (const GemmRow& row : rows_)
-    for (const auto& [key, item] : row.cells)
+    for (const auto& [key, item] : keys_of(row))
       if (row.TimeMs(key)) measured.insert(key);
 
   for (const GemmRow& row : rows_) {
@@ -140,7 +170,7 @@ void Analysis::SumTotals() {
       sweep_ms_.push_back(*m);
     InsertSorted(passes_, row.op.pass);
     if (!row.op.per_layer) has_once_ops_ = true;
-    for (const auto& [key, item] : row.cells) {
+    for (const auto& [key, item] : keys_of(row)) {
       Totals& t = totals_[key];
       t.key = key;
       ++t.expected_items;
@@ -274,7 +304,8 @@ double Analysis::PlainSum(const Totals& t, const Scope& scope) const {
   return sum;
 }
 
-core::stats::Interval Analysis::ModelSpeedupCi(core::Recipe recipe, core::Recipe baseline,
+core::stats::Interval Analysis::ModelSpeedupCi(const core::RecipeVariant& recipe,
+                                               const core::RecipeVariant& baseline,
                                                core::Mode mode) const {
   Scope scope;
   scope.full_model = true;
@@ -287,10 +318,11 @@ bool Analysis::SameWork(RecipeMode x, RecipeMode y) const {
   if (!tx || !ty || !tx->complete() || !ty->complete()) return false;
   bool any = false;
   for (const GemmRow& row : rows_) {
-    auto ix = row.cells.find(x), iy = row.cells.find(y);
-    if (ix == row.cells.end() && iy == row.cells.end()) continue;
-    if (ix == row.cells.end() || iy == row.cells.end()) return false;
-    if (!SharedWork(*ix->second, *iy->second)) return false;
+    const core::ItemRecord* ix = row.Item(x);
+    const core::ItemRecord* iy = row.Item(y);
+    if (ix == nullptr && iy == nullptr) continue;
+    if (ix == nullptr || iy == nullptr) return false;
+    if (!SharedWork(*ix, *iy)) return false;
     any = true;
   }
   return any;
@@ -307,7 +339,7 @@ int Analysis::OldItems() const {
 std::vector<const Totals*> Analysis::AllTotals() const {
   std::vector<const Totals*> out;
   for (core::Mode mode : modes_)
-    for (core::Recipe recipe : recipes_)
+    for (const core::RecipeVariant& recipe : recipes_)
       if (const Totals* t = FindTotals({recipe, mode})) out.push_back(t);
   return out;
 }
@@ -316,7 +348,7 @@ std::optional<double> Analysis::SweepModelMs(int64_t m, RecipeMode key) const {
   double sum = 0;
   bool any = false;
   for (const GemmRow& row : rows_) {
-    if (core::SweepM(row.op.name) != m || !row.cells.count(key)) continue;
+    if (core::SweepM(row.op.name) != m || row.Item(key) == nullptr) continue;
     const std::optional<double> ms = row.TimeMs(key);
     if (!ms) return std::nullopt;
     sum += *ms * static_cast<double>(row.op.per_layer ? std::max<int64_t>(1, row.op.layers) : 1);
@@ -333,7 +365,8 @@ const Totals* Analysis::FindTotals(RecipeMode key) const {
   return it == totals_.end() ? nullptr : &it->second;
 }
 
-std::optional<double> Analysis::ModelSpeedup(core::Recipe recipe, core::Recipe baseline,
+std::optional<double> Analysis::ModelSpeedup(const core::RecipeVariant& recipe,
+                                             const core::RecipeVariant& baseline,
                                              core::Mode mode) const {
   const Totals* r = FindTotals({recipe, mode});
   const Totals* b = FindTotals({baseline, mode});
@@ -341,9 +374,9 @@ std::optional<double> Analysis::ModelSpeedup(core::Recipe recipe, core::Recipe b
   return b->ModelMs() / r->ModelMs();
 }
 
-std::vector<core::Recipe> Analysis::CompleteRecipes(core::Mode mode) const {
-  std::vector<core::Recipe> out;
-  for (core::Recipe r : recipes_) {
+std::vector<core::RecipeVariant> Analysis::CompleteRecipes(core::Mode mode) const {
+  std::vector<core::RecipeVariant> out;
+  for (const core::RecipeVariant& r : recipes_) {
     const Totals* t = FindTotals({r, mode});
     if (t && t->complete()) out.push_back(r);
   }

@@ -15,9 +15,11 @@
 
 namespace gemmprof::report {
 
-// A recipe run in one mode: the columns of most tables.
+// A recipe run in one mode: the columns of most tables. The recipe may be a variant with a
+// recipe per pass (core/recipe_variant.h); a GEMM's cell of a variant is the item of the
+// recipe its pass runs.
 struct RecipeMode {
-  core::Recipe recipe = core::Recipe::kBf16;
+  core::RecipeVariant recipe = core::Recipe::kBf16;
   core::Mode mode = core::Mode::kAutocast;
   friend auto operator<=>(const RecipeMode&, const RecipeMode&) = default;
 };
@@ -28,8 +30,12 @@ enum class Figure { kIsolated, kB2b };
 // One GEMM of the plan (pass, op, shape, groups) and its items per recipe and mode.
 struct GemmRow {
   core::GemmOp op;
+  // Keyed by whole recipes (the items' own); Item() resolves a variant.
   std::map<RecipeMode, const core::ItemRecord*> cells;
 
+  // The item that answers `key` for this GEMM: the item of the recipe key's recipe runs in
+  // this GEMM's pass, in key's mode; nullptr when the job has none.
+  const core::ItemRecord* Item(RecipeMode key) const;
   // The measurement of a done item, otherwise nullptr.
   const core::Measurement* Result(RecipeMode key) const;
   // The item's time when it is done, otherwise nullopt. kIsolated: the interleaved
@@ -97,8 +103,14 @@ class Analysis {
   explicit Analysis(const core::Report& report);
 
   const core::Report& report() const { return *report_; }
-  // Recipes and modes that occur in the items, in canonical order.
-  const std::vector<core::Recipe>& recipes() const { return recipes_; }
+  // The recipes a report shows, in canonical order (each whole recipe before its
+  // variants): the whole recipes that occur in the items (of a job naming variants, only
+  // those it named: a recipe measured only for a variant's pass has no column of its
+  // own), then the job's variants. Modes that occur in the items.
+  const std::vector<core::RecipeVariant>& recipes() const { return recipes_; }
+  // The recipes of the items themselves (whole recipes, canonical order): the columns of
+  // per-GEMM tables, where a variant's GEMMs are its passes' recipes' items.
+  const std::vector<core::Recipe>& item_recipes() const { return item_recipes_; }
   const std::vector<core::Mode>& modes() const { return modes_; }
   // Passes that occur in the plan, in fprop, dgrad, wgrad order.
   const std::vector<core::Pass>& passes() const { return passes_; }
@@ -124,8 +136,8 @@ class Analysis {
   std::vector<const Totals*> AllTotals() const;
   // baseline full-model time / recipe full-model time in `mode`, when both totals
   // are complete (> 1: `recipe` is faster).
-  std::optional<double> ModelSpeedup(core::Recipe recipe, core::Recipe baseline,
-                                     core::Mode mode) const;
+  std::optional<double> ModelSpeedup(const core::RecipeVariant& recipe,
+                                     const core::RecipeVariant& baseline, core::Mode mode) const;
   // Time ratio of two complete totals, x / y (> 1: x is slower), over `scope`, with its
   // interval: per GEMM the terms are paired when both items share a non-empty group_uid
   // and their round series have equal lengths, unpaired otherwise; invalid (center only)
@@ -134,15 +146,15 @@ class Analysis {
   // Sum of x - y over `scope` in ms (e.g. autocast - prequant), paired as TotalRatio.
   core::stats::Interval TotalDifference(RecipeMode x, RecipeMode y, const Scope& scope = {}) const;
   // The interval of ModelSpeedup (baseline time / recipe time over the full model).
-  core::stats::Interval ModelSpeedupCi(core::Recipe recipe, core::Recipe baseline,
-                                       core::Mode mode) const;
+  core::stats::Interval ModelSpeedupCi(const core::RecipeVariant& recipe,
+                                       const core::RecipeVariant& baseline, core::Mode mode) const;
   // True when every GEMM of the two totals is the same GPU work, measured once
   // (shared_with_item links them, or equal non-empty work_key).
   bool SameWork(RecipeMode x, RecipeMode y) const;
   // Done items without interleaved rounds (results stored before them).
   int OldItems() const;
   // Recipes whose totals are complete in `mode`, canonical order.
-  std::vector<core::Recipe> CompleteRecipes(core::Mode mode) const;
+  std::vector<core::RecipeVariant> CompleteRecipes(core::Mode mode) const;
   // Items that are neither done nor in another final state.
   int PendingItems() const;
 
@@ -159,7 +171,8 @@ class Analysis {
   double PlainSum(const Totals& t, const Scope& scope) const;
 
   const core::Report* report_;
-  std::vector<core::Recipe> recipes_;
+  std::vector<core::RecipeVariant> recipes_;
+  std::vector<core::Recipe> item_recipes_;
   std::vector<core::Mode> modes_;
   std::vector<core::Pass> passes_;
   std::vector<GemmRow> rows_;

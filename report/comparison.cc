@@ -84,7 +84,7 @@ void ContextDiffs(const core::JobRecord& a, const core::JobRecord& b,
 void CompareLayers(const core::Report& a, const core::Report& b, Comparison& c) {
   const Analysis la(a), lb(b);
   for (core::Mode mode : la.modes())
-    for (core::Recipe r : la.CompleteRecipes(mode)) {
+    for (const core::RecipeVariant& r : la.CompleteRecipes(mode)) {
       const Totals* tb = lb.FindTotals({r, mode});
       if (!tb || !tb->complete()) continue;
       const double a_ms = la.FindTotals({r, mode})->LayerMs();

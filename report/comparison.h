@@ -68,7 +68,7 @@ double NoiseThreshold(const core::SampleStats& a, const core::SampleStats& b);
 Verdict Judge(double a_ms, double b_ms, double threshold);
 
 struct LayerComparison {
-  core::Recipe recipe = core::Recipe::kBf16;
+  core::RecipeVariant recipe = core::Recipe::kBf16;  // a whole recipe or a variant
   core::Mode mode = core::Mode::kAutocast;
   double a_ms = 0, b_ms = 0;  // per-layer totals
   double ratio = 1;           // b / a

@@ -89,7 +89,7 @@ core::stats::Interval EnergyRatio(const Analysis& a, RecipeMode x, RecipeMode y,
   return core::stats::RatioOfSums(terms);
 }
 
-core::stats::Interval QuantizationEnergy(const Analysis& a, core::Recipe recipe,
+core::stats::Interval QuantizationEnergy(const Analysis& a, const core::RecipeVariant& recipe,
                                          const Scope& scope) {
   const std::vector<core::stats::Term> terms = MatchedEnergyTerms(
       a, {recipe, core::Mode::kAutocast}, {recipe, core::Mode::kPrequant}, scope);
@@ -102,7 +102,7 @@ std::vector<std::string> EnergyFindings(const Analysis& a) {
   if (!HasEnergy(a.report())) return out;
   const Scope layer;
   for (core::Mode mode : a.modes())
-    for (core::Recipe r : a.CompleteRecipes(mode)) {
+    for (const core::RecipeVariant& r : a.CompleteRecipes(mode)) {
       if (r == core::Recipe::kBf16) continue;
       const RecipeMode bf16{core::Recipe::kBf16, mode}, key{r, mode};
       const core::stats::Interval e = EnergyRatio(a, bf16, key, layer);

@@ -36,7 +36,7 @@ core::stats::Interval EnergyRatio(const Analysis& a, RecipeMode x, RecipeMode y,
 // of the same GEMMs (the autocast window runs the quantization with the GEMM, the
 // prequant window the GEMM alone), with the interval of the difference of independent
 // windows; invalid with center 0 unless both modes are complete with energy figures.
-core::stats::Interval QuantizationEnergy(const Analysis& a, core::Recipe recipe,
+core::stats::Interval QuantizationEnergy(const Analysis& a, const core::RecipeVariant& recipe,
                                          const Scope& scope);
 
 // Per recipe against bf16, per layer: where the energy ratio and the time ratio disagree

@@ -14,7 +14,7 @@ using core::stats::Interval;
 
 constexpr size_t kMaxSlowGemmLines = 12;
 
-std::string Name(core::Recipe r) { return std::string(core::ToString(r)); }
+std::string Name(const core::RecipeVariant& r) { return r.Name(); }
 std::string Name(core::Mode m) { return std::string(core::ToString(m)); }
 
 // "a", "a and b", "a, b and c".
@@ -26,7 +26,7 @@ std::string JoinAnd(const std::vector<std::string>& names) {
 }
 
 // ", 1.86x [1.84-1.88] vs bf16 on the full model" when `r` is not bf16 and both are complete.
-std::string VsBf16(const Analysis& a, core::Recipe r, core::Mode mode) {
+std::string VsBf16(const Analysis& a, const core::RecipeVariant& r, core::Mode mode) {
   if (r == core::Recipe::kBf16) return "";
   const Totals* b = a.FindTotals({core::Recipe::kBf16, mode});
   if (!b || !b->complete() || !a.ModelSpeedup(r, core::Recipe::kBf16, mode)) return "";
@@ -37,21 +37,21 @@ std::string VsBf16(const Analysis& a, core::Recipe r, core::Mode mode) {
 void WinnerFindings(const Analysis& a, std::vector<RankClaim>& claims,
                     std::vector<std::string>& out) {
   for (core::Mode mode : a.modes()) {
-    const std::vector<core::Recipe> done = a.CompleteRecipes(mode);
+    const std::vector<core::RecipeVariant> done = a.CompleteRecipes(mode);
     // A winner needs a race: with one complete recipe there is nothing to compare.
     if (done.size() < 2) continue;
     // Results stored before interleaved rounds have no intervals: never ranked.
-    if (std::any_of(done.begin(), done.end(), [&](core::Recipe r) {
+    if (std::any_of(done.begin(), done.end(), [&](const core::RecipeVariant& r) {
           return !a.FindTotals({r, mode})->has_rounds();
         }))
       continue;
-    core::Recipe best = done.front();
-    for (core::Recipe r : done)
+    core::RecipeVariant best = done.front();
+    for (const core::RecipeVariant& r : done)
       if (a.FindTotals({r, mode})->LayerMs() < a.FindTotals({best, mode})->LayerMs()) best = r;
     const Totals& bt = *a.FindTotals({best, mode});
     std::vector<std::string> identical = {Name(best)}, noise = {Name(best)};
     double noise_width = 0;
-    for (core::Recipe r : done) {
+    for (const core::RecipeVariant& r : done) {
       if (r == best) continue;
       // other / best: the best is named only when every other is surely slower.
       const Interval ratio = a.TotalRatio({r, mode}, {best, mode});
@@ -86,7 +86,7 @@ void WinnerFindings(const Analysis& a, std::vector<RankClaim>& claims,
 }
 
 void OverheadFindings(const Analysis& a, std::vector<std::string>& out) {
-  for (core::Recipe r : a.recipes()) {
+  for (const core::RecipeVariant& r : a.recipes()) {
     if (r == core::Recipe::kBf16) continue;
     const Totals* ac = a.FindTotals({r, core::Mode::kAutocast});
     const Totals* pq = a.FindTotals({r, core::Mode::kPrequant});
@@ -123,7 +123,7 @@ void AsymmetryFindings(const Analysis& a, std::vector<std::string>& out) {
   dgrad.passes = {false, true, false};
   for (core::Mode mode : a.modes()) {
     std::string list;
-    for (core::Recipe r : a.recipes()) {
+    for (const core::RecipeVariant& r : a.recipes()) {
       const Totals* t = a.FindTotals({r, mode});
       if (!t || !t->complete()) continue;
       const double f = t->layer_ms[PassIndex(core::Pass::kFprop)];
@@ -160,7 +160,8 @@ void SlowGemmFindings(const Analysis& a, std::vector<RankClaim>& claims,
       const core::Measurement* bm = row.Result({core::Recipe::kBf16, mode});
       if (!bm) continue;
       const double base = *row.TimeMs({core::Recipe::kBf16, mode});
-      for (core::Recipe r : a.recipes()) {
+      // Per GEMM, the items' own recipes: a variant's GEMM is one of them.
+      for (core::Recipe r : a.item_recipes()) {
         if (r == core::Recipe::kBf16) continue;
         const core::Measurement* m = row.Result({r, mode});
         if (!m) continue;
@@ -207,7 +208,8 @@ void SlowGemmFindings(const Analysis& a, std::vector<RankClaim>& claims,
 
 }  // namespace
 
-std::pair<double, double> QuantBytesPerLayer(const Analysis& a, core::Recipe r, core::Mode mode) {
+std::pair<double, double> QuantBytesPerLayer(const Analysis& a, const core::RecipeVariant& r,
+                                             core::Mode mode) {
   double bytes = 0, copy = 0;
   const Totals* ac = a.FindTotals({r, mode});
   for (const TotalTerm& t : ac->terms) {

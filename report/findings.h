@@ -22,7 +22,7 @@ inline constexpr double kQuantFloorRatio = 1.15;
 // per-GEMM lines a recipe (subject) to bf16 (reference) on `gemm`.
 struct RankClaim {
   core::Mode mode = core::Mode::kAutocast;
-  core::Recipe reference = core::Recipe::kBf16, subject = core::Recipe::kBf16;
+  core::RecipeVariant reference = core::Recipe::kBf16, subject = core::Recipe::kBf16;
   core::stats::Interval ratio;
   Claim claim = Claim::kUnknown;
   std::string gemm;  // OpLabel for per-GEMM claims, empty for per-layer ones
@@ -30,7 +30,7 @@ struct RankClaim {
 
 // Per layer, the bytes recipe `r`'s autocast quantization must move (sum of weight x
 // quant_bytes) and the measured copy bandwidth (bytes/s; 0 when not measured).
-std::pair<double, double> QuantBytesPerLayer(const Analysis& a, core::Recipe r,
+std::pair<double, double> QuantBytesPerLayer(const Analysis& a, const core::RecipeVariant& r,
                                              core::Mode mode = core::Mode::kAutocast);
 // The bandwidth floor of quantization in ms: bytes it must move / measured copy rate.
 double OverheadFloorMs(double quant_bytes, double copy_bytes_per_s);

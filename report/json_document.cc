@@ -46,7 +46,7 @@ Json PassesJson(const std::array<double, 3>& ms) {
 Json TotalsJson(const Analysis& a) {
   Json out = Json::array();
   for (core::Mode mode : a.modes())
-    for (core::Recipe r : a.recipes()) {
+    for (const core::RecipeVariant& r : a.recipes()) {
       const Totals* t = a.FindTotals({r, mode});
       if (!t) continue;
       out.push_back(
@@ -69,9 +69,9 @@ Json TotalsJson(const Analysis& a) {
 Json SpeedupsJson(const Analysis& a) {
   Json out = Json::array();
   for (core::Mode mode : a.modes()) {
-    const std::vector<core::Recipe> done = a.CompleteRecipes(mode);
-    for (core::Recipe base : done)
-      for (core::Recipe r : done) {
+    const std::vector<core::RecipeVariant> done = a.CompleteRecipes(mode);
+    for (const core::RecipeVariant& base : done)
+      for (const core::RecipeVariant& r : done) {
         if (r == base) continue;
         out.push_back({{"mode", S(core::ToString(mode))},
                        {"recipe", S(core::ToString(r))},
@@ -85,7 +85,7 @@ Json SpeedupsJson(const Analysis& a) {
 
 Json OverheadJson(const Analysis& a) {
   Json out = Json::array();
-  for (core::Recipe r : a.recipes()) {
+  for (const core::RecipeVariant& r : a.recipes()) {
     const Totals* ac = a.FindTotals({r, core::Mode::kAutocast});
     const Totals* pq = a.FindTotals({r, core::Mode::kPrequant});
     if (!ac || !pq || !ac->complete() || !pq->complete()) continue;
@@ -115,7 +115,7 @@ Json SweepJson(const Analysis& a) {
   Json out = Json::array();
   for (core::Mode mode : a.modes())
     for (int64_t m : a.sweep_ms())
-      for (core::Recipe r : a.recipes()) {
+      for (const core::RecipeVariant& r : a.recipes()) {
         const auto ms = a.SweepModelMs(m, {r, mode});
         out.push_back({{"m", m},
                        {"mode", S(core::ToString(mode))},
@@ -151,7 +151,7 @@ Json EnergyTotalsJson(const Analysis& a) {
   Scope layer, model;
   model.full_model = true;
   for (core::Mode mode : a.modes())
-    for (core::Recipe r : a.recipes()) {
+    for (const core::RecipeVariant& r : a.recipes()) {
       const RecipeMode key{r, mode}, bf16{core::Recipe::kBf16, mode};
       const auto per_layer = EnergySum(a, key, layer);
       const auto full = EnergySum(a, key, model);

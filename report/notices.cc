@@ -313,6 +313,15 @@ std::vector<std::string> BuildNotices(const Analysis& analysis) {
                   "router in high precision): " +
                   NameSome(t->bf16_fallbacks));
   }
+  // A variant splitting a recipe that shares quantized operands across passes: its
+  // autocast total counts that quantization as the whole recipe's step does.
+  if (report.job.spec.timing.accounting == core::Accounting::kTrainingStep) {
+    for (const core::RecipeVariant& v : analysis.recipes()) {
+      if (!analysis.FindTotals({v, core::Mode::kAutocast})) continue;
+      if (const std::string note = core::SplitQuantizationNote(v); !note.empty())
+        out.push_back(v.Name() + " autocast: " + note);
+    }
+  }
   MeasurementNotices(report, out);
   RoundsNotices(report, out);
   if (std::string clocks = BatchClockNotice(Batches(report)); !clocks.empty())

@@ -30,12 +30,26 @@ Rgb RecipeRgb(core::Recipe recipe) {
   return {0, 0, 0};
 }
 
+Rgb RecipeRgb(const core::RecipeVariant& recipe) {
+  const Rgb base = RecipeRgb(recipe.base);
+  if (!recipe.composite()) return base;
+  Rgb other = base;
+  for (const auto& r : recipe.pass_recipe) {
+    if (r) {
+      other = RecipeRgb(*r);
+      break;
+    }
+  }
+  auto mix = [](uint8_t a, uint8_t b) { return static_cast<uint8_t>(0.8 * (0.6 * a + 0.4 * b)); };
+  return {mix(base.r, other.r), mix(base.g, other.g), mix(base.b, other.b)};
+}
+
 std::string HexColor(Rgb c) {
   char buf[8];
   std::snprintf(buf, sizeof(buf), "#%02x%02x%02x", c.r, c.g, c.b);
   return buf;
 }
 
-std::string RecipeColor(core::Recipe recipe) { return HexColor(RecipeRgb(recipe)); }
+std::string RecipeColor(const core::RecipeVariant& recipe) { return HexColor(RecipeRgb(recipe)); }
 
 }  // namespace gemmprof::client::render

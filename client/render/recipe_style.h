@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/enums.h"
+#include "core/recipe_variant.h"
 
 namespace gemmprof::client::render {
 
@@ -16,10 +17,13 @@ struct Rgb {
   friend bool operator==(const Rgb&, const Rgb&) = default;
 };
 
-// The recipe's colour; distinct for every recipe and from the chart's greys.
+// The recipe's colour; distinct for every recipe and from the chart's greys. A variant
+// with a recipe per pass takes its base's colour blended with its first override's
+// recipe colour and darkened, so it reads as its base's kin and apart from it.
 Rgb RecipeRgb(core::Recipe recipe);
+Rgb RecipeRgb(const core::RecipeVariant& recipe);
 // "#rrggbb".
-std::string RecipeColor(core::Recipe recipe);
+std::string RecipeColor(const core::RecipeVariant& recipe);
 std::string HexColor(Rgb rgb);
 
 // Opacity of the secondary segment of a bar (Wgrad, prequant): same hue, lighter.

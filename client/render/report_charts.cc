@@ -19,7 +19,7 @@ using report::Analysis;
 using report::GemmRow;
 using report::Totals;
 
-std::string Name(Recipe r) { return std::string(core::ToString(r)); }
+std::string Name(const core::RecipeVariant& r) { return r.Name(); }
 std::string Name(Mode m) { return std::string(core::ToString(m)); }
 
 std::string Subject(const Analysis& a) {
@@ -38,8 +38,8 @@ Mode PreferredMode(const Analysis& a, Mode first_choice) {
   return a.modes().empty() ? first_choice : a.modes().front();
 }
 
-void AddRecipeLegend(const std::vector<Recipe>& recipes, BarChart& c) {
-  for (Recipe r : recipes) c.legend.push_back({RecipeColor(r), 1.0, Name(r)});
+void AddRecipeLegend(const std::vector<core::RecipeVariant>& recipes, BarChart& c) {
+  for (const core::RecipeVariant& r : recipes) c.legend.push_back({RecipeColor(r), 1.0, Name(r)});
 }
 
 // How a chart that puts several modes side by side tells their bars apart: a letter
@@ -76,9 +76,9 @@ BarChart LayerChart(const Analysis& a) {
   c.subtitle = Subject(a) + " | " + Name(mode);
   c.y_label = "per-layer GEMM time (ms)";
   c.x_label = "recipe (label: speedup vs bf16)";
-  const std::vector<Recipe> done = a.CompleteRecipes(mode);
+  const std::vector<core::RecipeVariant> done = a.CompleteRecipes(mode);
   bool any_whisker = false, any_marker = false;
-  for (Recipe r : done) {
+  for (const core::RecipeVariant& r : done) {
     const Totals& t = *a.FindTotals({r, mode});
     Bar bar{"",
             {{t.layer_ms[0] + t.layer_ms[1], RecipeColor(r), 1.0},
@@ -110,8 +110,8 @@ BarChart ModesChart(const Analysis& a) {
   c.subtitle = Subject(a);
   c.y_label = "per-layer GEMM time (ms)";
   c.x_label = "recipe (A: autocast, quantization timed; P: prequant, GEMM only)";
-  std::vector<Recipe> shown;
-  for (Recipe r : a.recipes()) {
+  std::vector<core::RecipeVariant> shown;
+  for (const core::RecipeVariant& r : a.recipes()) {
     const Totals* ac = a.FindTotals({r, Mode::kAutocast});
     const Totals* pq = a.FindTotals({r, Mode::kPrequant});
     if (!ac || !pq || !ac->complete() || !pq->complete()) continue;
@@ -138,13 +138,13 @@ BarChart TflopsChart(const Analysis& a) {
   c.subtitle = Subject(a) + " | " + Name(mode);
   c.y_label = "throughput (TFLOP/s)";
   c.x_label = "GEMM (pass op)";
-  std::vector<Recipe> shown;
+  std::vector<core::RecipeVariant> shown;
   for (const GemmRow& row : a.rows()) {
     BarGroup g{std::string(core::ToString(row.op.pass)) + " " + row.op.name, {}};
-    for (Recipe r : a.recipes()) {
-      auto it = row.cells.find({r, mode});
+    // Per GEMM, the items' own recipes: a variant's GEMM is one of them.
+    for (core::Recipe r : a.item_recipes()) {
       if (!row.TimeMs({r, mode})) continue;
-      g.bars.push_back({"", {{report::TflopsOf(*it->second), RecipeColor(r), 1.0}}, ""});
+      g.bars.push_back({"", {{report::TflopsOf(*row.Item({r, mode})), RecipeColor(r), 1.0}}, ""});
       if (std::find(shown.begin(), shown.end(), r) == shown.end()) shown.push_back(r);
     }
     if (!g.bars.empty()) c.groups.push_back(std::move(g));
@@ -181,13 +181,15 @@ BarChart SweepTflopsChart(const Analysis& a, bool experts = false) {
     double flops = 0, median = 0, p20 = 0, p80 = 0;
   };
   const std::vector<std::string> dashes = {"", "6 3", "2 3"};
-  for (Recipe r : a.recipes()) {
+  for (const core::RecipeVariant& r : a.recipes()) {
     for (size_t mi = 0; mi < a.modes().size(); ++mi) {
       const Mode mode = a.modes()[mi];
       std::vector<Sums> at(ms.size());
       for (const core::ItemRecord& rec : a.report().items) {
-        if (rec.item.recipe != r || rec.item.mode != mode || !rec.result.has_value()) continue;
         if (rec.item.op.pass != core::Pass::kFprop) continue;
+        if (rec.item.recipe != r.For(core::Pass::kFprop) || rec.item.mode != mode ||
+            !rec.result.has_value())
+          continue;
         if (experts && rec.item.op.groups <= 1) continue;
         const size_t i =
             std::lower_bound(ms.begin(), ms.end(), StepTokens(rec.item.op)) - ms.begin();
@@ -235,8 +237,8 @@ BarChart SpeedupChart(const Analysis& a) {
   c.x_label = a.modes().size() > 1 ? "recipe (" + ModeKey(a) + "); dashed line: bf16"
                                    : "recipe; dashed line: bf16";
   c.reference_line = 1.0;
-  std::vector<Recipe> shown;
-  for (Recipe r : a.recipes()) {
+  std::vector<core::RecipeVariant> shown;
+  for (const core::RecipeVariant& r : a.recipes()) {
     if (r == Recipe::kBf16) continue;
     BarGroup g{Name(r), {}};
     for (Mode m : a.modes()) {
@@ -264,8 +266,8 @@ BarChart EnergyChart(const Analysis& a) {
   c.y_label = "per-layer GEMM energy (J, whole board)";
   c.x_label = a.modes().size() > 1 ? "recipe (" + ModeKey(a) + "; label: energy ratio vs bf16)"
                                    : "recipe (label: energy ratio vs bf16)";
-  std::vector<Recipe> shown;
-  for (Recipe r : a.recipes()) {
+  std::vector<core::RecipeVariant> shown;
+  for (const core::RecipeVariant& r : a.recipes()) {
     BarGroup g{Name(r), {}};
     for (Mode m : a.modes()) {
       const auto joules = report::EnergySum(a, {r, m}, report::Scope{});

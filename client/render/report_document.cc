@@ -24,7 +24,7 @@ using report::RecipeMode;
 using report::Scope;
 using report::Totals;
 
-std::string Name(Recipe r) { return std::string(core::ToString(r)); }
+std::string Name(const core::RecipeVariant& r) { return r.Name(); }
 std::string Name(Mode m) { return std::string(core::ToString(m)); }
 
 // What a per-GEMM cell shows for an item without a usable time.
@@ -45,15 +45,17 @@ std::string StatusCell(const core::ItemRecord& item) {
   return "?";
 }
 
-// Recipes with an item in `mode` that is not "not supported"; columns of n/s only would
-// repeat what the notices say, at twice the table width.
-std::vector<Recipe> ShownRecipes(const Analysis& a, Mode mode) {
-  std::vector<Recipe> out;
-  for (Recipe r : a.recipes()) {
+// The items' recipes with an item of `pass` in `mode` that is not "not supported";
+// columns of n/s only would repeat what the notices say, at twice the table width. A
+// variant has no column here: its GEMMs are these recipes' items (the caption says which).
+std::vector<core::RecipeVariant> ShownRecipes(const Analysis& a, Mode mode, core::Pass pass) {
+  std::vector<core::RecipeVariant> out;
+  for (core::Recipe r : a.item_recipes()) {
     bool any = false;
     for (const GemmRow& row : a.rows()) {
-      auto it = row.cells.find({r, mode});
-      any |= it != row.cells.end() && it->second->status != core::ItemStatus::kNotSupported;
+      if (row.op.pass != pass) continue;
+      const core::ItemRecord* item = row.Item({r, mode});
+      any |= item != nullptr && item->status != core::ItemStatus::kNotSupported;
     }
     if (any) out.push_back(r);
   }
@@ -84,7 +86,8 @@ std::string Cell(const core::ItemRecord& item, Marks& marks) {
 
 // True when some done item of `recipe` in `mode` (and `pass`, unless nullopt) has a
 // back-to-back estimate.
-bool HasB2b(const Analysis& a, Recipe recipe, Mode mode, std::optional<core::Pass> pass) {
+bool HasB2b(const Analysis& a, const core::RecipeVariant& recipe, Mode mode,
+            std::optional<core::Pass> pass) {
   for (const GemmRow& row : a.rows())
     if ((!pass || row.op.pass == *pass) && row.TimeMs({recipe, mode}, Figure::kB2b)) return true;
   return false;
@@ -115,7 +118,7 @@ std::string GemmTableTitle(const Analysis& a, core::Pass pass, Mode mode) {
 std::string TflopsCell(const GemmRow& row, RecipeMode key, const core::DeviceInfo& device,
                        bool& any_peak) {
   if (!row.TimeMs(key)) return "";
-  const core::ItemRecord& item = *row.cells.at(key);
+  const core::ItemRecord& item = *row.Item(key);
   std::string tflops = FormatTflops(report::TflopsOf(item));
   if (const auto of_peak = report::EfficiencyOf(item, device).of_peak) {
     tflops += " (" + FormatPercent(100 * *of_peak) + ")";
@@ -142,9 +145,9 @@ Block GemmTable(const Analysis& a, core::Pass pass, Mode mode) {
   if (named) headers.push_back("op");
   headers.push_back("MxKxN");
   if (grouped) headers.push_back("groups");
-  const std::vector<Recipe> recipes = ShownRecipes(a, mode);
+  const std::vector<core::RecipeVariant> recipes = ShownRecipes(a, mode, pass);
   std::vector<bool> b2b;
-  for (Recipe r : recipes) {
+  for (const core::RecipeVariant& r : recipes) {
     headers.push_back(Name(r) + " ms");
     headers.push_back(Name(r) + " TFLOP/s");
     b2b.push_back(HasB2b(a, r, mode, pass));
@@ -164,13 +167,13 @@ Block GemmTable(const Analysis& a, core::Pass pass, Mode mode) {
     if (grouped) cells.push_back(std::to_string(row.op.groups));
     for (size_t i = 0; i < recipes.size(); ++i) {
       const RecipeMode key{recipes[i], mode};
-      auto it = row.cells.find(key);
-      if (it == row.cells.end()) {
+      const core::ItemRecord* item = row.Item(key);
+      if (item == nullptr) {
         cells.insert(cells.end(), {"", ""});
         if (b2b[i]) cells.push_back("");
         continue;
       }
-      cells.push_back(Cell(*it->second, marks));
+      cells.push_back(Cell(*item, marks));
       cells.push_back(TflopsCell(row, key, a.report().job.device, any_peak));
       if (b2b[i]) cells.push_back(B2bCell(row, key));
     }
@@ -185,10 +188,18 @@ Block GemmTable(const Analysis& a, core::Pass pass, Mode mode) {
   if (marks.flagged) b.caption += "; * cached result, ! failed verification";
   if (marks.shared) b.caption += "; = same GPU work as another recipe or mode, one measurement";
   std::string hidden;
-  for (Recipe r : a.recipes())
-    if (std::find(recipes.begin(), recipes.end(), r) == recipes.end())
-      hidden += (hidden.empty() ? "" : ", ") + Name(r);
+  for (core::Recipe r : a.item_recipes()) {
+    if (std::find(recipes.begin(), recipes.end(), core::RecipeVariant(r)) != recipes.end())
+      continue;
+    const bool has_items = std::any_of(a.rows().begin(), a.rows().end(), [&](const GemmRow& row) {
+      return row.op.pass == pass && row.Item({r, mode}) != nullptr;
+    });
+    if (has_items) hidden += (hidden.empty() ? "" : ", ") + Name(r);
+  }
   if (!hidden.empty()) b.caption += "; not supported here: " + hidden;
+  for (const core::RecipeVariant& v : a.recipes())
+    if (v.composite())
+      b.caption += "; " + Name(v) + " runs the " + Name(v.For(pass)) + " column here";
   return b;
 }
 
@@ -212,11 +223,11 @@ Block LayerTable(const Analysis& a, Mode mode) {
   if (a.has_once_ops()) headers.push_back("once-per-model ms");
   headers.insert(headers.end(), {"full model ms", "items done"});
   bool b2b = false;
-  for (Recipe r : a.recipes())
+  for (const core::RecipeVariant& r : a.recipes())
     if (const Totals* t = a.FindTotals({r, mode}); t && t->b2b_complete()) b2b = true;
   if (b2b) headers.push_back("per-layer b2b ms");
   TextTable table(headers);
-  for (Recipe r : a.recipes()) {
+  for (const core::RecipeVariant& r : a.recipes()) {
     const Totals* t = a.FindTotals({r, mode});
     if (!t) continue;
     const auto& l = t->layer_ms;
@@ -255,11 +266,11 @@ std::string LayerNote(const Analysis& a) {
 }
 
 void SpeedupBlocks(const Analysis& a, Mode mode, std::vector<Block>& out) {
-  const std::vector<Recipe> done = a.CompleteRecipes(mode);
+  const std::vector<core::RecipeVariant> done = a.CompleteRecipes(mode);
   const Totals* base = a.FindTotals({Recipe::kBf16, mode});
   if (base && base->complete() && done.size() > 1) {
     TextTable t({"recipe", "Fprop+Dgrad", "Wgrad", "per layer", "full model"});
-    for (Recipe r : done) {
+    for (const core::RecipeVariant& r : done) {
       if (r == Recipe::kBf16) continue;
       auto ratio = [&](std::array<bool, 3> passes, bool full_model) {
         Scope scope;
@@ -276,11 +287,11 @@ void SpeedupBlocks(const Analysis& a, Mode mode, std::vector<Block>& out) {
   }
   if (done.size() > 2) {
     std::vector<std::string> headers = {"recipe"};
-    for (Recipe c : done) headers.push_back("vs " + Name(c));
+    for (const core::RecipeVariant& c : done) headers.push_back("vs " + Name(c));
     TextTable t(headers);
-    for (Recipe r : done) {
+    for (const core::RecipeVariant& r : done) {
       std::vector<std::string> cells = {Name(r)};
-      for (Recipe c : done)
+      for (const core::RecipeVariant& c : done)
         if (r == c) {
           cells.push_back("-");
         } else {
@@ -307,7 +318,7 @@ std::string TimedModeCaption(Mode timed) {
 std::optional<Block> ModesTable(const Analysis& a, Mode timed) {
   const std::string tm = Name(timed);
   bool rounds = false;
-  for (Recipe r : a.recipes()) {
+  for (const core::RecipeVariant& r : a.recipes()) {
     const Totals* ac = a.FindTotals({r, timed});
     const Totals* pq = a.FindTotals({r, Mode::kPrequant});
     rounds |= ac && pq && ac->has_rounds() && pq->has_rounds();
@@ -319,7 +330,7 @@ std::optional<Block> ModesTable(const Analysis& a, Mode timed) {
                  {"overhead % of " + tm, tm + " full model ms", "prequant full model ms"});
   if (rounds) headers.push_back("bandwidth floor ms");
   TextTable t(headers);
-  for (Recipe r : a.recipes()) {
+  for (const core::RecipeVariant& r : a.recipes()) {
     const Totals* ac = a.FindTotals({r, timed});
     const Totals* pq = a.FindTotals({r, Mode::kPrequant});
     if (!ac || !pq || !ac->complete() || !pq->complete()) continue;
@@ -353,18 +364,18 @@ Section SweepSection(const Analysis& a) {
   Section s{"Inference sweep: full-model forward time per M", {}};
   for (Mode mode : a.modes()) {
     std::vector<std::string> headers = {"M (tokens)"};
-    for (Recipe r : a.recipes()) headers.push_back(Name(r) + " ms");
-    for (Recipe r : a.recipes())
+    for (const core::RecipeVariant& r : a.recipes()) headers.push_back(Name(r) + " ms");
+    for (const core::RecipeVariant& r : a.recipes())
       if (r != Recipe::kBf16) headers.push_back(Name(r) + " vs bf16");
     TextTable t(headers);
     for (int64_t m : a.sweep_ms()) {
       std::vector<std::string> cells = {std::to_string(m)};
-      for (Recipe r : a.recipes()) {
+      for (const core::RecipeVariant& r : a.recipes()) {
         const auto ms = a.SweepModelMs(m, {r, mode});
         cells.push_back(ms ? FormatMs(*ms) : "-");
       }
       const auto base = a.SweepModelMs(m, {Recipe::kBf16, mode});
-      for (Recipe r : a.recipes()) {
+      for (const core::RecipeVariant& r : a.recipes()) {
         if (r == Recipe::kBf16) continue;
         const auto ms = a.SweepModelMs(m, {r, mode});
         cells.push_back(base && ms && *ms > 0 ? FormatRatio(*base / *ms) : "-");

@@ -11,7 +11,7 @@ namespace {
 
 using report::RecipeMode;
 
-std::string Name(core::Recipe r) { return std::string(core::ToString(r)); }
+std::string Name(const core::RecipeVariant& r) { return r.Name(); }
 std::string Name(core::Mode m) { return std::string(core::ToString(m)); }
 
 // One row per item that asked for energy (items sharing another's measurement are left
@@ -59,7 +59,7 @@ std::optional<Block> LayerTable(const report::Analysis& a, core::Mode mode) {
   const RecipeMode bf16{core::Recipe::kBf16, mode};
   TextTable t({"recipe", "per-layer J", "full model J", "energy vs bf16", "time vs bf16"});
   bool any = false;
-  for (core::Recipe r : a.CompleteRecipes(mode)) {
+  for (const core::RecipeVariant& r : a.CompleteRecipes(mode)) {
     const RecipeMode key{r, mode};
     report::Scope layer;
     report::Scope model;
@@ -94,7 +94,7 @@ std::optional<Block> QuantizationTable(const report::Analysis& a) {
                "quantization time per layer"});
   const report::Scope layer;
   bool any = false;
-  for (core::Recipe r : a.CompleteRecipes(core::Mode::kAutocast)) {
+  for (const core::RecipeVariant& r : a.CompleteRecipes(core::Mode::kAutocast)) {
     if (r == core::Recipe::kBf16) continue;
     const core::stats::Interval q = report::QuantizationEnergy(a, r, layer);
     const auto total = report::EnergySum(a, {r, core::Mode::kAutocast}, layer);
@@ -115,12 +115,12 @@ std::optional<Block> QuantizationTable(const report::Analysis& a) {
 // Full-model forward joules per M of a sweep.
 std::optional<Block> SweepTable(const report::Analysis& a, core::Mode mode) {
   std::vector<std::string> headers = {"M (tokens)"};
-  for (core::Recipe r : a.recipes()) headers.push_back(Name(r) + " J");
+  for (const core::RecipeVariant& r : a.recipes()) headers.push_back(Name(r) + " J");
   TextTable t(headers);
   bool any = false;
   for (int64_t m : a.sweep_ms()) {
     std::vector<std::string> cells = {std::to_string(m)};
-    for (core::Recipe r : a.recipes()) {
+    for (const core::RecipeVariant& r : a.recipes()) {
       const auto j = report::SweepModelJoules(a, m, {r, mode});
       any |= j.has_value();
       cells.push_back(j ? FormatJoules(*j) : "-");

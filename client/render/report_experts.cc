@@ -111,8 +111,8 @@ std::optional<Block> ExpertSweepBlock(const report::Analysis& a) {
   std::vector<Align> align = {Align::kRight};
   std::vector<std::pair<core::Recipe, core::Mode>> keys;
   for (core::Mode mode : a.modes()) {
-    for (core::Recipe recipe : a.recipes()) {
-      keys.emplace_back(recipe, mode);
+    for (const core::RecipeVariant& recipe : a.recipes()) {
+      keys.emplace_back(recipe.For(core::Pass::kFprop), mode);  // a sweep is fprop only
       headers.push_back(std::string(core::ToString(recipe)) +
                         (a.modes().size() > 1 ? " " + std::string(core::ToString(mode)) : ""));
       align.push_back(Align::kRight);

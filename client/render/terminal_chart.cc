@@ -11,7 +11,7 @@ std::vector<std::string> RenderTerminalChart(const report::Analysis& a) {
   double max_ms = 0;
   size_t label_width = 0;
   for (core::Mode mode : a.modes())
-    for (core::Recipe r : a.CompleteRecipes(mode)) {
+    for (const core::RecipeVariant& r : a.CompleteRecipes(mode)) {
       max_ms = std::max(max_ms, a.FindTotals({r, mode})->LayerMs());
       label_width =
           std::max(label_width, core::ToString(r).size() + 1 + core::ToString(mode).size());
@@ -19,7 +19,7 @@ std::vector<std::string> RenderTerminalChart(const report::Analysis& a) {
   if (max_ms <= 0) return {"(no recipe has a complete set of results yet)"};
   std::vector<std::string> out;
   for (core::Mode mode : a.modes()) {
-    for (core::Recipe r : a.CompleteRecipes(mode)) {
+    for (const core::RecipeVariant& r : a.CompleteRecipes(mode)) {
       const report::Totals& t = *a.FindTotals({r, mode});
       const auto& l = t.layer_ms;
       const int fd = static_cast<int>(std::lround(kTerminalBarWidth * (l[0] + l[1]) / max_ms));

@@ -32,8 +32,8 @@ TEST(AnalysisTest, TotalsFollowLayersAndOncePerModelOps) {
   ASSERT_NE(mx, nullptr);
   EXPECT_FALSE(mx->complete());
   EXPECT_EQ(a.CompleteRecipes(Mode::kAutocast),
-            (std::vector<Recipe>{Recipe::kBf16, Recipe::kFp8Current, Recipe::kFp8Delayed,
-                                 Recipe::kFp8Block}));
+            (std::vector<core::RecipeVariant>{Recipe::kBf16, Recipe::kFp8Current,
+                                              Recipe::kFp8Delayed, Recipe::kFp8Block}));
   const auto s = a.ModelSpeedup(Recipe::kFp8Current, Recipe::kBf16, Mode::kAutocast);
   ASSERT_TRUE(s.has_value());
   EXPECT_NEAR(*s, t->ModelMs() / a.FindTotals({Recipe::kFp8Current, Mode::kAutocast})->ModelMs(),
@@ -74,6 +74,58 @@ TEST(ReportAnalysisTest, SweepSumsForwardTimePerM) {
   EXPECT_NEAR(*ms, expected, 1e-12);
   EXPECT_EQ(core::SweepM("attn_out+mlp_down@m=16"), 16);
   EXPECT_EQ(core::SweepM("qkv"), std::nullopt);
+}
+
+// A variant's totals are composed from the items of the recipes its passes run: fprop and
+// dgrad from fp8-current's items, wgrad from bf16's. A job naming variants shows only the
+// whole recipes it named (bf16's items answer the variant's wgrad without a column).
+TEST(AnalysisTest, VariantTotalsAreComposedFromTheirPassesRecipes) {
+  core::Report report = testing::HopperReport();
+  const Analysis all(report);  // every recipe whole, as the fixture's spec names them
+  const core::RecipeVariant hp_wgrad = *core::ParseRecipeVariant("fp8-current+wgrad:bf16");
+  report.job.spec.recipes = {Recipe::kFp8Current};
+  report.job.spec.variants = {hp_wgrad};
+  const Analysis a(report);
+  EXPECT_EQ(a.recipes(),
+            (std::vector<core::RecipeVariant>{core::RecipeVariant(Recipe::kFp8Current), hp_wgrad}));
+  EXPECT_EQ(a.item_recipes(), all.item_recipes());
+  EXPECT_EQ(a.FindTotals({Recipe::kBf16, Mode::kAutocast}), nullptr);
+
+  const Totals* v = a.FindTotals({hp_wgrad, Mode::kAutocast});
+  const Totals* fp8 = all.FindTotals({Recipe::kFp8Current, Mode::kAutocast});
+  const Totals* bf16 = all.FindTotals({Recipe::kBf16, Mode::kAutocast});
+  ASSERT_NE(v, nullptr);
+  ASSERT_TRUE(v->complete());
+  EXPECT_EQ(v->expected_items, fp8->expected_items);
+  EXPECT_DOUBLE_EQ(v->layer_ms[0], fp8->layer_ms[0]);
+  EXPECT_DOUBLE_EQ(v->layer_ms[1], fp8->layer_ms[1]);
+  EXPECT_DOUBLE_EQ(v->layer_ms[2], bf16->layer_ms[2]);
+  EXPECT_NE(v->layer_ms[2], fp8->layer_ms[2]);
+  // The LM head runs once per model in every pass; its wgrad is bf16's too.
+  double once = 0;
+  for (const GemmRow& row : all.rows()) {
+    if (row.op.per_layer) continue;
+    once += *row.TimeMs(
+        {row.op.pass == core::Pass::kWgrad ? Recipe::kBf16 : Recipe::kFp8Current, Mode::kAutocast});
+  }
+  EXPECT_NEAR(v->once_ms, once, 1e-12);
+
+  // A GEMM's cell of the variant is the item of its pass's recipe.
+  for (const GemmRow& row : a.rows()) {
+    const Recipe expected = row.op.pass == core::Pass::kWgrad ? Recipe::kBf16 : Recipe::kFp8Current;
+    ASSERT_NE(row.Item({hp_wgrad, Mode::kAutocast}), nullptr);
+    EXPECT_EQ(row.Item({hp_wgrad, Mode::kAutocast})->item.recipe, expected);
+  }
+  // Against its base, fprop and dgrad are the same items (ratio 1); wgrad is not.
+  Scope fd;
+  fd.passes = {true, true, false};
+  EXPECT_DOUBLE_EQ(
+      a.TotalRatio({hp_wgrad, Mode::kAutocast}, {Recipe::kFp8Current, Mode::kAutocast}, fd).center,
+      1.0);
+  const auto speedup = a.ModelSpeedup(hp_wgrad, Recipe::kFp8Current, Mode::kAutocast);
+  ASSERT_TRUE(speedup.has_value());
+  EXPECT_NEAR(*speedup, fp8->ModelMs() / v->ModelMs(), 1e-12);
+  EXPECT_FALSE(a.SameWork({hp_wgrad, Mode::kAutocast}, {Recipe::kFp8Current, Mode::kAutocast}));
 }
 
 }  // namespace

@@ -295,5 +295,23 @@ TEST(ReportNotesTest, FailedPendingWrongAndHostReference) {
   EXPECT_EQ(h.front(), kHostReferenceBanner);
 }
 
+// A variant that splits a recipe sharing quantized operands across passes says how its
+// autocast total counts them; one that splits none (fp8-rowwise) has no such line.
+TEST(VariantNoticeTest, SplitSharedQuantizationIsSaid) {
+  core::Report report = testing::HopperReport();
+  report.job.spec.variants = {*core::ParseRecipeVariant("fp8-current+wgrad:bf16"),
+                              *core::ParseRecipeVariant("fp8-rowwise+wgrad:bf16")};
+  const Analysis a(report);
+  const std::vector<std::string> notices = BuildNotices(a);
+  EXPECT_EQ(Starting(notices,
+                     "fp8-current+wgrad:bf16 autocast: fp8-current shares quantized "
+                     "operands across a training step's passes")
+                .size(),
+            1u);
+  EXPECT_TRUE(Starting(notices, "fp8-rowwise+wgrad:bf16").empty());
+  report.job.spec.timing.accounting = core::Accounting::kPerGemm;
+  EXPECT_TRUE(Starting(BuildNotices(Analysis(report)), "fp8-current+wgrad:bf16").empty());
+}
+
 }  // namespace
 }  // namespace gemmprof::report
