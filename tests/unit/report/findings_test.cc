@@ -36,5 +36,20 @@ TEST(ReportFindingsTest, OverheadAsymmetryAndWinners) {
   EXPECT_FALSE(AnyContains(both, "prequant: fp8-current is not faster"));
 }
 
+// A variant's findings: per-GEMM lines name the items' own recipes only; the per-pass
+// asymmetry line names a variant only when its fprop and dgrad are not one shown recipe's.
+TEST(ReportFindingsTest, VariantsAddOnlyWhatTheirCompositionChanges) {
+  core::Report report = testing::HopperReport();
+  report.job.spec.variants = {*core::ParseRecipeVariant("bf16+wgrad:fp8-current"),
+                              *core::ParseRecipeVariant("fp8-current+dgrad:bf16")};
+  const std::vector<std::string> f = BuildFindings(Analysis(report));
+  EXPECT_TRUE(
+      AnyContains(f, "autocast: Dgrad differs from Fprop by more than 5.0% per layer: bf16 +8.0%"));
+  EXPECT_FALSE(AnyContains(f, "bf16+wgrad:fp8-current +8.0%"));
+  EXPECT_TRUE(AnyContains(f, "fp8-current+dgrad:bf16 "));
+  EXPECT_FALSE(AnyContains(f, "fp8-current+dgrad:bf16 is not faster than bf16 on"));
+  EXPECT_TRUE(AnyContains(f, "fp8-current is not faster than bf16 on fprop attn_out"));
+}
+
 }  // namespace
 }  // namespace gemmprof::report
