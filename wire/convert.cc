@@ -246,11 +246,7 @@ absl::StatusOr<core::JobSpec> FromProto(const v1::SubmitJobRequest& p) {
     if (!v.ok()) {
       return absl::InvalidArgumentError(field + ": " + std::string(v.status().message()));
     }
-    if (v->composite()) {
-      spec.variants.push_back(*v);
-    } else {
-      spec.recipes.push_back(v->base);
-    }
+    spec.variants.push_back(*v);  // a name with '+' that parses overrides a pass
   }
   for (int i = 0; i < p.modes_size(); ++i) {
     ASSIGN_OR_RETURN(auto m, ParseModeField("modes[" + std::to_string(i) + "]", p.modes(i)));
