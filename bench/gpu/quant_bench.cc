@@ -162,8 +162,11 @@ absl::Status Setup(const Options& o, Buffers* b) {
   RETURN_IF_ERROR(b->Alloc(&b->copy, n * 2));
   RETURN_IF_ERROR(b->Alloc(reinterpret_cast<void**>(&b->out), n));
   RETURN_IF_ERROR(b->Alloc(reinterpret_cast<void**>(&b->out_t), n));
-  // Room for the row-major byte scales and for cuBLASLt's swizzle (512 bytes per 128x128).
-  const size_t byte_scales = std::max(n / 16 + 64, grid128 * 512);
+  // Room for the row-major byte scales and for cuBLASLt's swizzle (512 bytes per 128x128
+  // for MXFP8; NVFP4's 1x16 scales padded to 128-row x 4-block tiles).
+  const size_t nvfp4_swizzled = static_cast<size_t>(((o.rows + 127) / 128) * 128) *
+                                static_cast<size_t>(((o.cols + 63) / 64) * 4);
+  const size_t byte_scales = std::max({n / 16 + 64, grid128 * 512, nvfp4_swizzled});
   RETURN_IF_ERROR(b->Alloc(reinterpret_cast<void**>(&b->scales), byte_scales));
   RETURN_IF_ERROR(b->Alloc(reinterpret_cast<void**>(&b->scales_t), byte_scales));
   RETURN_IF_ERROR(b->Alloc(reinterpret_cast<void**>(&b->scale_inv),
@@ -368,6 +371,13 @@ std::vector<Case> MakeCases(const Options& o, const Buffers& b, cudaStream_t s) 
        }},
       {"Nvfp4Quantize", 2 * n + n / 2 + n / 16 + 8, 0,
        [=, &b] { return k::Nvfp4Quantize(b.x, r, c, b.amax, b.out, b.scales, b.tensor_scale, s); }},
+      {"Nvfp4Quantize swizzled", 2 * n + n / 2 + n / 16 + 8, 0,
+       [=, &b] {
+         k::Nvfp4ScaleOutputs so;
+         so.swizzled = b.scales;
+         so.tensor_scale = b.tensor_scale;
+         return k::Nvfp4Quantize(b.x, r, c, b.amax, b.out, so, s);
+       }},
   };
   // Packed INT4 rows take an even length (two per byte).
   if (c % 2 == 0) {

@@ -179,6 +179,22 @@ absl::StatusOr<double> TimeForm(Buffers& b, cudaStream_t s, const Form& f, const
       return absl::OkStatus();
     });
   }
+  if (f.recipe == Recipe::kNvfp4 && f.before) {
+    // Row-major scales, then the swizzle launch (what the operand ran before).
+    const int64_t sc = (t.cols + 15) / 16;
+    ASSIGN_OR_RETURN(void* raw, b.pool.Get("before.nv", t.rows * sc));
+    ASSIGN_OR_RETURN(void* sw, b.pool.Get("before.nv_sw", kernels::SwizzledScaleBytes(t.rows, sc)));
+    float* amax = b.scalars;
+    float* tensor_scale = b.scalars + 16;
+    return TimeGraph(s, iters, [&](cudaStream_t q) -> absl::Status {
+      CUDA_RETURN_IF_ERROR(kernels::Amax(b.x, t.rows * t.cols, amax, q));
+      CUDA_RETURN_IF_ERROR(kernels::Nvfp4Quantize(b.x, t.rows, t.cols, amax, b.out,
+                                                  static_cast<uint8_t*>(raw), tensor_scale, q));
+      CUDA_RETURN_IF_ERROR(kernels::SwizzleBlockScales(static_cast<uint8_t*>(raw), t.rows, sc,
+                                                       static_cast<uint8_t*>(sw), q));
+      return absl::OkStatus();
+    });
+  }
   OperandConfig c;
   c.slot = "layer";
   c.rows = t.rows;
@@ -245,6 +261,7 @@ absl::Status RunLayerSet(int iters, const std::string& csv_path) {
       {"fp8-rowwise", Recipe::kFp8Rowwise},
       {"mxfp8 (before: + swizzle launch)", Recipe::kMxfp8, true},
       {"mxfp8", Recipe::kMxfp8},
+      {"nvfp4 (before: + swizzle launch)", Recipe::kNvfp4, true},
       {"nvfp4", Recipe::kNvfp4},
   };
   std::printf(

@@ -15,9 +15,14 @@
 // Each returns false where its form does not apply (zero, subnormal, infinite or NaN
 // amaxes; for R8 also amaxes below 2^-111, whose quotient is subnormal): the caller then
 // divides as the rule says.
+// Also R4's E2M1 rounding in arithmetic form (E2m1MagnitudeOnGrid), which the NVFP4
+// quantizer uses in place of counting the rounding boundaries.
 #pragma once
 
 #include <cstdint>
+#if !defined(__CUDA_ARCH__)
+#include <cmath>
+#endif
 
 #if defined(__CUDACC__)
 #define GEMMPROF_SCALE_BITS_FN __host__ __device__ __forceinline__
@@ -49,6 +54,46 @@ GEMMPROF_SCALE_BITS_FN bool MxScaleByteFromExponent(uint32_t abs16, uint32_t* by
   if (biased < 16 || biased >= 0xFF) return false;
   *byte = biased - ((abs16 & 0x7Fu) > 96u ? 7u : 8u);
   return true;
+}
+
+// R9's first step, block_amax / 6 in IEEE fp32, for an amax that is a BF16 magnitude (every
+// block amax is one): a product by fp32(1/6) and one fma correction give the quotient's
+// bits for every finite non-negative BF16 (checked over all of them in scale_bits_test);
+// +Inf stays +Inf. Five fp32 operations where the division takes a dozen and a branch.
+GEMMPROF_SCALE_BITS_FN float DivideBf16MagnitudeBy6(float amax) {
+  constexpr float kSixth = 1.0f / 6.0f;
+#if defined(__CUDA_ARCH__)
+  const float q0 = __fmul_rn(amax, kSixth);
+  const float corrected = __fmaf_rn(__fmaf_rn(-q0, 6.0f, amax), kSixth, q0);
+#else
+  const float q0 = amax * kSixth;
+  const float corrected = std::fma(std::fma(-q0, 6.0f, amax), kSixth, q0);
+#endif
+  return amax > 3.40282347e+38f ? amax : corrected;  // +Inf
+}
+
+// R4's magnitude in arithmetic form: for |x| (not NaN) the float 2^23 + code, where code
+// (its low 3 bits) is the E2M1 magnitude code of |x|. On the 2^23 grid an fp32 add rounds
+// to an integer, half to even (one rounding: exact), so with r(v) = round(v):
+//   code = min(r(2|x|), r(|x|) + 2, r(|x| / 2) + 4, 7)
+// (steps of 0.5 below 2, 1 up to 4, 2 above; each term is the right one on its range and
+// above the others elsewhere). Three fp32 operations and three minima, no integer work,
+// so the NVFP4 quantizer leaves the integer pipe to the loads, signs and packing; checked
+// against the host rule for every non-negative non-NaN fp32 (tests/unit/core/quant/
+// scale_bits_test.cc samples that check).
+GEMMPROF_SCALE_BITS_FN float E2m1MagnitudeOnGrid(float abs_x) {
+  constexpr float kGrid = 8388608.0f;  // 2^23
+#if defined(__CUDA_ARCH__)
+  const float halves = __fmaf_rn(abs_x, 2.0f, kGrid);
+  const float ones = __fadd_rn(abs_x, kGrid + 2.0f);
+  const float twos = __fmaf_rn(abs_x, 0.5f, kGrid + 4.0f);
+  return fminf(fminf(halves, ones), fminf(twos, kGrid + 7.0f));
+#else
+  const float halves = std::fma(abs_x, 2.0f, kGrid);
+  const float ones = abs_x + (kGrid + 2.0f);
+  const float twos = std::fma(abs_x, 0.5f, kGrid + 4.0f);
+  return std::fmin(std::fmin(halves, ones), std::fmin(twos, kGrid + 7.0f));
+#endif
 }
 
 }  // namespace gemmprof::core::quant

@@ -28,11 +28,18 @@ __device__ uint32_t BlockMax(uint32_t packed) {
   return v;
 }
 
-// `vec_count` 16-byte vectors at `x` (16-byte aligned), then `tail` scalar elements.
-__global__ void __launch_bounds__(kThreads)
-    AmaxKernel(const uint4* __restrict__ x, int64_t vec_count, const uint16_t* __restrict__ tail,
-               int64_t tail_count, float* amax) {
-  uint32_t acc = 0;  // packed per-half max of |x| bits
+// The packed per-half max of |x| bits over this thread's share of the tensor: `vec_count`
+// 16-byte vectors at `x`, then `tail_count` scalar elements. kNanSafe: NaN halves count
+// as 0 (R7); otherwise they count above Inf, and the caller redoes the scan if its result
+// shows one (detail::HasNan).
+template <bool kNanSafe>
+__device__ __forceinline__ uint32_t ThreadMax(const uint4* __restrict__ x, int64_t vec_count,
+                                              const uint16_t* __restrict__ tail,
+                                              int64_t tail_count) {
+  const auto abs = [](uint32_t v) {
+    return kNanSafe ? detail::AbsBitsNoNan2(v) : detail::AbsBits2(v);
+  };
+  uint32_t acc = 0;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * kThreads;
   int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
   for (; i + (kUnroll - 1) * stride < vec_count; i += kUnroll * stride) {
@@ -41,23 +48,31 @@ __global__ void __launch_bounds__(kThreads)
     for (int u = 0; u < kUnroll; ++u) v[u] = __ldg(x + i + u * stride);
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      acc = __vmaxu2(acc, detail::AbsBitsNoNan2(v[u].x));
-      acc = __vmaxu2(acc, detail::AbsBitsNoNan2(v[u].y));
-      acc = __vmaxu2(acc, detail::AbsBitsNoNan2(v[u].z));
-      acc = __vmaxu2(acc, detail::AbsBitsNoNan2(v[u].w));
+      acc = __vmaxu2(acc, abs(v[u].x));
+      acc = __vmaxu2(acc, abs(v[u].y));
+      acc = __vmaxu2(acc, abs(v[u].z));
+      acc = __vmaxu2(acc, abs(v[u].w));
     }
   }
   for (; i < vec_count; i += stride) {
     const uint4 v = __ldg(x + i);
-    acc = __vmaxu2(acc, detail::AbsBitsNoNan2(v.x));
-    acc = __vmaxu2(acc, detail::AbsBitsNoNan2(v.y));
-    acc = __vmaxu2(acc, detail::AbsBitsNoNan2(v.z));
-    acc = __vmaxu2(acc, detail::AbsBitsNoNan2(v.w));
+    acc = __vmaxu2(acc, abs(v.x));
+    acc = __vmaxu2(acc, abs(v.y));
+    acc = __vmaxu2(acc, abs(v.z));
+    acc = __vmaxu2(acc, abs(v.w));
   }
   const int64_t tid = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
-  for (int64_t t = tid; t < tail_count; t += stride) {
-    acc = __vmaxu2(acc, detail::AbsBitsNoNan2(tail[t]));
-  }
+  for (int64_t t = tid; t < tail_count; t += stride) acc = __vmaxu2(acc, abs(tail[t]));
+  return acc;
+}
+
+__global__ void __launch_bounds__(kThreads)
+    AmaxKernel(const uint4* __restrict__ x, int64_t vec_count, const uint16_t* __restrict__ tail,
+               int64_t tail_count, float* amax) {
+  uint32_t acc = ThreadMax<false>(x, vec_count, tail, tail_count);
+  // A thread that saw a NaN reads its share again with the NaN halves masked (rare: the
+  // masking on every word costs more than the max itself).
+  if (detail::HasNan(detail::MaxHalves(acc))) acc = ThreadMax<true>(x, vec_count, tail, tail_count);
   const uint32_t block_max = BlockMax(acc);
   // Zero is the reduction's identity and the value *amax was reset to.
   if (threadIdx.x == 0 && block_max != 0) {

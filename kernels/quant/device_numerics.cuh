@@ -37,6 +37,15 @@ __device__ __forceinline__ uint32_t AbsBitsNoNan2(uint32_t packed) {
   return abs & ~is_nan;
 }
 
+// Two BF16 values -> the packed |x| bits, NaN halves kept (they compare above Inf). The
+// fast form of the reductions: a max of these is the R7 max unless it exceeds
+// kBf16InfBits, in which case some input was NaN and the reduction is redone with
+// AbsBitsNoNan2 (HasNan). NaN inputs are rare; the masking costs more than the max.
+__device__ __forceinline__ uint32_t AbsBits2(uint32_t packed) { return packed & 0x7FFF7FFFu; }
+
+// Whether a max of AbsBits2 values (one 16-bit half, see MaxHalves) saw a NaN.
+__device__ __forceinline__ bool HasNan(uint32_t max16) { return max16 > kBf16InfBits; }
+
 // Max of the two halves of a packed-abs word, as 16 significant bits.
 __device__ __forceinline__ uint32_t MaxHalves(uint32_t packed_abs) {
   return max(packed_abs & 0xFFFFu, packed_abs >> 16);

@@ -1,9 +1,21 @@
 // Nvfp4Quantize: E2M1 data, one E4M3 decode scale per 1x16 block and an fp32 tensor
-// scale (R9). A thread owns whole 16-element blocks, so a block's amax never leaves the
-// thread; rows whose length is a multiple of 16 are one flat array of blocks.
+// scale (R9). Two neighbouring lanes share a 16-element block, eight values each, so a
+// warp's loads are 512 contiguous bytes and its stores 128 (a lane per block would leave
+// half of every sector it loads to a second request); the pair trades its halves' amax by
+// one shuffle. The launch walks the grid of blocks (rows x blocks per row; with the
+// swizzled scale output, that grid padded to cuBLASLt's 128-row x 4-block tiles, the
+// padding getting scale 0) as one flat index of half blocks, 16 blocks per warp, so the
+// four blocks of one swizzle word sit in eight neighbouring lanes and leave as one 4-byte
+// store.
+//
+// The arithmetic keeps off the integer pipe: the E2M1 rounding is fp32 adds and minima on
+// the 2^23 grid (core/quant/scale_bits.h), the signs come from the BF16 inputs by byte
+// permutes, and the encode multiplier is a table lookup. A block holding a NaN takes the
+// exact boundary count of device_numerics.cuh instead.
 #include <cfloat>
 #include <cstdint>
 
+#include "core/quant/scale_bits.h"
 #include "kernels/quant/device_numerics.cuh"
 #include "kernels/quant/launch_utils.cuh"
 #include "kernels/quant/quantize.h"
@@ -13,8 +25,25 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kBlock = 16;  // elements per NVFP4 block
-// Blocks per thread and iteration: 64 bytes of loads in flight per thread.
-constexpr int kUnroll = 2;
+// Half blocks per thread and iteration: 64 bytes of loads in flight per thread.
+constexpr int kUnroll = 4;
+
+// n / d for 32-bit n without a division: q = (n + umulhi(n, m)) >> s, where 2^32 + m =
+// ceil(2^(32 + s) / d) and s = ceil(log2 d) (exact for every n < 2^32, d < 2^31).
+struct FastDiv {
+  uint32_t d = 1, m = 0, s = 0;
+  static FastDiv Of(uint32_t d) {
+    FastDiv f;
+    f.d = d;
+    while ((uint64_t{1} << f.s) < d) ++f.s;
+    const uint64_t num = uint64_t{1} << (32 + f.s);
+    f.m = static_cast<uint32_t>((num + d - 1) / d - (uint64_t{1} << 32));
+    return f;
+  }
+  __device__ uint32_t Div(uint32_t n) const {
+    return static_cast<uint32_t>((uint64_t{n} + __umulhi(n, m)) >> s);
+  }
+};
 
 struct Nvfp4Params {
   const uint16_t* x;
@@ -24,113 +53,284 @@ struct Nvfp4Params {
   bool vec_ok;             // cols % 16 == 0 and aligned pointers
   const float* tensor_amax;
   uint8_t* out;
-  uint8_t* scales;
+  uint8_t* scales;    // row-major [rows, blocks_per_row], nullable
+  uint8_t* swizzled;  // cuBLASLt's 128x4 tiles, nullable
   float* tensor_scale;
+  FastDiv grid_cols;  // blocks per row of the walked grid (a multiple of 4 with `swizzled`)
+  uint32_t total;     // half blocks of the walked grid (two per block)
 };
 
-// Quantizes one block of 8 packed BF16 pairs: 8 bytes of nibbles and the scale byte.
-__device__ inline uint2 QuantizeBlock16(const uint32_t (&w)[8], float s, uint8_t* scale_byte) {
-  uint32_t m = 0;
+// The encode multiplier r of every decode scale byte (R9: fminf(s / float(sf), FLT_MAX)),
+// made once per thread block; sf is never negative or NaN (the block amax is a magnitude,
+// the cast saturates), so 128 entries cover it. One shared-memory read per 16 values
+// instead of an IEEE division.
+struct EncodeTable {
+  float r[128];
+};
+
+__device__ inline void FillEncodeTable(float s, EncodeTable& t) {
+  for (int b = threadIdx.x; b < 128; b += blockDim.x) {
+    t.r[b] = b == 0 ? 0.0f : fminf(__fdiv_rn(s, detail::DecodeE4m3(b)), FLT_MAX);
+  }
+  __syncthreads();
+}
+
+// A half block's 8 nibbles by the boundary count, for any input (NaN included). Out of
+// line and by value: the common path keeps its registers.
+__device__ __noinline__ uint32_t CastHalfWithNan(uint4 v, float r) {
+  const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+  uint32_t packed = 0;
 #pragma unroll
-  for (int k = 0; k < 8; ++k) m = __vmaxu2(m, detail::AbsBitsNoNan2(w[k]));
-  const float block_amax = detail::Bf16AbsBitsToFloat(detail::MaxHalves(m));
-  const uint32_t sf =
-      __nv_cvt_float_to_fp8(__fmul_rn(__fdiv_rn(block_amax, 6.0f), s), __NV_SATFINITE, __NV_E4M3);
-  *scale_byte = static_cast<uint8_t>(sf);
-  if (sf == 0) return make_uint2(0u, 0u);
-  const float r = fminf(__fdiv_rn(s, detail::DecodeE4m3(sf)), FLT_MAX);
-  uint32_t packed[2] = {0u, 0u};
-#pragma unroll
-  for (int k = 0; k < 8; ++k) {
+  for (int k = 0; k < 4; ++k) {
     const uint32_t byte = detail::CastE2m1x2(__fmul_rn(detail::LowBf16(w[k]), r),
                                              __fmul_rn(detail::HighBf16(w[k]), r));
-    packed[k / 4] |= byte << (8 * (k % 4));
+    packed |= byte << (8 * k);
   }
-  return make_uint2(packed[0], packed[1]);
+  return packed;
 }
 
-// Block `g` of a tensor whose rows are a multiple of 16 long: 16-byte loads, one 8-byte
-// store.
-__device__ inline void VectorBlock(const Nvfp4Params& p, int64_t g, float s) {
-  const auto* src = reinterpret_cast<const uint4*>(p.x + g * kBlock);
-  const uint4 a = __ldg(src), b = __ldg(src + 1);
-  const uint32_t w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
-  uint8_t sf;
-  const uint2 q = QuantizeBlock16(w, s, &sf);
-  *reinterpret_cast<uint2*>(p.out + g * (kBlock / 2)) = q;
-  p.scales[g] = sf;
-}
-
-// Any block, bounds-checked element by element (ragged rows, misaligned pointers).
-__device__ inline void ScalarBlock(const Nvfp4Params& p, int64_t g, float s) {
-  const int64_t row = g / p.blocks_per_row, j = g % p.blocks_per_row;
-  const int64_t col0 = j * kBlock;
-  const uint16_t* src = p.x + row * p.cols + col0;
-  uint32_t w[8];
+// Four packed BF16 pairs (8 values, no NaN) -> 8 nibbles, with the pairs' |x| given. Each
+// magnitude code lands in the low 3 bits of its grid float (E2m1MagnitudeOnGrid; |x| r is
+// |x r| since IEEE products are sign-symmetric); a pair's two codes become one byte by a
+// multiply-add, and four such bytes one word by byte permutes. The sign bits (bit 3 of
+// each nibble) come from the inputs: byte 1 of a word holds the low value's sign, byte 3
+// the high value's.
+__device__ __forceinline__ uint32_t CastHalfNoNan(const uint32_t (&w)[4], const uint32_t (&abs)[4],
+                                                  float r) {
+  uint32_t pair[4];
 #pragma unroll
-  for (int k = 0; k < 8; ++k) {
+  for (int k = 0; k < 4; ++k) {
+    const float lo = __fmul_rn(detail::LowBf16(abs[k]), r);
+    const float hi = __fmul_rn(detail::HighBf16(abs[k]), r);
+    // Low byte: code_lo + 16 code_hi (codes <= 7, so no carry reaches bit 8).
+    pair[k] = __float_as_uint(core::quant::E2m1MagnitudeOnGrid(lo)) +
+              __float_as_uint(core::quant::E2m1MagnitudeOnGrid(hi)) * 16u;
+  }
+  const uint32_t codes = __byte_perm(__byte_perm(pair[0], pair[1], 0x0040),
+                                     __byte_perm(pair[2], pair[3], 0x0040), 0x5410);
+  // [w0.b1, w1.b1, w0.b3, w1.b3] and the same of w2, w3.
+  const uint32_t z01 = __byte_perm(w[0], w[1], 0x7351), z23 = __byte_perm(w[2], w[3], 0x7351);
+  const uint32_t low_signs = __byte_perm(z01, z23, 0x5410);   // bit 7 of byte k: value 2k
+  const uint32_t high_signs = __byte_perm(z01, z23, 0x7632);  // bit 7 of byte k: value 2k+1
+  return codes | ((low_signs >> 4) & 0x08080808u) | (high_signs & 0x80808080u);
+}
+
+// The raw packed |x| maximum of a half block (NaN halves above Inf, see AbsBits2).
+__device__ __forceinline__ uint32_t HalfMaxRaw(uint4 v) {
+  return __vmaxu2(__vmaxu2(detail::AbsBits2(v.x), detail::AbsBits2(v.y)),
+                  __vmaxu2(detail::AbsBits2(v.z), detail::AbsBits2(v.w)));
+}
+
+// The decode scale byte of a block from its |x| maximum (16 bits; R9).
+__device__ __forceinline__ uint32_t BlockScaleByte(uint32_t amax16, float s) {
+  const float amax = detail::Bf16AbsBitsToFloat(amax16);
+  return __nv_cvt_float_to_fp8(__fmul_rn(core::quant::DivideBf16MagnitudeBy6(amax), s),
+                               __NV_SATFINITE, __NV_E4M3);
+}
+
+// This lane's half of a block (8 BF16 in `v`, none NaN in the warp's iteration; the
+// partner lane, lane ^ 1, holds the other half; lanes outside the tensor pass zeros) given
+// its raw maximum: 4 bytes of nibbles in *q, the block's scale byte returned. Every lane
+// of the warp calls it (the amax shuffle). A block with scale 0 has all nibbles 0 (R9),
+// by a select: the table's r[0] = 0 gives magnitude 0 but keeps the signs.
+__device__ __forceinline__ uint32_t QuantizeHalfNoNan(uint4 v, uint32_t raw_max, float s,
+                                                      const EncodeTable& t, uint32_t* q) {
+  const uint32_t m = __vmaxu2(raw_max, __shfl_xor_sync(0xFFFFFFFFu, raw_max, 1));
+  const uint32_t sf = BlockScaleByte(detail::MaxHalves(m), s);
+  const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+  const uint32_t abs[4] = {detail::AbsBits2(v.x), detail::AbsBits2(v.y), detail::AbsBits2(v.z),
+                           detail::AbsBits2(v.w)};
+  const uint32_t codes = CastHalfNoNan(w, abs, t.r[sf]);
+  *q = sf == 0 ? 0u : codes;
+  return sf;
+}
+
+// The same for any input (the warp's iteration holds a NaN): NaN halves count as 0 in the
+// amax (R7), and a block holding a NaN takes the boundary count.
+__device__ inline uint32_t QuantizeHalfAny(uint4 v, float s, const EncodeTable& t, uint32_t* q) {
+  const uint32_t raw = __vmaxu2(HalfMaxRaw(v), __shfl_xor_sync(0xFFFFFFFFu, HalfMaxRaw(v), 1));
+  const bool nan = detail::HasNan(detail::MaxHalves(raw));  // the same in both lanes
+  uint32_t m = __vmaxu2(__vmaxu2(detail::AbsBitsNoNan2(v.x), detail::AbsBitsNoNan2(v.y)),
+                        __vmaxu2(detail::AbsBitsNoNan2(v.z), detail::AbsBitsNoNan2(v.w)));
+  m = __vmaxu2(m, __shfl_xor_sync(0xFFFFFFFFu, m, 1));
+  const uint32_t sf = BlockScaleByte(detail::MaxHalves(m), s);
+  if (sf == 0) {
+    *q = 0;
+  } else if (nan) {
+    *q = CastHalfWithNan(v, t.r[sf]);
+  } else {
+    const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+    const uint32_t abs[4] = {detail::AbsBits2(v.x), detail::AbsBits2(v.y), detail::AbsBits2(v.z),
+                             detail::AbsBits2(v.w)};
+    *q = CastHalfNoNan(w, abs, t.r[sf]);
+  }
+  return sf;
+}
+
+// Half `h` of block (row, j) of a tensor whose rows are a multiple of 16 long: one
+// 16-byte load.
+__device__ inline uint4 LoadVector(const Nvfp4Params& p, uint32_t row, uint32_t j, uint32_t h) {
+  return __ldg(reinterpret_cast<const uint4*>(p.x + row * p.cols + int64_t{j} * kBlock + h * 8));
+}
+
+// Any half block, bounds-checked element by element (ragged rows, misaligned pointers);
+// elements past the row end read as zeros.
+__device__ inline uint4 LoadScalar(const Nvfp4Params& p, uint32_t row, uint32_t j, uint32_t h) {
+  const int64_t col0 = int64_t{j} * kBlock + h * 8;
+  const uint16_t* src = p.x + row * p.cols + col0;
+  uint32_t w[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
     const uint32_t lo = col0 + 2 * k < p.cols ? src[2 * k] : 0u;
     const uint32_t hi = col0 + 2 * k + 1 < p.cols ? src[2 * k + 1] : 0u;
     w[k] = lo | (hi << 16);
   }
-  uint8_t sf;
-  const uint2 q = QuantizeBlock16(w, s, &sf);
-  // Elements past the row end were zeros, so an odd row's last high nibble is 0 (R4).
-  uint8_t* dst = p.out + row * p.packed_cols + j * (kBlock / 2);
-#pragma unroll
-  for (int i = 0; i < 8; ++i) {
-    if (j * (kBlock / 2) + i < p.packed_cols) {
-      dst[i] = static_cast<uint8_t>((i < 4 ? q.x : q.y) >> (8 * (i % 4)));
-    }
-  }
-  p.scales[g] = sf;
+  return make_uint4(w[0], w[1], w[2], w[3]);
 }
 
-__global__ void __launch_bounds__(kThreads) Nvfp4Kernel(const Nvfp4Params p) {
+template <bool kVec>
+__device__ inline void StoreData(const Nvfp4Params& p, uint32_t row, uint32_t j, uint32_t h,
+                                 uint32_t q) {
+  const int64_t first = int64_t{j} * (kBlock / 2) + h * 4;  // byte of the row
+  uint8_t* dst = p.out + row * p.packed_cols + first;
+  if constexpr (kVec) {
+    *reinterpret_cast<uint32_t*>(dst) = q;
+    return;
+  }
+  // An odd row's last high nibble is 0: the element past the end read as zero (R4).
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    if (first + i < p.packed_cols) dst[i] = static_cast<uint8_t>(q >> (8 * i));
+  }
+}
+
+// Byte offset of block (row, j) in cuBLASLt's swizzle: 512-byte tiles of 128 rows x 4
+// blocks, row-major over the padded grid; inside a tile (row % 32) * 16 + (row / 32 % 4) * 4
+// + j % 4.
+__device__ inline int64_t SwizzledOffset(uint32_t row, uint32_t j, uint32_t grid_cols) {
+  const int64_t tile = int64_t{row / 128} * (grid_cols / 4) + j / 4;
+  return tile * 512 + (row % 32) * 16 + (row / 32 % 4) * 4 + j % 4;
+}
+
+// kVec: rows a multiple of 16 long and aligned pointers (16-byte loads, 4-byte stores);
+// kSwizzled: the scales in cuBLASLt's swizzle (p.swizzled), over the padded grid. Five
+// blocks per SM (at most 51 registers): the loads in flight per SM are what keeps this
+// kernel near the copy's bandwidth.
+template <bool kVec, bool kSwizzled>
+__global__ void __launch_bounds__(kThreads, 5) Nvfp4Kernel(const Nvfp4Params p) {
+  __shared__ EncodeTable table;
   const float s = detail::Nvfp4TensorScale(*p.tensor_amax);
   if (blockIdx.x == 0 && threadIdx.x == 0) *p.tensor_scale = s;
-  const int64_t total = p.rows * p.blocks_per_row;
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * kThreads;
-  int64_t g = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
-  if (p.vec_ok) {
-    for (; g + (kUnroll - 1) * stride < total; g += kUnroll * stride) {
+  FillEncodeTable(s, table);
+  const uint32_t lane = threadIdx.x % 32;
+  const uint32_t stride = gridDim.x * kThreads;
+  // i0: the warp's first half block of the iteration, the same in every lane (the
+  // shuffles need the whole warp); a multiple of 32, so lane pairs are blocks and eight
+  // lanes one swizzle word when the grid's rows are a multiple of 4 blocks long.
+  for (uint32_t i0 = blockIdx.x * kThreads + (threadIdx.x - lane); i0 < p.total;
+       i0 += kUnroll * stride) {
+    uint4 v[kUnroll];
+    uint32_t row[kUnroll], j[kUnroll];
+    bool real[kUnroll];
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) VectorBlock(p, g + u * stride, s);
+    for (int u = 0; u < kUnroll; ++u) {
+      const uint32_t i = i0 + u * stride + lane, g = i / 2;
+      row[u] = p.grid_cols.Div(g);
+      j[u] = g - row[u] * p.grid_cols.d;
+      real[u] = i < p.total && row[u] < p.rows && j[u] < p.blocks_per_row;
+      v[u] = make_uint4(0u, 0u, 0u, 0u);
+      if (real[u]) {
+        v[u] = kVec ? LoadVector(p, row[u], j[u], lane % 2) : LoadScalar(p, row[u], j[u], lane % 2);
+      }
     }
-    for (; g < total; g += stride) VectorBlock(p, g, s);
-  } else {
-    for (; g < total; g += stride) ScalarBlock(p, g, s);
+    // One vote for the iteration: without a NaN in it (the rule), no per-block checks.
+    uint32_t raw[kUnroll], any = 0;
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      raw[u] = HalfMaxRaw(v[u]);
+      any = __vmaxu2(any, raw[u]);
+    }
+    const bool nan = __any_sync(0xFFFFFFFFu, detail::HasNan(detail::MaxHalves(any)));
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      if (i0 + u * stride >= p.total) break;  // warp-uniform
+      uint32_t q;
+      const uint32_t sf =
+          nan ? QuantizeHalfAny(v[u], s, table, &q) : QuantizeHalfNoNan(v[u], raw[u], s, table, &q);
+      if (real[u]) {
+        StoreData<kVec>(p, row[u], j[u], lane % 2, q);
+        if (p.scales != nullptr && lane % 2 == 0) {
+          p.scales[row[u] * p.blocks_per_row + j[u]] = static_cast<uint8_t>(sf);
+        }
+      }
+      if constexpr (kSwizzled) {
+        // Lanes 8k..8k+7 hold blocks j = 4m..4m+3 of one row; padding gives 0.
+        uint32_t word = real[u] ? sf << (8 * (j[u] % 4)) : 0u;
+        word |= __shfl_xor_sync(0xFFFFFFFFu, word, 2);
+        word |= __shfl_xor_sync(0xFFFFFFFFu, word, 4);
+        if (lane % 8 == 0 && i0 + u * stride + lane < p.total) {
+          *reinterpret_cast<uint32_t*>(p.swizzled + SwizzledOffset(row[u], j[u], p.grid_cols.d)) =
+              word;
+        }
+      }
+    }
   }
 }
 
 }  // namespace
 
 cudaError_t Nvfp4Quantize(const __nv_bfloat16* x, int64_t rows, int64_t cols,
-                          const float* tensor_amax, uint8_t* out, uint8_t* scales,
-                          float* tensor_scale, cudaStream_t stream) {
-  if (rows < 0 || cols < 0 || tensor_amax == nullptr || tensor_scale == nullptr) {
+                          const float* tensor_amax, uint8_t* out, const Nvfp4ScaleOutputs& s,
+                          cudaStream_t stream) {
+  if (rows < 0 || cols < 0 || tensor_amax == nullptr || s.tensor_scale == nullptr) {
     return cudaErrorInvalidValue;
   }
   const bool empty = rows == 0 || cols == 0;
-  if (!empty && (x == nullptr || out == nullptr || scales == nullptr)) {
+  if (!empty &&
+      (x == nullptr || out == nullptr || (s.scales == nullptr && s.swizzled == nullptr))) {
     return cudaErrorInvalidValue;
   }
-  Nvfp4Params p{reinterpret_cast<const uint16_t*>(x),
-                rows,
-                cols,
-                detail::CeilDiv(cols, kBlock),
-                detail::CeilDiv(cols, 2),
-                false,
-                tensor_amax,
-                out,
-                scales,
-                tensor_scale};
+  if (!detail::IsAligned(s.swizzled, 4)) return cudaErrorInvalidValue;
+  Nvfp4Params p{};
+  p.x = reinterpret_cast<const uint16_t*>(x);
+  p.rows = rows;
+  p.cols = cols;
+  p.blocks_per_row = detail::CeilDiv(cols, kBlock);
+  p.packed_cols = detail::CeilDiv(cols, 2);
   p.vec_ok = cols % kBlock == 0 && detail::IsAligned(x, 16) && detail::IsAligned(out, 8);
+  p.tensor_amax = tensor_amax;
+  p.out = out;
+  p.scales = s.scales;
+  p.swizzled = s.swizzled;
+  p.tensor_scale = s.tensor_scale;
+  // The walked grid: the swizzle's padded one (an empty tensor has no tiles).
+  const int64_t grid_rows = s.swizzled != nullptr ? detail::CeilDiv(rows, 128) * 128 : rows;
+  const int64_t grid_cols =
+      s.swizzled != nullptr ? detail::CeilDiv(p.blocks_per_row, 4) * 4 : p.blocks_per_row;
+  const int64_t total = empty ? 0 : grid_rows * grid_cols;
+  // 32-bit half-block indices (plus the strides' headroom): 2^30 blocks are 16 Gi
+  // elements, past any tensor this program quantizes.
+  if (total >= (int64_t{1} << 30) || grid_cols >= (int64_t{1} << 30)) return cudaErrorInvalidValue;
+  p.grid_cols = FastDiv::Of(static_cast<uint32_t>(std::max<int64_t>(grid_cols, 1)));
+  p.total = static_cast<uint32_t>(2 * total);
   // Even an empty tensor gets its tensor scale, so callers can rely on it.
-  const unsigned blocks =
-      detail::GridStrideBlocks(p.rows * p.blocks_per_row, kThreads * kUnroll, 8);
-  Nvfp4Kernel<<<blocks, kThreads, 0, stream>>>(p);
+  const unsigned blocks = detail::GridStrideBlocks(2 * total, kThreads * kUnroll, 8);
+  const bool sw = p.swizzled != nullptr;
+  if (p.vec_ok) {
+    (sw ? Nvfp4Kernel<true, true> : Nvfp4Kernel<true, false>)<<<blocks, kThreads, 0, stream>>>(p);
+  } else {
+    (sw ? Nvfp4Kernel<false, true> : Nvfp4Kernel<false, false>)<<<blocks, kThreads, 0, stream>>>(p);
+  }
   return cudaGetLastError();
+}
+
+cudaError_t Nvfp4Quantize(const __nv_bfloat16* x, int64_t rows, int64_t cols,
+                          const float* tensor_amax, uint8_t* out, uint8_t* scales,
+                          float* tensor_scale, cudaStream_t stream) {
+  Nvfp4ScaleOutputs s;
+  s.scales = scales;
+  s.tensor_scale = tensor_scale;
+  return Nvfp4Quantize(x, rows, cols, tensor_amax, out, s, stream);
 }
 
 }  // namespace gemmprof::kernels

@@ -326,7 +326,6 @@ absl::Status OperandQuantizer::EnqueueBlock(cudaStream_t stream, bool with_trans
 
 absl::Status OperandQuantizer::EnqueueMicroscaled(cudaStream_t stream, bool with_transpose) const {
   const OperandConfig& c = config_;
-  auto* raw = static_cast<uint8_t*>(raw_scales_);
   auto* out = static_cast<uint8_t*>(gemm_scales_);
   if (c.recipe == Recipe::kMxfp8) {
     // The kernel writes cuBLASLt's swizzle itself (the operand's and the transposed
@@ -339,10 +338,14 @@ absl::Status OperandQuantizer::EnqueueMicroscaled(cudaStream_t stream, bool with
     return absl::OkStatus();
   }
   // NVFP4: the kernel interface has no transposed output; a training step would run a
-  // second quantization of x^T, which this runner does not model (reported in notes).
+  // second quantization of x^T, which this runner does not model (reported in notes). The
+  // kernel writes cuBLASLt's swizzle itself; Dequantize quantizes once more for the
+  // row-major grid it reads.
   CUDA_RETURN_IF_ERROR(Amax(source_, c.rows * c.cols, amax_, stream));
-  CUDA_RETURN_IF_ERROR(Nvfp4Quantize(source_, c.rows, c.cols, amax_, q_, raw, scale_, stream));
-  CUDA_RETURN_IF_ERROR(SwizzleBlockScales(raw, c.rows, CeilDiv(c.cols, 16), out, stream));
+  Nvfp4ScaleOutputs s;
+  s.swizzled = out;
+  s.tensor_scale = scale_;
+  CUDA_RETURN_IF_ERROR(Nvfp4Quantize(source_, c.rows, c.cols, amax_, q_, s, stream));
   return absl::OkStatus();
 }
 
@@ -428,6 +431,9 @@ absl::Status OperandQuantizer::DequantizeGroups(int64_t first, int64_t count, fl
                                            static_cast<const uint8_t*>(raw_scales_), out, stream));
       break;
     case Recipe::kNvfp4:  // one group (CheckGroupedRecipe)
+      CUDA_RETURN_IF_ERROR(Amax(source_, c.rows * c.cols, amax_, stream));
+      CUDA_RETURN_IF_ERROR(Nvfp4Quantize(source_, c.rows, c.cols, amax_, q_,
+                                         static_cast<uint8_t*>(raw_scales_), scale_, stream));
       CUDA_RETURN_IF_ERROR(DequantizeNvfp4(
           q_, c.rows, c.cols, static_cast<const uint8_t*>(raw_scales_), scale_, out, stream));
       break;

@@ -167,5 +167,17 @@ cudaError_t Mxfp8Quantize(const __nv_bfloat16* x, int64_t rows, int64_t cols, ui
 cudaError_t Nvfp4Quantize(const __nv_bfloat16* x, int64_t rows, int64_t cols,
                           const float* tensor_amax, uint8_t* out, uint8_t* scales,
                           float* tensor_scale, cudaStream_t stream);
+// Where Nvfp4Quantize writes its scales: the row-major grid above and/or cuBLASLt's 128x4
+// tiled swizzle (SwizzleBlockScales' layout, SwizzledScaleBytes(rows, ceil(cols/16))
+// bytes, 4-byte aligned, padding written as 0), each nullable but not both; the tensor
+// scale (required).
+struct Nvfp4ScaleOutputs {
+  uint8_t* scales = nullptr;
+  uint8_t* swizzled = nullptr;
+  float* tensor_scale = nullptr;
+};
+cudaError_t Nvfp4Quantize(const __nv_bfloat16* x, int64_t rows, int64_t cols,
+                          const float* tensor_amax, uint8_t* out, const Nvfp4ScaleOutputs& scales,
+                          cudaStream_t stream);
 
 }  // namespace gemmprof::kernels

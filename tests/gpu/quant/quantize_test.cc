@@ -409,6 +409,70 @@ void QuantizeTest::CheckNvfp4(const TestTensor& t, int misalign) {
   }
 }
 
+// The swizzled scales NVFP4 writes itself (padding included) equal the host's grid
+// swizzled, with and without the row-major grid beside them, on the vector path, the
+// scalar path (odd widths) and a tensor large enough that each thread walks several
+// iterations of the grid.
+TEST_F(QuantizeTest, Nvfp4WritesCublasLtSwizzle) {
+  std::vector<Shape> shapes = Shapes();
+  shapes.push_back({2304, 4096});
+  for (const Shape& s : shapes) {
+    const TestTensor t = MakeTensor(s.rows, s.cols, 505, /*edges=*/true);
+    const int64_t rows = t.rows, cols = t.cols;
+    const auto want = q::QuantizeNvfp4(t.values, rows, cols);
+    const std::vector<uint8_t> sw = HostSwizzle(want.scales, rows, (cols + 15) / 16);
+    const auto* x = Upload(t, 0);
+    auto* out = Device<uint8_t>(want.data.size());
+    auto* d_sw = Device<uint8_t>(sw.size());
+    auto* grid = Device<uint8_t>(want.scales.size());
+    auto* amax = Device<float>(1);
+    auto* ts = Device<float>(1);
+    ASSERT_TRUE(x && out && d_sw && grid && amax && ts);
+    for (bool with_grid : {false, true}) {
+      SCOPED_TRACE(Name(t, true) + " with_grid=" + std::to_string(with_grid));
+      for (uint8_t poison : kPoisons) {
+        CUDA_ASSERT(cudaMemset(out, poison, want.data.size()));
+        CUDA_ASSERT(cudaMemset(d_sw, poison, sw.size()));
+        CUDA_ASSERT(cudaMemset(grid, poison, want.scales.size()));
+        CUDA_ASSERT(Amax(x, rows * cols, amax, nullptr));
+        Nvfp4ScaleOutputs so;
+        so.scales = with_grid ? grid : nullptr;
+        so.swizzled = d_sw;
+        so.tensor_scale = ts;
+        CUDA_ASSERT(Nvfp4Quantize(x, rows, cols, amax, out, so, nullptr));
+        CUDA_ASSERT(cudaDeviceSynchronize());
+        std::vector<uint8_t> got;
+        ASSERT_NO_FATAL_FAILURE(Fetch(out, want.data.size(), &got));
+        CompareBytes(got, want.data, (cols + 1) / 2, "data");
+        ASSERT_NO_FATAL_FAILURE(Fetch(d_sw, sw.size(), &got));
+        CompareBytes(got, sw, 512, "swizzled scales");
+        if (!with_grid) continue;
+        ASSERT_NO_FATAL_FAILURE(Fetch(grid, want.scales.size(), &got));
+        CompareBytes(got, want.scales, (cols + 15) / 16, "scales");
+      }
+    }
+  }
+}
+
+// Refusals: no scale output at all, a misaligned swizzle buffer.
+TEST_F(QuantizeTest, Nvfp4RefusesMissingOrMisalignedScaleOutputs) {
+  const TestTensor t = MakeTensor(128, 64, 506, /*edges=*/false);
+  const auto* x = Upload(t, 0);
+  auto* out = Device<uint8_t>(128 * 32);
+  auto* sw = Device<uint8_t>(4096 + 4);
+  auto* scalars = Device<float>(2);
+  ASSERT_TRUE(x && out && sw && scalars);
+  Nvfp4ScaleOutputs none;
+  none.tensor_scale = scalars + 1;
+  EXPECT_EQ(Nvfp4Quantize(x, 128, 64, scalars, out, none, nullptr), cudaErrorInvalidValue);
+  Nvfp4ScaleOutputs odd = none;
+  odd.swizzled = sw + 1;
+  EXPECT_EQ(Nvfp4Quantize(x, 128, 64, scalars, out, odd, nullptr), cudaErrorInvalidValue);
+  Nvfp4ScaleOutputs no_scale;
+  no_scale.swizzled = sw;
+  EXPECT_EQ(Nvfp4Quantize(x, 128, 64, scalars, out, no_scale, nullptr), cudaErrorInvalidValue);
+}
+
 TEST_F(QuantizeTest, Nvfp4MatchesHost) {
   for (const Shape& s : Shapes()) {
     for (bool edges : {false, true}) {

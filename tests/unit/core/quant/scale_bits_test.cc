@@ -72,5 +72,38 @@ TEST(ScaleBits, TheBoundaryAtMantissaOnePointSevenFive) {
   EXPECT_EQ(byte, 128u);                                           // 2^1
 }
 
+// R9's amax / 6 without a division, over every non-negative BF16 up to +Inf.
+TEST(ScaleBits, DivideBf16MagnitudeBy6EqualsTheDivisionForEveryBf16) {
+  for (uint32_t abs16 = 0; abs16 <= 0x7F80u; ++abs16) {
+    const float amax = FromBits(abs16 << 16);
+    ASSERT_EQ(Bits(DivideBf16MagnitudeBy6(amax)), Bits(amax / 6.0f))
+        << "amax bits " << std::hex << abs16;
+  }
+}
+
+// R4 in arithmetic form against EncodeE2M1 (the host's rounding by the format's rules):
+// every fp32 from 0.2 to 7 (where the rounding boundaries 0.25 .. 5 and the saturation
+// lie), then a stride through all non-negative patterns (zero, subnormals, huge values,
+// infinity) and each boundary's neighbours. The result is 2^23 + code, code in the low 3
+// bits. (Every non-negative non-NaN fp32 was checked once, outside the suite: 53 s.)
+TEST(ScaleBits, E2m1MagnitudeOnGridEqualsTheHostRuleForEveryNonNanMagnitude) {
+  const auto check = [](uint32_t bits) {
+    const uint32_t got = Bits(E2m1MagnitudeOnGrid(FromBits(bits)));
+    const uint32_t want = 0x4B000000u | (EncodeE2M1(FromBits(bits)) & 0x7u);
+    EXPECT_EQ(got, want) << "|x| = " << FromBits(bits) << " bits " << std::hex << bits;
+    return got == want;
+  };
+  for (uint32_t b = Bits(0.2f); b <= Bits(7.0f); ++b) ASSERT_TRUE(check(b));
+  for (uint32_t b = 0; b < 0x7F800000u - 4093u; b += 4093) ASSERT_TRUE(check(b));
+  for (const float t :
+       {0.25f, 0.75f, 1.0f, 1.25f, 1.75f, 2.0f, 2.5f, 3.5f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f}) {
+    for (int d = -4; d <= 4; ++d) ASSERT_TRUE(check(Bits(t) + d));
+  }
+  for (const uint32_t b : {0x00000000u, 0x00000001u, 0x007FFFFFu, 0x00800000u, 0x4AFFFFFFu,
+                           0x4B000000u, 0x7F7FFFFFu, 0x7F800000u}) {
+    ASSERT_TRUE(check(b));
+  }
+}
+
 }  // namespace
 }  // namespace gemmprof::core::quant
