@@ -102,12 +102,54 @@ __device__ inline uint32_t TileMax(uint32_t packed, uint32_t (&warp_max)[8]) {
   return m;
 }
 
+// Packed |x| of a word: NaN halves count as 0 (kNanSafe, R7) or above Inf (AbsBits2, for
+// data known to hold no NaN).
+template <bool kNanSafe>
+__device__ __forceinline__ uint32_t TileAbs2(uint32_t packed) {
+  return kNanSafe ? AbsBitsNoNan2(packed) : AbsBits2(packed);
+}
+
 // Packed |x| maxima of the thread's 8 words in pass p (or over all passes).
+template <bool kNanSafe = true>
 __device__ inline uint32_t PackedMax(const uint32_t (&w)[kWords]) {
   uint32_t m = 0;
 #pragma unroll
-  for (int k = 0; k < kWords; ++k) m = __vmaxu2(m, AbsBitsNoNan2(w[k]));
+  for (int k = 0; k < kWords; ++k) m = __vmaxu2(m, TileAbs2<kNanSafe>(w[k]));
   return m;
+}
+
+// Whether any of the warp's words holds a NaN, from the lanes' unmasked maxima. Every
+// maximum the tile kernels take reduces within a warp first (rows by shuffles, columns
+// and whole tiles into per-warp parts), so a warp without NaN takes the unmasked |x| (one
+// instruction per word where the masking takes five) and no barrier is needed to decide.
+__device__ __forceinline__ bool WarpSawNan(uint32_t lane_max) {
+  return __any_sync(0xFFFFFFFFu, HasNan(MaxHalves(lane_max)));
+}
+
+__device__ inline bool WarpHasNan(const uint32_t (&w)[kPasses][kWords]) {
+  uint32_t m = 0;
+#pragma unroll
+  for (int pass = 0; pass < kPasses; ++pass) m = __vmaxu2(m, PackedMax<false>(w[pass]));
+  return WarpSawNan(m);
+}
+
+// The thread's packed |x| maxima, each word's |x| taken once: per pass (its row segment
+// of 16) and, with kCols, per word over the passes (its 2 columns over 4 rows).
+template <bool kNanSafe, bool kCols>
+__device__ inline void ThreadMaxima(const uint32_t (&w)[kPasses][kWords],
+                                    uint32_t (&row_max)[kPasses], uint32_t (&col_max)[kWords]) {
+#pragma unroll
+  for (int k = 0; k < kWords; ++k) col_max[k] = 0;
+#pragma unroll
+  for (int pass = 0; pass < kPasses; ++pass) {
+    row_max[pass] = 0;
+#pragma unroll
+    for (int k = 0; k < kWords; ++k) {
+      const uint32_t a = TileAbs2<kNanSafe>(w[pass][k]);
+      row_max[pass] = __vmaxu2(row_max[pass], a);
+      if constexpr (kCols) col_max[k] = __vmaxu2(col_max[k], a);
+    }
+  }
 }
 
 // Casts the thread's 16 values of one pass with one scale into 16 FP8 bytes.
@@ -132,23 +174,37 @@ __device__ inline void CastRow16PerColumn(const uint32_t (&w)[kWords], const flo
 // Column amaxes for the transposed output: per column of the tile (1x128 over all 128
 // rows, MX per 32-row pass), reduced to per-column scales in shared memory. The scale
 // grids of the transposed output are written here too.
-// `col_max` (1x128): the thread's packed column maxima over its 4 passes (the kernel's
-// one pass over the tile's |x|).
-template <TileScaling kScaling, bool kTranspose>
-__device__ void ColumnScales(const TileParams& p, const TileCoords& t,
-                             const uint32_t (&w)[kPasses][kWords],
-                             const uint32_t (&col_max)[kWords],
-                             TileShared<kScaling, kTranspose>& sh) {
+// The warp's part of each column maximum into shared memory (MX: each word's |x| per
+// 32-row pass, masked where the warp holds a NaN; 1x128: `col_max`).
+template <TileScaling kScaling, bool kTranspose, bool kNanSafe>
+__device__ inline void ColumnParts(const uint32_t (&w)[kPasses][kWords],
+                                   const uint32_t (&col_max)[kWords],
+                                   TileShared<kScaling, kTranspose>& sh) {
   constexpr bool kMx = kScaling == TileScaling::kMx1x32;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
 #pragma unroll
   for (int cp = 0; cp < TileShared<kScaling, kTranspose>::kColPasses; ++cp) {
 #pragma unroll
     for (int k = 0; k < kWords; ++k) {
-      uint32_t m = kMx ? AbsBitsNoNan2(w[cp][k]) : col_max[k];
+      uint32_t m = kMx ? TileAbs2<kNanSafe>(w[cp][k]) : col_max[k];
       m = ShuffleMax2<8, 16>(m);  // lanes of one chunk: the warp's 4 rows
       if (lane < 8) sh.col_part[cp][warp][lane * kWords + k] = m;
     }
+  }
+}
+
+// `col_max` (1x128): the thread's packed column maxima over its 4 passes (the kernel's
+// one pass over the tile's |x|). `warp_nan` (MX): WarpHasNan.
+template <TileScaling kScaling, bool kTranspose>
+__device__ void ColumnScales(const TileParams& p, const TileCoords& t,
+                             const uint32_t (&w)[kPasses][kWords],
+                             const uint32_t (&col_max)[kWords], bool warp_nan,
+                             TileShared<kScaling, kTranspose>& sh) {
+  constexpr bool kMx = kScaling == TileScaling::kMx1x32;
+  if (!kMx || warp_nan) {
+    ColumnParts<kScaling, kTranspose, true>(w, col_max, sh);
+  } else {
+    ColumnParts<kScaling, kTranspose, false>(w, col_max, sh);
   }
   __syncthreads();
   const int64_t n_row_groups = CeilDivDevice(p.rows, kMx ? 32 : kTile);
@@ -182,17 +238,19 @@ __device__ void ColumnScales(const TileParams& p, const TileCoords& t,
 // Row-direction scale of pass `pass` for the row-major output (1x128: its scale_inv kept
 // in row_inv for RowScalesOut; MX: its scale grid written).
 // `row_max` (1x128): the thread's packed maximum of the pass (the same pass over |x|).
+// `warp_nan` (MX): WarpHasNan.
 template <TileScaling kScaling>
 __device__ float RowScale(const TileParams& p, const TileCoords& t, const uint32_t (&w)[kWords],
-                          uint32_t row_max, int pass, float tile_scale, float* row_inv,
-                          uint8_t* mx_sw) {
+                          uint32_t row_max, bool warp_nan, int pass, float tile_scale,
+                          float* row_inv, uint8_t* mx_sw) {
   if constexpr (kScaling == TileScaling::kBlock1x128) {
     float inv;
     const float s = BlockScaleFromBf16Amax(MaxHalves(ShuffleMax2<1, 4>(row_max)), p.pow2, &inv);
     if (t.chunk == 0) row_inv[t.Row(pass)] = inv;
     return s;
   } else if constexpr (kScaling == TileScaling::kMx1x32) {
-    const uint32_t m = MaxHalves(ShuffleMax2<1, 1>(PackedMax(w)));
+    const uint32_t m =
+        MaxHalves(ShuffleMax2<1, 1>(warp_nan ? PackedMax<true>(w) : PackedMax<false>(w)));
     const uint8_t b = MxScaleFromBf16Amax(m);
     const int64_t row = t.row0 + t.Row(pass);
     const int64_t col = t.col0 + t.Col();
@@ -220,7 +278,12 @@ __device__ float TileScale(const TileParams& p, const uint32_t (&w)[kPasses][kWo
   if (need_max) {
     uint32_t m = 0;
 #pragma unroll
-    for (int pass = 0; pass < kPasses; ++pass) m = __vmaxu2(m, PackedMax(w[pass]));
+    for (int pass = 0; pass < kPasses; ++pass) m = __vmaxu2(m, PackedMax<false>(w[pass]));
+    if (WarpSawNan(m)) {
+      m = 0;
+#pragma unroll
+      for (int pass = 0; pass < kPasses; ++pass) m = __vmaxu2(m, PackedMax<true>(w[pass]));
+    }
     block_max = TileMax(m, sh.warp_max);
   }
   if constexpr (kScaling == TileScaling::kTensor) {
@@ -361,29 +424,27 @@ __global__ void __launch_bounds__(kTileThreads, 4) TileQuantizeKernel(const Tile
   LoadTile(p.x, p.rows, p.cols, t, full, w);
 
   const float tile_scale = TileScale<kScaling, kTranspose>(p, w, tensor_scale, sh);
-  // 1x128: each word's |x| once, for its row's maximum and its column's.
+  // 1x128: each word's |x| once, for its row's maximum and its column's (masked again
+  // in a warp that saw a NaN).
   uint32_t row_max[kPasses] = {}, col_max[kWords] = {};
   if constexpr (kScaling == TileScaling::kBlock1x128) {
+    ThreadMaxima<false, kTranspose>(w, row_max, col_max);
+    uint32_t m = 0;
 #pragma unroll
-    for (int pass = 0; pass < kPasses; ++pass) {
-#pragma unroll
-      for (int k = 0; k < kWords; ++k) {
-        const uint32_t a = AbsBitsNoNan2(w[pass][k]);
-        row_max[pass] = __vmaxu2(row_max[pass], a);
-        if constexpr (kTranspose) col_max[k] = __vmaxu2(col_max[k], a);
-      }
-    }
+    for (int pass = 0; pass < kPasses; ++pass) m = __vmaxu2(m, row_max[pass]);
+    if (WarpSawNan(m)) ThreadMaxima<true, kTranspose>(w, row_max, col_max);
   }
+  const bool warp_nan = kScaling == TileScaling::kMx1x32 && WarpHasNan(w);
   if constexpr (TileShared<kScaling, kTranspose>::kColumnAmax) {
-    ColumnScales<kScaling, kTranspose>(p, t, w, col_max, sh);
+    ColumnScales<kScaling, kTranspose>(p, t, w, col_max, warp_nan, sh);
   }
   // Scalings whose transposed bytes equal the row-major bytes reuse them.
   constexpr bool kSameBytes =
       kScaling == TileScaling::kTensor || kScaling == TileScaling::kBlock128x128;
 #pragma unroll
   for (int pass = 0; pass < kPasses; ++pass) {
-    const float s =
-        RowScale<kScaling>(p, t, w[pass], row_max[pass], pass, tile_scale, sh.row_inv, sh.mx_sw);
+    const float s = RowScale<kScaling>(p, t, w[pass], row_max[pass], warp_nan, pass, tile_scale,
+                                       sh.row_inv, sh.mx_sw);
     uint32_t b[4];
     CastRow16(w[pass], s, p.format, b);
     StoreRow16(p.out, p.rows, p.cols, t.row0 + t.Row(pass), t.col0 + t.Col(), full, b);
