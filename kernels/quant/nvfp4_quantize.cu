@@ -57,6 +57,7 @@ struct Nvfp4Params {
   uint8_t* swizzled;  // cuBLASLt's 128x4 tiles, nullable
   float* tensor_scale;
   FastDiv grid_cols;  // blocks per row of the walked grid (a multiple of 4 with `swizzled`)
+  FastDiv quads;      // with `swizzled`: block quads per row (grid_cols / 4)
   uint32_t total;     // half blocks of the walked grid (two per block)
 };
 
@@ -204,19 +205,64 @@ __device__ inline void StoreData(const Nvfp4Params& p, uint32_t row, uint32_t j,
   }
 }
 
-// Byte offset of block (row, j) in cuBLASLt's swizzle: 512-byte tiles of 128 rows x 4
-// blocks, row-major over the padded grid; inside a tile (row % 32) * 16 + (row / 32 % 4) * 4
-// + j % 4.
-__device__ inline int64_t SwizzledOffset(uint32_t row, uint32_t j, uint32_t grid_cols) {
-  const int64_t tile = int64_t{row / 128} * (grid_cols / 4) + j / 4;
-  return tile * 512 + (row % 32) * 16 + (row / 32 % 4) * 4 + j % 4;
+// One warp's kUnroll units of 16 blocks: unit u is block j[u] (the same in both lanes of
+// a pair) of row row[u] in each lane, `real[u]` where it lies inside the tensor, `live[u]`
+// (the same in every lane) where the unit lies inside the walked grid. Loads all units,
+// votes once for a NaN, quantizes, stores the data and the row-major scales; with
+// kSwizzled, lanes 8c..8c+7 hold blocks 4m..4m+3 of one row and lane 8c stores their 4
+// scale bytes at swizzled[swizzle_at[u]].
+template <bool kVec, bool kSwizzled>
+__device__ __forceinline__ void QuantizeUnits(const Nvfp4Params& p, float s, const EncodeTable& t,
+                                              const uint32_t (&row)[kUnroll],
+                                              const uint32_t (&j)[kUnroll],
+                                              const bool (&real)[kUnroll],
+                                              const bool (&live)[kUnroll],
+                                              const int64_t (&swizzle_at)[kUnroll]) {
+  const uint32_t lane = threadIdx.x % 32;
+  uint4 v[kUnroll];
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    v[u] = make_uint4(0u, 0u, 0u, 0u);
+    if (real[u]) {
+      v[u] = kVec ? LoadVector(p, row[u], j[u], lane % 2) : LoadScalar(p, row[u], j[u], lane % 2);
+    }
+  }
+  // One vote for the iteration: without a NaN in it (the rule), no per-block checks.
+  uint32_t raw[kUnroll], any = 0;
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    raw[u] = HalfMaxRaw(v[u]);
+    any = __vmaxu2(any, raw[u]);
+  }
+  const bool nan = __any_sync(0xFFFFFFFFu, detail::HasNan(detail::MaxHalves(any)));
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    if (!live[u]) break;  // warp-uniform
+    uint32_t q;
+    const uint32_t sf =
+        nan ? QuantizeHalfAny(v[u], s, t, &q) : QuantizeHalfNoNan(v[u], raw[u], s, t, &q);
+    if (real[u]) {
+      StoreData<kVec>(p, row[u], j[u], lane % 2, q);
+      if (p.scales != nullptr && lane % 2 == 0) {
+        p.scales[row[u] * p.blocks_per_row + j[u]] = static_cast<uint8_t>(sf);
+      }
+    }
+    if constexpr (kSwizzled) {
+      uint32_t word = real[u] ? sf << (8 * (j[u] % 4)) : 0u;  // padding gives 0
+      word |= __shfl_xor_sync(0xFFFFFFFFu, word, 2);
+      word |= __shfl_xor_sync(0xFFFFFFFFu, word, 4);
+      if (lane % 8 == 0) *reinterpret_cast<uint32_t*>(p.swizzled + swizzle_at[u]) = word;
+    }
+  }
 }
 
-// kVec: rows a multiple of 16 long and aligned pointers (16-byte loads, 4-byte stores);
-// kSwizzled: the scales in cuBLASLt's swizzle (p.swizzled), over the padded grid. Five
-// blocks per SM (at most 51 registers): the loads in flight per SM are what keeps this
-// kernel near the copy's bandwidth.
-template <bool kVec, bool kSwizzled>
+// kVec: rows a multiple of 16 long and aligned pointers (16-byte loads, 4-byte stores).
+// Five blocks per SM (at most 51 registers): the loads in flight per SM are what keeps
+// this kernel near the copy's bandwidth.
+//
+// Row-major scales only: the grid of blocks as one flat index of half blocks, kUnroll
+// grid strides per iteration.
+template <bool kVec>
 __global__ void __launch_bounds__(kThreads, 5) Nvfp4Kernel(const Nvfp4Params p) {
   __shared__ EncodeTable table;
   const float s = detail::Nvfp4TensorScale(*p.tensor_amax);
@@ -224,56 +270,60 @@ __global__ void __launch_bounds__(kThreads, 5) Nvfp4Kernel(const Nvfp4Params p) 
   FillEncodeTable(s, table);
   const uint32_t lane = threadIdx.x % 32;
   const uint32_t stride = gridDim.x * kThreads;
-  // i0: the warp's first half block of the iteration, the same in every lane (the
-  // shuffles need the whole warp); a multiple of 32, so lane pairs are blocks and eight
-  // lanes one swizzle word when the grid's rows are a multiple of 4 blocks long.
+  const int64_t no_swizzle[kUnroll] = {};
+  // i0: the warp's first half block of the iteration, the same in every lane.
   for (uint32_t i0 = blockIdx.x * kThreads + (threadIdx.x - lane); i0 < p.total;
        i0 += kUnroll * stride) {
-    uint4 v[kUnroll];
     uint32_t row[kUnroll], j[kUnroll];
-    bool real[kUnroll];
+    bool real[kUnroll], live[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const uint32_t i = i0 + u * stride + lane, g = i / 2;
       row[u] = p.grid_cols.Div(g);
       j[u] = g - row[u] * p.grid_cols.d;
       real[u] = i < p.total && row[u] < p.rows && j[u] < p.blocks_per_row;
-      v[u] = make_uint4(0u, 0u, 0u, 0u);
-      if (real[u]) {
-        v[u] = kVec ? LoadVector(p, row[u], j[u], lane % 2) : LoadScalar(p, row[u], j[u], lane % 2);
-      }
+      live[u] = i0 + u * stride < p.total;
     }
-    // One vote for the iteration: without a NaN in it (the rule), no per-block checks.
-    uint32_t raw[kUnroll], any = 0;
+    QuantizeUnits<kVec, false>(p, s, table, row, j, real, live, no_swizzle);
+  }
+}
+
+// With cuBLASLt's swizzle: the walk follows its 512-byte tiles (128 rows x 4 blocks; row r
+// of a tile at byte (r % 32) * 16 + (r / 32) * 4 + block), so each warp writes whole
+// 32-byte sectors of it (scale lines written a few bytes at a time by warps far apart were
+// the swizzled form's extra cost). Warp unit w = (tile row rt, row quad rq, block quad
+// jq), jq the fastest (neighbouring warps read neighbouring 128 bytes of the same rows);
+// its kUnroll (= 4) units are the rows 4 rq + u of the tile, and lane group c = lane / 8
+// takes the row 32 c below: per unit the warp stores one 16-byte line of the tile, and
+// units u, u + 1 the two halves of one sector. The walked grid is the padded one.
+template <bool kVec>
+__global__ void __launch_bounds__(kThreads, 5) Nvfp4SwizzledKernel(const Nvfp4Params p) {
+  static_assert(kUnroll == 4, "a warp unit is 4 rows of a swizzle tile");
+  __shared__ EncodeTable table;
+  const float s = detail::Nvfp4TensorScale(*p.tensor_amax);
+  if (blockIdx.x == 0 && threadIdx.x == 0) *p.tensor_scale = s;
+  FillEncodeTable(s, table);
+  const uint32_t lane = threadIdx.x % 32, c = lane / 8, jb = (lane / 2) % 4;
+  const uint32_t quads = p.quads.d;           // block quads per row (tiles per tile row)
+  const uint32_t units = p.total / (2 * 64);  // 64 blocks per warp unit
+  const uint32_t warps = gridDim.x * (kThreads / 32);
+  const bool live[kUnroll] = {true, true, true, true};
+  for (uint32_t w = blockIdx.x * (kThreads / 32) + threadIdx.x / 32; w < units; w += warps) {
+    const uint32_t q = p.quads.Div(w), jq = w - q * quads;
+    const uint32_t rt = q / 8, rq = q % 8;
+    const uint32_t j0 = 4 * jq + jb;
+    const int64_t tile = (int64_t{rt} * quads + jq) * 512;
+    uint32_t row[kUnroll], j[kUnroll];
+    bool real[kUnroll];
+    int64_t at[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      raw[u] = HalfMaxRaw(v[u]);
-      any = __vmaxu2(any, raw[u]);
+      row[u] = rt * 128 + 4 * rq + u + 32 * c;
+      j[u] = j0;
+      real[u] = row[u] < p.rows && j0 < p.blocks_per_row;
+      at[u] = tile + (4 * rq + u) * 16 + c * 4;
     }
-    const bool nan = __any_sync(0xFFFFFFFFu, detail::HasNan(detail::MaxHalves(any)));
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      if (i0 + u * stride >= p.total) break;  // warp-uniform
-      uint32_t q;
-      const uint32_t sf =
-          nan ? QuantizeHalfAny(v[u], s, table, &q) : QuantizeHalfNoNan(v[u], raw[u], s, table, &q);
-      if (real[u]) {
-        StoreData<kVec>(p, row[u], j[u], lane % 2, q);
-        if (p.scales != nullptr && lane % 2 == 0) {
-          p.scales[row[u] * p.blocks_per_row + j[u]] = static_cast<uint8_t>(sf);
-        }
-      }
-      if constexpr (kSwizzled) {
-        // Lanes 8k..8k+7 hold blocks j = 4m..4m+3 of one row; padding gives 0.
-        uint32_t word = real[u] ? sf << (8 * (j[u] % 4)) : 0u;
-        word |= __shfl_xor_sync(0xFFFFFFFFu, word, 2);
-        word |= __shfl_xor_sync(0xFFFFFFFFu, word, 4);
-        if (lane % 8 == 0 && i0 + u * stride + lane < p.total) {
-          *reinterpret_cast<uint32_t*>(p.swizzled + SwizzledOffset(row[u], j[u], p.grid_cols.d)) =
-              word;
-        }
-      }
-    }
+    QuantizeUnits<kVec, true>(p, s, table, row, j, real, live, at);
   }
 }
 
@@ -315,11 +365,12 @@ cudaError_t Nvfp4Quantize(const __nv_bfloat16* x, int64_t rows, int64_t cols,
   p.total = static_cast<uint32_t>(2 * total);
   // Even an empty tensor gets its tensor scale, so callers can rely on it.
   const unsigned blocks = detail::GridStrideBlocks(2 * total, kThreads * kUnroll, 8);
-  const bool sw = p.swizzled != nullptr;
-  if (p.vec_ok) {
-    (sw ? Nvfp4Kernel<true, true> : Nvfp4Kernel<true, false>)<<<blocks, kThreads, 0, stream>>>(p);
+  if (p.swizzled != nullptr) {
+    p.quads = FastDiv::Of(static_cast<uint32_t>(std::max<int64_t>(grid_cols / 4, 1)));
+    (p.vec_ok ? Nvfp4SwizzledKernel<true>
+              : Nvfp4SwizzledKernel<false>)<<<blocks, kThreads, 0, stream>>>(p);
   } else {
-    (sw ? Nvfp4Kernel<false, true> : Nvfp4Kernel<false, false>)<<<blocks, kThreads, 0, stream>>>(p);
+    (p.vec_ok ? Nvfp4Kernel<true> : Nvfp4Kernel<false>)<<<blocks, kThreads, 0, stream>>>(p);
   }
   return cudaGetLastError();
 }
