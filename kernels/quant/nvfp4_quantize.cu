@@ -1,12 +1,11 @@
 // Nvfp4Quantize: E2M1 data, one E4M3 decode scale per 1x16 block and an fp32 tensor
 // scale (R9). Two neighbouring lanes share a 16-element block, eight values each, so a
-// warp's loads are 512 contiguous bytes and its stores 128 (a lane per block would leave
-// half of every sector it loads to a second request); the pair trades its halves' amax by
-// one shuffle. The launch walks the grid of blocks (rows x blocks per row; with the
-// swizzled scale output, that grid padded to cuBLASLt's 128-row x 4-block tiles, the
-// padding getting scale 0) as one flat index of half blocks, 16 blocks per warp, so the
-// four blocks of one swizzle word sit in eight neighbouring lanes and leave as one 4-byte
-// store.
+// warp's loads are contiguous 16-byte pieces per lane (a lane per block would leave half
+// of every sector it loads to a second request); the pair trades its halves' amax by one
+// shuffle. With row-major scales only, the launch walks the grid of blocks (rows x blocks
+// per row) as one flat index of half blocks; with cuBLASLt's swizzled scales it walks the
+// swizzle's 128-row x 4-block tiles (the grid padded to them, the padding getting scale
+// 0), so each warp writes whole sectors of the scale tiles (Nvfp4SwizzledKernel).
 //
 // The arithmetic keeps off the integer pipe: the E2M1 rounding is fp32 adds and minima on
 // the 2^23 grid (core/quant/scale_bits.h), the signs come from the BF16 inputs by byte

@@ -171,9 +171,6 @@ __device__ inline void CastRow16PerColumn(const uint32_t (&w)[kWords], const flo
   }
 }
 
-// Column amaxes for the transposed output: per column of the tile (1x128 over all 128
-// rows, MX per 32-row pass), reduced to per-column scales in shared memory. The scale
-// grids of the transposed output are written here too.
 // The warp's part of each column maximum into shared memory (MX: each word's |x| per
 // 32-row pass, masked where the warp holds a NaN; 1x128: `col_max`).
 template <TileScaling kScaling, bool kTranspose, bool kNanSafe>
@@ -193,6 +190,9 @@ __device__ inline void ColumnParts(const uint32_t (&w)[kPasses][kWords],
   }
 }
 
+// Column amaxes for the transposed output: per column of the tile (1x128 over all 128
+// rows, MX per 32-row pass), reduced to per-column scales in shared memory. The scale
+// grids of the transposed output are written here too.
 // `col_max` (1x128): the thread's packed column maxima over its 4 passes (the kernel's
 // one pass over the tile's |x|). `warp_nan` (MX): WarpHasNan.
 template <TileScaling kScaling, bool kTranspose>
