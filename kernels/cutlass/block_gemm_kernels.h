@@ -124,11 +124,13 @@ struct RowwiseProblem {
 };
 // Both pingpong (each consumer warp group its own tile, one's epilogue overlapping the
 // other's MMAs). Tile64: tile 64x128x128, cluster 1x2x1, for small M (decode: M <= 128
-// gives a few 64-row tiles); Tile128: tile 128x128x128, cluster 2x1x1, for the rest. A
-// cooperative 128x128 form won no item against cuBLASLt and these, so it is not
-// instantiated (docs/benchmarks.md, "Kernel forms"). The plain forms use FP8 fast
-// accumulation (fprop's setting); the Split forms promote the FP8 MMAs' partial sums into
-// fp32 every few K blocks (CUTLASS's FP8 mainloop; dgrad's and wgrad's setting).
+// gives a few 64-row tiles); Tile128: tile 128x128x128, cluster 2x1x1, for the rest. The
+// plain forms use FP8 fast accumulation (fprop's setting); the Split forms promote the FP8
+// MMAs' partial sums into fp32 once per 128-wide K tile (dgrad's and wgrad's setting):
+// Tile64Split, CooperativeSplit and GroupedSplit with overlapped_mainloop.cuh's consumer
+// mainloop (each tile's promotion overlapped with the next tile's MMAs), the 128-row
+// pingpong Split forms with CUTLASS's FP8 mainloop, which waits for its MMAs at every
+// promotion (the overlap's third accumulator set does not fit their registers).
 Made MakeRowwiseTile64(const RowwiseProblem& problem, int device);
 Made MakeRowwiseTile128(const RowwiseProblem& problem, int device);
 Made MakeRowwiseTile64Split(const RowwiseProblem& problem, int device);

@@ -1,6 +1,9 @@
-// A consumer mainloop for CUTLASS's Hopper FP8 blockwise-scaled GEMM (the batched,
-// non-pointer-array collective) that overlaps each K block's scale promotion with the
-// next K block's tensor-core MMAs.
+// Consumer mainloops for CUTLASS's Hopper FP8 GEMMs that overlap each K block's promotion
+// with the next K block's tensor-core MMAs: OverlappedBlockwiseMainloop for the
+// blockwise-scaled GEMM (the batched, non-pointer-array collective), and
+// OverlappedPromotionMainloop, at the end of this file, for the FP8 GEMM whose partial sums
+// are promoted into fp32 without scales (fp8-rowwise's dgrad and wgrad: batched and
+// pointer-array collectives).
 //
 // CUTLASS 4.2's collective issues a K block's WGMMAs into a partial accumulator, waits
 // for all of them, multiplies the partial sums by that block's scales and adds them to
@@ -31,6 +34,49 @@
 #include "cutlass/gemm/collective/collective_builder.hpp"
 
 namespace gemmprof::kernels::cutlass_gemm {
+
+// The K loop both overlapped mainloops share, for a collective that keeps one K tile in
+// flight (K_PIPE_MMAS 1). K tile 0 goes into part0; then a step per tile: issue it into one
+// partial accumulator, promote the tile before from the other and release that tile's
+// stage. Two steps a trip, so which accumulator receives and which is promoted stays known
+// at compile time. The last stage is left to the base's mma_tail, which releases stage
+// k_tile_count - 1. `issue(part, stage)` issues a stage's WGMMAs into `part`;
+// `wait_and_promote(done, stage, issue_next, Int<pending>)` calls issue_next, waits until
+// at most `pending` WGMMA batches are in flight and promotes `done` (the partial sums of
+// `stage`).
+template <class Pipeline, class State, class Part, class Issue, class WaitAndPromote>
+CUTLASS_DEVICE void RunOverlappedPromotion(Pipeline& pipeline, State smem_pipe_read,
+                                           int k_tile_count, Part& part0, Part& part1, Issue& issue,
+                                           WaitAndPromote& wait_and_promote) {
+  using cute::Int;
+  if (k_tile_count <= 0) return;
+  State read = smem_pipe_read;
+  pipeline.consumer_wait(read);
+  issue(part0, read.index());
+  State held = read;
+  ++read;
+  auto step = [&](auto& next, auto& done) {
+    pipeline.consumer_wait(read);
+    wait_and_promote(
+        done, held.index(), [&] { issue(next, read.index()); }, Int<1>{});
+    pipeline.consumer_release(held);
+    held = read;
+    ++read;
+  };
+  int k = 1;
+  for (; k + 1 < k_tile_count; k += 2) {
+    step(part1, part0);
+    step(part0, part1);
+  }
+  if (k < k_tile_count) {
+    step(part1, part0);
+    wait_and_promote(
+        part1, held.index(), [] {}, Int<0>{});
+  } else {
+    wait_and_promote(
+        part0, held.index(), [] {}, Int<0>{});
+  }
+}
 
 template <class Base>
 struct OverlappedBlockwiseMainloop : Base {
@@ -102,7 +148,6 @@ struct OverlappedBlockwiseMainloop : Base {
     Tensor part1 = make_fragment_like(accum);
     clear(accum);
     warpgroup_fence_operand(accum);
-    if (k_tile_count <= 0) return;
 
     auto issue = [&](auto& part, int stage) {
       tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
@@ -177,37 +222,85 @@ struct OverlappedBlockwiseMainloop : Base {
       }
     };
 
-    // K tile 0 into part0; then a step per tile: issue it into one partial accumulator,
-    // promote the tile before from the other and release that tile's stage. Two steps a
-    // trip, so which accumulator receives and which is promoted stays known at compile
-    // time. The last stage is left to mma_tail (the base's), which releases stage
-    // k_tile_count - 1.
-    PipelineState read = smem_pipe_read;
-    pipeline.consumer_wait(read);
-    issue(part0, read.index());
-    PipelineState held = read;
-    ++read;
-    auto step = [&](auto& next, auto& done) {
-      pipeline.consumer_wait(read);
-      wait_and_promote(
-          done, held.index(), [&] { issue(next, read.index()); }, Int<1>{});
-      pipeline.consumer_release(held);
-      held = read;
-      ++read;
+    RunOverlappedPromotion(pipeline, smem_pipe_read, k_tile_count, part0, part1, issue,
+                           wait_and_promote);
+  }
+};
+
+// CUTLASS 4.2's FP8 mainloop without fast accumulation (the batched and pointer-array
+// collectives, MainloopSm90{,Array}TmaGmmaWarpSpecializedFP8) issues a K block's WGMMAs
+// into a partial accumulator and, at each promotion (every 4 WGMMA K steps by default: one
+// 128-wide K tile), waits for all of them before adding the partial sums to the fp32
+// accumulator, so the tensor cores idle for every promotion and the next tile's issue.
+// Here, as in OverlappedBlockwiseMainloop, each warp group keeps two partial accumulators:
+// tile k+1's WGMMAs are issued into one while tile k's partial sums in the other are added
+// (warpgroup_wait<1>). The arithmetic is the base's: the fp32 accumulator receives each K
+// tile's partial sums in K order, so the sums are the same; only the waiting changes. The
+// promotion interval is fixed at one K tile, the base's default, which the GEMMs here never
+// change (the runtime argument mma_promotion_interval is not read). Costs one more
+// accumulator set of registers per thread.
+template <class Base>
+struct OverlappedPromotionMainloop : Base {
+  using typename Base::MainloopPipeline;
+  using typename Base::Params;
+  using typename Base::PipelineState;
+  using typename Base::SmemLayoutA;
+  using typename Base::SmemLayoutB;
+  using typename Base::TensorStorage;
+  using typename Base::TiledMma;
+  using typename Base::TileShape;
+  static_assert(Base::K_PIPE_MMAS == 1,
+                "the overlapped K loop leaves one stage to the base's mma_tail");
+
+  template <class FrgTensorC>
+  CUTLASS_DEVICE void mma(MainloopPipeline pipeline, PipelineState smem_pipe_read,
+                          FrgTensorC& accum, int k_tile_count, int thread_idx,
+                          TensorStorage& shared_tensors, Params const& /*mainloop_params*/) {
+    using namespace cute;
+    static_assert(is_rmem<FrgTensorC>::value, "the accumulator must be in registers");
+    Tensor sA = make_tensor(make_smem_ptr(shared_tensors.smem_A.data()), SmemLayoutA{});
+    Tensor sB = make_tensor(make_smem_ptr(shared_tensors.smem_B.data()), SmemLayoutB{});
+    constexpr int kWarpGroups = size(TiledMma{}) / cutlass::NumThreadsPerWarpGroup;
+    const Layout warp_groups =
+        make_layout(Int<kWarpGroups>{}, Int<cutlass::NumThreadsPerWarpGroup>{});
+    const int warp_group = __shfl_sync(0xFFFFFFFF, thread_idx / cutlass::NumThreadsPerWarpGroup, 0);
+    TiledMma tiled_mma;
+    auto wg_mma = tiled_mma.get_slice(warp_groups(warp_group));
+    Tensor tCrA = wg_mma.make_fragment_A(wg_mma.partition_A(sA));  // (MMA, MMA_M, MMA_K, stage)
+    Tensor tCrB = wg_mma.make_fragment_B(wg_mma.partition_B(sB));  // (MMA, MMA_N, MMA_K, stage)
+    CUTE_STATIC_ASSERT_V(size<1>(tCrA) == size<1>(accum));
+    CUTE_STATIC_ASSERT_V(size<1>(tCrB) == size<2>(accum));
+    // CUTLASS's default promotion interval, 4 WGMMA K steps, is one K tile here.
+    CUTE_STATIC_ASSERT_V(size<2>(tCrA) == Int<4>{});
+
+    Tensor part0 = make_fragment_like(accum);
+    Tensor part1 = make_fragment_like(accum);
+    clear(accum);
+    warpgroup_fence_operand(accum);
+
+    auto issue = [&](auto& part, int stage) {
+      tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
+      warpgroup_fence_operand(part);
+      warpgroup_arrive();
+      CUTLASS_PRAGMA_UNROLL
+      for (int k_block = 0; k_block < size<2>(tCrA); ++k_block) {
+        cute::gemm(tiled_mma, tCrA(_, _, k_block, stage), tCrB(_, _, k_block, stage), part);
+        tiled_mma.accumulate_ = GMMA::ScaleOut::One;
+      }
+      warpgroup_commit_batch();
+      warpgroup_fence_operand(part);
     };
-    int k = 1;
-    for (; k + 1 < k_tile_count; k += 2) {
-      step(part1, part0);
-      step(part0, part1);
-    }
-    if (k < k_tile_count) {
-      step(part1, part0);
-      wait_and_promote(
-          part1, held.index(), [] {}, Int<0>{});
-    } else {
-      wait_and_promote(
-          part0, held.index(), [] {}, Int<0>{});
-    }
+    auto wait_and_promote = [&](auto& done, int /*stage*/, auto issue_next, auto pending) {
+      issue_next();
+      warpgroup_wait<decltype(pending)::value>();
+      warpgroup_fence_operand(done);
+      warpgroup_fence_operand(accum);
+      CUTLASS_PRAGMA_UNROLL
+      for (int i = 0; i < size(accum); ++i) accum(i) += done(i);
+      warpgroup_fence_operand(accum);
+    };
+    RunOverlappedPromotion(pipeline, smem_pipe_read, k_tile_count, part0, part1, issue,
+                           wait_and_promote);
   }
 };
 

@@ -11,6 +11,7 @@
 
 #include "cutlass/epilogue/fusion/sm90_callbacks_tma_warpspecialized.hpp"
 #include "kernels/cutlass/block_gemm_impl.cuh"
+#include "kernels/cutlass/overlapped_mainloop.cuh"
 
 namespace gemmprof::kernels::cutlass_gemm {
 
@@ -39,9 +40,15 @@ struct RowwiseEpilogueOf {
 // reason block_gemm_impl.cuh gives): tile TileM x 128 x 128, cluster ClusterM x ClusterN
 // x 1, Schedule Cooperative or Pingpong with EpilogueSchedule to match
 // (TmaWarpSpecializedCooperative, TmaWarpSpecialized); Accum FP8FastAccum, or empty for
-// CUTLASS's FP8 mainloop that promotes partial sums into fp32.
-#define GEMMPROF_CUTLASS_ROWWISE_GEMM_TYPES(Name, TileM, ClusterM, ClusterN, Schedule,             \
-                                            EpilogueSchedule, Accum)                               \
+// CUTLASS's FP8 mainloop that promotes partial sums into fp32. The _IN form takes the
+// epilogue's store piece, EpilogueTile (EpilogueTileAuto: CUTLASS's choice).
+#define GEMMPROF_CUTLASS_ROWWISE_GEMM_TYPES(Name, TileM, ClusterM, ClusterN, Schedule, \
+                                            EpilogueSchedule, Accum)                   \
+  GEMMPROF_CUTLASS_ROWWISE_GEMM_TYPES_IN(Name, TileM, ClusterM, ClusterN, Schedule,    \
+                                         EpilogueSchedule, Accum,                      \
+                                         cutlass::epilogue::collective::EpilogueTileAuto)
+#define GEMMPROF_CUTLASS_ROWWISE_GEMM_TYPES_IN(Name, TileM, ClusterM, ClusterN, Schedule,          \
+                                               EpilogueSchedule, Accum, EpilogueTile)              \
   struct Name {                                                                                    \
     GEMMPROF_CUTLASS_E4M3_OPERANDS;                                                                \
     static constexpr const char* kSchedule = #Schedule;                                            \
@@ -50,8 +57,8 @@ struct RowwiseEpilogueOf {
     using Fusion = typename RowwiseEpilogueOf<TileShape, float, ElementD, int64_t>::Fusion;        \
     using Epilogue = cutlass::epilogue::collective::CollectiveBuilder<                             \
         cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,              \
-        cutlass::epilogue::collective::EpilogueTileAuto, float, float, void, LayoutD, kAlignD,     \
-        ElementD, LayoutD, kAlignD, cutlass::epilogue::EpilogueSchedule, Fusion>::CollectiveOp;    \
+        EpilogueTile, float, float, void, LayoutD, kAlignD, ElementD, LayoutD, kAlignD,            \
+        cutlass::epilogue::EpilogueSchedule, Fusion>::CollectiveOp;                                \
     using Mainloop = cutlass::gemm::collective::CollectiveBuilder<                                 \
         cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA, LayoutA, kAlignA, ElementB, \
         LayoutB, kAlignB, float, TileShape, ClusterShape,                                          \
@@ -65,9 +72,14 @@ struct RowwiseEpilogueOf {
 
 // A grouped instantiation: pointer arrays per group, each group's scales by pointer.
 // Arch Sm90 (Schedule Pingpong or Cooperative; Accum as above) or Sm100 (Schedule 1SmSm100
-// with EpilogueSchedule 1Sm, Accum empty).
-#define GEMMPROF_CUTLASS_GROUPED_ROWWISE_GEMM_TYPES(Name, Arch, TileM, ClusterM, ClusterN,      \
-                                                    Schedule, EpilogueSchedule, Accum)          \
+// with EpilogueSchedule 1Sm, Accum empty). The _IN form takes EpilogueTile as above.
+#define GEMMPROF_CUTLASS_GROUPED_ROWWISE_GEMM_TYPES(Name, Arch, TileM, ClusterM, ClusterN,        \
+                                                    Schedule, EpilogueSchedule, Accum)            \
+  GEMMPROF_CUTLASS_GROUPED_ROWWISE_GEMM_TYPES_IN(Name, Arch, TileM, ClusterM, ClusterN, Schedule, \
+                                                 EpilogueSchedule, Accum,                         \
+                                                 cutlass::epilogue::collective::EpilogueTileAuto)
+#define GEMMPROF_CUTLASS_GROUPED_ROWWISE_GEMM_TYPES_IN(                                         \
+    Name, Arch, TileM, ClusterM, ClusterN, Schedule, EpilogueSchedule, Accum, EpilogueTile)     \
   struct Name {                                                                                 \
     GEMMPROF_CUTLASS_E4M3_OPERANDS;                                                             \
     static constexpr const char* kSchedule = #Schedule;                                         \
@@ -77,8 +89,7 @@ struct RowwiseEpilogueOf {
     using Fusion = typename RowwiseEpilogueOf<TileShape, float*, ElementD, cute::_0>::Fusion;   \
     using Epilogue = cutlass::epilogue::collective::CollectiveBuilder<                          \
         cutlass::arch::Arch, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,           \
-        cutlass::epilogue::collective::EpilogueTileAuto, float, float, void, LayoutD*, kAlignD, \
-        ElementD, LayoutD*, kAlignD,                                                            \
+        EpilogueTile, float, float, void, LayoutD*, kAlignD, ElementD, LayoutD*, kAlignD,       \
         cutlass::epilogue::PtrArrayTmaWarpSpecialized##EpilogueSchedule, Fusion>::CollectiveOp; \
     using Mainloop = cutlass::gemm::collective::CollectiveBuilder<                              \
         cutlass::arch::Arch, cutlass::arch::OpClassTensorOp, ElementA, LayoutA*, kAlignA,       \
@@ -89,6 +100,41 @@ struct RowwiseEpilogueOf {
     using Kernel = cutlass::gemm::kernel::GemmUniversal<ProblemShape, Mainloop, Epilogue>;      \
     using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;                           \
   }
+
+// The problem shape of the batched forms (M, N, K, batch).
+using BatchedProblemShape = cute::Shape<int, int, int, int>;
+
+// The forms above that promote partial sums into fp32 (Accum empty), with the consumer
+// mainloop of overlapped_mainloop.cuh: each K tile's promotion overlapped with the next
+// tile's MMAs, the same sums as CUTLASS's FP8 mainloop computes. The third accumulator
+// set it needs fits a 64-row warp-group tile (pingpong 64x128, cooperative 128x128), not
+// pingpong's 128x128 (ptxas then serializes the WGMMAs). EpilogueTile as in the _IN forms;
+// Note (e.g. ", epilogue tile 64x128", or "") ends the description.
+#define GEMMPROF_CUTLASS_OVERLAPPED_ROWWISE_GEMM_TYPES(Name, TileM, ClusterM, ClusterN, Schedule, \
+                                                       EpilogueSchedule, EpilogueTile, Note)      \
+  GEMMPROF_CUTLASS_ROWWISE_GEMM_TYPES_IN(Name##Base, TileM, ClusterM, ClusterN, Schedule,         \
+                                         EpilogueSchedule, , EpilogueTile);                       \
+  GEMMPROF_CUTLASS_OVERLAPPED_ROWWISE_OF(Name, BatchedProblemShape, Schedule, Note)
+#define GEMMPROF_CUTLASS_OVERLAPPED_GROUPED_ROWWISE_GEMM_TYPES(                               \
+    Name, TileM, ClusterM, ClusterN, Schedule, EpilogueSchedule, EpilogueTile, Note)          \
+  GEMMPROF_CUTLASS_GROUPED_ROWWISE_GEMM_TYPES_IN(Name##Base, Sm90, TileM, ClusterM, ClusterN, \
+                                                 Schedule, EpilogueSchedule, , EpilogueTile); \
+  GEMMPROF_CUTLASS_OVERLAPPED_ROWWISE_OF(Name, Name##Base::ProblemShape, Schedule, Note)
+#define GEMMPROF_CUTLASS_OVERLAPPED_ROWWISE_OF(Name, Problem, Schedule, Note)                     \
+  struct Name : Name##Base {                                                                      \
+    /* the base's name is replaced (and referenced here, or nvcc warns it is unused) */           \
+    static_assert(Name##Base::kSchedule != nullptr);                                              \
+    static constexpr const char* kSchedule = #Schedule ", promotion overlapped" Note;             \
+    using Mainloop = OverlappedPromotionMainloop<Name##Base::Mainloop>;                           \
+    using Kernel = cutlass::gemm::kernel::GemmUniversal<Problem, Mainloop, Name##Base::Epilogue>; \
+    using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;                             \
+  }
+
+// The epilogue piece of the whole 64x128 warp-group tile: one shared-memory buffer and one
+// TMA store per tile rather than CUTLASS's four 64x32 pieces (the 64-row pingpong Split
+// forms: wgrad's tiles end after one or two K tiles, so the epilogue is as long as the
+// mainloop, as for fp8-block's wgrad; docs/benchmarks.md, "Kernel forms").
+using WholeTile64Epilogue = cute::Shape<cute::_64, cute::_128>;
 
 // A prepared batched row-wise GEMM of the instantiation `T`.
 template <class T>
