@@ -89,14 +89,16 @@ __device__ __noinline__ uint32_t CastHalfWithNan(uint4 v, float r) {
   return packed;
 }
 
-// Four packed BF16 pairs (8 values, no NaN) -> 8 nibbles, with the pairs' |x| given. Each
+// A half block's four packed BF16 pairs (8 values, no NaN) -> 8 nibbles. Each
 // magnitude code lands in the low 3 bits of its grid float (E2m1MagnitudeOnGrid; |x| r is
 // |x r| since IEEE products are sign-symmetric); a pair's two codes become one byte by a
 // multiply-add, and four such bytes one word by byte permutes. The sign bits (bit 3 of
 // each nibble) come from the inputs: byte 1 of a word holds the low value's sign, byte 3
 // the high value's.
-__device__ __forceinline__ uint32_t CastHalfNoNan(const uint32_t (&w)[4], const uint32_t (&abs)[4],
-                                                  float r) {
+__device__ __forceinline__ uint32_t CastHalfNoNan(uint4 v, float r) {
+  const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+  const uint32_t abs[4] = {detail::AbsBits2(v.x), detail::AbsBits2(v.y), detail::AbsBits2(v.z),
+                           detail::AbsBits2(v.w)};
   uint32_t pair[4];
 #pragma unroll
   for (int k = 0; k < 4; ++k) {
@@ -137,18 +139,16 @@ __device__ __forceinline__ uint32_t QuantizeHalfNoNan(uint4 v, uint32_t raw_max,
                                                       const EncodeTable& t, uint32_t* q) {
   const uint32_t m = __vmaxu2(raw_max, __shfl_xor_sync(0xFFFFFFFFu, raw_max, 1));
   const uint32_t sf = BlockScaleByte(detail::MaxHalves(m), s);
-  const uint32_t w[4] = {v.x, v.y, v.z, v.w};
-  const uint32_t abs[4] = {detail::AbsBits2(v.x), detail::AbsBits2(v.y), detail::AbsBits2(v.z),
-                           detail::AbsBits2(v.w)};
-  const uint32_t codes = CastHalfNoNan(w, abs, t.r[sf]);
+  const uint32_t codes = CastHalfNoNan(v, t.r[sf]);
   *q = sf == 0 ? 0u : codes;
   return sf;
 }
 
 // The same for any input (the warp's iteration holds a NaN): NaN halves count as 0 in the
 // amax (R7), and a block holding a NaN takes the boundary count.
-__device__ inline uint32_t QuantizeHalfAny(uint4 v, float s, const EncodeTable& t, uint32_t* q) {
-  const uint32_t raw = __vmaxu2(HalfMaxRaw(v), __shfl_xor_sync(0xFFFFFFFFu, HalfMaxRaw(v), 1));
+__device__ inline uint32_t QuantizeHalfAny(uint4 v, uint32_t raw_max, float s, const EncodeTable& t,
+                                           uint32_t* q) {
+  const uint32_t raw = __vmaxu2(raw_max, __shfl_xor_sync(0xFFFFFFFFu, raw_max, 1));
   const bool nan = detail::HasNan(detail::MaxHalves(raw));  // the same in both lanes
   uint32_t m = __vmaxu2(__vmaxu2(detail::AbsBitsNoNan2(v.x), detail::AbsBitsNoNan2(v.y)),
                         __vmaxu2(detail::AbsBitsNoNan2(v.z), detail::AbsBitsNoNan2(v.w)));
@@ -159,10 +159,7 @@ __device__ inline uint32_t QuantizeHalfAny(uint4 v, float s, const EncodeTable& 
   } else if (nan) {
     *q = CastHalfWithNan(v, t.r[sf]);
   } else {
-    const uint32_t w[4] = {v.x, v.y, v.z, v.w};
-    const uint32_t abs[4] = {detail::AbsBits2(v.x), detail::AbsBits2(v.y), detail::AbsBits2(v.z),
-                             detail::AbsBits2(v.w)};
-    *q = CastHalfNoNan(w, abs, t.r[sf]);
+    *q = CastHalfNoNan(v, t.r[sf]);
   }
   return sf;
 }
@@ -239,7 +236,7 @@ __device__ __forceinline__ void QuantizeUnits(const Nvfp4Params& p, float s, con
     if (!live[u]) break;  // warp-uniform
     uint32_t q;
     const uint32_t sf =
-        nan ? QuantizeHalfAny(v[u], s, t, &q) : QuantizeHalfNoNan(v[u], raw[u], s, t, &q);
+        nan ? QuantizeHalfAny(v[u], raw[u], s, t, &q) : QuantizeHalfNoNan(v[u], raw[u], s, t, &q);
     if (real[u]) {
       StoreData<kVec>(p, row[u], j[u], lane % 2, q);
       if (p.scales != nullptr && lane % 2 == 0) {
