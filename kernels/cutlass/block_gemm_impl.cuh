@@ -60,27 +60,43 @@ class DeviceArray {
   using LayoutD = cutlass::layout::RowMajor;    \
   static constexpr int kAlignA = 16, kAlignB = 16, kAlignD = 8
 
+// The scale layout of an instantiation whose B^T scales are ScaleN rows tall: A's 1x128, B^T's
+// 1x128 (ScaleN 1) or 128x128 (128), K-major as the block-quantization kernels write them
+// (block_gemm_kernels.h). kRowScales: fp8-rowwise's vectors (one scale per row of A and of
+// B^T) read as 1x128 scales equal along K: MN-major, whose K-block stride is a runtime value
+// (RowScaleLayout sets it to 0), so each K tile's promotion applies the row's and the
+// column's scale.
+inline constexpr int kRowScales = 0;
+template <int ScaleN>
+struct BlockScaleConfig {
+  using type = cutlass::detail::Sm90BlockwiseScaleConfig<1, ScaleN, 128, cute::GMMA::Major::K,
+                                                         cute::GMMA::Major::K>;
+};
+template <>
+struct BlockScaleConfig<kRowScales> {
+  using type = cutlass::detail::Sm90BlockwiseScaleConfig<1, 1, 128, cute::GMMA::Major::MN,
+                                                         cute::GMMA::Major::MN>;
+};
+
 // What every block-scaled instantiation shares: the operands above (A [m, k], B [k, n]
 // stored as B^T [n, k], out [m, n]); tile TileM x 128 x 128, cluster 1x2x1 (1xClusterN in the
-// _IN form: the overlapped forms run without a cluster); A's scales 1x128 and
-// B^T's ScaleN rows tall (128: a weight's 128x128 blocks, 1: a gradient's 1x128), both K-major as
-// the block-quantization kernels write them (block_gemm_kernels.h). Schedule: Cooperative (TileM =
-// 128, two consumer warp groups on one tile) or Pingpong (TileM = 64, the two warp groups alternate
-// tiles, so one's epilogue overlaps the other's mainloop; their mainloops, block-scale promotion
-// included, take turns). M, N of one group need not be multiples of the tile (predicated). Macros,
-// not templates: the host compiler rejects CUTLASS's collective builders in a dependent context, so
-// each .cu spells its struct out at namespace scope.
+// _IN form: the overlapped forms run without a cluster); the scales of BlockScaleConfig<ScaleN>
+// (128: a weight's 128x128 blocks, 1: a gradient's 1x128, kRowScales). Schedule: Cooperative (TileM
+// = 128, two consumer warp groups on one tile) or Pingpong (TileM = 64, the two warp groups
+// alternate tiles, so one's epilogue overlaps the other's mainloop; their mainloops, block-scale
+// promotion included, take turns). M, N of one group need not be multiples of the tile
+// (predicated). Macros, not templates: the host compiler rejects CUTLASS's collective builders in a
+// dependent context, so each .cu spells its struct out at namespace scope.
 #define GEMMPROF_CUTLASS_BLOCK_GEMM_COMMON(ScaleN, TileM, Schedule) \
   GEMMPROF_CUTLASS_BLOCK_GEMM_COMMON_IN(ScaleN, TileM, Schedule, 2)
-#define GEMMPROF_CUTLASS_BLOCK_GEMM_COMMON_IN(ScaleN, TileM, Schedule, ClusterN)      \
-  GEMMPROF_CUTLASS_E4M3_OPERANDS;                                                     \
-  static constexpr const char* kSchedule = #Schedule;                                 \
-  using TileShape = cute::Shape<cute::Int<TileM>, cute::_128, cute::_128>;            \
-  using ClusterShape = cute::Shape<cute::_1, cute::Int<ClusterN>, cute::_1>;          \
-  using ScaleConfig =                                                                 \
-      cutlass::detail::Sm90BlockwiseScaleConfig<1, ScaleN, 128, cute::GMMA::Major::K, \
-                                                cute::GMMA::Major::K>;                \
-  using LayoutSFA = decltype(ScaleConfig::deduce_layoutSFA());                        \
+#define GEMMPROF_CUTLASS_BLOCK_GEMM_COMMON_IN(ScaleN, TileM, Schedule, ClusterN)                  \
+  GEMMPROF_CUTLASS_E4M3_OPERANDS;                                                                 \
+  static constexpr const char* kSchedule = #Schedule;                                             \
+  using TileShape = cute::Shape<cute::Int<TileM>, cute::_128, cute::_128>;                        \
+  using ClusterShape = cute::Shape<cute::_1, cute::Int<ClusterN>, cute::_1>;                      \
+  static constexpr bool kRowwiseScales = ScaleN == ::gemmprof::kernels::cutlass_gemm::kRowScales; \
+  using ScaleConfig = typename ::gemmprof::kernels::cutlass_gemm::BlockScaleConfig<ScaleN>::type; \
+  using LayoutSFA = decltype(ScaleConfig::deduce_layoutSFA());                                    \
   using LayoutSFB = decltype(ScaleConfig::deduce_layoutSFB())
 
 // The grouped form, as a plain struct named `Name`: per-group pointer arrays, any size
@@ -339,6 +355,45 @@ using AsBuilt = Epilogue;
     using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;                              \
   }
 
+// A batched row-wise problem as the batched block forms take it: its first group, the
+// scale vectors as its scales (kRowScales instantiations).
+inline Group RowwiseAsGroup(const RowwiseProblem& p) {
+  return Group{p.m, p.n, p.k, p.a, p.bt, p.c, p.a_scales, p.bt_scales};
+}
+
+// The concurrent forms' refusal: their warp groups' K loops run at once only where two tiles'
+// K loops fit the stages (concurrent_mainloop.cuh); the kernel does not check.
+inline Made RefusedConcurrentK(int k, int max_k_tiles) {
+  Made refused;
+  refused.unsupported = true;
+  refused.error =
+      "its warp groups' K loops run at once only up to K = " + std::to_string(max_k_tiles * 128) +
+      " (" + std::to_string(max_k_tiles) + " K tiles, half its stages); this K is " +
+      std::to_string(k);
+  return refused;
+}
+
+// The one-K-tile forms' refusal (overlapped_mainloop.cuh, OneKTile; the kernel does not
+// check).
+inline Made RefusedOneKTile(int k) {
+  Made refused;
+  refused.unsupported = true;
+  refused.error =
+      "it takes one K tile per output tile: K up to 128; this K is " + std::to_string(k);
+  return refused;
+}
+
+// A row-wise scale vector per group seen as the MN-major blockwise layout `compact` (of
+// BlockScaleConfig<kRowScales>): the same scale for every K block (stride 0), group l's
+// `rows` scales after group l-1's. Batched forms only (BlockGemm, the grouped form, reads
+// the block quantizers' layouts).
+template <class Layout>
+Layout RowScaleLayout(const Layout& compact, int32_t rows) {
+  return Layout(cute::shape(compact),
+                cute::make_stride(cute::get<0>(cute::stride(compact)),
+                                  cute::make_stride(cute::_0{}, int32_t{0}), rows));
+}
+
 template <class T>
 class BatchedBlockGemm final : public AdapterInstance<typename T::Gemm> {
   using Gemm = typename T::Gemm;
@@ -370,13 +425,18 @@ class BatchedBlockGemm final : public AdapterInstance<typename T::Gemm> {
         cutlass::make_cute_packed_stride(StrideB{}, cute::make_shape(g.n, g.k, l));
     const auto stride_d =
         cutlass::make_cute_packed_stride(StrideD{}, cute::make_shape(g.m, g.n, l));
+    auto layout_sfa = ScaleConfig::tile_atom_to_shape_SFA(cute::make_shape(g.m, g.n, g.k, l));
+    auto layout_sfb = ScaleConfig::tile_atom_to_shape_SFB(cute::make_shape(g.m, g.n, g.k, l));
+    if constexpr (T::kRowwiseScales) {
+      layout_sfa = RowScaleLayout(layout_sfa, g.m);
+      layout_sfb = RowScaleLayout(layout_sfb, g.n);
+    }
     typename Gemm::Arguments args{
         cutlass::gemm::GemmUniversalMode::kGemm,
         {g.m, g.n, g.k, l},
         {static_cast<const typename T::ElementA*>(g.a), stride_a,
-         static_cast<const typename T::ElementB*>(g.bt), stride_b, g.a_scales,
-         ScaleConfig::tile_atom_to_shape_SFA(cute::make_shape(g.m, g.n, g.k, l)), g.bt_scales,
-         ScaleConfig::tile_atom_to_shape_SFB(cute::make_shape(g.m, g.n, g.k, l))},
+         static_cast<const typename T::ElementB*>(g.bt), stride_b, g.a_scales, layout_sfa,
+         g.bt_scales, layout_sfb},
         {{}, nullptr, stride_d, static_cast<typename T::ElementD*>(g.c), stride_d},
         this->HardwareInfo(device)};
     args.epilogue.thread.alpha = 1.0f;

@@ -142,6 +142,22 @@ Made MakeRowwiseTile128N(const RowwiseProblem& problem, int device);
 Made MakeRowwiseTile128NSplit(const RowwiseProblem& problem, int device);
 Made MakeRowwiseCooperative(const RowwiseProblem& problem, int device);
 Made MakeRowwiseCooperativeSplit(const RowwiseProblem& problem, int device);
+// Promoted (Split only, batched): fp8-block's batched overlapped pingpong form for 1x128
+// scales (tile 64x128x128, no cluster, the whole tile stored at once) and its concurrent
+// form (K up to 512), reading the row-wise scale vectors as 1x128 scales equal along K:
+// each K tile's promotion multiplies its partial sums by a_scales[m] * bt_scales[n] and the
+// epilogue is a plain store (the Split forms above apply the scales in the epilogue; these
+// sum the same products in another fp32 rounding order). For wgrad, whose short K loops
+// make the epilogue most of a tile's work.
+Made MakeRowwisePromotedPingpong(const RowwiseProblem& problem, int device);
+Made MakeRowwisePromotedConcurrent(const RowwiseProblem& problem, int device);
+// OneKTile (Split only, batched, K <= 128): the same scales at promotion where each output
+// tile has a single K tile, whose WGMMAs then go straight into the accumulator (no partial
+// accumulator: overlapped_mainloop.cuh, OneKTile), so a warp group's tile is 128x128:
+// pingpong tile 128x128x128 stored 64x128 at a time, or cooperative tile 256x128x128. For
+// the wgrad of experts of at most 128 tokens, which writes as many bytes as it reads.
+Made MakeRowwiseOneKTilePingpong(const RowwiseProblem& problem, int device);
+Made MakeRowwiseOneKTileCooperative(const RowwiseProblem& problem, int device);
 // Grouped row-wise: any size per group (an expert's rows as routing gave them; m may be
 // 0), pointer arrays per group, each group's scales by pointer (Group::a_scales [m],
 // bt_scales [n]); pingpong, tile 64x128x128, cluster 1x2x1 (experts' row counts are

@@ -14,18 +14,8 @@ GEMMPROF_CUTLASS_CONCURRENT_BATCHED_BLOCK_GEMM_TYPES(Vec128BatchedConcurrentPing
 }  // namespace
 
 Made MakeVec128BatchedConcurrentPingpong(const Group& first, int groups, int device) {
-  // The warp groups' K loops run at once only where two tiles' K loops fit the stages
-  // (concurrent_mainloop.cuh); the kernel does not check.
   constexpr int kMaxKTiles = Vec128BatchedConcurrentPingpong::Mainloop::kMaxKTiles;
-  if ((first.k + 127) / 128 > kMaxKTiles) {
-    Made refused;
-    refused.unsupported = true;
-    refused.error =
-        "its warp groups' K loops run at once only up to K = " + std::to_string(kMaxKTiles * 128) +
-        " (" + std::to_string(kMaxKTiles) + " K tiles, half its stages); this K is " +
-        std::to_string(first.k);
-    return refused;
-  }
+  if ((first.k + 127) / 128 > kMaxKTiles) return RefusedConcurrentK(first.k, kMaxKTiles);
   return BatchedBlockGemm<Vec128BatchedConcurrentPingpong>::Make(first, groups, device);
 }
 

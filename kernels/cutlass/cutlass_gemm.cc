@@ -86,6 +86,14 @@ const char* RowwiseGemmScheduleName(RowwiseGemmSchedule schedule) {
       return "cooperative 128x128";
     case RowwiseGemmSchedule::kGrouped:
       return "grouped";
+    case RowwiseGemmSchedule::kPromoted:
+      return "pingpong 64x128 scales at promotion";
+    case RowwiseGemmSchedule::kPromotedConcurrent:
+      return "concurrent 64x128 scales at promotion";
+    case RowwiseGemmSchedule::kOneKTile:
+      return "pingpong 128x128 one K tile";
+    case RowwiseGemmSchedule::kOneKTileCooperative:
+      return "cooperative 256x128 one K tile";
   }
   return "?";
 }
@@ -233,6 +241,12 @@ absl::StatusOr<cutlass_gemm::Made> MakeRowwiseGemm(const RowwiseGemmSpec& spec,
                                                    RowwiseGemmSchedule schedule, bool blackwell,
                                                    int device) {
   const bool fast = spec.fast_accum;
+  if (IsPromotedRowwise(schedule) && fast) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the CUTLASS ", RowwiseGemmScheduleName(schedule),
+        " row-wise GEMM applies the scales as it promotes partial sums to fp32 (dgrad, wgrad); "
+        "this GEMM uses FP8 fast accumulation"));
+  }
   if (schedule == RowwiseGemmSchedule::kGrouped) {
     if (spec.groups.size() == 1) {
       return absl::FailedPreconditionError(
@@ -275,6 +289,14 @@ absl::StatusOr<cutlass_gemm::Made> MakeRowwiseGemm(const RowwiseGemmSpec& spec,
     case RowwiseGemmSchedule::kCooperative:
       return fast ? cutlass_gemm::MakeRowwiseCooperative(p, device)
                   : cutlass_gemm::MakeRowwiseCooperativeSplit(p, device);
+    case RowwiseGemmSchedule::kPromoted:
+      return cutlass_gemm::MakeRowwisePromotedPingpong(p, device);
+    case RowwiseGemmSchedule::kPromotedConcurrent:
+      return cutlass_gemm::MakeRowwisePromotedConcurrent(p, device);
+    case RowwiseGemmSchedule::kOneKTile:
+      return cutlass_gemm::MakeRowwiseOneKTilePingpong(p, device);
+    case RowwiseGemmSchedule::kOneKTileCooperative:
+      return cutlass_gemm::MakeRowwiseOneKTileCooperative(p, device);
     default:
       break;
   }
@@ -318,8 +340,12 @@ absl::StatusOr<CutlassGemm> CutlassGemm::CreateRowwise(const RowwiseGemmSpec& sp
   const size_t groups = spec.groups.size();
   gemm.description_ = absl::StrCat(
       "CUTLASS ", GEMMPROF_CUTLASS_VERSION, blackwell ? " sm100a " : " sm90a ",
-      schedule == RowwiseGemmSchedule::kGrouped ? "grouped " : "",
-      "FP8 GEMM, row-wise scales in the epilogue (e4m3 x e4m3; ", gemm.instance_->Config(), ")",
+      schedule == RowwiseGemmSchedule::kGrouped ? "grouped " : "", "FP8 GEMM, row-wise scales ",
+      IsPromotedRowwise(schedule)
+          ? "applied to the partial sums promoted to fp32 at each K tile (the recipe applies them "
+            "in the epilogue: the same products in another fp32 rounding order)"
+          : "in the epilogue",
+      " (e4m3 x e4m3; ", gemm.instance_->Config(), ")",
       groups > 1 ? absl::StrCat(", ", groups, " groups in one launch") : "");
   return gemm;
 #endif

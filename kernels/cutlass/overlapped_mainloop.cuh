@@ -78,7 +78,16 @@ CUTLASS_DEVICE void RunOverlappedPromotion(Pipeline& pipeline, State smem_pipe_r
   }
 }
 
-template <class Base>
+// OneKTile: the form for GEMMs of one K tile per output tile (the wgrad of experts with at
+// most 128 tokens; the host refuses longer K loops, the kernel does not check): the tile's
+// WGMMAs go straight into the accumulator, which is then scaled in place as a promotion
+// onto a cleared accumulator would (accum = 0 + partial * scales: the same fp32 operations
+// and values), so no partial accumulator is needed and a warp group's tile may be 128x128.
+// Those GEMMs write as many bytes as they read: the larger tile means fewer tile starts and
+// stores per byte. (A form that went on to later K tiles 64 rows at a time, into one
+// 64x128 partial, measured 13% slower on one K tile in the choice burst, for its
+// registers, and won no two-K-tile item: docs/benchmarks.md, "Kernel forms".)
+template <class Base, bool OneKTile = false>
 struct OverlappedBlockwiseMainloop : Base {
   using typename Base::MainloopPipeline;
   using typename Base::Params;
@@ -142,13 +151,6 @@ struct OverlappedBlockwiseMainloop : Base {
     CUTE_STATIC_ASSERT_V(size<1>(tCrA) == size<1>(accum));
     CUTE_STATIC_ASSERT_V(size<1>(tCrB) == size<2>(accum));
 
-    // Two partial accumulators: one receives a block's WGMMAs while the other, holding
-    // the block before, is promoted.
-    Tensor part0 = make_fragment_like(accum);
-    Tensor part1 = make_fragment_like(accum);
-    clear(accum);
-    warpgroup_fence_operand(accum);
-
     auto issue = [&](auto& part, int stage) {
       tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
       warpgroup_fence_operand(part);
@@ -181,28 +183,51 @@ struct OverlappedBlockwiseMainloop : Base {
       }
       return cute::make_tuple(sfa, sfb);
     };
-    // accum += part * (the stage's A scale of the row) * (B^T scale of the column).
-    auto promote = [&](auto& part, auto const& scales) {
-      auto const& sfa = get<0>(scales);
-      auto const& sfb = get<1>(scales);
+    // dst = addend + part * (the A scale of the row) * (the B^T scale of the column), element
+    // by element (dst, part and the scales seen with one shape); addend(i): dst(i) (a
+    // promotion), or 0 (the one-K-tile form, where part is dst).
+    auto promote_into = [&](auto& dst, auto& part, auto const& sfa, auto const& sfb, auto addend) {
       warpgroup_fence_operand(part);
-      warpgroup_fence_operand(accum);
+      warpgroup_fence_operand(dst);
       if constexpr (kScaleRowsPerTile > 1 && kScaleColsPerTile > 1) {
         CUTLASS_PRAGMA_UNROLL
-        for (int i = 0; i < size(accum); ++i) accum(i) += part(i) * sfa(i) * sfb(i);
+        for (int i = 0; i < size(dst); ++i) dst(i) = addend(i) + part(i) * sfa(i) * sfb(i);
       } else if constexpr (kScaleRowsPerTile > 1) {
         CUTLASS_PRAGMA_UNROLL
-        for (int i = 0; i < size(accum); ++i) accum(i) += part(i) * sfa(i);
+        for (int i = 0; i < size(dst); ++i) dst(i) = addend(i) + part(i) * sfa(i);
       } else if constexpr (kScaleColsPerTile > 1) {
         CUTLASS_PRAGMA_UNROLL
-        for (int i = 0; i < size(accum); ++i) accum(i) += part(i) * sfb(i);
+        for (int i = 0; i < size(dst); ++i) dst(i) = addend(i) + part(i) * sfb(i);
       } else {
         const Scale ab = sfa(_0{});
         CUTLASS_PRAGMA_UNROLL
-        for (int i = 0; i < size(accum); ++i) accum(i) += part(i) * ab;
+        for (int i = 0; i < size(dst); ++i) dst(i) = addend(i) + part(i) * ab;
       }
-      warpgroup_fence_operand(accum);
+      warpgroup_fence_operand(dst);
     };
+    // accum += part * the stage's scales.
+    auto promote = [&](auto& part, auto const& scales) {
+      promote_into(accum, part, get<0>(scales), get<1>(scales), [&](int i) { return accum(i); });
+    };
+
+    if constexpr (OneKTile) {
+      // The base's mma_tail releases the stage.
+      if (k_tile_count <= 0) return;
+      pipeline.consumer_wait(smem_pipe_read);
+      const int stage = smem_pipe_read.index();
+      issue(accum, stage);
+      auto scales = load_scales(stage);
+      warpgroup_wait<0>();
+      promote_into(accum, accum, get<0>(scales), get<1>(scales), [](int) { return 0.0f; });
+      return;
+    }
+
+    // Two partial accumulators: one receives a block's WGMMAs while the other, holding
+    // the block before, is promoted.
+    Tensor part0 = make_fragment_like(accum);
+    Tensor part1 = make_fragment_like(accum);
+    clear(accum);
+    warpgroup_fence_operand(accum);
     // Wait for the partial sums of `stage` (all but `pending` WGMMA batches retired) and
     // promote them. With a single scale per tile on one side a thread needs two or three
     // scales: they are read before the next block's WGMMAs are issued (`issue_next`), so
@@ -226,6 +251,9 @@ struct OverlappedBlockwiseMainloop : Base {
                            wait_and_promote);
   }
 };
+
+template <class Base>
+using OneKTileBlockwiseMainloop = OverlappedBlockwiseMainloop<Base, true>;
 
 // CUTLASS 4.2's FP8 mainloop without fast accumulation (the batched and pointer-array
 // collectives, MainloopSm90{,Array}TmaGmmaWarpSpecializedFP8) issues a K block's WGMMAs

@@ -100,6 +100,12 @@ double RowwiseRelativeError(const std::vector<float>& out, const std::vector<uin
   return std::sqrt(diff / ref2);
 }
 
+// The fp8-rowwise forms for one K tile per output tile (K <= 128).
+bool IsOneKTile(RowwiseGemmSchedule schedule) {
+  return schedule == RowwiseGemmSchedule::kOneKTile ||
+         schedule == RowwiseGemmSchedule::kOneKTileCooperative;
+}
+
 class BlockGemmTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -607,14 +613,31 @@ TEST_F(BlockGemmTest, RowwiseGemmAppliesEachRowAndColumnScale) {
         EXPECT_THAT(std::string(gemm.status().message()), HasSubstr("several groups"));
         continue;
       }
+      if (IsPromotedRowwise(schedule) && fast) {
+        // Scales at promotion: there is no promotion with fast accumulation.
+        EXPECT_EQ(gemm.status().code(), absl::StatusCode::kFailedPrecondition);
+        EXPECT_THAT(std::string(gemm.status().message()),
+                    HasSubstr("this GEMM uses FP8 fast accumulation"));
+        continue;
+      }
+      if (IsOneKTile(schedule)) {
+        // K 320 is three K tiles (RowwiseOneKTileFormsEqualThePromotedForm runs them).
+        EXPECT_EQ(gemm.status().code(), absl::StatusCode::kFailedPrecondition);
+        EXPECT_THAT(std::string(gemm.status().message()),
+                    HasSubstr("one K tile per output tile: K up to 128; this K is 320"));
+        continue;
+      }
       ASSERT_TRUE(gemm.ok()) << gemm.status();
       EXPECT_THAT(
           gemm->Description(),
-          HasSubstr(schedule == RowwiseGemmSchedule::kTile64 ? "tile 64x128x128, cluster 1x2x1"
+          HasSubstr(IsPromotedRowwise(schedule)                ? "tile 64x128x128, cluster 1x1x1"
+                    : schedule == RowwiseGemmSchedule::kTile64 ? "tile 64x128x128, cluster 1x2x1"
                     : schedule == RowwiseGemmSchedule::kTile128N ||
                             schedule == RowwiseGemmSchedule::kCooperative
                         ? "tile 128x128x128, cluster 1x2x1"
                         : "tile 128x128x128, cluster 2x1x1"));
+      EXPECT_THAT(gemm->Description(),
+                  HasSubstr(IsPromotedRowwise(schedule) ? "at each K tile" : "in the epilogue"));
       EXPECT_THAT(gemm->Description(),
                   HasSubstr(fast ? "FP8 fast accumulation" : "partial sums promoted to fp32"));
       EXPECT_EQ(gemm->Description().find("swizzle 8") != std::string::npos,
@@ -675,10 +698,93 @@ TEST_F(BlockGemmTest, RowwiseGemmAppliesEachRowAndColumnScale) {
   EXPECT_THAT(std::string(refused.status().message()), HasSubstr("N % 8 == 0"));
   refused = CutlassGemm::CreateRowwise(spec, RowwiseGemmSchedule::kTile64, 0, 100);
   EXPECT_THAT(std::string(refused.status().message()), HasSubstr("sm_90a only"));
+  RowwiseGemmSpec long_k = spec;
+  long_k.fast_accum = false;
+  long_k.groups[0].k = 640;  // never launched: refused before
+  refused = CutlassGemm::CreateRowwise(long_k, RowwiseGemmSchedule::kPromotedConcurrent, 0, sm_);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(refused.status().message()),
+              HasSubstr("run at once only up to K = 512 (4 K tiles, half its stages); this K is "
+                        "640"));
+  for (RowwiseGemmSchedule one :
+       {RowwiseGemmSchedule::kOneKTile, RowwiseGemmSchedule::kOneKTileCooperative}) {
+    refused = CutlassGemm::CreateRowwise(long_k, one, 0, sm_);
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_THAT(std::string(refused.status().message()),
+                HasSubstr("one K tile per output tile: K up to 128; this K is 640"));
+  }
   RowwiseGemmSpec empty;
   EXPECT_EQ(
       CutlassGemm::CreateRowwise(empty, RowwiseGemmSchedule::kTile128, 0, sm_).status().code(),
       absl::StatusCode::kInvalidArgument);
+}
+
+// The one-K-tile forms (K <= 128: the tile's WGMMAs straight into the accumulator, scaled
+// in place) against the 64x128 form that promotes onto a cleared accumulator: the same
+// output bits (a -0 sum is +0 in both), and within 1e-2 of the double host reference. Three
+// groups back to back (each group's scales at its own offset), M 200 (not a multiple of
+// either tile), K 128 and 112 (one partial K tile), scales not powers of two (so the order
+// of the products shows).
+TEST_F(BlockGemmTest, RowwiseOneKTileFormsEqualThePromotedForm) {
+  const int64_t groups = 3, m = 200, n = 264;
+  std::mt19937 rng(23);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::uniform_real_distribution<float> scale(0.3f, 3.0f);
+  for (const int64_t k : {int64_t{128}, int64_t{112}}) {
+    SCOPED_TRACE(absl::StrCat("K ", k));
+    std::vector<uint8_t> a, bt;
+    for (int64_t i = 0; i < groups * m * k; ++i)
+      a.push_back(core::quant::EncodeFp8(8.0f * normal(rng), Fp8Format::kE4M3));
+    for (int64_t i = 0; i < groups * n * k; ++i)
+      bt.push_back(core::quant::EncodeFp8(8.0f * normal(rng), Fp8Format::kE4M3));
+    std::vector<float> sa, sb;
+    for (int64_t i = 0; i < groups * m; ++i) sa.push_back(scale(rng));
+    for (int64_t j = 0; j < groups * n; ++j) sb.push_back(scale(rng));
+    DeviceBuffer d_a = ToDevice(a), d_bt = ToDevice(bt), d_sa = ToDevice(sa), d_sb = ToDevice(sb);
+    auto d_c = DeviceBuffer::Create(groups * m * n * 2);
+    ASSERT_TRUE(d_c.ok());
+    RowwiseGemmSpec spec;
+    spec.fast_accum = false;
+    for (int64_t g = 0; g < groups; ++g) {
+      spec.groups.push_back({m, n, k, d_a.as<uint8_t>() + g * m * k, d_bt.as<uint8_t>() + g * n * k,
+                             d_c->as<__nv_bfloat16>() + g * m * n, d_sa.as<float>() + g * m,
+                             d_sb.as<float>() + g * n});
+    }
+    auto run = [&](RowwiseGemmSchedule schedule, std::vector<uint16_t>* bits) {
+      auto gemm = CutlassGemm::CreateRowwise(spec, schedule, 0, sm_);
+      ASSERT_TRUE(gemm.ok()) << RowwiseGemmScheduleName(schedule) << ": " << gemm.status();
+      ASSERT_EQ(cudaMemset(d_c->get(), 0xff, groups * m * n * 2), cudaSuccess);
+      ASSERT_TRUE(RunOnce(*gemm).ok());
+      bits->resize(groups * m * n);
+      ASSERT_EQ(cudaMemcpy(bits->data(), d_c->get(), bits->size() * 2, cudaMemcpyDeviceToHost),
+                cudaSuccess);
+      for (uint16_t& b : *bits) {
+        if (b == 0x8000) b = 0;  // -0 and +0 alike
+      }
+      for (int64_t g = 0; g < groups; ++g) {
+        std::vector<float> out = Bf16ToHostFloat(d_c->as<__nv_bfloat16>() + g * m * n, m * n);
+        const Size s{m, n, k};
+        const std::vector<uint8_t> ga(a.begin() + g * m * k, a.begin() + (g + 1) * m * k);
+        const std::vector<uint8_t> gbt(bt.begin() + g * n * k, bt.begin() + (g + 1) * n * k);
+        const std::vector<float> gsa(sa.begin() + g * m, sa.begin() + (g + 1) * m);
+        const std::vector<float> gsb(sb.begin() + g * n, sb.begin() + (g + 1) * n);
+        EXPECT_LT(RowwiseRelativeError(out, ga, gbt, gsa, gsb, s), 1e-2)
+            << RowwiseGemmScheduleName(schedule) << ", group " << g;
+      }
+      std::printf("row-wise %s, K %lld: %s\n", RowwiseGemmScheduleName(schedule),
+                  static_cast<long long>(k), gemm->Description().c_str());
+    };
+    std::vector<uint16_t> promoted, one;
+    run(RowwiseGemmSchedule::kPromoted, &promoted);
+    for (RowwiseGemmSchedule schedule :
+         {RowwiseGemmSchedule::kOneKTile, RowwiseGemmSchedule::kOneKTileCooperative}) {
+      run(schedule, &one);
+      int64_t differ = 0;
+      for (size_t i = 0; i < one.size(); ++i) differ += one[i] != promoted[i];
+      EXPECT_EQ(differ, 0) << RowwiseGemmScheduleName(schedule) << ": outputs whose bits differ "
+                           << "from the promoted 64x128 form's";
+    }
+  }
 }
 
 // MoE experts in one launch: five experts with their own operands and row/column scales
@@ -725,6 +831,10 @@ TEST_F(BlockGemmTest, RowwiseGemmRunsEveryExpertWithItsOwnScales) {
         if ((schedule == RowwiseGemmSchedule::kGrouped) != grouped) continue;
         SCOPED_TRACE(absl::StrCat(RowwiseGemmScheduleName(schedule), fast ? " fast" : " split"));
         auto gemm = CutlassGemm::CreateRowwise(spec, schedule, 0, sm_);
+        if ((IsPromotedRowwise(schedule) && fast) || IsOneKTile(schedule)) {
+          EXPECT_EQ(gemm.status().code(), absl::StatusCode::kFailedPrecondition);
+          continue;
+        }
         ASSERT_TRUE(gemm.ok()) << gemm.status();
         EXPECT_THAT(gemm->Description(), HasSubstr("5 groups in one launch"));
         const uint16_t sentinel = 0x7fc1;  // a BF16 NaN no GEMM writes
