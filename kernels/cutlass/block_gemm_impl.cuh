@@ -104,6 +104,7 @@ struct BlockScaleConfig<kRowScales> {
 #define GEMMPROF_CUTLASS_BLOCK_GEMM_TYPES(Name, ScaleN, TileM, Schedule)                           \
   struct Name {                                                                                    \
     GEMMPROF_CUTLASS_BLOCK_GEMM_COMMON(ScaleN, TileM, Schedule);                                   \
+    static_assert(!kRowwiseScales, "row-wise scales are read by the batched forms only");          \
     using ProblemShape = cutlass::gemm::GroupProblemShape<cute::Shape<int, int, int>>;             \
     using Epilogue = cutlass::epilogue::collective::CollectiveBuilder<                             \
         cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,              \

@@ -35,6 +35,42 @@
 
 namespace gemmprof::kernels::cutlass_gemm {
 
+// The WGMMA issue of a consumer thread, shared by the mainloops below: its warp group's
+// slice of TiledMma over the stages of the shared-memory ring (A's and B's fragments are
+// descriptors into every stage) and the function issue(part, stage), which issues one
+// stage's WGMMAs (a whole K tile) into the accumulator fragment `part`, starting from zero,
+// as one committed batch.
+template <class TiledMma, class SmemLayoutA, class SmemLayoutB, class TensorStorage,
+          class FrgTensorC>
+CUTLASS_DEVICE auto MakeStageIssue(TensorStorage& shared_tensors, int thread_idx,
+                                   FrgTensorC const& accum) {
+  using namespace cute;
+  Tensor sA = make_tensor(make_smem_ptr(shared_tensors.smem_A.data()), SmemLayoutA{});
+  Tensor sB = make_tensor(make_smem_ptr(shared_tensors.smem_B.data()), SmemLayoutB{});
+  constexpr int kWarpGroups = size(TiledMma{}) / cutlass::NumThreadsPerWarpGroup;
+  const Layout warp_groups =
+      make_layout(Int<kWarpGroups>{}, Int<cutlass::NumThreadsPerWarpGroup>{});
+  const int warp_group = __shfl_sync(0xFFFFFFFF, thread_idx / cutlass::NumThreadsPerWarpGroup, 0);
+  TiledMma tiled_mma;
+  auto wg_mma = tiled_mma.get_slice(warp_groups(warp_group));
+  Tensor tCrA = wg_mma.make_fragment_A(wg_mma.partition_A(sA));  // (MMA, MMA_M, MMA_K, stage)
+  Tensor tCrB = wg_mma.make_fragment_B(wg_mma.partition_B(sB));  // (MMA, MMA_N, MMA_K, stage)
+  CUTE_STATIC_ASSERT_V(size<1>(tCrA) == size<1>(accum));
+  CUTE_STATIC_ASSERT_V(size<1>(tCrB) == size<2>(accum));
+  return [tiled_mma, tCrA, tCrB](auto& part, int stage) mutable {
+    tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
+    warpgroup_fence_operand(part);
+    warpgroup_arrive();
+    CUTLASS_PRAGMA_UNROLL
+    for (int k_block = 0; k_block < size<2>(tCrA); ++k_block) {
+      cute::gemm(tiled_mma, tCrA(_, _, k_block, stage), tCrB(_, _, k_block, stage), part);
+      tiled_mma.accumulate_ = GMMA::ScaleOut::One;
+    }
+    warpgroup_commit_batch();
+    warpgroup_fence_operand(part);
+  };
+}
+
 // The K loop both overlapped mainloops share, for a collective that keeps one K tile in
 // flight (K_PIPE_MMAS 1). K tile 0 goes into part0; then a step per tile: issue it into one
 // partial accumulator, promote the tile before from the other and release that tile's
@@ -115,8 +151,6 @@ struct OverlappedBlockwiseMainloop : Base {
     using namespace cute;
     static_assert(is_rmem<FrgTensorC>::value, "the accumulator must be in registers");
 
-    Tensor sA = make_tensor(make_smem_ptr(shared_tensors.smem_A.data()), SmemLayoutA{});
-    Tensor sB = make_tensor(make_smem_ptr(shared_tensors.smem_B.data()), SmemLayoutB{});
     // The scales of each stage seen with the accumulator's (M, N) shape: A's scales vary
     // along M and are broadcast along N, B^T's the other way; the third mode is
     // (scale block along K, stage).
@@ -137,32 +171,11 @@ struct OverlappedBlockwiseMainloop : Base {
                 _0{}, get<0>(stride(SmemLayoutSFB{})),
                 make_stride(get<1>(stride(SmemLayoutSFB{})), get<2>(stride(SmemLayoutSFB{}))))));
 
-    constexpr int kWarpGroups = size(TiledMma{}) / cutlass::NumThreadsPerWarpGroup;
-    const Layout warp_groups =
-        make_layout(Int<kWarpGroups>{}, Int<cutlass::NumThreadsPerWarpGroup>{});
-    const int warp_group = __shfl_sync(0xFFFFFFFF, thread_idx / cutlass::NumThreadsPerWarpGroup, 0);
-    TiledMma tiled_mma;
-    auto wg_mma = tiled_mma.get_slice(warp_groups(warp_group));
-    auto thread_c = tiled_mma.get_slice(thread_idx);
+    auto thread_c = TiledMma{}.get_slice(thread_idx);
     Tensor tCsSFA = thread_c.partition_C(sSFA);  // (MMA, MMA_M, MMA_N, (K block, stage))
     Tensor tCsSFB = thread_c.partition_C(sSFB);
-    Tensor tCrA = wg_mma.make_fragment_A(wg_mma.partition_A(sA));  // (MMA, MMA_M, MMA_K, stage)
-    Tensor tCrB = wg_mma.make_fragment_B(wg_mma.partition_B(sB));  // (MMA, MMA_N, MMA_K, stage)
-    CUTE_STATIC_ASSERT_V(size<1>(tCrA) == size<1>(accum));
-    CUTE_STATIC_ASSERT_V(size<1>(tCrB) == size<2>(accum));
-
-    auto issue = [&](auto& part, int stage) {
-      tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
-      warpgroup_fence_operand(part);
-      warpgroup_arrive();
-      CUTLASS_PRAGMA_UNROLL
-      for (int k_block = 0; k_block < size<2>(tCrA); ++k_block) {
-        cute::gemm(tiled_mma, tCrA(_, _, k_block, stage), tCrB(_, _, k_block, stage), part);
-        tiled_mma.accumulate_ = GMMA::ScaleOut::One;
-      }
-      warpgroup_commit_batch();
-      warpgroup_fence_operand(part);
-    };
+    auto issue =
+        MakeStageIssue<TiledMma, SmemLayoutA, SmemLayoutB>(shared_tensors, thread_idx, accum);
     // A stage's scales in registers, seen with the accumulator's shape; where one side
     // has a single scale per tile it is folded into the other's.
     auto load_scales = [&](int stage) {
@@ -286,38 +299,17 @@ struct OverlappedPromotionMainloop : Base {
                           TensorStorage& shared_tensors, Params const& /*mainloop_params*/) {
     using namespace cute;
     static_assert(is_rmem<FrgTensorC>::value, "the accumulator must be in registers");
-    Tensor sA = make_tensor(make_smem_ptr(shared_tensors.smem_A.data()), SmemLayoutA{});
-    Tensor sB = make_tensor(make_smem_ptr(shared_tensors.smem_B.data()), SmemLayoutB{});
-    constexpr int kWarpGroups = size(TiledMma{}) / cutlass::NumThreadsPerWarpGroup;
-    const Layout warp_groups =
-        make_layout(Int<kWarpGroups>{}, Int<cutlass::NumThreadsPerWarpGroup>{});
-    const int warp_group = __shfl_sync(0xFFFFFFFF, thread_idx / cutlass::NumThreadsPerWarpGroup, 0);
-    TiledMma tiled_mma;
-    auto wg_mma = tiled_mma.get_slice(warp_groups(warp_group));
-    Tensor tCrA = wg_mma.make_fragment_A(wg_mma.partition_A(sA));  // (MMA, MMA_M, MMA_K, stage)
-    Tensor tCrB = wg_mma.make_fragment_B(wg_mma.partition_B(sB));  // (MMA, MMA_N, MMA_K, stage)
-    CUTE_STATIC_ASSERT_V(size<1>(tCrA) == size<1>(accum));
-    CUTE_STATIC_ASSERT_V(size<1>(tCrB) == size<2>(accum));
     // CUTLASS's default promotion interval, 4 WGMMA K steps, is one K tile here.
-    CUTE_STATIC_ASSERT_V(size<2>(tCrA) == Int<4>{});
+    static_assert(size<2>(TileShape{}) == 4 * size<2>(typename TiledMma::AtomShape_MNK{}),
+                  "the overlapped K loop promotes once per K tile of 4 WGMMA K steps");
+    auto issue =
+        MakeStageIssue<TiledMma, SmemLayoutA, SmemLayoutB>(shared_tensors, thread_idx, accum);
 
     Tensor part0 = make_fragment_like(accum);
     Tensor part1 = make_fragment_like(accum);
     clear(accum);
     warpgroup_fence_operand(accum);
 
-    auto issue = [&](auto& part, int stage) {
-      tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
-      warpgroup_fence_operand(part);
-      warpgroup_arrive();
-      CUTLASS_PRAGMA_UNROLL
-      for (int k_block = 0; k_block < size<2>(tCrA); ++k_block) {
-        cute::gemm(tiled_mma, tCrA(_, _, k_block, stage), tCrB(_, _, k_block, stage), part);
-        tiled_mma.accumulate_ = GMMA::ScaleOut::One;
-      }
-      warpgroup_commit_batch();
-      warpgroup_fence_operand(part);
-    };
     auto wait_and_promote = [&](auto& done, int /*stage*/, auto issue_next, auto pending) {
       issue_next();
       warpgroup_wait<decltype(pending)::value>();
