@@ -142,6 +142,12 @@ Made MakeRowwiseTile128N(const RowwiseProblem& problem, int device);
 Made MakeRowwiseTile128NSplit(const RowwiseProblem& problem, int device);
 Made MakeRowwiseCooperative(const RowwiseProblem& problem, int device);
 Made MakeRowwiseCooperativeSplit(const RowwiseProblem& problem, int device);
+// Without a cluster (Solo; fp8-block's batched forms measured faster without one): the
+// cooperative forms, and Tile128 (FP8 fast accumulation only: the 128-row pingpong Split
+// forms wait at every promotion, above).
+Made MakeRowwiseCooperativeSolo(const RowwiseProblem& problem, int device);
+Made MakeRowwiseCooperativeSplitSolo(const RowwiseProblem& problem, int device);
+Made MakeRowwiseTile128Solo(const RowwiseProblem& problem, int device);
 // Promoted (Split only, batched): fp8-block's batched overlapped pingpong form for 1x128
 // scales (tile 64x128x128, no cluster, the whole tile stored at once) and its concurrent
 // form (K up to 512), reading the row-wise scale vectors as 1x128 scales equal along K:

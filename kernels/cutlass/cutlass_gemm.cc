@@ -86,6 +86,10 @@ const char* RowwiseGemmScheduleName(RowwiseGemmSchedule schedule) {
       return "cooperative 128x128";
     case RowwiseGemmSchedule::kGrouped:
       return "grouped";
+    case RowwiseGemmSchedule::kCooperativeSolo:
+      return "cooperative 128x128 no cluster";
+    case RowwiseGemmSchedule::kTile128Solo:
+      return "pingpong 128x128 no cluster";
     case RowwiseGemmSchedule::kPromoted:
       return "pingpong 64x128 scales at promotion";
     case RowwiseGemmSchedule::kPromotedConcurrent:
@@ -247,6 +251,12 @@ absl::StatusOr<cutlass_gemm::Made> MakeRowwiseGemm(const RowwiseGemmSpec& spec,
         " row-wise GEMM applies the scales as it promotes partial sums to fp32 (dgrad, wgrad); "
         "this GEMM uses FP8 fast accumulation"));
   }
+  if (IsFastOnlyRowwise(schedule) && !fast) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the CUTLASS ", RowwiseGemmScheduleName(schedule),
+                     " row-wise GEMM is built with FP8 fast accumulation only (fprop); this GEMM "
+                     "promotes partial sums to fp32"));
+  }
   if (schedule == RowwiseGemmSchedule::kGrouped) {
     if (spec.groups.size() == 1) {
       return absl::FailedPreconditionError(
@@ -289,6 +299,11 @@ absl::StatusOr<cutlass_gemm::Made> MakeRowwiseGemm(const RowwiseGemmSpec& spec,
     case RowwiseGemmSchedule::kCooperative:
       return fast ? cutlass_gemm::MakeRowwiseCooperative(p, device)
                   : cutlass_gemm::MakeRowwiseCooperativeSplit(p, device);
+    case RowwiseGemmSchedule::kCooperativeSolo:
+      return fast ? cutlass_gemm::MakeRowwiseCooperativeSolo(p, device)
+                  : cutlass_gemm::MakeRowwiseCooperativeSplitSolo(p, device);
+    case RowwiseGemmSchedule::kTile128Solo:
+      return cutlass_gemm::MakeRowwiseTile128Solo(p, device);
     case RowwiseGemmSchedule::kPromoted:
       return cutlass_gemm::MakeRowwisePromotedPingpong(p, device);
     case RowwiseGemmSchedule::kPromotedConcurrent:

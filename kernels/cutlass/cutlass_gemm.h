@@ -92,8 +92,9 @@ struct RowwiseGemmSpec {
   bool fast_accum = true;  // false: partial sums promoted to fp32 (the Split instantiations)
 };
 
-// All pingpong (block_gemm_kernels.h says why these). The tile forms run the groups as
-// one batch (one size, stored back to back); kGrouped takes any size per group.
+// Pingpong and cooperative forms (block_gemm_kernels.h says which serves what). The tile
+// forms run the groups as one batch (one size, stored back to back); kGrouped takes any
+// size per group.
 enum class RowwiseGemmSchedule {
   kTile64,           // tile 64x128x128, cluster 1x2x1: small M
   kTile128,          // tile 128x128x128, cluster 2x1x1
@@ -101,6 +102,8 @@ enum class RowwiseGemmSchedule {
   kTile128N,         // tile 128x128x128, cluster 1x2x1 (experts of one M tile)
   kCooperative,      // cooperative 128x128x128, cluster 1x2x1
   kGrouped,          // pointer arrays, tile 64x128x128 (sm_100a: its own form); groups > 1
+  kCooperativeSolo,  // cooperative 128x128x128, no cluster
+  kTile128Solo,      // tile 128x128x128, no cluster; FP8 fast accumulation only
   // Promoted accumulation only (fast_accum false), batched: the scales applied at each K
   // tile's promotion, a plain epilogue (block_gemm_kernels.h, "Promoted").
   kPromoted,             // pingpong 64x128x128, no cluster
@@ -112,6 +115,7 @@ inline constexpr RowwiseGemmSchedule kRowwiseGemmSchedules[] = {
     RowwiseGemmSchedule::kTile64,          RowwiseGemmSchedule::kTile128,
     RowwiseGemmSchedule::kTile128Swizzle8, RowwiseGemmSchedule::kTile128N,
     RowwiseGemmSchedule::kCooperative,     RowwiseGemmSchedule::kGrouped,
+    RowwiseGemmSchedule::kCooperativeSolo, RowwiseGemmSchedule::kTile128Solo,
     RowwiseGemmSchedule::kPromoted,        RowwiseGemmSchedule::kPromotedConcurrent,
     RowwiseGemmSchedule::kOneKTile,        RowwiseGemmSchedule::kOneKTileCooperative};
 // The forms that apply the scales at promotion (promoted accumulation only).
@@ -121,8 +125,13 @@ inline constexpr bool IsPromotedRowwise(RowwiseGemmSchedule schedule) {
          schedule == RowwiseGemmSchedule::kOneKTile ||
          schedule == RowwiseGemmSchedule::kOneKTileCooperative;
 }
+// The forms instantiated with FP8 fast accumulation only (promoted accumulation refused).
+inline constexpr bool IsFastOnlyRowwise(RowwiseGemmSchedule schedule) {
+  return schedule == RowwiseGemmSchedule::kTile128Solo;
+}
 // "pingpong 64x128", "pingpong 128x128", "pingpong 128x128 swizzle 8", "pingpong 128x128
-// cluster 1x2", "cooperative 128x128", "grouped", "pingpong 64x128 scales at promotion",
+// cluster 1x2", "cooperative 128x128", "grouped", "cooperative 128x128 no cluster",
+// "pingpong 128x128 no cluster", "pingpong 64x128 scales at promotion",
 // "concurrent 64x128 scales at promotion", "pingpong 128x128 one K tile", "cooperative
 // 256x128 one K tile".
 const char* RowwiseGemmScheduleName(RowwiseGemmSchedule schedule);

@@ -613,6 +613,12 @@ TEST_F(BlockGemmTest, RowwiseGemmAppliesEachRowAndColumnScale) {
         EXPECT_THAT(std::string(gemm.status().message()), HasSubstr("several groups"));
         continue;
       }
+      if (IsFastOnlyRowwise(schedule) && !fast) {
+        EXPECT_EQ(gemm.status().code(), absl::StatusCode::kFailedPrecondition);
+        EXPECT_THAT(std::string(gemm.status().message()),
+                    HasSubstr("this GEMM promotes partial sums to fp32"));
+        continue;
+      }
       if (IsPromotedRowwise(schedule) && fast) {
         // Scales at promotion: there is no promotion with fast accumulation.
         EXPECT_EQ(gemm.status().code(), absl::StatusCode::kFailedPrecondition);
@@ -635,6 +641,9 @@ TEST_F(BlockGemmTest, RowwiseGemmAppliesEachRowAndColumnScale) {
                     : schedule == RowwiseGemmSchedule::kTile128N ||
                             schedule == RowwiseGemmSchedule::kCooperative
                         ? "tile 128x128x128, cluster 1x2x1"
+                    : schedule == RowwiseGemmSchedule::kCooperativeSolo ||
+                            schedule == RowwiseGemmSchedule::kTile128Solo
+                        ? "tile 128x128x128, cluster 1x1x1"
                         : "tile 128x128x128, cluster 2x1x1"));
       EXPECT_THAT(gemm->Description(),
                   HasSubstr(IsPromotedRowwise(schedule) ? "at each K tile" : "in the epilogue"));
@@ -831,7 +840,8 @@ TEST_F(BlockGemmTest, RowwiseGemmRunsEveryExpertWithItsOwnScales) {
         if ((schedule == RowwiseGemmSchedule::kGrouped) != grouped) continue;
         SCOPED_TRACE(absl::StrCat(RowwiseGemmScheduleName(schedule), fast ? " fast" : " split"));
         auto gemm = CutlassGemm::CreateRowwise(spec, schedule, 0, sm_);
-        if ((IsPromotedRowwise(schedule) && fast) || IsOneKTile(schedule)) {
+        if ((IsPromotedRowwise(schedule) && fast) || (IsFastOnlyRowwise(schedule) && !fast) ||
+            IsOneKTile(schedule)) {
           EXPECT_EQ(gemm.status().code(), absl::StatusCode::kFailedPrecondition);
           continue;
         }
