@@ -71,6 +71,17 @@ DeviceBuffer ToDevice(const std::vector<T>& v) {
   return std::move(*d);
 }
 
+// `count` E4M3 codes of 8 x normal(rng) (the caller's distribution, so two calls draw what
+// one loop over both would).
+std::vector<uint8_t> RandomE4m3(int64_t count, std::mt19937& rng,
+                                std::normal_distribution<float>& normal) {
+  std::vector<uint8_t> v;
+  v.reserve(count);
+  for (int64_t i = 0; i < count; ++i)
+    v.push_back(core::quant::EncodeFp8(8.0f * normal(rng), Fp8Format::kE4M3));
+  return v;
+}
+
 // One group's operands on the host and the device; scales row-major and compact.
 struct HostGroup {
   Size s;
@@ -588,11 +599,8 @@ TEST_F(BlockGemmTest, RowwiseGemmAppliesEachRowAndColumnScale) {
   std::mt19937 rng(11);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   std::uniform_int_distribution<int> exponent(-4, 4);
-  std::vector<uint8_t> a, bt;
-  for (int64_t i = 0; i < s.m * s.k; ++i)
-    a.push_back(core::quant::EncodeFp8(8.0f * normal(rng), Fp8Format::kE4M3));
-  for (int64_t i = 0; i < s.n * s.k; ++i)
-    bt.push_back(core::quant::EncodeFp8(8.0f * normal(rng), Fp8Format::kE4M3));
+  const std::vector<uint8_t> a = RandomE4m3(s.m * s.k, rng, normal);
+  const std::vector<uint8_t> bt = RandomE4m3(s.n * s.k, rng, normal);
   std::vector<float> sa, sb;
   for (int64_t i = 0; i < s.m; ++i) sa.push_back(std::ldexp(1.0f, exponent(rng)));
   for (int64_t j = 0; j < s.n; ++j) sb.push_back(std::ldexp(1.0f, exponent(rng)));
@@ -741,11 +749,8 @@ TEST_F(BlockGemmTest, RowwiseOneKTileFormsEqualThePromotedForm) {
   std::uniform_real_distribution<float> scale(0.3f, 3.0f);
   for (const int64_t k : {int64_t{128}, int64_t{112}}) {
     SCOPED_TRACE(absl::StrCat("K ", k));
-    std::vector<uint8_t> a, bt;
-    for (int64_t i = 0; i < groups * m * k; ++i)
-      a.push_back(core::quant::EncodeFp8(8.0f * normal(rng), Fp8Format::kE4M3));
-    for (int64_t i = 0; i < groups * n * k; ++i)
-      bt.push_back(core::quant::EncodeFp8(8.0f * normal(rng), Fp8Format::kE4M3));
+    const std::vector<uint8_t> a = RandomE4m3(groups * m * k, rng, normal);
+    const std::vector<uint8_t> bt = RandomE4m3(groups * n * k, rng, normal);
     std::vector<float> sa, sb;
     for (int64_t i = 0; i < groups * m; ++i) sa.push_back(scale(rng));
     for (int64_t j = 0; j < groups * n; ++j) sb.push_back(scale(rng));
@@ -810,11 +815,8 @@ TEST_F(BlockGemmTest, RowwiseGemmRunsEveryExpertWithItsOwnScales) {
   std::mt19937 rng(19);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   std::uniform_int_distribution<int> exponent(-4, 4);
-  std::vector<uint8_t> a, bt;
-  for (int64_t i = 0; i < experts * capacity * k; ++i)
-    a.push_back(core::quant::EncodeFp8(8.0f * normal(rng), Fp8Format::kE4M3));
-  for (int64_t i = 0; i < experts * n * k; ++i)
-    bt.push_back(core::quant::EncodeFp8(8.0f * normal(rng), Fp8Format::kE4M3));
+  const std::vector<uint8_t> a = RandomE4m3(experts * capacity * k, rng, normal);
+  const std::vector<uint8_t> bt = RandomE4m3(experts * n * k, rng, normal);
   std::vector<float> sa, sb;
   for (int64_t i = 0; i < experts * capacity; ++i) sa.push_back(std::ldexp(1.0f, exponent(rng)));
   for (int64_t j = 0; j < experts * n; ++j) sb.push_back(std::ldexp(1.0f, exponent(rng)));
