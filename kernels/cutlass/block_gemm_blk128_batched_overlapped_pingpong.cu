@@ -11,10 +11,8 @@
 namespace gemmprof::kernels::cutlass_gemm {
 
 namespace {
-using WholeTileEpilogue = cute::Shape<cute::_64, cute::_128>;
 GEMMPROF_CUTLASS_OVERLAPPED_BATCHED_BLOCK_GEMM_TYPES(Blk128BatchedOverlappedPingpong, 128, 64,
-                                                     Pingpong, TmaWarpSpecialized,
-                                                     WholeTileEpilogue,
+                                                     Pingpong, TmaWarpSpecialized, Epilogue64x128,
                                                      PingpongDeferredStoreEpilogue,
                                                      ", epilogue tile 64x128, store wait deferred");
 }  // namespace

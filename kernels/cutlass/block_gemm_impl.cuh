@@ -298,6 +298,13 @@ class BlockGemm final : public AdapterInstance<typename T::Gemm> {
 // The epilogue CUTLASS's builder makes, unchanged.
 template <class Epilogue>
 using AsBuilt = Epilogue;
+// An epilogue piece of 64x128, the EpilogueTile of the 64-row pingpong forms that store a
+// warp group's whole tile at once (one shared-memory buffer and one TMA store per tile
+// rather than CUTLASS's four 64x32 pieces: their tiles end after a few K tiles, so the
+// epilogue is as long as the mainloop; the grouped row-wise form measured slower with it:
+// docs/benchmarks.md, "MoE as servers run it") and of the 128-row one-K-tile pingpong form
+// (half its tile at a time: CUTLASS's pingpong epilogue takes 64 rows).
+using Epilogue64x128 = cute::Shape<cute::_64, cute::_128>;
 // EpilogueTile: how much of the tile the epilogue stores at a time (EpilogueTileAuto: CUTLASS's
 // choice, 64x32 for pingpong and 128x32 for cooperative). EpilogueOf: the epilogue used, given
 // the one CUTLASS's builder makes (AsBuilt, or PingpongDeferredStoreEpilogue of

@@ -7,9 +7,8 @@
 namespace gemmprof::kernels::cutlass_gemm {
 
 namespace {
-using WholeTileEpilogue = cute::Shape<cute::_64, cute::_128>;
 GEMMPROF_CUTLASS_CONCURRENT_BATCHED_BLOCK_GEMM_TYPES(Vec128BatchedConcurrentPingpong, 1,
-                                                     WholeTileEpilogue, AsBuilt,
+                                                     Epilogue64x128, AsBuilt,
                                                      ", epilogue tile 64x128");
 }  // namespace
 

@@ -10,11 +10,9 @@
 namespace gemmprof::kernels::cutlass_gemm {
 
 namespace {
-using WholeTileEpilogue = cute::Shape<cute::_64, cute::_128>;
 GEMMPROF_CUTLASS_OVERLAPPED_BATCHED_BLOCK_GEMM_TYPES(Vec128BatchedOverlappedPingpong, 1, 64,
-                                                     Pingpong, TmaWarpSpecialized,
-                                                     WholeTileEpilogue, AsBuilt,
-                                                     ", epilogue tile 64x128");
+                                                     Pingpong, TmaWarpSpecialized, Epilogue64x128,
+                                                     AsBuilt, ", epilogue tile 64x128");
 }  // namespace
 
 Made MakeVec128BatchedOverlappedPingpong(const Group& first, int groups, int device) {

@@ -130,13 +130,6 @@ using BatchedProblemShape = cute::Shape<int, int, int, int>;
     using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;                             \
   }
 
-// The epilogue piece of the whole 64x128 warp-group tile: one shared-memory buffer and one
-// TMA store per tile rather than CUTLASS's four 64x32 pieces, for the batched 64-row
-// pingpong Split form: wgrad's tiles end after one or two K tiles, so the epilogue is as
-// long as the mainloop, as for fp8-block's wgrad. The grouped form measured slower with it
-// (docs/benchmarks.md, "MoE as servers run it").
-using WholeTile64Epilogue = cute::Shape<cute::_64, cute::_128>;
-
 // A prepared batched row-wise GEMM of the instantiation `T`.
 template <class T>
 class RowwiseGemm final : public AdapterInstance<typename T::Gemm> {

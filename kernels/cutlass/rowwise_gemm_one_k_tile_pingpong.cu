@@ -10,9 +10,8 @@
 namespace gemmprof::kernels::cutlass_gemm {
 
 namespace {
-using HalfTileEpilogue = cute::Shape<cute::_64, cute::_128>;
 GEMMPROF_CUTLASS_MAINLOOP_BATCHED_BLOCK_GEMM_TYPES(RowwiseOneKTilePingpong, kRowScales, 128,
-                                                   Pingpong, TmaWarpSpecialized, HalfTileEpilogue,
+                                                   Pingpong, TmaWarpSpecialized, Epilogue64x128,
                                                    AsBuilt, OneKTileBlockwiseMainloop,
                                                    ", one K tile, epilogue tile 64x128");
 }  // namespace

@@ -11,11 +11,9 @@
 namespace gemmprof::kernels::cutlass_gemm {
 
 namespace {
-using WholeTileEpilogue = cute::Shape<cute::_64, cute::_128>;
 GEMMPROF_CUTLASS_OVERLAPPED_BATCHED_BLOCK_GEMM_TYPES(RowwisePromotedPingpong, kRowScales, 64,
-                                                     Pingpong, TmaWarpSpecialized,
-                                                     WholeTileEpilogue, AsBuilt,
-                                                     ", epilogue tile 64x128");
+                                                     Pingpong, TmaWarpSpecialized, Epilogue64x128,
+                                                     AsBuilt, ", epilogue tile 64x128");
 }  // namespace
 
 Made MakeRowwisePromotedPingpong(const RowwiseProblem& problem, int device) {

@@ -8,7 +8,7 @@ namespace gemmprof::kernels::cutlass_gemm {
 
 namespace {
 GEMMPROF_CUTLASS_OVERLAPPED_ROWWISE_GEMM_TYPES(RowwiseTile64Split, 64, 1, 2, Pingpong,
-                                               TmaWarpSpecialized, WholeTile64Epilogue,
+                                               TmaWarpSpecialized, Epilogue64x128,
                                                ", epilogue tile 64x128");
 }  // namespace
 
