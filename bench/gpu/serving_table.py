@@ -22,8 +22,11 @@ RECIPES = ("bf16", "fp8-rowwise", "int8-rowwise", "w8a16", "w4a16")
 
 
 def kept(row):
-    """"CUTLASS tile 128x16x64 stream-K" or "cuBLASLt"."""
+    """"CUTLASS tile 128x16x64 stream-K", "gemmprof decode, K split 11 ways" or "cuBLASLt"."""
     alg = row["algorithm"]
+    if "w4a16 decode GEMM" in alg:
+        split = next((p.strip() for p in alg.split(",") if "K split" in p or "K whole" in p), "")
+        return "gemmprof decode" + (", " + split.split(" (")[0] if split else "")
     if "CUTLASS" not in alg:
         return "cuBLASLt"
     tile = next((p.strip() for p in alg.replace(";", ",").split(",") if "tile " in p), "")

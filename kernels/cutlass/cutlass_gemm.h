@@ -164,15 +164,21 @@ struct WeightOnlyGemmSpec {
   // every form made from the spec; required for INT4, unused for INT8.
   std::shared_ptr<const void> w4_reordered;
 };
-// Cooperative, tile 128 weight rows x N tokens x 64.
+// CUTLASS: cooperative, tile 128 weight rows x N tokens x 64.
 // kTile16StreamK: the 16-token tile with K split across CTAs (stream-K), for outputs of
 // fewer 128-row tiles than the device has SMs.
-enum class WeightOnlySchedule { kTile16, kTile16StreamK, kTile64, kTile128 };
+// kDecode: not CUTLASS but the project's own w4a16 decode kernel (kernels/cuda/
+// w4a16_decode.h): up to 16 tokens, INT4 only, made beside the CUTLASS forms so the
+// per-item choice measures it against them.
+enum class WeightOnlySchedule { kTile16, kTile16StreamK, kTile64, kTile128, kDecode };
 inline constexpr WeightOnlySchedule kWeightOnlySchedules[] = {
     WeightOnlySchedule::kTile16, WeightOnlySchedule::kTile16StreamK, WeightOnlySchedule::kTile64,
-    WeightOnlySchedule::kTile128};
-// "128x16 tokens", "128x16 tokens stream-K", "128x64 tokens", "128x128 tokens".
+    WeightOnlySchedule::kTile128, WeightOnlySchedule::kDecode};
+// "128x16 tokens", "128x16 tokens stream-K", "128x64 tokens", "128x128 tokens",
+// "decode 256x16".
 const char* WeightOnlyScheduleName(WeightOnlySchedule schedule);
+// Whether the schedule is a CUTLASS instantiation (kDecode is not).
+bool IsCutlassSchedule(WeightOnlySchedule schedule);
 
 class CutlassGemm {
  public:
@@ -207,10 +213,12 @@ class CutlassGemm {
                                                                cudaStream_t stream);
   // w8a16 / w4a16, the same refusals, and: K and the group multiples of the kernels'
   // 64-wide K tile unless the group is K; INT4 rows 16-byte aligned (K % 32).
-  // InvalidArgument for an INT4 spec without w4_reordered.
+  // InvalidArgument for an INT4 spec without w4_reordered. kDecode: FailedPrecondition
+  // for w8a16 and for what W4a16Decode::Unsupported names (more than 16 tokens, ...); it
+  // repacks spec.w (not w4_reordered) into its own layout on `stream`, outside any timing.
   static absl::StatusOr<CutlassGemm> CreateWeightOnly(const WeightOnlyGemmSpec& spec,
                                                       WeightOnlySchedule schedule, int device,
-                                                      int sm);
+                                                      int sm, cudaStream_t stream = nullptr);
 
   CutlassGemm(CutlassGemm&&) noexcept;
   CutlassGemm& operator=(CutlassGemm&&) noexcept;

@@ -4,9 +4,11 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/w4a16_decode.h"
 #include "kernels/cutlass/cutlass_gemm.h"
 #include "kernels/cutlass/cutlass_gemm_internal.h"
 #include "kernels/cutlass/serving_gemm_kernels.h"
@@ -35,8 +37,14 @@ const char* WeightOnlyScheduleName(WeightOnlySchedule schedule) {
       return "128x64 tokens";
     case WeightOnlySchedule::kTile128:
       return "128x128 tokens";
+    case WeightOnlySchedule::kDecode:
+      return "decode 256x16";
   }
   return "?";
+}
+
+bool IsCutlassSchedule(WeightOnlySchedule schedule) {
+  return schedule != WeightOnlySchedule::kDecode;
 }
 
 namespace {
@@ -179,11 +187,50 @@ absl::StatusOr<std::shared_ptr<const void>> CutlassGemm::ReorderW4(const WeightO
 #endif
 }
 
+#ifdef GEMMPROF_WITH_CUTLASS
+namespace {
+
+// The project's decode kernel behind the instance interface the CUTLASS forms share.
+class DecodeInstance final : public cutlass_gemm::Instance {
+ public:
+  explicit DecodeInstance(W4a16Decode d) : d_(std::move(d)) {}
+  cudaError_t Run(cudaStream_t stream) override { return d_.Run(stream); }
+  std::string Config() const override { return d_.Config(); }
+
+ private:
+  W4a16Decode d_;
+};
+
+}  // namespace
+#endif
+
 absl::StatusOr<CutlassGemm> CutlassGemm::CreateWeightOnly(const WeightOnlyGemmSpec& spec,
                                                           WeightOnlySchedule schedule, int device,
-                                                          int sm) {
+                                                          int sm, cudaStream_t stream) {
   RETURN_IF_ERROR(CheckWeightOnly(spec, sm));
 #ifdef GEMMPROF_WITH_CUTLASS
+  if (schedule == WeightOnlySchedule::kDecode) {
+    if (!spec.int4) {
+      return absl::FailedPreconditionError("w8a16: the decode kernel reads INT4 weights only");
+    }
+    W4a16DecodeProblem p;
+    p.m = spec.m;
+    p.n = spec.n;
+    p.k = spec.k;
+    p.group = spec.group;
+    p.a = spec.a;
+    p.w = spec.w;
+    p.scales = spec.scales;
+    p.c = spec.c;
+    int sm_count = 0;
+    CUDA_RETURN_IF_ERROR(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+    ASSIGN_OR_RETURN(W4a16Decode d, W4a16Decode::Create(p, device, sm, sm_count, stream));
+    CutlassGemm gemm;
+    gemm.instance_ = std::make_unique<DecodeInstance>(std::move(d));
+    gemm.description_ = absl::StrCat("gemmprof sm90 w4a16 decode GEMM (bf16 x int4; ",
+                                     gemm.instance_->Config(), ")");
+    return gemm;
+  }
   if (spec.int4 && spec.w4_reordered == nullptr) {
     return absl::InvalidArgumentError(
         "w4a16: the weight in the kernels' layout is missing (CutlassGemm::ReorderW4)");
@@ -205,8 +252,9 @@ absl::StatusOr<CutlassGemm> CutlassGemm::CreateWeightOnly(const WeightOnlyGemmSp
   static constexpr Factory kW8[] = {cutlass_gemm::MakeW8a16Tile16,
                                     cutlass_gemm::MakeW8a16Tile16StreamK,
                                     cutlass_gemm::MakeW8a16Tile64, cutlass_gemm::MakeW8a16Tile128};
-  static_assert(std::size(kW4) == std::size(kWeightOnlySchedules) &&
-                std::size(kW8) == std::size(kWeightOnlySchedules));
+  // kDecode, the last schedule, is made above.
+  static_assert(std::size(kW4) + 1 == std::size(kWeightOnlySchedules) &&
+                std::size(kW8) + 1 == std::size(kWeightOnlySchedules));
   const size_t form = static_cast<size_t>(schedule);
   cutlass_gemm::Made made = (spec.int4 ? kW4 : kW8)[form](p, device);
   RETURN_IF_ERROR(cutlass_gemm::MadeStatus(made, "CUTLASS mixed-input GEMM"));
@@ -220,6 +268,7 @@ absl::StatusOr<CutlassGemm> CutlassGemm::CreateWeightOnly(const WeightOnlyGemmSp
 #else
   (void)schedule;
   (void)device;
+  (void)stream;
   return absl::InternalError("unreachable");
 #endif
 }

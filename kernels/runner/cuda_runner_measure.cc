@@ -206,7 +206,7 @@ absl::Status CudaRunner::ChooseGemmLibrary(Member& m, const TimerOptions& item_o
       "timed as a short burst before the item's own rounds; a power-capped GPU runs such a "
       "burst at higher clocks, so these figures rank the candidates and do not compare with "
       "the item's)",
-      serving ? "CUTLASS form" : "GEMM library", names[best], absl::StrJoin(figures, ", "),
+      serving ? "Kernel form" : "GEMM library", names[best], absl::StrJoin(figures, ", "),
       kRounds));
   if (best > 0 || serving) {
     std::vector<size_t> close =

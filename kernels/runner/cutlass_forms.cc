@@ -145,9 +145,14 @@ std::vector<std::pair<std::string, absl::StatusOr<CutlassGemm>>> CutlassForms(co
       const absl::StatusOr<WeightOnlyGemmSpec> spec =
           WeightOnlySpec(m.item, m.o, w4_group, device, sm, stream);
       for (WeightOnlySchedule f : kWeightOnlySchedules) {
-        add(WeightOnlyScheduleName(f), spec.ok()
-                                           ? CutlassGemm::CreateWeightOnly(*spec, f, device, sm)
-                                           : absl::StatusOr<CutlassGemm>(spec.status()));
+        absl::StatusOr<CutlassGemm> g =
+            spec.ok() ? CutlassGemm::CreateWeightOnly(*spec, f, device, sm, stream)
+                      : absl::StatusOr<CutlassGemm>(spec.status());
+        if (IsCutlassSchedule(f)) {
+          add(WeightOnlyScheduleName(f), std::move(g));
+        } else {
+          forms.emplace_back(absl::StrCat("gemmprof ", WeightOnlyScheduleName(f)), std::move(g));
+        }
       }
       break;
     }

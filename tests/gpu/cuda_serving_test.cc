@@ -20,6 +20,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kernels/cuda/cuda_handles.h"
+#include "kernels/cuda/w4a16_decode.h"
 #include "kernels/cutlass/cutlass_gemm.h"
 #include "kernels/quant/quantize.h"
 #include "kernels/runner/cuda_runner_factory.h"
@@ -73,8 +74,10 @@ TEST_F(ServingTest, FpropItemsVerifyAndNameTheirKernel) {
         EXPECT_EQ(m->verification, core::Verification::kPassed)
             << "rel_error " << m->rel_error << " threshold " << m->error_threshold << " "
             << m->notes;
-        EXPECT_THAT(m->algorithm, HasSubstr("CUTLASS"));
-        EXPECT_THAT(m->notes, HasSubstr("CUTLASS form chosen by measurement"));
+        // w4a16 at decode sizes may keep the project's decode kernel.
+        EXPECT_THAT(m->algorithm, ::testing::AnyOf(HasSubstr("CUTLASS"),
+                                                   HasSubstr("gemmprof sm90 w4a16 decode GEMM")));
+        EXPECT_THAT(m->notes, HasSubstr("Kernel form chosen by measurement"));
         const bool activation_timed = c.recipe == Recipe::kInt8Rowwise && mode != Mode::kPrequant;
         if (activation_timed) {
           EXPECT_GT(m->quant_ms, 0);
@@ -174,9 +177,12 @@ TEST_F(ServingTest, EveryCutlassFormMatchesTheHostGemmLaunchAfterLaunch) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   const int sm = runner_->Info().sm;
   ASSERT_EQ(sm, 90);
-  // Decode (16 tokens; few 128-row tiles of N, where stream-K splits K) and a prefill size.
-  for (auto [m, n, k] :
-       std::vector<std::tuple<int64_t, int64_t, int64_t>>{{16, 512, 4096}, {200, 1024, 1024}}) {
+  // Decode (16 tokens; few 128-row tiles of N, where stream-K splits K, and the decode
+  // kernel splits K 16 ways), a prefill size, and two decode sizes for the decode kernel:
+  // 5 tokens with K whole per CTA (group 128) or in 2 splits (64), and 3 tokens over 11
+  // warps' rows (a CTA with 3 of its 4 warps) with 13 groups in splits of 3, 3, 3, 3, 1.
+  for (auto [m, n, k] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
+           {16, 512, 4096}, {200, 1024, 1024}, {5, 2048, 256}, {3, 704, 1664}}) {
     const Bf16Tensor a = RandomBf16(m * k, 11, 1.0f), w = RandomBf16(n * k, 12, 0.02f);
     std::vector<DeviceBuffer> keep;
     auto* a_dev = reinterpret_cast<const __nv_bfloat16*>(Put(keep, a.bits));
@@ -254,6 +260,10 @@ TEST_F(ServingTest, EveryCutlassFormMatchesTheHostGemmLaunchAfterLaunch) {
       }
       for (WeightOnlySchedule schedule : kWeightOnlySchedules) {
         auto g = CutlassGemm::CreateWeightOnly(spec, schedule, 0, sm);
+        if (!IsCutlassSchedule(schedule) && (!int4 || m > W4a16Decode::kMaxTokens)) {
+          EXPECT_TRUE(absl::IsFailedPrecondition(g.status())) << g.status();
+          continue;
+        }
         ASSERT_TRUE(g.ok()) << g.status();
         run(*g, a.values, w_ref,
             std::string(int4 ? "w4a16 g" + std::to_string(group) : "w8a16") + " " +
@@ -327,6 +337,10 @@ TEST_F(ServingTest, EveryFormRunsLaunchAfterLaunchAtLlamaSizes) {
       }
       for (WeightOnlySchedule schedule : kWeightOnlySchedules) {
         auto g = CutlassGemm::CreateWeightOnly(spec, schedule, 0, sm);
+        if (!IsCutlassSchedule(schedule) && (!int4 || m > W4a16Decode::kMaxTokens)) {
+          EXPECT_TRUE(absl::IsFailedPrecondition(g.status())) << g.status();
+          continue;
+        }
         ASSERT_TRUE(g.ok()) << g.status();
         time(*g, std::string(int4 ? "w4a16 " : "w8a16 ") + WeightOnlyScheduleName(schedule));
       }
