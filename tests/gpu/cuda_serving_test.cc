@@ -1,11 +1,12 @@
 // The serving recipes on the device (int8-rowwise, w8a16, w4a16 with groups of 128 and
 // 64): fprop items at decode and prefill sizes verify against the fp32 reference of what
-// the GEMM reads, name the CUTLASS kernel they kept and every form's time; the weight is
-// never timed, int8-rowwise's activation is in autocast and dynamic; a dgrad is refused
-// with the reason; shapes the kernels cannot take are refused naming the limit. And each
-// CUTLASS form on its own (the per-item choice verifies only the form it keeps): every
-// int8-rowwise and weight-only schedule, run several times in a row (the stream-K forms'
-// workspace must serve launch after launch), against a host GEMM in double of the host
+// the GEMM reads, name the kernel they kept (CUTLASS, or w4a16's decode kernel) and every
+// form's time; the weight is never timed, int8-rowwise's activation is in autocast and
+// dynamic; a dgrad is refused with the reason; shapes the kernels cannot take are refused
+// naming the limit. And each form on its own (the per-item choice verifies only the form
+// it keeps): every int8-rowwise and weight-only schedule, w4a16's decode kernel among
+// them, run several times in a row (the stream-K forms' and the decode kernel's
+// workspaces must serve launch after launch), against a host GEMM in double of the host
 // quantizers' output (core/quant/integer_quant.h). Fails without a GPU.
 #include <cuda_bf16.h>
 
@@ -179,8 +180,9 @@ TEST_F(ServingTest, EveryCutlassFormMatchesTheHostGemmLaunchAfterLaunch) {
   ASSERT_EQ(sm, 90);
   // Decode (16 tokens; few 128-row tiles of N, where stream-K splits K, and the decode
   // kernel splits K 16 ways), a prefill size, and two decode sizes for the decode kernel:
-  // 5 tokens with K whole per CTA (group 128) or in 2 splits (64), and 3 tokens over 11
-  // warps' rows (a CTA with 3 of its 4 warps) with 13 groups in splits of 3, 3, 3, 3, 1.
+  // 5 tokens with K whole per CTA (group 128) or in 2 splits (64), and 3 tokens over 22
+  // warps' rows (a CTA with 6 of its 8 warps) with 13 groups in splits of 3, 3, 3, 3, 1
+  // (group 128; the splits as W4a16Decode::Create picks them on a 132-SM H200).
   for (auto [m, n, k] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
            {16, 512, 4096}, {200, 1024, 1024}, {5, 2048, 256}, {3, 704, 1664}}) {
     const Bf16Tensor a = RandomBf16(m * k, 11, 1.0f), w = RandomBf16(n * k, 12, 0.02f);
