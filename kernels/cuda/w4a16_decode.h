@@ -10,11 +10,10 @@
 // nibble pair into BF16 with one shift and one LOP3, and multiplies on the tensor cores
 // (mma.sync m16n8k16, tokens as the 16 rows). The MMAs multiply q + 136 (the nibble as
 // BF16, no subtraction), and 136 times the tokens' sum over the group is taken off each
-// group's fp32 sum before its scale: W' is never rounded to BF16, but the fp32 sums are
-// ~30x larger than q's, and their rounding shows (relative error 2.2e-3 against the exact
-// product of the quantized operands where the CUTLASS forms read 1.6e-3; threshold 2e-2;
-// docs/benchmarks.md, "A decode kernel for w4a16"). Split CTAs add their fp32 sums
-// into a workspace; the last one of a column block writes BF16 C and zeroes the
+// group's fp32 sum before its scale, so W' is never rounded to BF16: against the exact
+// product of the quantized operands its relative error is 1.7e-3 where the CUTLASS forms,
+// which round q * s to BF16, read 2.2e-3 (gpu_cuda_serving_test). Split CTAs add their
+// fp32 sums into a workspace; the last one of a column block writes BF16 C and zeroes the
 // workspace for the next launch (no memset; graph-capturable). The order in which splits
 // add is the order they finish: the BF16 output can differ in its last bit between
 // launches.
