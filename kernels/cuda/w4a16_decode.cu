@@ -27,6 +27,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/w4a16_decode.h"
+#include "kernels/quant/device_numerics.cuh"
 
 namespace gemmprof::kernels {
 namespace {
@@ -86,10 +87,6 @@ __device__ __forceinline__ void CommitCopies() {
 template <int N>
 __device__ __forceinline__ void WaitCopies() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-
-__device__ __forceinline__ float2 Bf16x2ToFloat2(uint32_t bits) {
-  return make_float2(__uint_as_float(bits << 16), __uint_as_float(bits & 0xFFFF0000u));
 }
 
 __device__ __forceinline__ uint32_t Float2ToBf16x2(float lo, float hi) {
@@ -154,8 +151,10 @@ __global__ void __launch_bounds__(kThreads, kCtasPerSm) W4a16DecodeKernel(const 
         if (warp + 8 < p.m) y = __ldg(hi + q);
         dst[q] = make_uint4(x.x, y.x, x.y, y.y);
       }
-      const float2 x0 = Bf16x2ToFloat2(x.x), x1 = Bf16x2ToFloat2(x.y);
-      const float2 y0 = Bf16x2ToFloat2(y.x), y1 = Bf16x2ToFloat2(y.y);
+      const float2 x0 = make_float2(detail::LowBf16(x.x), detail::HighBf16(x.x)),
+                   x1 = make_float2(detail::LowBf16(x.y), detail::HighBf16(x.y));
+      const float2 y0 = make_float2(detail::LowBf16(y.x), detail::HighBf16(y.x)),
+                   y1 = make_float2(detail::LowBf16(y.y), detail::HighBf16(y.y));
       float sx = (x0.x + x0.y) + (x1.x + x1.y), sy = (y0.x + y0.y) + (y1.x + y1.y);
 #pragma unroll
       for (int o = kQuadsPerGroup / 2; o > 0; o /= 2) {
@@ -215,11 +214,11 @@ __global__ void __launch_bounds__(kThreads, kCtasPerSm) W4a16DecodeKernel(const 
       const float off_lo = kOffset * asum_lo[grp - g0], off_hi = kOffset * asum_hi[grp - g0];
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        const float2 s2 = Bf16x2ToFloat2(scale[j]);
-        total[j][0] = fmaf(acc[j][0] - off_lo, s2.x, total[j][0]);
-        total[j][1] = fmaf(acc[j][1] - off_lo, s2.y, total[j][1]);
-        total[j][2] = fmaf(acc[j][2] - off_hi, s2.x, total[j][2]);
-        total[j][3] = fmaf(acc[j][3] - off_hi, s2.y, total[j][3]);
+        const float s_lo = detail::LowBf16(scale[j]), s_hi = detail::HighBf16(scale[j]);
+        total[j][0] = fmaf(acc[j][0] - off_lo, s_lo, total[j][0]);
+        total[j][1] = fmaf(acc[j][1] - off_lo, s_hi, total[j][1]);
+        total[j][2] = fmaf(acc[j][2] - off_hi, s_lo, total[j][2]);
+        total[j][3] = fmaf(acc[j][3] - off_hi, s_hi, total[j][3]);
       }
     }
   }
