@@ -107,7 +107,8 @@ __global__ void __launch_bounds__(kThreads, kCtasPerSm) W4a16DecodeKernel(const 
   const bool active = row0 < p.n;
   const int g0 = blockIdx.y * p.groups_per_split;
   const int g1 = min(p.groups, g0 + p.groups_per_split);
-  const int krange = (g1 - g0) * kGroup;
+  const int ngroups = g1 - g0;
+  const int krange = ngroups * kGroup;
   const int stride = krange * 4 + kRowPadBytes;  // a row: tokens g and g + 8
   // After the tokens: each token's sum over each group of the range (fp32).
   float* asum = reinterpret_cast<float*>(sa + (kTokens / 2) * stride);
@@ -118,7 +119,6 @@ __global__ void __launch_bounds__(kThreads, kCtasPerSm) W4a16DecodeKernel(const 
   const int64_t group_stride = static_cast<int64_t>(p.n / kWarpRows) * kChunk;
   // A lane copies the 16-byte pieces it will read itself: no barrier between copy and use.
   uint4* ring = smem + warp * kStages * kChunk + lane;
-  const int ngroups = g1 - g0;
   const auto issue = [&](int i) {
     const uint4* src = wp + i * group_stride;
     uint4* dst = ring + (i % kStages) * kChunk;
@@ -162,8 +162,8 @@ __global__ void __launch_bounds__(kThreads, kCtasPerSm) W4a16DecodeKernel(const 
         sy += __shfl_xor_sync(0xFFFFFFFFu, sy, o);
       }
       if (q < quads && q % kQuadsPerGroup == 0) {
-        asum[warp * (g1 - g0) + q / kQuadsPerGroup] = sx;
-        asum[(warp + 8) * (g1 - g0) + q / kQuadsPerGroup] = sy;
+        asum[warp * ngroups + q / kQuadsPerGroup] = sx;
+        asum[(warp + 8) * ngroups + q / kQuadsPerGroup] = sy;
       }
     }
   }
@@ -175,8 +175,8 @@ __global__ void __launch_bounds__(kThreads, kCtasPerSm) W4a16DecodeKernel(const 
   if (active) {
     const char* tokens = sa + g * stride + 16 * t;
     const uint32_t mask = p.nibble_mask, magic = p.bf16_128;
-    const float* asum_lo = asum + g * (g1 - g0);
-    const float* asum_hi = asum + (g + 8) * (g1 - g0);
+    const float* asum_lo = asum + g * ngroups;
+    const float* asum_hi = asum + (g + 8) * ngroups;
     const uint32_t* scale_row =
         reinterpret_cast<const uint32_t*>(p.scales + static_cast<int64_t>(g0) * p.n + row0 + 2 * t);
     const int scale_step = p.n / 2;  // a group's scales, in bf16 pairs
@@ -192,7 +192,7 @@ __global__ void __launch_bounds__(kThreads, kCtasPerSm) W4a16DecodeKernel(const 
 #pragma unroll
       for (int j = 0; j < 4; ++j) scale[j] = __ldg(scale_row + 4 * j);
       float acc[4][4] = {};
-      const int kbyte = (grp - g0) * kGroup * 4;  // 16 bytes per 4 K of a row
+      const int kbyte = i * kGroup * 4;  // 16 bytes per 4 K of a row
 #pragma unroll
       for (int u = 0; u < kU4; ++u) {
 #pragma unroll
@@ -211,7 +211,7 @@ __global__ void __launch_bounds__(kThreads, kCtasPerSm) W4a16DecodeKernel(const 
               NibblePair(w1, 3, mask, magic));
         }
       }
-      const float off_lo = kOffset * asum_lo[grp - g0], off_hi = kOffset * asum_hi[grp - g0];
+      const float off_lo = kOffset * asum_lo[i], off_hi = kOffset * asum_hi[i];
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
         const float s_lo = detail::LowBf16(scale[j]), s_hi = detail::HighBf16(scale[j]);
