@@ -32,6 +32,9 @@ std::string CacheKey(const DeviceInfo& device, const WorkItem& item, const Timin
      << "|mode=" << ToString(item.mode) << "|" << timing.CacheText() << "|context=" << context;
   // The w4a16 group size matters to w4a16 items only.
   if (item.recipe == Recipe::kW4a16) os << "|w4_group=" << timing.w4_group;
+  // A variant's item with its own fast accumulation (written only where set, so other
+  // items' keys stay as they were).
+  if (item.fast_accum != FastAccum::kDefault) os << "|item_fastacc=" << ToString(item.fast_accum);
   return os.str();
 }
 

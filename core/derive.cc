@@ -290,7 +290,8 @@ absl::StatusOr<Plan> DerivePlan(const JobSpec& spec) {
 
 std::vector<WorkItem> ExpandItems(const Plan& plan, const std::vector<Recipe>& recipes,
                                   const std::vector<Mode>& modes,
-                                  const std::vector<RecipeVariant>& variants) {
+                                  const std::vector<RecipeVariant>& variants,
+                                  FastAccum job_fast_accum) {
   const std::vector<Recipe>& use_recipes =
       recipes.empty() && variants.empty() ? DefaultRecipes() : recipes;
   const std::vector<Mode> use_modes = modes.empty() ? std::vector<Mode>{Mode::kAutocast} : modes;
@@ -298,18 +299,19 @@ std::vector<WorkItem> ExpandItems(const Plan& plan, const std::vector<Recipe>& r
   items.reserve(plan.ops.size() * (use_recipes.size() + variants.size()) * use_modes.size());
   int32_t seq = 0;
   for (const GemmOp& op : plan.ops) {
-    std::vector<Recipe> op_recipes = use_recipes;
+    std::vector<PassItem> op_items;
+    for (Recipe r : use_recipes) op_items.push_back({r, FastAccum::kDefault});
     for (const RecipeVariant& v : variants) {
-      const Recipe r = v.For(op.pass);
-      if (std::find(op_recipes.begin(), op_recipes.end(), r) == op_recipes.end())
-        op_recipes.push_back(r);
+      const PassItem p = ItemFor(v, op.pass, job_fast_accum);
+      if (std::find(op_items.begin(), op_items.end(), p) == op_items.end()) op_items.push_back(p);
     }
-    for (Recipe recipe : op_recipes) {
+    for (const PassItem& p : op_items) {
       for (Mode mode : use_modes) {
         WorkItem item;
         item.seq = seq++;
         item.op = op;
-        item.recipe = recipe;
+        item.recipe = p.recipe;
+        item.fast_accum = p.fast_accum;
         item.mode = mode;
         items.push_back(std::move(item));
       }

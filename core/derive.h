@@ -88,10 +88,13 @@ std::optional<int64_t> SweepM(const std::string& op_name);
 // Work items of a plan, op-major: for each op, each recipe, each mode; seq = 0..n-1,
 // id and job_id left 0. Empty `recipes` means DefaultRecipes() when `variants` is empty
 // too; empty `modes` means {Mode::kAutocast}. Each variant adds, for an op of pass P, the
-// recipe it runs in P when no earlier recipe of the op is that one (after `recipes`, in
-// variant order). Pure; thread-safe.
+// item that answers it in P (ItemFor under the job's `job_fast_accum`: the recipe it runs
+// there, with the variant's own fast accumulation where that differs from the job's) when
+// no earlier item of the op is that one (after `recipes`, in variant order). Pure;
+// thread-safe.
 std::vector<WorkItem> ExpandItems(const Plan& plan, const std::vector<Recipe>& recipes,
                                   const std::vector<Mode>& modes,
-                                  const std::vector<RecipeVariant>& variants = {});
+                                  const std::vector<RecipeVariant>& variants = {},
+                                  FastAccum job_fast_accum = FastAccum::kDefault);
 
 }  // namespace gemmprof::core

@@ -140,6 +140,19 @@ std::string PassUnsupportedReason(Recipe recipe, Pass pass) {
          std::string(ToString(pass)) + " form; train with bf16 or an fp8 recipe)";
 }
 
+bool HasFastAccumChoice(Recipe recipe) {
+  return recipe == Recipe::kFp8Current || recipe == Recipe::kFp8Delayed ||
+         recipe == Recipe::kFp8Rowwise;
+}
+
+std::optional<bool> ResolveFastAccum(Recipe recipe, Pass pass, FastAccum option) {
+  if (recipe == Recipe::kFp8Block) return false;
+  if (!HasFastAccumChoice(recipe)) return std::nullopt;
+  if (option == FastAccum::kOn) return true;
+  if (option == FastAccum::kOff) return false;
+  return pass == Pass::kFprop;
+}
+
 std::string RecipeList() {
   std::string out;
   for (const auto& [e, s] : kRecipeNames) {

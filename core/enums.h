@@ -117,6 +117,16 @@ bool SharesQuantizationAcrossPasses(Recipe recipe);
 // Why `recipe` has no form for `pass` ("" when it has one): the serving recipes are fprop
 // only. Every runner refuses such an item as not supported with this reason.
 std::string PassUnsupportedReason(Recipe recipe, Pass pass);
+// Whether a GEMM of `recipe` chooses between fast (non-split) and split FP8 accumulation:
+// fp8-current, fp8-delayed and fp8-rowwise. bf16, mxfp8, nvfp4 and the serving recipes
+// have no FP8 accumulation setting; fp8-block always splits (block scaling promotes its
+// partial sums itself, as in Transformer Engine and PyTorch).
+bool HasFastAccumChoice(Recipe recipe);
+// The accumulation a GEMM of `recipe` in `pass` runs under `option`: true fast, false
+// split, nullopt where the recipe has no FP8 accumulation setting. kDefault follows
+// Transformer Engine: fprop fast, dgrad and wgrad split. fp8-block: false whatever the
+// option.
+std::optional<bool> ResolveFastAccum(Recipe recipe, Pass pass, FastAccum option);
 // True for states a job never leaves.
 bool IsTerminal(JobState s);
 // True for item states that are final (done, failed, not_supported, cancelled).

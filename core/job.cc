@@ -89,13 +89,20 @@ std::string QuantizationNote(const WorkItem& item) {
   return absl::StrJoin(notes, "; ");
 }
 
+FastAccum EffectiveFastAccum(const WorkItem& item, FastAccum job_option) {
+  return item.fast_accum == FastAccum::kDefault ? job_option : item.fast_accum;
+}
+
 std::string DescribeItem(const WorkItem& item) {
   const std::string shape = item.op.shape.ToString();
   std::string s = std::string(ToString(item.op.pass)) + " ";
   if (!item.op.name.empty() && item.op.name != shape) s += item.op.name + " ";
   s += shape;
   if (item.op.groups > 1) s += " x" + std::to_string(item.op.groups) + " groups";
-  return s + " " + std::string(ToString(item.recipe)) + " " + std::string(ToString(item.mode));
+  s += " " + std::string(ToString(item.recipe));
+  if (item.fast_accum != FastAccum::kDefault)
+    s += " (fast accumulation " + std::string(ToString(item.fast_accum)) + ")";
+  return s + " " + std::string(ToString(item.mode));
 }
 
 }  // namespace gemmprof::core

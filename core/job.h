@@ -106,7 +106,15 @@ struct WorkItem {
   GemmOp op;
   Recipe recipe = Recipe::kBf16;
   Mode mode = Mode::kAutocast;
+  // kDefault: the job's --fast-accum. kOn / kOff: the item's own setting, for a variant
+  // that names fast accumulation per pass ("fp8-current+fast-accum:all") where that
+  // differs from what the job's option gives the pass (core::ItemFor).
+  FastAccum fast_accum = FastAccum::kDefault;
 };
+
+// The fast-accumulation option `item` runs under: its own setting when it has one, else
+// the job's.
+FastAccum EffectiveFastAccum(const WorkItem& item, FastAccum job_option);
 
 // "fprop qkv 15872x4096x12288 fp8-current autocast": how the daemon names an item in the
 // errors it stores and logs (shape lists name an op by its shape, said once).

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "core/status.h"
 
 namespace gemmprof::core {
 
@@ -14,14 +15,72 @@ size_t Index(Pass pass) { return static_cast<size_t>(pass); }
 
 absl::Status Bad(const std::string& message) { return absl::InvalidArgumentError(message); }
 
+const char kFastRecipes[] = "fp8-current, fp8-delayed, fp8-rowwise";
+
+// "fprop/wgrad", "all" or "none" -> kOn for the passes named, kOff for the others.
+absl::StatusOr<std::array<FastAccum, 3>> ParseFastPasses(std::string_view list,
+                                                         const std::string& part) {
+  std::array<FastAccum, 3> out;
+  out.fill(FastAccum::kOff);
+  if (list == "all") {
+    out.fill(FastAccum::kOn);
+    return out;
+  }
+  if (list == "none") return out;
+  const std::string valid = "; valid: fprop, dgrad, wgrad joined by \"/\", or all, or none";
+  if (list.empty()) return Bad(part + ": no passes after \"fast-accum:\"" + valid);
+  for (size_t from = 0;;) {
+    const size_t slash = list.find('/', from);
+    const std::string_view name =
+        list.substr(from, slash == std::string_view::npos ? slash : slash - from);
+    const std::optional<Pass> pass = ParsePass(name);
+    if (!pass) return Bad(part + ": unknown pass \"" + std::string(name) + "\"" + valid);
+    if (out[Index(*pass)] == FastAccum::kOn)
+      return Bad(part + ": " + std::string(name) + " is named twice");
+    out[Index(*pass)] = FastAccum::kOn;
+    if (slash == std::string_view::npos) break;
+    from = slash + 1;
+  }
+  return out;
+}
+
+// A fast pass must run a recipe with an FP8 accumulation setting, and some pass must.
+absl::Status CheckFastPasses(const RecipeVariant& v, const std::string& part) {
+  bool any = false;
+  for (Pass pass : kPasses) {
+    const Recipe r = v.For(pass);
+    any = any || HasFastAccumChoice(r);
+    if (v.FastAccumFor(pass) != FastAccum::kOn || HasFastAccumChoice(r)) continue;
+    const std::string why =
+        r == Recipe::kFp8Block
+            ? "fp8-block, whose block scaling always splits accumulation"
+            : std::string(ToString(r)) + ", which has no FP8 accumulation setting";
+    return Bad(part + ": " + std::string(ToString(pass)) + " runs " + why +
+               " (fast accumulation is a choice of " + kFastRecipes + ")");
+  }
+  if (!any) {
+    return Bad(part + ": no pass runs a recipe with an FP8 accumulation setting (" + kFastRecipes +
+               ")");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 Recipe RecipeVariant::For(Pass pass) const { return pass_recipe[Index(pass)].value_or(base); }
 
+FastAccum RecipeVariant::FastAccumFor(Pass pass) const { return pass_fast_accum[Index(pass)]; }
+
+bool RecipeVariant::sets_fast_accum() const {
+  for (FastAccum f : pass_fast_accum)
+    if (f != FastAccum::kDefault) return true;
+  return false;
+}
+
 bool RecipeVariant::composite() const {
   for (const auto& r : pass_recipe)
     if (r.has_value()) return true;
-  return false;
+  return sets_fast_accum();
 }
 
 std::string RecipeVariant::Name() const {
@@ -31,6 +90,16 @@ std::string RecipeVariant::Name() const {
       out += "+" + std::string(ToString(pass)) + ":" + std::string(ToString(*r));
     }
   }
+  if (sets_fast_accum()) {
+    std::string fast;
+    int count = 0;
+    for (Pass pass : kPasses) {
+      if (FastAccumFor(pass) != FastAccum::kOn) continue;
+      fast += (fast.empty() ? "" : "/") + std::string(ToString(pass));
+      ++count;
+    }
+    out += "+fast-accum:" + (count == 3 ? "all" : count == 0 ? "none" : fast);
+  }
   return out;
 }
 
@@ -39,8 +108,20 @@ std::string RecipeVariant::Describe() const {
   for (Pass pass : kPasses) {
     if (!out.empty()) out += ", ";
     out += std::string(ToString(pass)) + " " + std::string(ToString(For(pass)));
+    if (FastAccumFor(pass) != FastAccum::kDefault && HasFastAccumChoice(For(pass)))
+      out +=
+          FastAccumFor(pass) == FastAccum::kOn ? " (fast accumulation)" : " (split accumulation)";
   }
   return out;
+}
+
+PassItem ItemFor(const RecipeVariant& v, Pass pass, FastAccum job_option) {
+  const Recipe recipe = v.For(pass);
+  const FastAccum own = v.FastAccumFor(pass);
+  if (own == FastAccum::kDefault || !HasFastAccumChoice(recipe) ||
+      ResolveFastAccum(recipe, pass, own) == ResolveFastAccum(recipe, pass, job_option))
+    return {recipe, FastAccum::kDefault};
+  return {recipe, own};
 }
 
 std::string ToString(const RecipeVariant& v) { return v.Name(); }
@@ -85,14 +166,21 @@ absl::StatusOr<RecipeVariant> ParseRecipeVariant(std::string_view name) {
     return Bad("unknown recipe \"" + std::string(parts[0]) + "\" in " + quoted + valid);
   }
   RecipeVariant v(*base);
+  std::string fast_part;  // the "+fast-accum" part, quoted, for its errors
   for (size_t i = 1; i < parts.size(); ++i) {
     const std::string part = "\"+" + std::string(parts[i]) + "\" in " + quoted;
     const size_t colon = parts[i].find(':');
     const std::string_view role = parts[i].substr(0, colon);
     if (role == "fast-accum") {
-      return Bad(part +
-                 ": fast accumulation per pass is not supported yet (submit --fast-accum on|off "
-                 "sets it for every pass of a job)");
+      if (v.sets_fast_accum()) return Bad(part + ": fast-accum is given twice");
+      if (colon == std::string_view::npos) {
+        return Bad(part +
+                   ": fast-accum needs the passes that accumulate fast after \":\" (as in "
+                   "\"+fast-accum:fprop/wgrad\", or all, or none)");
+      }
+      ASSIGN_OR_RETURN(v.pass_fast_accum, ParseFastPasses(parts[i].substr(colon + 1), part));
+      fast_part = part;
+      continue;
     }
     const std::optional<Pass> pass = ParsePass(role);
     if (!pass) {
@@ -121,11 +209,13 @@ absl::StatusOr<RecipeVariant> ParseRecipeVariant(std::string_view name) {
     }
     v.pass_recipe[Index(*pass)] = *recipe;
   }
-  if (v.composite() && v.For(Pass::kFprop) == v.For(Pass::kDgrad) &&
+  const bool overrides = v.pass_recipe[0] || v.pass_recipe[1] || v.pass_recipe[2];
+  if (overrides && v.For(Pass::kFprop) == v.For(Pass::kDgrad) &&
       v.For(Pass::kDgrad) == v.For(Pass::kWgrad)) {
     return Bad(quoted + ": every pass runs " + std::string(ToString(v.For(Pass::kFprop))) +
                "; give that recipe by its name");
   }
+  if (v.sets_fast_accum()) RETURN_IF_ERROR(CheckFastPasses(v, fast_part));
   return v;
 }
 

@@ -48,8 +48,15 @@ void InsertSorted(std::vector<T>& v, T x) {
 
 }  // namespace
 
+core::RecipeVariant CellRecipe(core::Recipe recipe, core::FastAccum own) {
+  core::RecipeVariant v(recipe);
+  if (own != core::FastAccum::kDefault) v.pass_fast_accum.fill(own);
+  return v;
+}
+
 const core::ItemRecord* GemmRow::Item(RecipeMode key) const {
-  auto it = cells.find({key.recipe.For(op.pass), key.mode});
+  const core::PassItem p = core::ItemFor(key.recipe, op.pass, fast_accum_option);
+  auto it = cells.find({CellRecipe(p.recipe, p.fast_accum), key.mode});
   return it == cells.end() ? nullptr : it->second;
 }
 
@@ -110,7 +117,7 @@ void Analysis::ArrangeRows() {
   std::map<decltype(OpIdentity(core::GemmOp{})), size_t> index;
   auto row_of = [&](const core::GemmOp& op) -> GemmRow& {
     auto [it, inserted] = index.try_emplace(OpIdentity(op), rows_.size());
-    if (inserted) rows_.push_back(GemmRow{op, {}});
+    if (inserted) rows_.push_back(GemmRow{op, {}, report.job.spec.timing.fast_accum});
     return rows_[it->second];
   };
   for (const core::GemmOp& op : report.job.plan.ops) row_of(op);
@@ -124,12 +131,14 @@ void Analysis::ArrangeRows() {
   const core::JobSpec& spec = report.job.spec;
   const std::vector<core::Recipe> named = core::EffectiveRecipes(spec);
   for (const core::ItemRecord* item : items) {
-    const RecipeMode key{item->item.recipe, item->item.mode};
+    const RecipeMode key{CellRecipe(item->item.recipe, item->item.fast_accum), item->item.mode};
     GemmRow& row = row_of(item->item.op);
     row.cells[key] = item;
     InsertSorted(item_recipes_, item->item.recipe);
-    if (spec.variants.empty() ||
-        std::find(named.begin(), named.end(), item->item.recipe) != named.end())
+    // An item with its own accumulation answers a variant only.
+    if (item->item.fast_accum == core::FastAccum::kDefault &&
+        (spec.variants.empty() ||
+         std::find(named.begin(), named.end(), item->item.recipe) != named.end()))
       InsertSorted(recipes_, key.recipe);
     InsertSorted(modes_, key.mode);
   }

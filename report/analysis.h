@@ -24,14 +24,22 @@ struct RecipeMode {
   friend auto operator<=>(const RecipeMode&, const RecipeMode&) = default;
 };
 
+// The key of an item in GemmRow::cells: `recipe`, with `own` fast accumulation in every
+// pass when the item has a setting of its own.
+core::RecipeVariant CellRecipe(core::Recipe recipe, core::FastAccum own);
+
 // Which time of an item: one GEMM per timed launch (the headline), or back to back.
 enum class Figure { kIsolated, kB2b };
 
 // One GEMM of the plan (pass, op, shape, groups) and its items per recipe and mode.
 struct GemmRow {
   core::GemmOp op;
-  // Keyed by whole recipes (the items' own); Item() resolves a variant.
+  // Keyed by the items' own recipes: a whole recipe, or for an item with its own fast
+  // accumulation (core::WorkItem::fast_accum) the recipe with that setting in every pass
+  // (CellRecipe); Item() resolves a variant.
   std::map<RecipeMode, const core::ItemRecord*> cells;
+  // The job's --fast-accum, which decides whether a variant's pass has an item of its own.
+  core::FastAccum fast_accum_option = core::FastAccum::kDefault;
 
   // The item that answers `key` for this GEMM: the item of the recipe key's recipe runs in
   // this GEMM's pass, in key's mode; nullptr when the job has none.

@@ -16,13 +16,14 @@ namespace {
 
 // The op name is part of the key: with --split-gate-up, gate and up share every other
 // field, and each must meet its own counterpart.
+// An item with its own fast accumulation (a variant's) meets only its like.
 using Key = std::tuple<int64_t, int64_t, int64_t, core::Pass, core::Recipe, core::Mode, int64_t,
-                       std::string>;
+                       std::string, core::FastAccum>;
 
 Key KeyOf(const core::ItemRecord& r) {
   const core::GemmOp& op = r.item.op;
-  return {op.shape.m,    op.shape.k,  op.shape.n, op.pass,
-          r.item.recipe, r.item.mode, op.groups,  op.name};
+  return {op.shape.m,  op.shape.k, op.shape.n, op.pass,          r.item.recipe,
+          r.item.mode, op.groups,  op.name,    r.item.fast_accum};
 }
 
 UnmatchedItem Unmatched(const core::ItemRecord& r) {

@@ -126,7 +126,7 @@ void AsymmetryFindings(const Analysis& a, std::vector<std::string>& out) {
     for (const core::RecipeVariant& r : a.recipes()) {
       // A variant whose fprop and dgrad are a shown recipe's items says nothing new here.
       const core::RecipeVariant fd = r.For(core::Pass::kFprop);
-      if (r.composite() && r.For(core::Pass::kDgrad) == fd.base &&
+      if (r.composite() && !r.sets_fast_accum() && r.For(core::Pass::kDgrad) == fd.base &&
           std::find(a.recipes().begin(), a.recipes().end(), fd) != a.recipes().end())
         continue;
       const Totals* t = a.FindTotals({r, mode});

@@ -94,8 +94,15 @@ std::string OpLabel(const core::GemmOp& op) {
   return s;
 }
 
+std::string RecipeLabel(const core::WorkItem& item) {
+  std::string recipe(core::ToString(item.recipe));
+  if (item.fast_accum != core::FastAccum::kDefault)
+    recipe += " (fast accumulation " + std::string(core::ToString(item.fast_accum)) + ")";
+  return recipe;
+}
+
 std::string ItemLabel(const core::ItemRecord& item) {
-  return OpLabel(item.item.op) + " " + std::string(core::ToString(item.item.recipe)) + "/" +
+  return OpLabel(item.item.op) + " " + RecipeLabel(item.item) + "/" +
          std::string(core::ToString(item.item.mode));
 }
 

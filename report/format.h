@@ -40,6 +40,9 @@ std::string FormatPlusMinus(double rel_half_width);
 
 // "fprop qkv 4096x4096x12288" (+ " x8 groups" for grouped ops).
 std::string OpLabel(const core::GemmOp& op);
+// The item's recipe, with its own fast accumulation where it has one (a variant's):
+// "fp8-current", "fp8-current (fast accumulation on)".
+std::string RecipeLabel(const core::WorkItem& item);
 // "fprop qkv 4096x4096x12288 fp8-current/autocast".
 std::string ItemLabel(const core::ItemRecord& item);
 

@@ -327,6 +327,7 @@ Json WorkItemJson(const core::WorkItem& item) {
   out["layers"] = op.layers;
   out["per_layer"] = op.per_layer;
   out["recipe"] = Name(item.recipe);
+  if (item.fast_accum != core::FastAccum::kDefault) out["fast_accum_own"] = Name(item.fast_accum);
   out["mode"] = Name(item.mode);
   return out;
 }

@@ -73,12 +73,15 @@ std::vector<std::string> ContextEnergyCells(const core::ItemRecord& r,
 }
 
 // A routed op's per-group tokens (';'-joined, so the cell needs no quoting) and its
-// layout (grouped ops only); empty where they do not apply.
-std::vector<std::string> GroupingCells(const core::GemmOp& op) {
+// layout (grouped ops only), then the item's own fast accumulation (a variant's); empty
+// where they do not apply.
+std::vector<std::string> LastCells(const core::WorkItem& item) {
+  const core::GemmOp& op = item.op;
   std::string tokens;
   for (size_t i = 0; i < op.group_tokens.size(); ++i)
     tokens += (i ? ";" : "") + Int(op.group_tokens[i]);
-  return {tokens, op.groups > 1 ? Str(core::ToString(op.layout)) : ""};
+  return {tokens, op.groups > 1 ? Str(core::ToString(op.layout)) : "",
+          item.fast_accum != core::FastAccum::kDefault ? Str(core::ToString(item.fast_accum)) : ""};
 }
 
 std::vector<std::string> ItemCells(const core::ItemRecord& r, const core::DeviceInfo& device,
@@ -103,7 +106,7 @@ std::vector<std::string> ItemCells(const core::ItemRecord& r, const core::Device
     cells.resize(cells.size() + 27 + 16);
     cells.push_back(Int(r.item.id));
     cells.resize(cells.size() + 5 + 5 + kContextEnergyColumns);
-    const std::vector<std::string> grouping = GroupingCells(op);
+    const std::vector<std::string> grouping = LastCells(r.item);
     cells.insert(cells.end(), grouping.begin(), grouping.end());
     return cells;
   }
@@ -140,7 +143,7 @@ std::vector<std::string> ItemCells(const core::ItemRecord& r, const core::Device
                              Int(m.kernel_samples), m.kernel_names, Bool(m.profiled)});
   const std::vector<std::string> context = ContextEnergyCells(r, batches);
   cells.insert(cells.end(), context.begin(), context.end());
-  const std::vector<std::string> grouping = GroupingCells(op);
+  const std::vector<std::string> grouping = LastCells(r.item);
   cells.insert(cells.end(), grouping.begin(), grouping.end());
   return cells;
 }
@@ -176,8 +179,9 @@ const std::vector<std::string>& ReportCsvColumns() {
       "energy_joules", "energy_ci_low_joules", "energy_ci_high_joules", "energy_power_w",
       "energy_window_s", "energy_counter_updates", "tflop_per_joule", "energy_not_measured",
       // routed experts: per-group tokens ("3;0;5", empty when none) and the layout of a
-      // grouped op (empty for groups == 1)
-      "group_tokens", "moe_layout"};
+      // grouped op (empty for groups == 1); the item's own fast accumulation, on or off (a
+      // variant's "+fast-accum" pass; empty: the job's fast_accum_option)
+      "group_tokens", "moe_layout", "fast_accum_own"};
   return kColumns;
 }
 

@@ -450,6 +450,8 @@ v1::Item ToProto(const core::ItemRecord& r) {
   *p.mutable_op() = ToProto(r.item.op);
   p.set_recipe(std::string(core::ToString(r.item.recipe)));
   p.set_mode(std::string(core::ToString(r.item.mode)));
+  if (r.item.fast_accum != core::FastAccum::kDefault)
+    p.set_fast_accum(std::string(core::ToString(r.item.fast_accum)));
   p.set_status(std::string(core::ToString(r.status)));
   p.set_error(r.error);
   p.set_cached(r.cached);
@@ -468,6 +470,11 @@ absl::StatusOr<core::ItemRecord> FromProto(const v1::Item& p) {
   ASSIGN_OR_RETURN(r.item.op, FromProto(p.op()));
   ASSIGN_OR_RETURN(r.item.recipe, ParseRecipeField("item.recipe", p.recipe()));
   ASSIGN_OR_RETURN(r.item.mode, ParseModeField("item.mode", p.mode()));
+  if (!p.fast_accum().empty()) {
+    ASSIGN_OR_RETURN(r.item.fast_accum,
+                     ParseEnumField<core::FastAccum>("item.fast_accum", p.fast_accum(),
+                                                     core::ParseFastAccum, "default, on, off"));
+  }
   ASSIGN_OR_RETURN(r.status, ParseEnumField<core::ItemStatus>(
                                  "item.status", p.status(), core::ParseItemStatus,
                                  "queued, running, done, failed, not_supported, cancelled"));

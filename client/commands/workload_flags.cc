@@ -243,7 +243,11 @@ void WorkloadFlags::RegisterMore(CLI::App& app) {
                      "recipes int8-rowwise, w8a16 and w4a16 (fprop only) run when named. A "
                      "recipe may give a pass another recipe: fp8-rowwise+wgrad:bf16 runs fprop "
                      "and dgrad in fp8-rowwise and wgrad in bf16 (passes: fprop, dgrad, wgrad); "
-                     "it is reported beside the whole recipes, composed from their items")
+                     "it is reported beside the whole recipes, composed from their items. "
+                     "+fast-accum:PASSES names the passes that accumulate fast, the others "
+                     "split (fp8-current+fast-accum:fprop/dgrad; all; none): fp8-current, "
+                     "fp8-delayed and fp8-rowwise passes only; a pass whose setting differs "
+                     "from what --fast-accum gives it is measured as an item of its own")
       ->group(kMore);
   app.add_option("--mode", mode_,
                  "autocast (training: every operand quantized inside the timing) | prequant "
@@ -268,7 +272,12 @@ void WorkloadFlags::RegisterMore(CLI::App& app) {
   app.add_option("--seed", seed_, "Random-normal input seed (0..2^64-1)")
       ->check(ExactInteger(false))
       ->group(kTiming);
-  app.add_option("--fast-accum", fast_accum_, "default | on | off")->group(kTiming);
+  app.add_option("--fast-accum", fast_accum_,
+                 "FP8 accumulation of fp8-current, fp8-delayed and fp8-rowwise GEMMs: default "
+                 "(Transformer Engine's: fprop fast, dgrad and wgrad split) | on (every pass "
+                 "fast) | off (every pass split); fp8-block always splits. Per pass: a recipe's "
+                 "+fast-accum:PASSES (see --recipes)")
+      ->group(kTiming);
   app.add_option("--precision-pct", precision_pct_,
                  "Noise-aware stopping: the items of one GEMM are timed together in interleaved "
                  "rounds until every figure compared has a 95% interval within \u00b1P% "

@@ -82,7 +82,8 @@ Listing PlanListing(const core::Plan& plan, const core::JobSpec& spec) {
   const std::vector<core::Recipe> recipes = core::EffectiveRecipes(spec);
   const std::vector<core::RecipeVariant> reported = core::ReportedRecipes(spec);
   const std::vector<core::Mode> modes = core::EffectiveModes(spec);
-  const size_t items = core::ExpandItems(plan, recipes, modes, spec.variants).size();
+  const size_t items =
+      core::ExpandItems(plan, recipes, modes, spec.variants, spec.timing.fast_accum).size();
   const std::string title = "Plan: " + plan.model_name + ", " + std::to_string(plan.num_layers) +
                             " layers, " + std::to_string(plan.ops.size()) + " GEMMs";
   l.doc = TableDocument(title, std::move(t), 2);
@@ -93,11 +94,26 @@ Listing PlanListing(const core::Plan& plan, const core::JobSpec& spec) {
           : std::to_string(plan.ops.size()) + " GEMMs x the recipes their pass runs x " +
                 std::to_string(modes.size()) +
                 " modes; a variant's pass shares the item of "
-                "the recipe it runs";
+                "the recipe it runs, unless it names another accumulation than --fast-accum "
+                "gives that pass";
   std::vector<std::string> lines = {"Total: " + FormatFixed(total / 1e12, 3) + " TFLOP per step; " +
                                     std::to_string(items) + " items (" + counts + ")"};
-  for (const core::RecipeVariant& v : spec.variants)
-    lines.push_back("Variant " + v.Name() + ": " + v.Describe());
+  for (const core::RecipeVariant& v : spec.variants) {
+    std::string own;
+    for (core::Pass pass : {core::Pass::kFprop, core::Pass::kDgrad, core::Pass::kWgrad}) {
+      if (std::none_of(plan.ops.begin(), plan.ops.end(),
+                       [&](const core::GemmOp& op) { return op.pass == pass; }))
+        continue;
+      const core::PassItem p = core::ItemFor(v, pass, spec.timing.fast_accum);
+      if (p.fast_accum == core::FastAccum::kDefault) continue;
+      own += (own.empty() ? "" : ", ") + S(core::ToString(pass));
+    }
+    lines.push_back("Variant " + v.Name() + ": " + v.Describe() +
+                    (own.empty() ? ""
+                                 : "; items of its own (another accumulation than "
+                                   "--fast-accum gives): " +
+                                       own));
+  }
   l.doc.sections.front().blocks.push_back(Lines(lines));
   if (std::optional<Block> experts = ExpertsBlock(plan.ops, spec.model)) {
     l.doc.sections.push_back({"Routed experts", {std::move(*experts)}});

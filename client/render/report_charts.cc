@@ -187,8 +187,10 @@ BarChart SweepTflopsChart(const Analysis& a, bool experts = false) {
       std::vector<Sums> at(ms.size());
       for (const core::ItemRecord& rec : a.report().items) {
         if (rec.item.op.pass != core::Pass::kFprop) continue;
-        if (rec.item.recipe != r.For(core::Pass::kFprop) || rec.item.mode != mode ||
-            !rec.result.has_value())
+        const core::PassItem p =
+            core::ItemFor(r, core::Pass::kFprop, a.report().job.spec.timing.fast_accum);
+        if (rec.item.recipe != p.recipe || rec.item.fast_accum != p.fast_accum ||
+            rec.item.mode != mode || !rec.result.has_value())
           continue;
         if (experts && rec.item.op.groups <= 1) continue;
         const size_t i =

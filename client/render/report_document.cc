@@ -48,6 +48,14 @@ std::string StatusCell(const core::ItemRecord& item) {
 // The items' recipes with an item of `pass` in `mode` that is not "not supported";
 // columns of n/s only would repeat what the notices say, at twice the table width. A
 // variant has no column here: its GEMMs are these recipes' items (the caption says which).
+// Whether variant `v` runs items of its own in `pass` (its fast accumulation differs from
+// what the job's --fast-accum gives the pass).
+bool OwnItemsIn(const Analysis& a, const core::RecipeVariant& v, core::Pass pass) {
+  return v.sets_fast_accum() &&
+         core::ItemFor(v, pass, a.report().job.spec.timing.fast_accum).fast_accum !=
+             core::FastAccum::kDefault;
+}
+
 std::vector<core::RecipeVariant> ShownRecipes(const Analysis& a, Mode mode, core::Pass pass) {
   std::vector<core::RecipeVariant> out;
   for (core::Recipe r : a.item_recipes()) {
@@ -59,6 +67,9 @@ std::vector<core::RecipeVariant> ShownRecipes(const Analysis& a, Mode mode, core
     }
     if (any) out.push_back(r);
   }
+  // A variant whose accumulation in this pass differs from the job's has items of its own.
+  for (const core::RecipeVariant& v : a.recipes())
+    if (OwnItemsIn(a, v, pass)) out.push_back(v);
   return out;
 }
 
@@ -198,7 +209,7 @@ Block GemmTable(const Analysis& a, core::Pass pass, Mode mode) {
   }
   if (!hidden.empty()) b.caption += "; not supported here: " + hidden;
   for (const core::RecipeVariant& v : a.recipes())
-    if (v.composite())
+    if (v.composite() && !OwnItemsIn(a, v, pass))
       b.caption += "; " + Name(v) + " runs the " + Name(v.For(pass)) + " column here";
   return b;
 }

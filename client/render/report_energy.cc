@@ -34,7 +34,7 @@ Block ItemTable(const core::Report& report) {
     const core::Energy& e = m.energy;
     const core::GemmOp& op = r->item.op;
     std::vector<std::string> cells = {std::string(core::ToString(op.pass)), op.name,
-                                      op.shape.ToString(), Name(r->item.recipe),
+                                      op.shape.ToString(), report::RecipeLabel(r->item),
                                       Name(r->item.mode)};
     if (!e.present()) {
       cells.push_back("not measured: " + e.not_measured);

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "client/render/format.h"
@@ -96,23 +97,28 @@ std::optional<Block> ExpertSweepBlock(const report::Analysis& a) {
   struct Sum {
     double flops = 0, ms = 0;
   };
-  std::map<int64_t, std::map<std::pair<core::Recipe, core::Mode>, Sum>> at;
+  // Keyed by the item: its recipe, its own fast accumulation (a variant's) and its mode.
+  using Key = std::tuple<core::Recipe, core::FastAccum, core::Mode>;
+  std::map<int64_t, std::map<Key, Sum>> at;
   for (const core::ItemRecord& r : a.report().items) {
     const core::GemmOp& op = r.item.op;
     const std::optional<int64_t> m = core::SweepM(op.name);
     if (op.groups <= 1 || !m.has_value() || !r.result.has_value()) continue;
     const double layers = static_cast<double>(std::max<int64_t>(1, op.layers));
-    Sum& s = at[*m][{r.item.recipe, r.item.mode}];
+    Sum& s = at[*m][{r.item.recipe, r.item.fast_accum, r.item.mode}];
     s.flops += r.result->flops * layers;
     s.ms += r.result->time.median_ms * layers;
   }
   if (at.empty()) return std::nullopt;
   std::vector<std::string> headers = {"tokens per step"};
   std::vector<Align> align = {Align::kRight};
-  std::vector<std::pair<core::Recipe, core::Mode>> keys;
+  std::vector<Key> keys;
+  const core::FastAccum option = a.report().job.spec.timing.fast_accum;
   for (core::Mode mode : a.modes()) {
     for (const core::RecipeVariant& recipe : a.recipes()) {
-      keys.emplace_back(recipe.For(core::Pass::kFprop), mode);  // a sweep is fprop only
+      // A sweep is fprop only.
+      const core::PassItem p = core::ItemFor(recipe, core::Pass::kFprop, option);
+      keys.emplace_back(p.recipe, p.fast_accum, mode);
       headers.push_back(std::string(core::ToString(recipe)) +
                         (a.modes().size() > 1 ? " " + std::string(core::ToString(mode)) : ""));
       align.push_back(Align::kRight);

@@ -25,9 +25,8 @@ std::optional<Section> KernelTimingSection(const core::Report& report) {
     const core::GemmOp& op = r->item.op;
     const double events = m.time.median_ms;
     t.AddRow({std::string(core::ToString(op.pass)), op.name, op.shape.ToString(),
-              std::string(core::ToString(r->item.recipe)),
-              std::string(core::ToString(r->item.mode)), FormatMs(events),
-              FormatMs(m.kernel.median_ms),
+              report::RecipeLabel(r->item), std::string(core::ToString(r->item.mode)),
+              FormatMs(events), FormatMs(m.kernel.median_ms),
               events > 0 ? FormatFixed(m.kernel.median_ms / events, 3) : "-",
               m.kernel_quant_ms > 0 ? FormatMs(m.kernel_quant_ms) : "-",
               std::to_string(m.kernel_samples), m.kernel_names});

@@ -112,27 +112,11 @@ OperandConfig OperandBt(const core::WorkItem& item, const core::TimingOptions& t
 
 std::optional<bool> ResolveFastAccum(const core::WorkItem& item, core::FastAccum option,
                                      std::string* note) {
-  switch (item.recipe) {
-    case Recipe::kBf16:
-    case Recipe::kMxfp8:
-    case Recipe::kNvfp4:
-    case Recipe::kInt8Rowwise:  // exact INT32 accumulation
-    case Recipe::kW8a16:        // BF16 MMAs, fp32 accumulation
-    case Recipe::kW4a16:
-      return std::nullopt;
-    case Recipe::kFp8Block:
-      // Block scaling promotes partial sums itself; TE and PyTorch always split here.
-      if (option == core::FastAccum::kOn) {
-        *note = "fast accumulation requested but not used: block scaling always splits";
-      }
-      return false;
-    default:
-      break;
+  const core::FastAccum effective = core::EffectiveFastAccum(item, option);
+  if (item.recipe == Recipe::kFp8Block && effective == core::FastAccum::kOn) {
+    *note = "fast accumulation requested but not used: block scaling always splits";
   }
-  if (option == core::FastAccum::kOn) return true;
-  if (option == core::FastAccum::kOff) return false;
-  // Transformer Engine: fprop fast, dgrad/wgrad split accumulation.
-  return item.op.pass == Pass::kFprop;
+  return core::ResolveFastAccum(item.recipe, item.op.pass, effective);
 }
 
 absl::Status CheckGroups(const core::WorkItem& item) {

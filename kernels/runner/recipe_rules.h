@@ -27,7 +27,8 @@ OperandConfig OperandA(const core::WorkItem& item, const core::TimingOptions& ti
 OperandConfig OperandBt(const core::WorkItem& item, const core::TimingOptions& timing);
 
 // Fast (non-split) accumulation for the item, or std::nullopt for BF16 / MX recipes
-// where the attribute does not apply. `note` is set when a request was overridden.
+// where the attribute does not apply (core::ResolveFastAccum under the item's own setting
+// when it has one, else the job's `option`). `note` is set when a request was overridden.
 std::optional<bool> ResolveFastAccum(const core::WorkItem& item, core::FastAccum option,
                                      std::string* note);
 

@@ -92,8 +92,8 @@ absl::StatusOr<PlannedJob> JobQueue::Plan(const core::JobSpec& spec) const {
   ASSIGN_OR_RETURN(planned.plan, core::DerivePlan(spec));
   planned.recipes = core::ReportedRecipes(spec);
   planned.modes = core::EffectiveModes(spec);
-  planned.items =
-      core::ExpandItems(planned.plan, core::EffectiveRecipes(spec), planned.modes, spec.variants);
+  planned.items = core::ExpandItems(planned.plan, core::EffectiveRecipes(spec), planned.modes,
+                                    spec.variants, spec.timing.fast_accum);
   if (static_cast<int64_t>(planned.items.size()) > limits_.max_items_per_job) {
     return absl::ResourceExhaustedError(
         "job: " + std::to_string(planned.items.size()) + " items exceed the limit of " +

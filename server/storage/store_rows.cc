@@ -24,12 +24,12 @@ const std::string_view kJobColumns =
 const std::string_view kItemColumns =
     "i.id, i.job_id, i.seq, i.op_name, i.pass, i.m, i.k, i.n, i.groups, i.layers, i.per_layer, "
     "i.recipe, i.mode, i.status, i.error, i.cached, i.measured_ms, r.measurement_json, r.node, "
-    "r.device_uuid, i.group_tokens, i.moe_layout";
+    "r.device_uuid, i.group_tokens, i.moe_layout, i.fast_accum";
 
 const std::string_view kResultColumns =
     "r.id, r.job_id, r.item_id, r.measured_ms, dc.json, i.seq, i.op_name, r.pass, r.m, "
     "r.k, r.n, r.groups, i.layers, i.per_layer, r.recipe, r.mode, tc.json, "
-    "r.measurement_json, r.node, i.group_tokens, i.moe_layout";
+    "r.measurement_json, r.node, i.group_tokens, i.moe_layout, i.fast_accum";
 
 const std::string_view kResultFrom =
     "results r JOIN items i ON i.id = r.item_id "
@@ -76,11 +76,11 @@ absl::Status ReadEnum(const RowView& row, int column, std::string_view what, int
 // so each reader passes its own indexes.
 struct WorkItemColumns {
   int seq, name, pass, m, k, n, groups, layers, per_layer, recipe, mode;
-  int group_tokens, layout;  // always the item's own columns (items.*)
+  int group_tokens, layout, fast_accum;  // always the item's own columns (items.*)
 };
 
-// `row_id` and `table` name the row whose columns are read; the routed-expert columns are
-// always the item's, named by `item->id`.
+// `row_id` and `table` name the row whose columns are read; the routed-expert and
+// fast-accumulation columns are always the item's, named by `item->id`.
 absl::Status ReadWorkItem(const RowView& row, const WorkItemColumns& c, int64_t row_id,
                           std::string_view table, core::WorkItem* item) {
   item->seq = static_cast<int32_t>(row.Int64(c.seq));
@@ -94,6 +94,8 @@ absl::Status ReadWorkItem(const RowView& row, const WorkItemColumns& c, int64_t 
   ASSIGN_OR_RETURN(item->op.group_tokens, ParseGroupTokens(row.Text(c.group_tokens), item->id));
   RETURN_IF_ERROR(ReadEnum(row, c.layout, "items.moe_layout", item->id, core::ParseMoeLayout,
                            &item->op.layout));
+  RETURN_IF_ERROR(ReadEnum(row, c.fast_accum, "items.fast_accum", item->id, core::ParseFastAccum,
+                           &item->fast_accum));
   RETURN_IF_ERROR(ReadEnum(row, c.recipe, absl::StrCat(AbslSv(table), ".recipe"), row_id,
                            core::ParseRecipe, &item->recipe));
   return ReadEnum(row, c.mode, absl::StrCat(AbslSv(table), ".mode"), row_id, core::ParseMode,
@@ -125,7 +127,7 @@ absl::StatusOr<core::ItemRecord> ReadItemRow(const RowView& row) {
   core::ItemRecord rec;
   rec.item.id = row.Int64(0);
   rec.item.job_id = row.Int64(1);
-  RETURN_IF_ERROR(ReadWorkItem(row, {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 20, 21}, rec.item.id,
+  RETURN_IF_ERROR(ReadWorkItem(row, {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 20, 21, 22}, rec.item.id,
                                "items", &rec.item));
   RETURN_IF_ERROR(
       ReadEnum(row, 13, "items.status", rec.item.id, core::ParseItemStatus, &rec.status));
@@ -155,8 +157,8 @@ absl::StatusOr<ResultRow> ReadResultRow(const RowView& src, DecodedDevice* last_
   }
   row.item.id = row.item_id;
   row.item.job_id = row.job_id;
-  RETURN_IF_ERROR(ReadWorkItem(src, {5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 19, 20}, row.result_id,
-                               "results", &row.item));
+  RETURN_IF_ERROR(ReadWorkItem(src, {5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 19, 20, 21},
+                               row.result_id, "results", &row.item));
   ASSIGN_OR_RETURN(row.timing, DecodeTimingOptions(src.Text(16)));
   ASSIGN_OR_RETURN(row.measurement, DecodeMeasurement(src.Text(17)));
   row.node = src.Text(18);

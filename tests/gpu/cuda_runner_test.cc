@@ -134,6 +134,34 @@ TEST_F(CudaRunnerTest, AutotuneRecordsTheAlgorithm) {
   std::printf("autotune_k=4: %s\n", m->algorithm.c_str());
 }
 
+// A variant's item with its own fast accumulation runs it whatever the job's option, and
+// the measurement says what ran (the job's default: fprop fast, dgrad and wgrad split).
+TEST_F(CudaRunnerTest, AnItemsOwnFastAccumulationOverridesTheJobs) {
+  struct Case {
+    Pass pass;
+    Recipe recipe;
+    core::FastAccum own;
+    bool fast;
+  };
+  const Case cases[] = {
+      {Pass::kDgrad, Recipe::kFp8Current, core::FastAccum::kDefault, false},
+      {Pass::kDgrad, Recipe::kFp8Current, core::FastAccum::kOn, true},
+      {Pass::kFprop, Recipe::kFp8Delayed, core::FastAccum::kOff, false},
+      {Pass::kWgrad, Recipe::kFp8Rowwise, core::FastAccum::kOn, true},
+      {Pass::kFprop, Recipe::kFp8Rowwise, core::FastAccum::kDefault, true},
+  };
+  for (const Case& c : cases) {
+    core::WorkItem w = Item(512, 384, 256, c.pass, c.recipe, Mode::kPrequant);
+    w.fast_accum = c.own;
+    auto m = device::MeasureOne(*runner_, w, FastTiming());
+    ASSERT_TRUE(m.ok()) << core::DescribeItem(w) << ": " << m.status();
+    EXPECT_EQ(m->fast_accum, c.fast) << core::DescribeItem(w);
+    EXPECT_EQ(m->verification, core::Verification::kPassed) << core::DescribeItem(w);
+    EXPECT_THAT(m->work_key, HasSubstr(c.fast ? "accum=fast" : "accum=split"))
+        << core::DescribeItem(w);
+  }
+}
+
 TEST_F(CudaRunnerTest, SameSeedGivesTheSameOutputError) {
   const core::WorkItem w = Item(512, 384, 256, Pass::kDgrad, Recipe::kFp8Current, Mode::kAutocast);
   auto a = device::MeasureOne(*runner_, w, FastTiming());

@@ -134,11 +134,17 @@ CREATE INDEX cluster_batches_job ON cluster_batches (job_id);
 ALTER TABLE daemons ADD COLUMN drain_requested_ms BIGINT NOT NULL DEFAULT 0;
 )sql";
 
-constexpr std::array<Migration, 4> kPgMigrations{{
+// Version 9 (migrations.cc's kV9): an item's own fast accumulation.
+constexpr std::string_view kPgV9 = R"sql(
+ALTER TABLE items ADD COLUMN fast_accum TEXT NOT NULL DEFAULT 'default';
+)sql";
+
+constexpr std::array<Migration, 5> kPgMigrations{{
     {5, "jobs, items, results and contexts, with nodes (the cluster schema)", kPgV5},
     {6, "items.group_tokens and items.moe_layout", kPgV6},
     {7, "daemons", kPgV7},
     {8, "cluster_batches and daemons.drain_requested_ms", kPgV8},
+    {9, "items.fast_accum", kPgV9},
 }};
 
 // Any constant works; it only has to be the same for every gemmprof.
@@ -157,7 +163,7 @@ absl::StatusOr<int> PgSchemaVersion(PgConnection& conn) {
 }
 
 absl::Status PgMigrate(PgConnection& conn) {
-  static_assert(kPgMigrations.back().version == 8);
+  static_assert(kPgMigrations.back().version == 9);
   if (kPgMigrations.back().version != LatestSchemaVersion()) {
     return absl::InternalError("PostgreSQL migrations lag behind the SQLite schema version");
   }

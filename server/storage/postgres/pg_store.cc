@@ -51,7 +51,8 @@ std::vector<PgParam> ItemParams(const core::WorkItem& item) {
           std::string(core::ToString(item.recipe)),
           std::string(core::ToString(item.mode)),
           GroupTokensText(item.op.group_tokens),
-          std::string(core::ToString(item.op.layout))};
+          std::string(core::ToString(item.op.layout)),
+          std::string(core::ToString(item.fast_accum))};
 }
 
 // The advisory lock that reserves a node name (--node) on the database.
@@ -121,8 +122,8 @@ absl::StatusOr<core::JobRecord> PgStore::CreateJobLocked(const core::JobRecord& 
     RETURN_IF_ERROR(conn_
                         ->Exec("INSERT INTO items (job_id, seq, op_name, pass, m, k, n, groups, "
                                "layers, per_layer, recipe, mode, group_tokens, moe_layout, "
-                               "status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                               "'queued')",
+                               "fast_accum, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                               "?, ?, ?, 'queued')",
                                ItemParams(items[i]))
                         .status());
   }

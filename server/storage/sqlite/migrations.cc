@@ -164,7 +164,14 @@ CREATE TABLE cluster_batches (
 ALTER TABLE daemons ADD COLUMN drain_requested_ms INTEGER NOT NULL DEFAULT 0;
 )sql";
 
-constexpr std::array<Migration, 8> kMigrations{{
+// Version 9: an item's own fast accumulation (core::WorkItem::fast_accum): 'on' or 'off' for
+// a variant's item whose setting differs from the job's --fast-accum, 'default' (the job's)
+// for every other item and every item from before.
+constexpr std::string_view kV9 = R"sql(
+ALTER TABLE items ADD COLUMN fast_accum TEXT NOT NULL DEFAULT 'default';
+)sql";
+
+constexpr std::array<Migration, 9> kMigrations{{
     {1, "jobs, items and results", kV1},
     {2, "history indexes and results.median_ms", kV2},
     {3, "items by job and status", kV3},
@@ -173,6 +180,7 @@ constexpr std::array<Migration, 8> kMigrations{{
     {6, "items.group_tokens and items.moe_layout", kV6},
     {7, "daemons", kV7},
     {8, "cluster_batches and daemons.drain_requested_ms", kV8},
+    {9, "items.fast_accum", kV9},
 }};
 
 }  // namespace

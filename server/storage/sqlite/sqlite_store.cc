@@ -47,8 +47,8 @@ absl::StatusOr<Statement> PrepareItemInsert(Connection& conn) {
   return Statement::Prepare(
       conn,
       "INSERT INTO items (job_id, seq, op_name, pass, m, k, n, groups, layers, per_layer, "
-      "recipe, mode, group_tokens, moe_layout, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-      "?, ?, ?, 'queued')");
+      "recipe, mode, group_tokens, moe_layout, fast_accum, status) VALUES (?, ?, ?, ?, ?, ?, ?, "
+      "?, ?, ?, ?, ?, ?, ?, ?, 'queued')");
 }
 
 absl::Status InsertItem(Statement& stmt, const core::WorkItem& item) {
@@ -66,7 +66,8 @@ absl::Status InsertItem(Statement& stmt, const core::WorkItem& item) {
       .Bind(11, core::ToString(item.recipe))
       .Bind(12, core::ToString(item.mode))
       .Bind(13, GroupTokensText(item.op.group_tokens))
-      .Bind(14, core::ToString(item.op.layout));
+      .Bind(14, core::ToString(item.op.layout))
+      .Bind(15, core::ToString(item.fast_accum));
   return stmt.Run();
 }
 

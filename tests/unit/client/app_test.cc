@@ -21,6 +21,7 @@ namespace gemmprof::client {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 using testing::AppTest;
@@ -193,9 +194,15 @@ TEST_F(AppTest, BadFlagsOfTheOtherCommands) {
       {{"submit", "--shapes", "64", "--recipes", "fp8-rowwise+wgrad:bf17"},
        "--recipes: \"+wgrad:bf17\" in \"fp8-rowwise+wgrad:bf17\": unknown recipe \"bf17\" for "
        "wgrad; valid: bf16"},
-      {{"submit", "--shapes", "64", "--recipes", "fp8-current+fast-accum:fprop"},
-       "--recipes: \"+fast-accum:fprop\" in \"fp8-current+fast-accum:fprop\": fast accumulation "
-       "per pass is not supported yet"},
+      {{"submit", "--shapes", "64", "--recipes", "fp8-current+fast-accum:fprop/dgrd"},
+       "--recipes: \"+fast-accum:fprop/dgrd\" in \"fp8-current+fast-accum:fprop/dgrd\": unknown "
+       "pass \"dgrd\"; valid: fprop, dgrad, wgrad joined by \"/\", or all, or none"},
+      {{"submit", "--shapes", "64", "--recipes", "bf16+fast-accum:all"},
+       "--recipes: \"+fast-accum:all\" in \"bf16+fast-accum:all\": fprop runs bf16, which has "
+       "no FP8 accumulation setting"},
+      {{"submit", "--shapes", "64", "--recipes",
+        "fp8-current+fast-accum:all,fp8-current+fast-accum:fprop/dgrad/wgrad"},
+       "--recipes: \"fp8-current+fast-accum:fprop/dgrad/wgrad\" is listed twice"},
       {{"submit", "--shapes", "64", "--recipes", "bf16+dgrad:int8-rowwise"},
        "--recipes: \"+dgrad:int8-rowwise\" in \"bf16+dgrad:int8-rowwise\": int8-rowwise is a "
        "serving recipe: fprop only"},
@@ -696,9 +703,27 @@ TEST_F(AppTest, PlanNeedsNoServer) {
   EXPECT_EQ(composed.code, 0) << composed.err;
   EXPECT_THAT(composed.out, HasSubstr("16 items (12 GEMMs x the recipes their pass runs x 1 "
                                       "modes; a variant's pass shares the item of the recipe it "
-                                      "runs)"));
+                                      "runs, unless it names another accumulation than "
+                                      "--fast-accum gives that pass)"));
   EXPECT_THAT(composed.out, HasSubstr("Variant fp8-rowwise+wgrad:bf16: fprop fp8-rowwise, dgrad "
                                       "fp8-rowwise, wgrad bf16"));
+  // Fast accumulation per pass: under the default (fprop fast) "all" adds the seed's 8
+  // dgrad and wgrad GEMMs as items of its own; under --fast-accum on it adds none.
+  std::vector<std::string> fargs = {"plan"};
+  fargs.insert(fargs.end(), kSeed.begin(), kSeed.end());
+  fargs.insert(fargs.end(), {"--recipes", "fp8-current,fp8-current+fast-accum:all"});
+  const Result fast = Run(fargs);
+  EXPECT_EQ(fast.code, 0) << fast.err;
+  EXPECT_THAT(fast.out, HasSubstr("20 items (12 GEMMs x"));
+  EXPECT_THAT(fast.out, HasSubstr("Variant fp8-current+fast-accum:all: fprop fp8-current (fast "
+                                  "accumulation), dgrad fp8-current (fast accumulation), wgrad "
+                                  "fp8-current (fast accumulation); items of its own (another "
+                                  "accumulation than --fast-accum gives): dgrad, wgrad"));
+  fargs.insert(fargs.end(), {"--fast-accum", "on"});
+  const Result fast_on = Run(fargs);
+  EXPECT_EQ(fast_on.code, 0) << fast_on.err;
+  EXPECT_THAT(fast_on.out, HasSubstr("12 items (12 GEMMs x"));
+  EXPECT_THAT(fast_on.out, Not(HasSubstr("items of its own")));
   // The serving plan of issue's bar: every fprop GEMM at both M runs the three serving
   // recipes and the variant's fprop recipe.
   const Result serving =

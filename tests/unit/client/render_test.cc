@@ -52,6 +52,20 @@ TEST(ReportTableTest, DynamicModeGetsItsOwnOverheadTable) {
               HasSubstr("Autocast (quantization timed) vs prequant"));
 }
 
+// A variant with items of its own in a pass gets its own column in that pass's table; in
+// a pass it shares, the caption says which column it runs.
+TEST(ReportTableTest, FastAccumVariantHasAColumnWhereItRunsItsOwnItems) {
+  const std::string table = RenderReportTable(report::testing::FastAccumVariantReport());
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = table.find(what); at != std::string::npos; at = table.find(what, at + 1)) ++n;
+    return n;
+  };
+  // Fprop shares fp8-current's items; dgrad and wgrad have the variant's own column.
+  EXPECT_EQ(count("fp8-current+fast-accum:all runs the fp8-current column here"), 1u) << table;
+  EXPECT_EQ(count("fp8-current+fast-accum:all ms"), 2u) << table;
+}
+
 TEST(ReportTableTest, IncompleteRecipesShowNoTotals) {
   const std::string text = RenderReportTable(report::testing::FailedItemReport());
   EXPECT_THAT(text, HasSubstr("failed"));
@@ -91,13 +105,15 @@ TEST(ReportCsvTest, EveryRowHasEveryColumn) {
   EXPECT_EQ(CsvField("a,\"b\""), "\"a,\"\"b\"\"\"");
 }
 
-// Routed experts: the last two columns hold an op's per-group tokens and a grouped op's
-// layout, empty where they do not apply, with or without a result.
-TEST(ReportCsvTest, RoutedOpsFillTheLastTwoColumns) {
+// Routed experts: the last columns but one hold an op's per-group tokens and a grouped
+// op's layout, the last an item's own fast accumulation; each empty where it does not
+// apply, with or without a result.
+TEST(ReportCsvTest, RoutedOpsAndOwnFastAccumulationFillTheLastColumns) {
   core::Report report = report::testing::HopperReport();
-  ASSERT_GE(report.items.size(), 3u);
-  ASSERT_EQ(ReportCsvColumns()[ReportCsvColumns().size() - 2], "group_tokens");
-  ASSERT_EQ(ReportCsvColumns().back(), "moe_layout");
+  ASSERT_GE(report.items.size(), 4u);
+  ASSERT_EQ(ReportCsvColumns()[ReportCsvColumns().size() - 3], "group_tokens");
+  ASSERT_EQ(ReportCsvColumns()[ReportCsvColumns().size() - 2], "moe_layout");
+  ASSERT_EQ(ReportCsvColumns().back(), "fast_accum_own");
   core::GemmOp& routed = report.items[0].item.op;
   routed.shape.m = 8;
   routed.groups = 3;
@@ -105,15 +121,18 @@ TEST(ReportCsvTest, RoutedOpsFillTheLastTwoColumns) {
   routed.layout = core::MoeLayout::kMasked;
   report.items[1].item.op.groups = 8;  // uniform: every group at the whole shape
   report.items[1].result.reset();
+  report.items[3].item.fast_accum = core::FastAccum::kOff;
   std::istringstream csv(RenderReportCsv(report));
-  std::string header, first, second, third;
+  std::string header, first, second, third, fourth;
   std::getline(csv, header);
   std::getline(csv, first);
   std::getline(csv, second);
   std::getline(csv, third);
-  EXPECT_THAT(first, ::testing::EndsWith(",3;0;5,masked")) << first;
-  EXPECT_THAT(second, ::testing::EndsWith(",,contiguous")) << second;
-  EXPECT_THAT(third, ::testing::EndsWith(",,")) << third;
+  std::getline(csv, fourth);
+  EXPECT_THAT(first, ::testing::EndsWith(",3;0;5,masked,")) << first;
+  EXPECT_THAT(second, ::testing::EndsWith(",,contiguous,")) << second;
+  EXPECT_THAT(third, ::testing::EndsWith(",,,")) << third;
+  EXPECT_THAT(fourth, ::testing::EndsWith(",,,off")) << fourth;
   EXPECT_EQ(report.items[2].item.op.groups, 1);
 }
 

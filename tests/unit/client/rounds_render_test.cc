@@ -52,9 +52,10 @@ TEST(Document, BackToBackCountsSizedPerShapeShowAsARange) {
 TEST(Csv, NewColumnsAreAppendedAndFilled) {
   const std::vector<std::string>& cols = ReportCsvColumns();
   // Each set of columns was appended after the ones before it: rounds, efficiency, kernel
-  // timing, the batch and energy columns, then the routed-expert columns.
+  // timing, the batch and energy columns, the routed-expert columns, then an item's own
+  // fast accumulation.
   ASSERT_GE(cols.size(), 40u);
-  const size_t end = cols.size() - 15;  // before the batch and energy columns
+  const size_t end = cols.size() - 16;  // before the batch and energy columns
   EXPECT_EQ(cols[end - 27], "iso_ms");
   EXPECT_EQ(cols[end - 12], "copy_bytes_per_s");
   EXPECT_EQ(cols[end - 11], "item_id");
@@ -66,7 +67,8 @@ TEST(Csv, NewColumnsAreAppendedAndFilled) {
   EXPECT_EQ(cols[end + 4], "batch_sm_clock_mhz_mean");
   EXPECT_EQ(cols[end + 12], "energy_not_measured");
   EXPECT_EQ(cols[end + 13], "group_tokens");
-  EXPECT_EQ(cols.back(), "moe_layout");
+  EXPECT_EQ(cols[end + 14], "moe_layout");
+  EXPECT_EQ(cols.back(), "fast_accum_own");
   const std::string csv = RenderReportCsv(testing::RoundsReport());
   const std::string first_row =
       csv.substr(csv.find('\n') + 1, csv.find('\n', csv.find('\n') + 1) - csv.find('\n') - 1);

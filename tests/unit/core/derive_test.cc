@@ -515,6 +515,47 @@ TEST(DeriveTest, ExpandItemsAddsTheRecipesOfAVariantsPasses) {
     EXPECT_EQ(item.recipe, item.op.pass == Pass::kWgrad ? Recipe::kBf16 : Recipe::kFp8Rowwise);
 }
 
+// A variant naming fast accumulation adds an item of its own only in the passes whose
+// setting differs from what the job's option gives them, and only once per GEMM.
+TEST(DeriveTest, ExpandItemsGivesAFastAccumVariantItsOwnItemsWhereTheSettingDiffers) {
+  auto plan = PlanOf(Seed());
+  ASSERT_TRUE(plan.ok());
+  const RecipeVariant all = *ParseRecipeVariant("fp8-current+fast-accum:all");
+  const RecipeVariant fprop = *ParseRecipeVariant("fp8-current+fast-accum:fprop");
+  const RecipeVariant all_again =
+      *ParseRecipeVariant("fp8-current+dgrad:bf16+fast-accum:fprop/wgrad");
+  using Own = std::pair<Recipe, FastAccum>;
+  auto per_pass_of = [&](const std::vector<WorkItem>& items) {
+    std::map<Pass, std::vector<Own>> per_pass;
+    for (const WorkItem& item : items)
+      if (item.op.name == "qkv") per_pass[item.op.pass].push_back({item.recipe, item.fast_accum});
+    return per_pass;
+  };
+  const Own whole{Recipe::kFp8Current, FastAccum::kDefault};
+  const Own fast{Recipe::kFp8Current, FastAccum::kOn};
+  const Own split{Recipe::kFp8Current, FastAccum::kOff};
+  // Default option (fprop fast, dgrad and wgrad split): "all" runs its own dgrad and wgrad,
+  // "fprop" is the whole recipe everywhere, the third shares "all"'s wgrad item.
+  auto items = ExpandItems(*plan, {Recipe::kFp8Current}, {Mode::kPrequant}, {all, fprop, all_again},
+                           FastAccum::kDefault);
+  auto per_pass = per_pass_of(items);
+  EXPECT_EQ(per_pass[Pass::kFprop], (std::vector<Own>{whole}));
+  EXPECT_EQ(per_pass[Pass::kDgrad],
+            (std::vector<Own>{whole, fast, {Recipe::kBf16, FastAccum::kDefault}}));
+  EXPECT_EQ(per_pass[Pass::kWgrad], (std::vector<Own>{whole, fast}));
+  for (size_t i = 0; i < items.size(); ++i) EXPECT_EQ(items[i].seq, static_cast<int32_t>(i));
+  // --fast-accum on: "all" is the whole recipe, "fprop" splits its backward passes.
+  per_pass = per_pass_of(
+      ExpandItems(*plan, {Recipe::kFp8Current}, {Mode::kPrequant}, {all, fprop}, FastAccum::kOn));
+  EXPECT_EQ(per_pass[Pass::kFprop], (std::vector<Own>{whole}));
+  EXPECT_EQ(per_pass[Pass::kDgrad], (std::vector<Own>{whole, split}));
+  EXPECT_EQ(per_pass[Pass::kWgrad], (std::vector<Own>{whole, split}));
+  // Without the whole recipe, a pass the variant shares still runs the recipe's item.
+  per_pass = per_pass_of(ExpandItems(*plan, {}, {Mode::kPrequant}, {all}, FastAccum::kDefault));
+  EXPECT_EQ(per_pass[Pass::kFprop], (std::vector<Own>{whole}));
+  EXPECT_EQ(per_pass[Pass::kDgrad], (std::vector<Own>{fast}));
+}
+
 TEST(DeriveTest, ExpandItemsDefaults) {
   auto plan = PlanOf(Seed());
   ASSERT_TRUE(plan.ok());

@@ -97,6 +97,26 @@ TEST(CacheKeyTest, NamesTheW4GroupOfW4a16ItemsOnly) {
   EXPECT_NE(key, CacheKey(DeviceInfo{}, item, TimingOptions{}, "isolated"));
 }
 
+// An item's own fast accumulation is in its key; items without one keep the key they had.
+TEST(CacheKeyTest, NamesAnItemsOwnFastAccumulationOnly) {
+  WorkItem item;
+  item.op.shape = {16, 4096, 4096};
+  item.recipe = Recipe::kFp8Current;
+  const std::string whole = CacheKey(DeviceInfo{}, item, TimingOptions{}, "isolated");
+  EXPECT_EQ(whole.find("item_fastacc"), std::string::npos);
+  item.fast_accum = FastAccum::kOn;
+  const std::string on = CacheKey(DeviceInfo{}, item, TimingOptions{}, "isolated");
+  EXPECT_THAT(on, EndsWith("|item_fastacc=on"));
+  item.fast_accum = FastAccum::kOff;
+  const std::string off = CacheKey(DeviceInfo{}, item, TimingOptions{}, "isolated");
+  EXPECT_NE(on, whole);
+  EXPECT_NE(off, whole);
+  EXPECT_NE(on, off);
+  EXPECT_EQ(EffectiveFastAccum(item, FastAccum::kOn), FastAccum::kOff);
+  item.fast_accum = FastAccum::kDefault;
+  EXPECT_EQ(EffectiveFastAccum(item, FastAccum::kOn), FastAccum::kOn);
+}
+
 // Routed experts: results of one shape at other per-expert tokens or in the other layout
 // never answer each other; dense and uniform ops keep the keys they always had.
 TEST(CacheKeyTest, NamesRoutedTokensAndTheMaskedLayout) {

@@ -78,6 +78,86 @@ TEST(RecipeVariantTest, SplitQuantizationIsNamedWhereTheTotalCountsItAsAWholeSte
   EXPECT_FALSE(SharesQuantizationAcrossPasses(Recipe::kW4a16));
 }
 
+TEST(RecipeVariantTest, FastAccumNamesTheFastPassesAndSplitsTheOthers) {
+  absl::StatusOr<RecipeVariant> v = ParseRecipeVariant("fp8-current+fast-accum:wgrad/fprop");
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_TRUE(v->composite());
+  EXPECT_TRUE(v->sets_fast_accum());
+  EXPECT_EQ(v->FastAccumFor(Pass::kFprop), FastAccum::kOn);
+  EXPECT_EQ(v->FastAccumFor(Pass::kDgrad), FastAccum::kOff);
+  EXPECT_EQ(v->FastAccumFor(Pass::kWgrad), FastAccum::kOn);
+  EXPECT_EQ(v->Name(), "fp8-current+fast-accum:fprop/wgrad");
+  EXPECT_EQ(v->Describe(),
+            "fprop fp8-current (fast accumulation), dgrad fp8-current (split accumulation), "
+            "wgrad fp8-current (fast accumulation)");
+  EXPECT_EQ(*ParseRecipeVariant(v->Name()), *v);
+  EXPECT_NE(*v, RecipeVariant(Recipe::kFp8Current));
+
+  EXPECT_EQ(ParseRecipeVariant("fp8-current+fast-accum:fprop/dgrad/wgrad")->Name(),
+            "fp8-current+fast-accum:all");
+  EXPECT_EQ(*ParseRecipeVariant("fp8-current+fast-accum:fprop/dgrad/wgrad"),
+            *ParseRecipeVariant("fp8-current+fast-accum:all"));
+  absl::StatusOr<RecipeVariant> none = ParseRecipeVariant("fp8-rowwise+fast-accum:none");
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(none->Name(), "fp8-rowwise+fast-accum:none");
+  EXPECT_TRUE(none->composite());
+  for (Pass p : {Pass::kFprop, Pass::kDgrad, Pass::kWgrad})
+    EXPECT_EQ(none->FastAccumFor(p), FastAccum::kOff);
+
+  // With a recipe per pass: only the passes running a recipe with the setting may be fast;
+  // the others (here wgrad in bf16) read as split and are described without it.
+  absl::StatusOr<RecipeVariant> mixed =
+      ParseRecipeVariant("fp8-rowwise+fast-accum:dgrad+wgrad:bf16");
+  ASSERT_TRUE(mixed.ok()) << mixed.status();
+  EXPECT_EQ(mixed->Name(), "fp8-rowwise+wgrad:bf16+fast-accum:dgrad");
+  EXPECT_EQ(mixed->Describe(),
+            "fprop fp8-rowwise (split accumulation), dgrad fp8-rowwise (fast accumulation), "
+            "wgrad bf16");
+  // fp8-block in some pass is fine while no fast pass runs it.
+  EXPECT_TRUE(ParseRecipeVariant("fp8-current+wgrad:fp8-block+fast-accum:dgrad").ok());
+}
+
+// A variant's pass shares the recipe's item when its setting resolves as the job's does.
+TEST(RecipeVariantTest, ItemForSharesTheRecipesItemUnlessTheSettingDiffers) {
+  const RecipeVariant fprop_only = *ParseRecipeVariant("fp8-current+fast-accum:fprop");
+  const RecipeVariant all = *ParseRecipeVariant("fp8-current+fast-accum:all");
+  const PassItem shared{Recipe::kFp8Current, FastAccum::kDefault};
+  // The job's default is Transformer Engine's: fprop fast, the others split.
+  for (Pass p : {Pass::kFprop, Pass::kDgrad, Pass::kWgrad})
+    EXPECT_EQ(ItemFor(fprop_only, p, FastAccum::kDefault), shared) << ToString(p);
+  EXPECT_EQ(ItemFor(all, Pass::kFprop, FastAccum::kDefault), shared);
+  EXPECT_EQ(ItemFor(all, Pass::kDgrad, FastAccum::kDefault),
+            (PassItem{Recipe::kFp8Current, FastAccum::kOn}));
+  EXPECT_EQ(ItemFor(all, Pass::kWgrad, FastAccum::kDefault),
+            (PassItem{Recipe::kFp8Current, FastAccum::kOn}));
+  // Under --fast-accum on every pass of "all" is the recipe's item, and fprop-only's
+  // backward passes are its own (split).
+  for (Pass p : {Pass::kFprop, Pass::kDgrad, Pass::kWgrad})
+    EXPECT_EQ(ItemFor(all, p, FastAccum::kOn), shared);
+  EXPECT_EQ(ItemFor(fprop_only, Pass::kDgrad, FastAccum::kOn),
+            (PassItem{Recipe::kFp8Current, FastAccum::kOff}));
+  // A pass running a recipe without the setting is always that recipe's item.
+  const RecipeVariant mixed = *ParseRecipeVariant("fp8-rowwise+wgrad:bf16+fast-accum:dgrad");
+  EXPECT_EQ(ItemFor(mixed, Pass::kWgrad, FastAccum::kDefault),
+            (PassItem{Recipe::kBf16, FastAccum::kDefault}));
+  EXPECT_EQ(ItemFor(mixed, Pass::kFprop, FastAccum::kDefault),
+            (PassItem{Recipe::kFp8Rowwise, FastAccum::kOff}));
+  // A whole recipe is its own item in every pass.
+  EXPECT_EQ(ItemFor(RecipeVariant(Recipe::kFp8Delayed), Pass::kDgrad, FastAccum::kOff),
+            (PassItem{Recipe::kFp8Delayed, FastAccum::kDefault}));
+}
+
+TEST(RecipeVariantTest, ResolveFastAccumFollowsTransformerEngine) {
+  EXPECT_EQ(ResolveFastAccum(Recipe::kFp8Current, Pass::kFprop, FastAccum::kDefault), true);
+  EXPECT_EQ(ResolveFastAccum(Recipe::kFp8Delayed, Pass::kDgrad, FastAccum::kDefault), false);
+  EXPECT_EQ(ResolveFastAccum(Recipe::kFp8Rowwise, Pass::kWgrad, FastAccum::kOn), true);
+  EXPECT_EQ(ResolveFastAccum(Recipe::kFp8Current, Pass::kFprop, FastAccum::kOff), false);
+  EXPECT_EQ(ResolveFastAccum(Recipe::kFp8Block, Pass::kFprop, FastAccum::kOn), false);
+  EXPECT_EQ(ResolveFastAccum(Recipe::kBf16, Pass::kFprop, FastAccum::kOn), std::nullopt);
+  EXPECT_EQ(ResolveFastAccum(Recipe::kMxfp8, Pass::kFprop, FastAccum::kDefault), std::nullopt);
+  EXPECT_EQ(ResolveFastAccum(Recipe::kW4a16, Pass::kFprop, FastAccum::kOn), std::nullopt);
+}
+
 // Every malformed form names the part that is wrong and what would be valid.
 TEST(RecipeVariantTest, BadNamesSayWhichPartIsWrong) {
   EXPECT_EQ(Error("fp16"), "unknown recipe \"fp16\"; valid: " + RecipeList());
@@ -106,10 +186,50 @@ TEST(RecipeVariantTest, BadNamesSayWhichPartIsWrong) {
             "fp8-rowwise, the base recipe; leave the part out");
   EXPECT_EQ(Error("bf16+wgrad:w4a16"), "\"+wgrad:w4a16\" in \"bf16+wgrad:w4a16\": " +
                                            PassUnsupportedReason(Recipe::kW4a16, Pass::kWgrad));
-  EXPECT_EQ(Error("fp8-current+fast-accum:fprop"),
-            "\"+fast-accum:fprop\" in \"fp8-current+fast-accum:fprop\": fast accumulation per "
-            "pass is not supported yet (submit --fast-accum on|off sets it for every pass of a "
-            "job)");
+  const std::string passes = "; valid: fprop, dgrad, wgrad joined by \"/\", or all, or none";
+  EXPECT_EQ(Error("fp8-current+fast-accum"),
+            "\"+fast-accum\" in \"fp8-current+fast-accum\": fast-accum needs the passes that "
+            "accumulate fast after \":\" (as in \"+fast-accum:fprop/wgrad\", or all, or none)");
+  EXPECT_EQ(
+      Error("fp8-current+fast-accum:"),
+      "\"+fast-accum:\" in \"fp8-current+fast-accum:\": no passes after \"fast-accum:\"" + passes);
+  EXPECT_EQ(
+      Error("fp8-current+fast-accum:fprop/"),
+      "\"+fast-accum:fprop/\" in \"fp8-current+fast-accum:fprop/\": unknown pass \"\"" + passes);
+  EXPECT_EQ(Error("fp8-current+fast-accum:fprop,dgrad"),
+            "\"+fast-accum:fprop,dgrad\" in \"fp8-current+fast-accum:fprop,dgrad\": unknown pass "
+            "\"fprop,dgrad\"" +
+                passes);
+  EXPECT_EQ(Error("fp8-current+fast-accum:all/fprop"),
+            "\"+fast-accum:all/fprop\" in \"fp8-current+fast-accum:all/fprop\": unknown pass "
+            "\"all\"" +
+                passes);
+  EXPECT_EQ(Error("fp8-current+fast-accum:wgrad/wgrad"),
+            "\"+fast-accum:wgrad/wgrad\" in \"fp8-current+fast-accum:wgrad/wgrad\": wgrad is "
+            "named twice");
+  EXPECT_EQ(Error("fp8-current+fast-accum:all+fast-accum:none"),
+            "\"+fast-accum:none\" in \"fp8-current+fast-accum:all+fast-accum:none\": fast-accum "
+            "is given twice");
+  EXPECT_EQ(Error("fp8-rowwise+wgrad:bf16+fast-accum:all"),
+            "\"+fast-accum:all\" in \"fp8-rowwise+wgrad:bf16+fast-accum:all\": wgrad runs bf16, "
+            "which has no FP8 accumulation setting (fast accumulation is a choice of "
+            "fp8-current, fp8-delayed, fp8-rowwise)");
+  EXPECT_EQ(Error("fp8-block+fast-accum:fprop"),
+            "\"+fast-accum:fprop\" in \"fp8-block+fast-accum:fprop\": fprop runs fp8-block, "
+            "whose block scaling always splits accumulation (fast accumulation is a choice of "
+            "fp8-current, fp8-delayed, fp8-rowwise)");
+  EXPECT_EQ(Error("bf16+fast-accum:none"),
+            "\"+fast-accum:none\" in \"bf16+fast-accum:none\": no pass runs a recipe with an "
+            "FP8 accumulation setting (fp8-current, fp8-delayed, fp8-rowwise)");
+  EXPECT_EQ(Error("w4a16+fast-accum:fprop"),
+            "\"+fast-accum:fprop\" in \"w4a16+fast-accum:fprop\": fprop runs w4a16, which has no "
+            "FP8 accumulation setting (fast accumulation is a choice of fp8-current, "
+            "fp8-delayed, fp8-rowwise)");
+  // The pass parts are checked against the fast-accum part whatever their order.
+  EXPECT_EQ(Error("fp8-current+fast-accum:dgrad+dgrad:mxfp8"),
+            "\"+fast-accum:dgrad\" in \"fp8-current+fast-accum:dgrad+dgrad:mxfp8\": dgrad runs "
+            "mxfp8, which has no FP8 accumulation setting (fast accumulation is a choice of "
+            "fp8-current, fp8-delayed, fp8-rowwise)");
   EXPECT_EQ(Error("fp8-block+fprop:bf16+dgrad:bf16+wgrad:bf16"),
             "\"fp8-block+fprop:bf16+dgrad:bf16+wgrad:bf16\": every pass runs bf16; give that "
             "recipe by its name");

@@ -76,6 +76,46 @@ TEST(ReportAnalysisTest, SweepSumsForwardTimePerM) {
   EXPECT_EQ(core::SweepM("qkv"), std::nullopt);
 }
 
+// A variant naming fast accumulation reads its own items where its setting differs from
+// the job's option (here dgrad and wgrad of "all" under the default, fprop fast), and the
+// recipe's items elsewhere; its own items never show as the whole recipe's.
+TEST(AnalysisTest, FastAccumVariantReadsItsOwnItemsWhereItsSettingDiffers) {
+  core::Report report = testing::FastAccumVariantReport();
+  const core::RecipeVariant all = report.job.spec.variants.at(0);
+  const Analysis a(report);
+  EXPECT_EQ(a.recipes(),
+            (std::vector<core::RecipeVariant>{core::RecipeVariant(Recipe::kFp8Current), all}));
+  for (const GemmRow& row : a.rows()) {
+    const core::ItemRecord* whole = row.Item({Recipe::kFp8Current, Mode::kAutocast});
+    const core::ItemRecord* mine = row.Item({all, Mode::kAutocast});
+    ASSERT_NE(whole, nullptr);
+    ASSERT_NE(mine, nullptr);
+    EXPECT_EQ(whole->item.fast_accum, core::FastAccum::kDefault);
+    if (row.op.pass == core::Pass::kFprop) {
+      EXPECT_EQ(mine, whole);
+    } else {
+      EXPECT_EQ(mine->item.fast_accum, core::FastAccum::kOn);
+      EXPECT_DOUBLE_EQ(*row.TimeMs({all, Mode::kAutocast}),
+                       0.5 * *row.TimeMs({Recipe::kFp8Current, Mode::kAutocast}));
+    }
+  }
+  const Totals* v = a.FindTotals({all, Mode::kAutocast});
+  const Totals* fp8 = a.FindTotals({Recipe::kFp8Current, Mode::kAutocast});
+  ASSERT_NE(v, nullptr);
+  ASSERT_NE(fp8, nullptr);
+  ASSERT_TRUE(v->complete());
+  ASSERT_TRUE(fp8->complete());
+  EXPECT_DOUBLE_EQ(v->layer_ms[0], fp8->layer_ms[0]);
+  EXPECT_NEAR(v->layer_ms[1], 0.5 * fp8->layer_ms[1], 1e-12);
+  EXPECT_NEAR(v->layer_ms[2], 0.5 * fp8->layer_ms[2], 1e-12);
+
+  // Under --fast-accum on the same variant is the whole recipe in every pass.
+  report.job.spec.timing.fast_accum = core::FastAccum::kOn;
+  const Analysis on(report);
+  for (const GemmRow& row : on.rows())
+    EXPECT_EQ(row.Item({all, Mode::kAutocast}), row.Item({Recipe::kFp8Current, Mode::kAutocast}));
+}
+
 // A variant's totals are composed from the items of the recipes its passes run: fprop and
 // dgrad from fp8-current's items, wgrad from bf16's. A job naming variants shows only the
 // whole recipes it named (bf16's items answer the variant's wgrad without a column).

@@ -1,5 +1,6 @@
 #include "tests/unit/report/report_fixtures.h"
 
+#include <algorithm>
 #include <map>
 
 namespace gemmprof::report::testing {
@@ -245,6 +246,27 @@ core::Report HostReferenceReport() {
   r.job.device.name = "host CPU";
   r.job.device.sm = 0;
   return r;
+}
+
+core::Report FastAccumVariantReport() {
+  core::Report report = HopperReport();
+  report.job.spec.recipes = {core::Recipe::kFp8Current};
+  report.job.spec.variants = {*core::ParseRecipeVariant("fp8-current+fast-accum:all")};
+  const size_t n = report.items.size();
+  int32_t seq = 0;
+  for (const core::ItemRecord& r : report.items) seq = std::max(seq, r.item.seq + 1);
+  for (size_t i = 0; i < n; ++i) {
+    const core::ItemRecord& r = report.items[i];
+    if (r.item.recipe != core::Recipe::kFp8Current || r.item.op.pass == core::Pass::kFprop)
+      continue;
+    core::ItemRecord own = r;
+    own.item.fast_accum = core::FastAccum::kOn;
+    own.item.seq = seq++;
+    own.item.id += 100000;
+    if (own.result) own.result->time.median_ms *= 0.5;
+    report.items.push_back(own);
+  }
+  return report;
 }
 
 core::Measurement& AddKernelFigures(core::Report& report) {

@@ -17,6 +17,10 @@ core::Report BothModesReport();
 core::Report SweepReport();
 // A host-reference job, so the banner shows.
 core::Report HostReferenceReport();
+// HopperReport naming fp8-current and the variant "fp8-current+fast-accum:all" under the
+// default --fast-accum (fprop fast): the variant's dgrad and wgrad are items of its own
+// (copies of fp8-current's with fast accumulation on), each at half their time.
+core::Report FastAccumVariantReport();
 
 // A small dense model "tiny-llm": 2 layers, the 4 GEMMs of a layer (qkv, attn_out, mlp_up,
 // mlp_down; M = 8192, hidden 4096, intermediate 16384) in each pass, plus an LM head

@@ -226,6 +226,7 @@ TEST(MigrationsTest, ItemsFromBeforeVersionSixAreDenseAndContiguous) {
   for (const core::ItemRecord& item : *items) {
     EXPECT_TRUE(item.item.op.group_tokens.empty());
     EXPECT_EQ(item.item.op.layout, core::MoeLayout::kContiguous);
+    EXPECT_EQ(item.item.fast_accum, core::FastAccum::kDefault);  // version 9: the job's
   }
   EXPECT_EQ((*items)[2].item.op.groups, 8);
   absl::StatusOr<Page<ResultRow>> rows = (*store)->QueryResults({});

@@ -64,6 +64,16 @@ TEST_P(SqliteOnlyTest, StoredRoutingThatDoesNotParseIsDataLossNamingColumnAndVal
             absl::DataLossError("items.moe_layout: unknown value 'packed' in row 1"));
 }
 
+TEST_P(SqliteOnlyTest, StoredFastAccumulationThatDoesNotParseIsDataLoss) {
+  absl::StatusOr<core::JobRecord> job = store_->CreateJob(SeedJob(), SeedItems(1));
+  ASSERT_TRUE(job.ok()) << job.status();
+  absl::StatusOr<Connection> raw = Connection::Open(path_);
+  ASSERT_TRUE(raw.ok());
+  ASSERT_TRUE(raw->Exec("UPDATE items SET fast_accum = 'sometimes'").ok());
+  EXPECT_EQ(store_->GetItems(job->id).status(),
+            absl::DataLossError("items.fast_accum: unknown value 'sometimes' in row 1"));
+}
+
 INSTANTIATE_TEST_SUITE_P(Sqlite, StoreTest, ::testing::Values(Backend::kSqlite));
 INSTANTIATE_TEST_SUITE_P(Sqlite, QueryTest, ::testing::Values(Backend::kSqlite));
 INSTANTIATE_TEST_SUITE_P(Sqlite, ClusterTest, ::testing::Values(Backend::kSqlite));

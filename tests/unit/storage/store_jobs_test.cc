@@ -108,6 +108,30 @@ TEST_P(StoreTest, RoutedItemsKeepTheirTokensAndLayout) {
   EXPECT_EQ(rows->items[0].item.op, input[0].op);
 }
 
+// A variant's item with its own fast accumulation keeps it through the store, a reopen and
+// the results' rows; the others read as the job's (default).
+TEST_P(StoreTest, ItemsKeepTheirOwnFastAccumulation) {
+  std::vector<core::WorkItem> input = SeedItems(3);
+  input[1].fast_accum = core::FastAccum::kOn;
+  input[2].fast_accum = core::FastAccum::kOff;
+  absl::StatusOr<core::JobRecord> job = store_->CreateJob(SeedJob("fast"), input);
+  ASSERT_TRUE(job.ok()) << job.status();
+  std::vector<core::ItemRecord> items = MustItems(job->id);
+  ASSERT_EQ(items.size(), 3u);
+  for (size_t i = 0; i < items.size(); ++i)
+    EXPECT_EQ(items[i].item.fast_accum, input[i].fast_accum) << i;
+  ASSERT_TRUE(Measure(items[2], 0.25).ok());
+  Reopen();
+  items = MustItems(job->id);
+  EXPECT_EQ(items[2].item.fast_accum, core::FastAccum::kOff);
+  ResultFilter filter;
+  filter.job_id = job->id;
+  absl::StatusOr<Page<ResultRow>> rows = store_->QueryResults(filter);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_EQ(rows->items.size(), 1u);
+  EXPECT_EQ(rows->items[0].item.fast_accum, core::FastAccum::kOff);
+}
+
 TEST_P(StoreTest, UnknownIdsAreNotFound) {
   MustCreate(1);
   EXPECT_EQ(store_->GetJob(42).status(), absl::NotFoundError("job 42 not found"));

@@ -120,6 +120,30 @@ TEST(ConvertTest, BadGroupedOpIsInvalidArgumentNamingTheField) {
               StartsWith("op.layout: unknown value"));
 }
 
+// An item's own fast accumulation travels only when set; a stranger value is refused.
+TEST(ConvertTest, ItemCarriesItsOwnFastAccumulation) {
+  core::ItemRecord rec;
+  rec.item.op.name = "qkv";
+  rec.item.op.shape = {16, 32, 48};
+  rec.item.recipe = core::Recipe::kFp8Current;
+  rec.item.mode = core::Mode::kPrequant;
+  v1::Item wire = ToProto(rec);
+  EXPECT_EQ(wire.fast_accum(), "");
+  absl::StatusOr<core::ItemRecord> back = FromProto(wire);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->item.fast_accum, core::FastAccum::kDefault);
+  rec.item.fast_accum = core::FastAccum::kOff;
+  wire = ToProto(rec);
+  EXPECT_EQ(wire.fast_accum(), "off");
+  back = FromProto(wire);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->item.fast_accum, core::FastAccum::kOff);
+  wire.set_fast_accum("sometimes");
+  EXPECT_EQ(FromProto(wire).status(),
+            absl::InvalidArgumentError(
+                "item.fast_accum: unknown value 'sometimes' (valid: default, on, off)"));
+}
+
 TEST(ConvertTest, JobSpecAndTimingRoundTrip) {
   core::JobSpec spec;
   spec.shapes = {{1, 2, 3}, {4, 5, 6}};
@@ -191,13 +215,18 @@ TEST(ConvertTest, UnknownNamesAreInvalidArgumentListingTheValidOnes) {
                                       "unknown role \"wgard\""),
             std::string::npos)
       << r.status();
-  per_role.set_recipes(1, "fp8-current+fast-accum:fprop");
+  per_role.set_recipes(1, "fp8-current+fast-accum:fprop/bogus");
   r = FromProto(per_role);
-  EXPECT_NE(r.status().message().find("recipes[1]: \"+fast-accum:fprop\" in "
-                                      "\"fp8-current+fast-accum:fprop\": fast accumulation per "
-                                      "pass is not supported yet"),
+  EXPECT_NE(r.status().message().find("recipes[1]: \"+fast-accum:fprop/bogus\" in "
+                                      "\"fp8-current+fast-accum:fprop/bogus\": unknown pass "
+                                      "\"bogus\""),
             std::string::npos)
       << r.status();
+  per_role.set_recipes(1, "fp8-current+fast-accum:dgrad");
+  r = FromProto(per_role);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->variants.size(), 1u);
+  EXPECT_EQ(r->variants[0].Name(), "fp8-current+fast-accum:dgrad");
   per_role.set_recipes(1, "fp8-rowwise+wgrad:bf16");
   r = FromProto(per_role);
   ASSERT_TRUE(r.ok()) << r.status();
