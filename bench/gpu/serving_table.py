@@ -22,11 +22,13 @@ RECIPES = ("bf16", "fp8-rowwise", "int8-rowwise", "w8a16", "w4a16")
 
 
 def kept(row):
-    """"CUTLASS tile 128x16x64 stream-K", "gemmprof decode, K split 11 ways" or "cuBLASLt"."""
+    """"CUTLASS tile 128x16x64 stream-K", "gemmprof decode, K split 11 ways[, cluster]" or
+    "cuBLASLt"."""
     alg = row["algorithm"]
     if "w4a16 decode GEMM" in alg:
         split = next((p.strip() for p in alg.split(",") if "K split" in p or "K whole" in p), "")
-        return "gemmprof decode" + (", " + split.split(" (")[0] if split else "")
+        return ("gemmprof decode" + (", " + split.split(" (")[0] if split else "") +
+                (", cluster" if "in a cluster" in alg else ""))
     if "CUTLASS" not in alg:
         return "cuBLASLt"
     tile = next((p.strip() for p in alg.replace(";", ",").split(",") if "tile " in p), "")

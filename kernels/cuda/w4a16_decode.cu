@@ -21,6 +21,8 @@
 //
 // Each warp streams its chunks through a ring of kStages in shared memory with cp.async
 // (a lane copies exactly the pieces it later reads, so copy and use need no barrier).
+#include <cooperative_groups.h>
+
 #include <algorithm>
 #include <utility>
 
@@ -40,6 +42,11 @@ constexpr int kTokens = 16;                   // the MMA's rows; zero past m
 // Chosen by measurement on an H200 (docs/benchmarks.md, "A decode kernel for w4a16"):
 constexpr int kStages = 3;           // weight groups a warp has in flight, + 1
 constexpr int kMaxSmem = 24 * 1024;  // the activations of a CTA's K range
+// The cluster reduction (W4a16Decode::Reduce::kCluster): a cluster of at most this many
+// CTAs (16 is beyond the portable 8: the device must allow it), each staging the
+// activations of a K range of at most kMaxSmemCluster bytes.
+constexpr int kMaxCluster = 16;
+constexpr int kMaxSmemCluster = 48 * 1024;
 constexpr int kRowPadBytes = 64;     // row stride = 64 mod 128 bytes: no conflicts
 constexpr int kCtasPerSm = 3;        // 80 registers: 24 warps per SM
 constexpr int kTargetCtasPerSm = 2;  // K is split until the grid has this many
@@ -94,7 +101,7 @@ __device__ __forceinline__ uint32_t Float2ToBf16x2(float lo, float hi) {
   return *reinterpret_cast<uint32_t*>(&v);
 }
 
-template <int kGroup>
+template <int kGroup, bool kCluster>
 __global__ void __launch_bounds__(kThreads, kCtasPerSm) W4a16DecodeKernel(const Params p) {
   constexpr int kU4 = kGroup / 32;  // uint4 per lane per (warp rows, group) chunk: 2 K steps each
   constexpr int kChunk = kU4 * 32;
@@ -223,13 +230,62 @@ __global__ void __launch_bounds__(kThreads, kCtasPerSm) W4a16DecodeKernel(const 
     }
   }
 
+  if (kCluster || p.splits == 1) {
+    // C through shared memory, written in whole rows. With the cluster reduction the
+    // splits of a column block are one cluster (gridDim.y of them): each leaves its fp32
+    // sums in its own shared memory, then each adds a share of the block's outputs over the
+    // cluster's CTAs in rank order (distributed shared memory) and writes it. No workspace,
+    // no atomics, and the same sum every launch. Without splits, the CTA's own sums.
+    static_assert(kTokens * kCtaRows * 4 <= kWarps * kStages * kChunk * 16,
+                  "the sums fit where the weight ring was");
+    float* sums = reinterpret_cast<float*>(smem);  // [kTokens][kCtaRows]
+    __syncthreads();  // every warp is done with the ring and the tokens
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        *reinterpret_cast<float2*>(sums + (g + 8 * h) * kCtaRows + warp * kWarpRows + 2 * t +
+                                   8 * j) = make_float2(total[j][2 * h], total[j][2 * h + 1]);
+      }
+    }
+    int splits = 1, rank = 0;
+    if constexpr (kCluster) {
+      cooperative_groups::this_cluster().sync();
+      splits = static_cast<int>(cooperative_groups::this_cluster().num_blocks());
+      rank = static_cast<int>(cooperative_groups::this_cluster().block_rank());
+    } else {
+      __syncthreads();
+    }
+    const int cols = min(kCtaRows, p.n - static_cast<int>(blockIdx.x) * kCtaRows);
+    const int quads = cols / 4;
+    for (int i = rank * kThreads + threadIdx.x; i < p.m * quads; i += splits * kThreads) {
+      const int r = i / quads, at = r * kCtaRows + (i % quads) * 4;
+      float4 s = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      for (int src = 0; src < splits; ++src) {
+        const float* from = sums;
+        if constexpr (kCluster)
+          from = cooperative_groups::this_cluster().map_shared_rank(sums, src);
+        const float4 v = *reinterpret_cast<const float4*>(from + at);
+        s.x += v.x;
+        s.y += v.y;
+        s.z += v.z;
+        s.w += v.w;
+      }
+      const int64_t n = static_cast<int64_t>(blockIdx.x) * kCtaRows + (i % quads) * 4;
+      *reinterpret_cast<uint2*>(p.c + r * static_cast<int64_t>(p.n) + n) =
+          make_uint2(Float2ToBf16x2(s.x, s.y), Float2ToBf16x2(s.z, s.w));
+    }
+    if constexpr (kCluster)
+      cooperative_groups::this_cluster().sync();  // no CTA leaves while another reads its sums
+    return;
+  }
+
   const int col = row0 + 2 * t;  // C's column of d0 in row tile 0
-  // One split: C directly. Several: the splits add their fp32 sums into the workspace
+  // Several splits (atomic reduction): the splits add their fp32 sums into the workspace
   // (in L2), and the last CTA of the column block writes C from them and zeroes them.
   // (Each split storing its own slice, the last one adding them in order, measured
   // slower: 0.0265 against 0.0205 ms on 16x14336x4096, the final sum of 23 slices being
   // one CTA's latency.)
-  const bool direct = p.splits == 1;
   if (active) {
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
@@ -238,17 +294,11 @@ __global__ void __launch_bounds__(kThreads, kCtasPerSm) W4a16DecodeKernel(const 
       for (int h = 0; h < 2; ++h) {
         const int r = g + 8 * h;
         if (r >= p.m) continue;
-        if (direct) {
-          *reinterpret_cast<uint32_t*>(p.c + r * static_cast<int64_t>(p.n) + n) =
-              Float2ToBf16x2(total[j][2 * h], total[j][2 * h + 1]);
-        } else {
-          atomicAdd(reinterpret_cast<float2*>(p.ws + r * static_cast<int64_t>(p.n) + n),
-                    make_float2(total[j][2 * h], total[j][2 * h + 1]));
-        }
+        atomicAdd(reinterpret_cast<float2*>(p.ws + r * static_cast<int64_t>(p.n) + n),
+                  make_float2(total[j][2 * h], total[j][2 * h + 1]));
       }
     }
   }
-  if (direct) return;
   __shared__ bool last;
   __threadfence();
   __syncthreads();
@@ -299,9 +349,14 @@ __global__ void PackKernel(const uint8_t* __restrict__ src, uint4* __restrict__ 
   out[i] = make_uint4(words[0], words[1], words[2], words[3]);
 }
 
-template <int kGroup>
+template <int kGroup, bool kCluster>
 const void* KernelFor() {
-  return reinterpret_cast<const void*>(&W4a16DecodeKernel<kGroup>);
+  return reinterpret_cast<const void*>(&W4a16DecodeKernel<kGroup, kCluster>);
+}
+
+const void* KernelFor(int64_t group, bool cluster) {
+  if (group == 64) return cluster ? KernelFor<64, true>() : KernelFor<64, false>();
+  return cluster ? KernelFor<128, true>() : KernelFor<128, false>();
 }
 
 }  // namespace
@@ -333,30 +388,39 @@ std::string W4a16Decode::Unsupported(const W4a16DecodeProblem& p, int sm) {
 }
 
 absl::StatusOr<W4a16Decode> W4a16Decode::Create(const W4a16DecodeProblem& p, int device, int sm,
-                                                int sm_count, cudaStream_t stream) {
+                                                int sm_count, cudaStream_t stream, Reduce reduce) {
   if (const std::string why = Unsupported(p, sm); !why.empty()) {
     return absl::FailedPreconditionError(why);
   }
+  const bool cluster = reduce == Reduce::kCluster;
   W4a16Decode d;
   d.p_ = p;
+  d.reduce_ = reduce;
   // Two CTAs per SM if K has groups enough (two per split at least); more splits where
   // the activations of a split's K range would not fit the shared memory.
   const int64_t blocks = (p.n + kCtaRows - 1) / kCtaRows, groups = p.k / p.group;
   // Per group of a split: 16 tokens' activations and their 16 sums.
   const int64_t max_per_split =
-      (kMaxSmem - kTokens / 2 * kRowPadBytes) / (kTokens * (2 * p.group + 4));
+      ((cluster ? kMaxSmemCluster : kMaxSmem) - kTokens / 2 * kRowPadBytes) /
+      (kTokens * (2 * p.group + 4));
   int64_t splits = std::clamp<int64_t>((kTargetCtasPerSm * sm_count + blocks - 1) / blocks, 1,
                                        std::max<int64_t>(1, groups / 2));
+  if (cluster) splits = std::min<int64_t>(splits, kMaxCluster);
   splits = std::max(splits, (groups + max_per_split - 1) / max_per_split);
   const int64_t per_split = (groups + splits - 1) / splits;
   d.groups_per_split_ = static_cast<int>(per_split);
   d.splits_ = static_cast<int>((groups + per_split - 1) / per_split);
+  if (cluster && d.splits_ > kMaxCluster) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "w4a16 decode kernel, cluster reduction: K = ", p.k, " needs ", d.splits_,
+        " splits for its activations to fit shared memory; a cluster holds ", kMaxCluster));
+  }
   d.smem_bytes_ = static_cast<size_t>(kWarps * kStages * kWarpRows * p.group / 2 +
                                       kTokens / 2 * (per_split * p.group * 4 + kRowPadBytes) +
                                       kTokens * per_split * 4);
 
   CUDA_RETURN_IF_ERROR(cudaSetDevice(device));
-  const void* kernel = p.group == 64 ? KernelFor<64>() : KernelFor<128>();
+  const void* kernel = KernelFor(p.group, cluster);
   int optin = 0;
   CUDA_RETURN_IF_ERROR(
       cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
@@ -368,13 +432,30 @@ absl::StatusOr<W4a16Decode> W4a16Decode::Create(const W4a16DecodeProblem& p, int
   // The largest a launch may ask (not this instance's: another may need more).
   CUDA_RETURN_IF_ERROR(
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin - 64));
+  if (cluster) {
+    // A cluster of more than 8 CTAs is not portable: the device must allow it, and the
+    // CTAs of one must fit one GPC at once.
+    CUDA_RETURN_IF_ERROR(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    cudaLaunchConfig_t config = d.LaunchConfig(nullptr);
+    cudaLaunchAttribute attribute = d.ClusterAttribute();
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess || clusters < 1) {
+      (void)cudaGetLastError();
+      return absl::FailedPreconditionError(
+          absl::StrCat("w4a16 decode kernel, cluster reduction: a cluster of ", d.splits_,
+                       " CTAs does not fit this device"));
+    }
+  }
   const size_t packed_bytes = static_cast<size_t>(p.n * p.k / 2);
   if (cudaMalloc(&d.packed_, packed_bytes) != cudaSuccess) {
     (void)cudaGetLastError();
     return absl::ResourceExhaustedError(
         absl::StrCat("w4a16 decode kernel: allocating the packed weight (", packed_bytes, " B)"));
   }
-  if (d.splits_ > 1) {
+  if (d.splits_ > 1 && !cluster) {
     const size_t ws = static_cast<size_t>(p.m * p.n) * sizeof(float);
     if (cudaMalloc(&d.workspace_, ws) != cudaSuccess ||
         cudaMalloc(&d.counters_, blocks * sizeof(unsigned)) != cudaSuccess) {
@@ -407,21 +488,41 @@ cudaError_t W4a16Decode::Run(cudaStream_t stream) const {
   k.splits = splits_;
   k.nibble_mask = 0x000F000Fu;
   k.bf16_128 = 0x43004300u;
-  const dim3 grid(static_cast<unsigned>((p_.n + kCtaRows - 1) / kCtaRows),
-                  static_cast<unsigned>(splits_));
-  if (p_.group == 64) {
-    W4a16DecodeKernel<64><<<grid, kThreads, smem_bytes_, stream>>>(k);
-  } else {
-    W4a16DecodeKernel<128><<<grid, kThreads, smem_bytes_, stream>>>(k);
+  cudaLaunchConfig_t config = LaunchConfig(stream);
+  cudaLaunchAttribute attribute = ClusterAttribute();
+  if (reduce_ == Reduce::kCluster) {
+    config.attrs = &attribute;
+    config.numAttrs = 1;
   }
-  return cudaGetLastError();
+  void* args[] = {&k};
+  return cudaLaunchKernelExC(&config, KernelFor(p_.group, reduce_ == Reduce::kCluster), args);
+}
+
+cudaLaunchConfig_t W4a16Decode::LaunchConfig(cudaStream_t stream) const {
+  cudaLaunchConfig_t config = {};
+  config.gridDim =
+      dim3(static_cast<unsigned>((p_.n + kCtaRows - 1) / kCtaRows), static_cast<unsigned>(splits_));
+  config.blockDim = dim3(kThreads);
+  config.dynamicSmemBytes = smem_bytes_;
+  config.stream = stream;
+  return config;
+}
+
+cudaLaunchAttribute W4a16Decode::ClusterAttribute() const {
+  cudaLaunchAttribute attribute = {};
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = 1;
+  attribute.val.clusterDim.y = static_cast<unsigned>(splits_);
+  attribute.val.clusterDim.z = 1;
+  return attribute;
 }
 
 std::string W4a16Decode::Config() const {
   return absl::StrCat(
       kCtaRows, " weight rows x ", kTokens, " tokens per CTA, mma.sync m16n8k16, K ",
       splits_ == 1 ? std::string("whole per CTA") : absl::StrCat("split ", splits_, " ways"), " (",
-      groups_per_split_, " groups of ", p_.group, " per CTA)");
+      groups_per_split_, " groups of ", p_.group, " per CTA)",
+      reduce_ == Reduce::kCluster && splits_ > 1 ? ", splits added in a cluster" : "");
 }
 
 W4a16Decode::W4a16Decode(W4a16Decode&& o) noexcept { *this = std::move(o); }
@@ -434,6 +535,7 @@ W4a16Decode& W4a16Decode::operator=(W4a16Decode&& o) noexcept {
     workspace_ = std::exchange(o.workspace_, nullptr);
     counters_ = std::exchange(o.counters_, nullptr);
     splits_ = o.splits_;
+    reduce_ = o.reduce_;
     groups_per_split_ = o.groups_per_split_;
     smem_bytes_ = o.smem_bytes_;
   }

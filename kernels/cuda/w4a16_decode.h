@@ -13,10 +13,11 @@
 // group's fp32 sum before its scale, so W' is never rounded to BF16: against the exact
 // product of the quantized operands its relative error is 1.7e-3 where the CUTLASS forms,
 // which round q * s to BF16, read 2.2e-3 (gpu_cuda_serving_test). Split CTAs add their
-// fp32 sums into a workspace; the last one of a column block writes BF16 C and zeroes the
-// workspace for the next launch (no memset; graph-capturable). The order in which splits
-// add is the order they finish: the BF16 output can differ in its last bit between
-// launches.
+// fp32 sums in one of two ways (Reduce): into a workspace with atomics, the last one of a
+// column block writing BF16 C and zeroing the workspace for the next launch (no memset;
+// graph-capturable; the splits add in the order they finish, so the BF16 output can differ
+// in its last bit between launches); or, as one thread-block cluster, through each other's
+// shared memory in a fixed order (no workspace; the same output every launch).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -42,6 +43,13 @@ class W4a16Decode {
  public:
   // The largest m it takes.
   static constexpr int64_t kMaxTokens = 16;
+  // How the K splits of a column block are added. kAtomic: into an fp32 workspace with
+  // atomics, the last CTA writing C (the order they finish: the last bit of C can differ
+  // between launches). kCluster: the splits are one thread-block cluster (at most 16 CTAs)
+  // and add through distributed shared memory in a fixed order (no workspace; the same C
+  // every launch); FailedPrecondition where K needs more splits or the device cannot
+  // hold such a cluster.
+  enum class Reduce { kAtomic, kCluster };
 
   // Why this problem cannot run on the decode kernel on a device of compute capability
   // `sm` (e.g. 90), naming the limit; "" when it can.
@@ -51,7 +59,8 @@ class W4a16Decode {
   // FailedPrecondition with Unsupported's reason; ResourceExhausted when the copies do not
   // fit; a CUDA failure as Internal.
   static absl::StatusOr<W4a16Decode> Create(const W4a16DecodeProblem& p, int device, int sm,
-                                            int sm_count, cudaStream_t stream);
+                                            int sm_count, cudaStream_t stream,
+                                            Reduce reduce = Reduce::kAtomic);
 
   W4a16Decode(W4a16Decode&&) noexcept;
   W4a16Decode& operator=(W4a16Decode&&) noexcept;
@@ -66,12 +75,15 @@ class W4a16Decode {
  private:
   W4a16Decode() = default;
   void Release();
+  cudaLaunchConfig_t LaunchConfig(cudaStream_t stream) const;
+  cudaLaunchAttribute ClusterAttribute() const;
 
   W4a16DecodeProblem p_;
   void* packed_ = nullptr;      // the repacked weight
   float* workspace_ = nullptr;  // [m, n] fp32, zeros between launches; splits > 1 only
   unsigned* counters_ = nullptr;
   int splits_ = 1, groups_per_split_ = 0;
+  Reduce reduce_ = Reduce::kAtomic;
   size_t smem_bytes_ = 0;
 };
 

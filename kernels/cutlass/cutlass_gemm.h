@@ -169,15 +169,25 @@ struct WeightOnlyGemmSpec {
 // fewer 128-row tiles than the device has SMs.
 // kDecode: not CUTLASS but the project's own w4a16 decode kernel (kernels/cuda/
 // w4a16_decode.h): up to 16 tokens, INT4 only, made beside the CUTLASS forms so the
-// per-item choice measures it against them.
-enum class WeightOnlySchedule { kTile16, kTile16StreamK, kTile64, kTile128, kDecode };
+// per-item choice measures it against them; its K splits add with atomics.
+// kDecodeCluster: the same kernel with the K splits of a column block as one cluster,
+// adding through distributed shared memory.
+enum class WeightOnlySchedule {
+  kTile16,
+  kTile16StreamK,
+  kTile64,
+  kTile128,
+  kDecode,
+  kDecodeCluster
+};
 inline constexpr WeightOnlySchedule kWeightOnlySchedules[] = {
-    WeightOnlySchedule::kTile16, WeightOnlySchedule::kTile16StreamK, WeightOnlySchedule::kTile64,
-    WeightOnlySchedule::kTile128, WeightOnlySchedule::kDecode};
+    WeightOnlySchedule::kTile16, WeightOnlySchedule::kTile16StreamK,
+    WeightOnlySchedule::kTile64, WeightOnlySchedule::kTile128,
+    WeightOnlySchedule::kDecode, WeightOnlySchedule::kDecodeCluster};
 // "128x16 tokens", "128x16 tokens stream-K", "128x64 tokens", "128x128 tokens",
-// "decode 256x16".
+// "decode 256x16", "decode 256x16 cluster".
 const char* WeightOnlyScheduleName(WeightOnlySchedule schedule);
-// Whether the schedule is a CUTLASS instantiation (kDecode is not).
+// Whether the schedule is a CUTLASS instantiation (the decode ones are not).
 bool IsCutlassSchedule(WeightOnlySchedule schedule);
 
 class CutlassGemm {

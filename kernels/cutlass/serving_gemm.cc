@@ -39,12 +39,14 @@ const char* WeightOnlyScheduleName(WeightOnlySchedule schedule) {
       return "128x128 tokens";
     case WeightOnlySchedule::kDecode:
       return "decode 256x16";
+    case WeightOnlySchedule::kDecodeCluster:
+      return "decode 256x16 cluster";
   }
   return "?";
 }
 
 bool IsCutlassSchedule(WeightOnlySchedule schedule) {
-  return schedule != WeightOnlySchedule::kDecode;
+  return schedule != WeightOnlySchedule::kDecode && schedule != WeightOnlySchedule::kDecodeCluster;
 }
 
 namespace {
@@ -209,7 +211,7 @@ absl::StatusOr<CutlassGemm> CutlassGemm::CreateWeightOnly(const WeightOnlyGemmSp
                                                           int sm, cudaStream_t stream) {
   RETURN_IF_ERROR(CheckWeightOnly(spec, sm));
 #ifdef GEMMPROF_WITH_CUTLASS
-  if (schedule == WeightOnlySchedule::kDecode) {
+  if (!IsCutlassSchedule(schedule)) {
     if (!spec.int4) {
       return absl::FailedPreconditionError("w8a16: the decode kernel reads INT4 weights only");
     }
@@ -224,7 +226,11 @@ absl::StatusOr<CutlassGemm> CutlassGemm::CreateWeightOnly(const WeightOnlyGemmSp
     p.c = spec.c;
     int sm_count = 0;
     CUDA_RETURN_IF_ERROR(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-    ASSIGN_OR_RETURN(W4a16Decode d, W4a16Decode::Create(p, device, sm, sm_count, stream));
+    ASSIGN_OR_RETURN(W4a16Decode d,
+                     W4a16Decode::Create(p, device, sm, sm_count, stream,
+                                         schedule == WeightOnlySchedule::kDecodeCluster
+                                             ? W4a16Decode::Reduce::kCluster
+                                             : W4a16Decode::Reduce::kAtomic));
     CutlassGemm gemm;
     gemm.instance_ = std::make_unique<DecodeInstance>(std::move(d));
     gemm.description_ = absl::StrCat("gemmprof sm90 w4a16 decode GEMM (bf16 x int4; ",
@@ -252,9 +258,9 @@ absl::StatusOr<CutlassGemm> CutlassGemm::CreateWeightOnly(const WeightOnlyGemmSp
   static constexpr Factory kW8[] = {cutlass_gemm::MakeW8a16Tile16,
                                     cutlass_gemm::MakeW8a16Tile16StreamK,
                                     cutlass_gemm::MakeW8a16Tile64, cutlass_gemm::MakeW8a16Tile128};
-  // kDecode, the last schedule, is made above.
-  static_assert(std::size(kW4) + 1 == std::size(kWeightOnlySchedules) &&
-                std::size(kW8) + 1 == std::size(kWeightOnlySchedules));
+  // The decode schedules, the last two, are made above.
+  static_assert(std::size(kW4) + 2 == std::size(kWeightOnlySchedules) &&
+                std::size(kW8) + 2 == std::size(kWeightOnlySchedules));
   const size_t form = static_cast<size_t>(schedule);
   cutlass_gemm::Made made = (spec.int4 ? kW4 : kW8)[form](p, device);
   RETURN_IF_ERROR(cutlass_gemm::MadeStatus(made, "CUTLASS mixed-input GEMM"));
