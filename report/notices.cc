@@ -322,6 +322,21 @@ std::vector<std::string> BuildNotices(const Analysis& analysis) {
         out.push_back(v.Name() + " autocast: " + note);
     }
   }
+  // A variant naming fast accumulation that the job's --fast-accum already gives every
+  // pass it runs: its figures are its base's.
+  for (const core::RecipeVariant& v : analysis.recipes()) {
+    if (!v.sets_fast_accum()) continue;
+    bool own = false;
+    for (const core::GemmOp& op : report.job.plan.ops)
+      own |= core::ItemFor(v, op.pass, report.job.spec.timing.fast_accum).fast_accum !=
+             core::FastAccum::kDefault;
+    if (!own) {
+      out.push_back(v.Name() + ": --fast-accum " +
+                    std::string(core::ToString(report.job.spec.timing.fast_accum)) +
+                    " already gives each of its passes that accumulation, so it runs the items "
+                    "of the recipes its passes run and its figures are theirs");
+    }
+  }
   MeasurementNotices(report, out);
   RoundsNotices(report, out);
   if (std::string clocks = BatchClockNotice(Batches(report)); !clocks.empty())

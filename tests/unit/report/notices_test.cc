@@ -313,5 +313,20 @@ TEST(VariantNoticeTest, SplitSharedQuantizationIsSaid) {
   EXPECT_TRUE(Starting(BuildNotices(Analysis(report)), "fp8-current+wgrad:bf16").empty());
 }
 
+// A variant naming fast accumulation says so when the job's option already gives every
+// pass it runs that setting (no item of its own); with own items it says nothing.
+TEST(VariantNoticeTest, FastAccumVariantThatRunsNothingOfItsOwnIsSaid) {
+  core::Report report = testing::FastAccumVariantReport();
+  const std::string name = "fp8-current+fast-accum:all";
+  EXPECT_TRUE(Starting(BuildNotices(Analysis(report)), name).empty());
+  report.job.spec.timing.fast_accum = core::FastAccum::kOn;
+  const std::vector<std::string> on = Starting(BuildNotices(Analysis(report)), name);
+  ASSERT_EQ(on.size(), 1u);
+  EXPECT_EQ(on[0], name +
+                       ": --fast-accum on already gives each of its passes that accumulation, "
+                       "so it runs the items of the recipes its passes run and its figures are "
+                       "theirs");
+}
+
 }  // namespace
 }  // namespace gemmprof::report
