@@ -335,7 +335,7 @@ Listing HistoryListing(const std::vector<core::ResultRow>& rows) {
                                       S(core::ToString(op.pass)),
                                       op.name,
                                       op.shape.ToString(),
-                                      S(core::ToString(r.item.recipe)),
+                                      report::RecipeLabel(r.item),
                                       S(core::ToString(r.item.mode)),
                                       m ? FormatMs(m->time.median_ms) : "-",
                                       m ? FormatTflops(report::TflopsOf(r.item, *m)) : "-",
