@@ -45,9 +45,6 @@ std::string StatusCell(const core::ItemRecord& item) {
   return "?";
 }
 
-// The items' recipes with an item of `pass` in `mode` that is not "not supported";
-// columns of n/s only would repeat what the notices say, at twice the table width. A
-// variant has no column here: its GEMMs are these recipes' items (the caption says which).
 // Whether variant `v` runs items of its own in `pass` (its fast accumulation differs from
 // what the job's --fast-accum gives the pass).
 bool OwnItemsIn(const Analysis& a, const core::RecipeVariant& v, core::Pass pass) {
@@ -56,6 +53,10 @@ bool OwnItemsIn(const Analysis& a, const core::RecipeVariant& v, core::Pass pass
              core::FastAccum::kDefault;
 }
 
+// The items' recipes with an item of `pass` in `mode` that is not "not supported";
+// columns of n/s only would repeat what the notices say, at twice the table width. A
+// variant has a column only where it runs items of its own (OwnItemsIn); elsewhere its
+// GEMMs are these recipes' items (the caption says which).
 std::vector<core::RecipeVariant> ShownRecipes(const Analysis& a, Mode mode, core::Pass pass) {
   std::vector<core::RecipeVariant> out;
   for (core::Recipe r : a.item_recipes()) {
