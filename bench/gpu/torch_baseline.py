@@ -7,6 +7,12 @@ the way the CUDA runner times them.
     tensor-wise scales: E4M3, E5M2 for gradients (dgrad A = dY, wgrad B^T = dY^T), fast
     accumulation in fprop only (Transformer Engine's default, as ours).
 
+With --set fast-accum: Llama-3.1-8B's per-layer training GEMMs at 4096 tokens (fprop,
+dgrad, wgrad of qkv, attn_out, mlp_up, mlp_down), each timed with use_fast_accum True and
+False back to back, tensor-wise (E4M3, E5M2 for the gradient operands, as the seed) and
+row-wise (E4M3): the peer of gemmprof's "+fast-accum" variants
+(bench/gpu/fast_accum_check.sh).
+
 With --set rowwise: PyTorch's row-wise torch._scaled_mm (E4M3, one fp32 scale per row of
 A and per row of B^T = per output channel, BF16 out, fast accumulation in fprop) and its
 tensor-wise one, on the seed layer and on Llama-3.1-8B's fprop GEMMs at M = 16, 128, 1024,
@@ -232,6 +238,54 @@ def tensorwise_fn(pass_, a, bt):
                                     out_dtype=torch.bfloat16, use_fast_accum=fast)
 
 
+def llama8b_layer_ops(tokens):
+    """Llama-3.1-8B's four per-layer GEMMs in each training pass, as gemmprof plans them
+    (qkv with 8 KV heads, gate and up as one mlp_up)."""
+    linears = [("qkv", 4096, 6144), ("attn_out", 4096, 4096), ("mlp_up", 4096, 28672),
+               ("mlp_down", 14336, 4096)]
+    ops = []
+    for pass_ in ("fprop", "dgrad", "wgrad"):
+        for name, fin, fout in linears:
+            shape = {"fprop": (tokens, fin, fout), "dgrad": (tokens, fout, fin),
+                     "wgrad": (fin, tokens, fout)}[pass_]
+            ops.append((pass_, name, shape))
+    return ops
+
+
+def run_fast_accum_set(args, gen, rows):
+    """Each GEMM with fast and split accumulation back to back; per-pass sums and their
+    ratio."""
+    kinds = (("tensorwise", True), ("rowwise", False))
+    sums = {}
+    print("\n== torch._scaled_mm, use_fast_accum True vs False ==")
+    for pass_, name, (m, k, n) in llama8b_layer_ops(4096):
+        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16, generator=gen)
+        bt = torch.randn(n, k, device="cuda", dtype=torch.bfloat16, generator=gen)
+        for kind, tensorwise in kinds:
+            if tensorwise:
+                qa, sa = to_fp8(a, torch.float8_e5m2 if pass_ == "dgrad" else torch.float8_e4m3fn)
+                qb, sb = to_fp8(bt, torch.float8_e5m2 if pass_ == "wgrad" else torch.float8_e4m3fn)
+            else:
+                qa, sa = to_fp8_rows(a)
+                qb, sb = to_fp8_rows(bt)
+                sb = sb.reshape(1, -1)
+            for fast in (True, False):
+                fn = (lambda qa=qa, qb=qb, sa=sa, sb=sb, fast=fast: torch._scaled_mm(
+                    qa, qb.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16,
+                    use_fast_accum=fast))
+                med = statistics.median(time_graph(fn, args.warmup, args.iters, args.sustain_s))
+                key = (kind, "fast" if fast else "split", pass_)
+                sums[key] = sums.get(key, 0.0) + med
+                rows.append({"impl": f"torch._scaled_mm {kind} {key[1]}", "pass": pass_,
+                             "op": name, "m": m, "k": k, "n": n, "median_ms": f"{med:.6f}"})
+        del a, bt
+    for kind, _ in kinds:
+        for pass_ in ("fprop", "dgrad", "wgrad"):
+            f, sp = sums[(kind, "fast", pass_)], sums[(kind, "split", pass_)]
+            print(f"  {kind:10s} {pass_:5s} fast {f:.4f} ms  split {sp:.4f} ms  "
+                  f"split/fast {sp / f:.3f}")
+
+
 def run_rowwise_set(args, gen, rows):
     sets = [("seed", seed_layer_ops(HIDDEN, INTERMEDIATE, TOKENS))]
     sets += [(f"llama8b M={m}", llama8b_fprop_ops(m)) for m in (16, 128, 1024, 8192)]
@@ -270,9 +324,10 @@ def main():
     ap.add_argument("--sustain-s", type=float, default=0.0,
                     help="seconds of continuous replays before each GEMM's samples "
                          "(sustained-load clocks; default 0: a burst)")
-    ap.add_argument("--set", choices=("seed", "rowwise"), default="seed",
+    ap.add_argument("--set", choices=("seed", "rowwise", "fast-accum"), default="seed",
                     help="seed: bf16 and tensor-wise fp8 on the seed layer (default); "
-                         "rowwise: row-wise vs tensor-wise _scaled_mm (see above)")
+                         "rowwise: row-wise vs tensor-wise _scaled_mm; fast-accum: "
+                         "use_fast_accum True vs False on Llama-3.1-8B's layer (see above)")
     args = ap.parse_args()
     if not torch.cuda.is_available():
         print("torch_baseline: no CUDA device", file=sys.stderr)
@@ -287,8 +342,8 @@ def main():
           f"cuBLAS {torch.backends.cuda.preferred_blas_library()}")
     rows = []
     warm_up(gen)
-    if args.set == "rowwise":
-        run_rowwise_set(args, gen, rows)
+    if args.set in ("rowwise", "fast-accum"):
+        (run_rowwise_set if args.set == "rowwise" else run_fast_accum_set)(args, gen, rows)
         finish(rows, args.csv)
         return 0
     for label, make_fn in (("torch.matmul bf16", matmul_fn),
