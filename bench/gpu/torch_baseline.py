@@ -99,9 +99,8 @@ class StreamHold:
 HOLD = None
 
 
-def seed_layer_ops(hidden, intermediate, tokens):
-    linears = [("qkv", hidden, 3 * hidden), ("attn_out", hidden, hidden),
-               ("mlp_up", hidden, intermediate), ("mlp_down", intermediate, hidden)]
+def training_ops(linears, tokens):
+    """(pass, name, (m, k, n)) of each linear (name, in, out) in fprop, dgrad and wgrad."""
     ops = []
     for pass_ in ("fprop", "dgrad", "wgrad"):
         for name, fin, fout in linears:
@@ -109,6 +108,12 @@ def seed_layer_ops(hidden, intermediate, tokens):
                      "wgrad": (fin, tokens, fout)}[pass_]
             ops.append((pass_, name, shape))
     return ops
+
+
+def seed_layer_ops(hidden, intermediate, tokens):
+    return training_ops([("qkv", hidden, 3 * hidden), ("attn_out", hidden, hidden),
+                         ("mlp_up", hidden, intermediate), ("mlp_down", intermediate, hidden)],
+                        tokens)
 
 
 def sustain(graph, stream, seconds):
@@ -241,15 +246,8 @@ def tensorwise_fn(pass_, a, bt):
 def llama8b_layer_ops(tokens):
     """Llama-3.1-8B's four per-layer GEMMs in each training pass, as gemmprof plans them
     (qkv with 8 KV heads, gate and up as one mlp_up)."""
-    linears = [("qkv", 4096, 6144), ("attn_out", 4096, 4096), ("mlp_up", 4096, 28672),
-               ("mlp_down", 14336, 4096)]
-    ops = []
-    for pass_ in ("fprop", "dgrad", "wgrad"):
-        for name, fin, fout in linears:
-            shape = {"fprop": (tokens, fin, fout), "dgrad": (tokens, fout, fin),
-                     "wgrad": (fin, tokens, fout)}[pass_]
-            ops.append((pass_, name, shape))
-    return ops
+    return training_ops([("qkv", 4096, 6144), ("attn_out", 4096, 4096), ("mlp_up", 4096, 28672),
+                         ("mlp_down", 14336, 4096)], tokens)
 
 
 def run_fast_accum_set(args, gen, rows):
