@@ -13,7 +13,9 @@ system_lib='^(linux-vdso|libc|libm|libmvec|libdl|librt|libpthread|libresolv|libu
 check_runs() {
   local bin=$1 help
   help=$(env -i "$bin" --help) || fail "env -i $bin --help exited $?"
-  echo "$help" | grep -q 'Usage' || fail "$bin --help printed no usage"
+  # A here-string, not a pipe: with pipefail, grep -q leaving early could fail the
+  # pipeline through echo's SIGPIPE although the text matched.
+  grep -q 'Usage' <<< "$help" || fail "$bin --help printed no usage: $help"
 }
 
 check_resolves() {
