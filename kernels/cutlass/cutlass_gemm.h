@@ -165,8 +165,9 @@ struct WeightOnlyGemmSpec {
   std::shared_ptr<const void> w4_reordered;
 };
 // CUTLASS: cooperative, tile 128 weight rows x N tokens x 64.
-// kTile16StreamK, kTile64StreamK: the 16- and 64-token tiles with K split across CTAs
-// (stream-K), for outputs of fewer tiles than the device has SMs.
+// kTile16StreamK, kTile64StreamK, kTile128StreamK: the 16-, 64- and 128-token tiles with
+// K split across CTAs (stream-K), for outputs of fewer tiles than the device has SMs or a
+// part-empty last wave.
 // kDecode: not CUTLASS but the project's own w4a16 decode kernel (kernels/cuda/
 // w4a16_decode.h): up to 16 tokens, INT4 only, made beside the CUTLASS forms so the
 // per-item choice measures it against them; its K splits add with atomics.
@@ -178,16 +179,17 @@ enum class WeightOnlySchedule {
   kTile64,
   kTile64StreamK,
   kTile128,
+  kTile128StreamK,
   kDecode,
   kDecodeCluster
 };
 inline constexpr WeightOnlySchedule kWeightOnlySchedules[] = {
-    WeightOnlySchedule::kTile16,       WeightOnlySchedule::kTile16StreamK,
-    WeightOnlySchedule::kTile64,       WeightOnlySchedule::kTile64StreamK,
-    WeightOnlySchedule::kTile128,      WeightOnlySchedule::kDecode,
-    WeightOnlySchedule::kDecodeCluster};
+    WeightOnlySchedule::kTile16,  WeightOnlySchedule::kTile16StreamK,
+    WeightOnlySchedule::kTile64,  WeightOnlySchedule::kTile64StreamK,
+    WeightOnlySchedule::kTile128, WeightOnlySchedule::kTile128StreamK,
+    WeightOnlySchedule::kDecode,  WeightOnlySchedule::kDecodeCluster};
 // "128x16 tokens", "128x16 tokens stream-K", "128x64 tokens", "128x64 tokens stream-K",
-// "128x128 tokens", "decode 256x16", "decode 256x16 cluster".
+// "128x128 tokens", "128x128 tokens stream-K", "decode 256x16", "decode 256x16 cluster".
 const char* WeightOnlyScheduleName(WeightOnlySchedule schedule);
 // Whether the schedule is a CUTLASS instantiation (the decode ones are not).
 bool IsCutlassSchedule(WeightOnlySchedule schedule);

@@ -39,6 +39,8 @@ const char* WeightOnlyScheduleName(WeightOnlySchedule schedule) {
       return "128x64 tokens stream-K";
     case WeightOnlySchedule::kTile128:
       return "128x128 tokens";
+    case WeightOnlySchedule::kTile128StreamK:
+      return "128x128 tokens stream-K";
     case WeightOnlySchedule::kDecode:
       return "decode 256x16";
     case WeightOnlySchedule::kDecodeCluster:
@@ -255,13 +257,13 @@ absl::StatusOr<CutlassGemm> CutlassGemm::CreateWeightOnly(const WeightOnlyGemmSp
   // The instantiations by schedule (kWeightOnlySchedules' order), INT4 and INT8.
   using Factory = cutlass_gemm::Made (*)(const cutlass_gemm::WeightOnlyProblem&, int);
   static constexpr Factory kW4[] = {
-      cutlass_gemm::MakeW4a16Tile16, cutlass_gemm::MakeW4a16Tile16StreamK,
-      cutlass_gemm::MakeW4a16Tile64, cutlass_gemm::MakeW4a16Tile64StreamK,
-      cutlass_gemm::MakeW4a16Tile128};
+      cutlass_gemm::MakeW4a16Tile16,  cutlass_gemm::MakeW4a16Tile16StreamK,
+      cutlass_gemm::MakeW4a16Tile64,  cutlass_gemm::MakeW4a16Tile64StreamK,
+      cutlass_gemm::MakeW4a16Tile128, cutlass_gemm::MakeW4a16Tile128StreamK};
   static constexpr Factory kW8[] = {
-      cutlass_gemm::MakeW8a16Tile16, cutlass_gemm::MakeW8a16Tile16StreamK,
-      cutlass_gemm::MakeW8a16Tile64, cutlass_gemm::MakeW8a16Tile64StreamK,
-      cutlass_gemm::MakeW8a16Tile128};
+      cutlass_gemm::MakeW8a16Tile16,  cutlass_gemm::MakeW8a16Tile16StreamK,
+      cutlass_gemm::MakeW8a16Tile64,  cutlass_gemm::MakeW8a16Tile64StreamK,
+      cutlass_gemm::MakeW8a16Tile128, cutlass_gemm::MakeW8a16Tile128StreamK};
   // The decode schedules, the last two, are made above.
   static_assert(std::size(kW4) + 2 == std::size(kWeightOnlySchedules) &&
                 std::size(kW8) + 2 == std::size(kWeightOnlySchedules));

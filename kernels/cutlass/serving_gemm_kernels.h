@@ -52,10 +52,13 @@ Made MakeW8a16Tile128(const WeightOnlyProblem& problem, int device);
 // than the device has SMs (decode's qkv, attn_out and mlp_down).
 Made MakeW4a16Tile16StreamK(const WeightOnlyProblem& problem, int device);
 Made MakeW8a16Tile16StreamK(const WeightOnlyProblem& problem, int device);
-// Tile 64 with the stream-K scheduler: the same where a few hundred tokens leave N's
-// 128-row tiles times the token tiles short of the SMs (qkv, attn_out, mlp_down at M = 128).
+// Tiles 64 and 128 with the stream-K scheduler: the same where a few hundred tokens leave
+// N's 128-row tiles times the token tiles short of the SMs (qkv, attn_out, mlp_down at
+// M = 128), or a last wave of tiles part-empty.
 Made MakeW4a16Tile64StreamK(const WeightOnlyProblem& problem, int device);
 Made MakeW8a16Tile64StreamK(const WeightOnlyProblem& problem, int device);
+Made MakeW4a16Tile128StreamK(const WeightOnlyProblem& problem, int device);
+Made MakeW8a16Tile128StreamK(const WeightOnlyProblem& problem, int device);
 
 // Rewrites `packed` (INT4 [n, k], row-major, two per byte, low nibble first: rule I4's
 // packing; k even) into the layout the w4a16 kernels read, at `out` (n * k / 2 bytes, not
