@@ -320,6 +320,18 @@ std::vector<WorkItem> ExpandItems(const Plan& plan, const std::vector<Recipe>& r
   return items;
 }
 
+std::vector<Pass> OwnItemPasses(const RecipeVariant& v, const Plan& plan,
+                                FastAccum job_fast_accum) {
+  std::vector<Pass> out;
+  for (Pass pass : {Pass::kFprop, Pass::kDgrad, Pass::kWgrad}) {
+    const bool in_plan = std::any_of(plan.ops.begin(), plan.ops.end(),
+                                     [&](const GemmOp& op) { return op.pass == pass; });
+    if (in_plan && ItemFor(v, pass, job_fast_accum).fast_accum != FastAccum::kDefault)
+      out.push_back(pass);
+  }
+  return out;
+}
+
 std::optional<int64_t> SweepM(const std::string& op_name) {
   const size_t at = op_name.rfind("@m=");
   if (at == std::string::npos || at + 3 >= op_name.size()) return std::nullopt;

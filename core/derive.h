@@ -97,4 +97,9 @@ std::vector<WorkItem> ExpandItems(const Plan& plan, const std::vector<Recipe>& r
                                   const std::vector<RecipeVariant>& variants = {},
                                   FastAccum job_fast_accum = FastAccum::kDefault);
 
+// The passes of `plan` (fprop, dgrad, wgrad order, each once) in which variant `v` runs
+// items of its own under the job's `job_fast_accum` (ItemFor gives them a setting of their
+// own): empty for a variant that runs only the items of the recipes its passes run.
+std::vector<Pass> OwnItemPasses(const RecipeVariant& v, const Plan& plan, FastAccum job_fast_accum);
+
 }  // namespace gemmprof::core

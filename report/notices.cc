@@ -5,6 +5,7 @@
 #include <map>
 #include <string_view>
 
+#include "core/derive.h"
 #include "report/batches.h"
 #include "report/clocks_event_reasons.h"
 #include "report/format.h"
@@ -326,11 +327,7 @@ std::vector<std::string> BuildNotices(const Analysis& analysis) {
   // pass it runs: its figures are its base's.
   for (const core::RecipeVariant& v : analysis.recipes()) {
     if (!v.sets_fast_accum()) continue;
-    bool own = false;
-    for (const core::GemmOp& op : report.job.plan.ops)
-      own |= core::ItemFor(v, op.pass, report.job.spec.timing.fast_accum).fast_accum !=
-             core::FastAccum::kDefault;
-    if (!own) {
+    if (core::OwnItemPasses(v, report.job.plan, report.job.spec.timing.fast_accum).empty()) {
       out.push_back(v.Name() + ": --fast-accum " +
                     std::string(core::ToString(report.job.spec.timing.fast_accum)) +
                     " already gives each of its passes that accumulation, so it runs the items "

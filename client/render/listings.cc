@@ -100,14 +100,8 @@ Listing PlanListing(const core::Plan& plan, const core::JobSpec& spec) {
                                     std::to_string(items) + " items (" + counts + ")"};
   for (const core::RecipeVariant& v : spec.variants) {
     std::string own;
-    for (core::Pass pass : {core::Pass::kFprop, core::Pass::kDgrad, core::Pass::kWgrad}) {
-      if (std::none_of(plan.ops.begin(), plan.ops.end(),
-                       [&](const core::GemmOp& op) { return op.pass == pass; }))
-        continue;
-      const core::PassItem p = core::ItemFor(v, pass, spec.timing.fast_accum);
-      if (p.fast_accum == core::FastAccum::kDefault) continue;
+    for (core::Pass pass : core::OwnItemPasses(v, plan, spec.timing.fast_accum))
       own += (own.empty() ? "" : ", ") + S(core::ToString(pass));
-    }
     lines.push_back("Variant " + v.Name() + ": " + v.Describe() +
                     (own.empty() ? ""
                                  : "; items of its own (another accumulation than "

@@ -556,6 +556,26 @@ TEST(DeriveTest, ExpandItemsGivesAFastAccumVariantItsOwnItemsWhereTheSettingDiff
   EXPECT_EQ(per_pass[Pass::kDgrad], (std::vector<Own>{fast}));
 }
 
+// The passes of a plan in which a variant runs items of its own, in pass order.
+TEST(DeriveTest, OwnItemPassesAreThePlansPassesWhoseSettingDiffers) {
+  auto plan = PlanOf(Seed());
+  ASSERT_TRUE(plan.ok());
+  const RecipeVariant all = *ParseRecipeVariant("fp8-current+fast-accum:all");
+  EXPECT_EQ(OwnItemPasses(all, *plan, FastAccum::kDefault),
+            (std::vector<Pass>{Pass::kDgrad, Pass::kWgrad}));
+  EXPECT_TRUE(OwnItemPasses(all, *plan, FastAccum::kOn).empty());
+  EXPECT_EQ(
+      OwnItemPasses(*ParseRecipeVariant("fp8-rowwise+fast-accum:none"), *plan, FastAccum::kDefault),
+      (std::vector<Pass>{Pass::kFprop}));
+  EXPECT_TRUE(
+      OwnItemPasses(*ParseRecipeVariant("fp8-rowwise+wgrad:bf16"), *plan, FastAccum::kDefault)
+          .empty());
+  // A pass the plan lacks has no items at all.
+  Plan fprop_only = *plan;
+  std::erase_if(fprop_only.ops, [](const GemmOp& op) { return op.pass != Pass::kFprop; });
+  EXPECT_TRUE(OwnItemPasses(all, fprop_only, FastAccum::kDefault).empty());
+}
+
 TEST(DeriveTest, ExpandItemsDefaults) {
   auto plan = PlanOf(Seed());
   ASSERT_TRUE(plan.ok());
