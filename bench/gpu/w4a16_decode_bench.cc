@@ -24,7 +24,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -35,6 +34,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "core/quant/quant.h"
 #include "core/status.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/cuda_handles.h"
@@ -45,6 +45,7 @@ namespace gemmprof::bench {
 namespace {
 
 namespace k = kernels;
+namespace q = core::quant;
 
 struct Options {
   int64_t m = 16;
@@ -111,20 +112,6 @@ absl::Status ParseArgs(int argc, char** argv, Options* o) {
   return absl::OkStatus();
 }
 
-float Bf16ToFloat(uint16_t b) {
-  const uint32_t u = static_cast<uint32_t>(b) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
-uint16_t FloatToBf16(float f) {  // round to nearest even; no NaN here
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  u += 0x7FFFu + ((u >> 16) & 1u);
-  return static_cast<uint16_t>(u >> 16);
-}
-
 // One form's figures over the rounds.
 struct Form {
   std::string name;
@@ -149,9 +136,9 @@ absl::Status RunShape(const Options& o, const Shape& s, int sm, cublasHandle_t b
   std::normal_distribution<float> normal(0.0f, 1.0f);
   std::vector<uint16_t> a(m * kk), scales(groups * n);
   std::vector<uint8_t> w(n * kk / 2);
-  for (uint16_t& x : a) x = FloatToBf16(normal(rng));
+  for (uint16_t& x : a) x = q::FloatToBf16Bits(normal(rng));
   for (uint8_t& x : w) x = static_cast<uint8_t>(rng());
-  for (uint16_t& x : scales) x = FloatToBf16(0.01f * (1.0f + (rng() % 100) / 100.0f));
+  for (uint16_t& x : scales) x = q::FloatToBf16Bits(0.01f * (1.0f + (rng() % 100) / 100.0f));
   // The dequantized weight rounded to BF16: cuBLAS's operand, and the reference's (so the
   // forms that round q * s to BF16 as CUTLASS's do read lower errors here than the decode
   // kernel, which does not; against the exact product it is the other way round,
@@ -161,8 +148,8 @@ absl::Status RunShape(const Options& o, const Shape& s, int sm, cublasHandle_t b
     for (int64_t c = 0; c < kk; ++c) {
       const uint8_t byte = w[r * (kk / 2) + c / 2];
       const int nib = (c % 2 == 0 ? byte : byte >> 4) & 0xF;
-      wb[r * kk + c] =
-          FloatToBf16((nib >= 8 ? nib - 16 : nib) * Bf16ToFloat(scales[(c / o.group) * n + r]));
+      wb[r * kk + c] = q::FloatToBf16Bits((nib >= 8 ? nib - 16 : nib) *
+                                          q::Bf16BitsToFloat(scales[(c / o.group) * n + r]));
     }
   }
   ASSIGN_OR_RETURN(k::DeviceBuffer da, k::DeviceBuffer::Create(a.size() * 2));
@@ -243,9 +230,10 @@ absl::Status RunShape(const Options& o, const Shape& s, int sm, cublasHandle_t b
       for (int64_t r : rows) {
         double ref = 0;
         for (int64_t x = 0; x < kk; ++x) {
-          ref += static_cast<double>(Bf16ToFloat(a[r * kk + x])) * Bf16ToFloat(wb[col * kk + x]);
+          ref += static_cast<double>(q::Bf16BitsToFloat(a[r * kk + x])) *
+                 q::Bf16BitsToFloat(wb[col * kk + x]);
         }
-        const double got = Bf16ToFloat(c[r * n + col]);
+        const double got = q::Bf16BitsToFloat(c[r * n + col]);
         num += (got - ref) * (got - ref);
         den += ref * ref;
       }
