@@ -19,9 +19,6 @@
 // multiply that; 136 times the tokens' sum over the group is taken off each group's
 // fp32 sum before the group's scale (no subtraction per weight).
 //
-// The stream form packs with the slots standing for K as they are (K 2t, 2t+1, 2t+8,
-// 2t+9 of the step): its tokens come row-major by ldmatrix, which hands out that order.
-//
 // Each warp streams its chunks through a ring of kStages in shared memory with cp.async
 // (a lane copies exactly the pieces it later reads, so copy and use need no barrier).
 #include <cooperative_groups.h>
@@ -45,7 +42,7 @@ constexpr int kTokens = 16;                   // the MMA's rows; zero past m
 // Chosen by measurement on an H200 (docs/benchmarks.md, "A decode kernel for w4a16"):
 constexpr int kStages = 3;           // weight groups a warp has in flight, + 1
 constexpr int kMaxSmem = 24 * 1024;  // the activations of a CTA's K range
-// The cluster reduction (W4a16Decode::Form::kSplitCluster): a cluster of at most this many
+// The cluster reduction (W4a16Decode::Reduce::kCluster): a cluster of at most this many
 // CTAs (16 is beyond the portable 8: the device must allow it), each staging the
 // activations of a K range of at most kMaxSmemCluster bytes.
 constexpr int kMaxCluster = 16;
@@ -323,290 +320,9 @@ __global__ void __launch_bounds__(kThreads, kCtasPerSm) W4a16DecodeKernel(const 
   if (threadIdx.x == 0) p.counters[blockIdx.x] = 0u;
 }
 
-// The stream form (W4a16Decode::Form::kStream): one wave of CTAs, the (column block, K
-// group) units of the whole GEMM dealt out in even contiguous shares, column block after
-// column block and K groups within one. A CTA streams its share through a ring of
-// kStreamStages stages, each one unit's weight (the 8 warps' chunks: one contiguous span),
-// its tokens' activations and its scales, as bulk copies of the tensor memory accelerator
-// counted on the stage's mbarrier, so nothing is waited for between units: no token
-// staging before the first MMA, no scale load per group. The
-// tokens' sum per group, for the q + 136 offset, comes from one more MMA per K step with
-// ones as the weight. Where a CTA's share ends or crosses into the next column block, it
-// writes C itself if it did the whole block, else adds its fp32 sums into the workspace
-// with atomics and the last CTA of the block (counted) writes C and zeroes them.
-constexpr int kStreamStages = 4;
-constexpr int kStreamCtasPerSm = 2;
-constexpr int kTokenPadBytes = 16;  // token row stride = 16 mod 128 bytes: ldmatrix conflict-free
-
-struct StreamParams {
-  const uint16_t* a;
-  const uint4* w;
-  const uint16_t* scales;
-  uint16_t* c;
-  float* ws;
-  unsigned* counters;
-  int m, n, k, groups;
-  int64_t units;  // column blocks x groups
-  uint32_t nibble_mask, bf16_128, ones;
-};
-
-// A stage's bytes: the weight (8 warps' chunks), 16 token rows, the CTA's 256 scales.
-template <int kGroup>
-struct StreamStage {
-  static constexpr int kWeightBytes = kWarps * kWarpRows * kGroup / 2;
-  static constexpr int kTokenStride = kGroup * 2 + kTokenPadBytes;
-  static constexpr int kTokenBytes = kTokens * kTokenStride;
-  static constexpr int kScaleBytes = kCtaRows * 2;
-  static constexpr int kBytes = kWeightBytes + kTokenBytes + kScaleBytes;
-  static_assert(kTokenStride % 128 == 16 && kBytes % 16 == 0);
-};
-
-// The tensor memory accelerator's bulk copy (no tensor map: a contiguous span of `bytes`,
-// a multiple of 16, both ends 16-byte aligned) into this CTA's shared memory, its bytes
-// counted on `bar` as they land. Many cp.async copies of 16 bytes each held the stream form
-// to about 1.6 TB/s (each SM's outstanding requests are few); one bulk copy per span is not
-// so limited.
-__device__ __forceinline__ void BulkCopy(void* smem, const void* gmem, uint32_t bytes,
-                                         uint64_t* bar) {
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::
-          "r"(static_cast<uint32_t>(__cvta_generic_to_shared(smem))),
-      "l"(gmem), "r"(bytes), "r"(static_cast<uint32_t>(__cvta_generic_to_shared(bar)))
-      : "memory");
-}
-__device__ __forceinline__ void ArriveExpectTx(uint64_t* bar, uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(
-                   static_cast<uint32_t>(__cvta_generic_to_shared(bar))),
-               "r"(bytes)
-               : "memory");
-}
-__device__ __forceinline__ void WaitParity(uint64_t* bar, uint32_t parity) {
-  const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(bar));
-  uint32_t done = 0;
-  do {
-    asm volatile(
-        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-        "selp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(addr), "r"(parity)
-        : "memory");
-  } while (done == 0);
-}
-
-// An MMA's A fragment (16 tokens x 16 K, row-major in shared memory) in one instruction:
-// lane L names row L % 8 (+ 8 for lanes 8-15 and 24-31) at K 0 (lanes 0-15) or 8.
-__device__ __forceinline__ uint4 LoadTokens(const void* row) {
-  uint4 a;
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(a.x), "=r"(a.y), "=r"(a.z), "=r"(a.w)
-               : "r"(static_cast<uint32_t>(__cvta_generic_to_shared(row))));
-  return a;
-}
-
-// The CTA whose share holds unit u: shares are [c * U / C, (c + 1) * U / C).
-__device__ __forceinline__ int64_t CtaOfUnit(int64_t u, int64_t units, int64_t ctas) {
-  return ((u + 1) * ctas - 1) / units;
-}
-
-template <int kGroup>
-__global__ void __launch_bounds__(kThreads, kStreamCtasPerSm)
-    W4a16StreamKernel(const StreamParams p) {
-  using Stage = StreamStage<kGroup>;
-  constexpr int kU4 = kGroup / 32;
-  constexpr int kChunk = kU4 * 32;  // uint4 per warp per unit
-  extern __shared__ uint4 smem[];
-  __shared__ __align__(8) uint64_t full[kStreamStages];  // a stage's copies have landed
-  char* const ring = reinterpret_cast<char*>(smem);
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int g = lane / 4, t = lane % 4;
-  const int64_t ctas = gridDim.x, cta = blockIdx.x;
-  const int u0 = static_cast<int>(cta * p.units / ctas);
-  const int u1 = static_cast<int>((cta + 1) * p.units / ctas);
-  const int n32 = p.n / kWarpRows;
-
-  // Token rows past m are zeros in every stage (no copy writes them).
-  {
-    const int pieces = (kTokens - p.m) * Stage::kTokenStride / 16;
-    for (int i = threadIdx.x; i < kStreamStages * pieces; i += kThreads) {
-      *reinterpret_cast<uint4*>(ring + (i / pieces) * Stage::kBytes + Stage::kWeightBytes +
-                                p.m * Stage::kTokenStride + 16 * (i % pieces)) =
-          make_uint4(0, 0, 0, 0);
-    }
-  }
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < kStreamStages; ++s) {
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(
-          static_cast<uint32_t>(__cvta_generic_to_shared(&full[s]))));
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-  }
-  __syncthreads();
-
-  // The next unit to load: column block lb, group lgi. Warp 0 issues a unit's copies: lane
-  // 0 the weight (the block's 8 warps' chunks are one span), lane 1 the scales, lanes 2 on
-  // one token row each.
-  int lb = u0 / p.groups, lgi = u0 % p.groups;
-  const auto load_next = [&](int stage) {
-    if (warp == 0) {
-      char* const base = ring + stage * Stage::kBytes;
-      const int warps = min(kWarps, n32 - lb * kWarps);
-      const uint32_t wbytes = warps * kChunk * 16, sbytes = warps * kWarpRows * 2;
-      constexpr uint32_t kRowBytes = kGroup * 2;
-      uint64_t* const bar = &full[stage];
-      if (lane == 0) {
-        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // after the reads
-        ArriveExpectTx(bar, wbytes + sbytes + p.m * kRowBytes);
-      }
-      __syncwarp();
-      if (lane == 0) {
-        BulkCopy(base, p.w + (static_cast<int64_t>(lgi) * n32 + lb * kWarps) * kChunk, wbytes, bar);
-      } else if (lane == 1) {
-        BulkCopy(base + Stage::kWeightBytes + Stage::kTokenBytes,
-                 p.scales + static_cast<int64_t>(lgi) * p.n + lb * kCtaRows, sbytes, bar);
-      } else if (lane - 2 < p.m) {
-        BulkCopy(base + Stage::kWeightBytes + (lane - 2) * Stage::kTokenStride,
-                 p.a + static_cast<int64_t>(lane - 2) * p.k + lgi * kGroup, kRowBytes, bar);
-      }
-    }
-    if (++lgi == p.groups) {
-      lgi = 0;
-      ++lb;
-    }
-  };
-  for (int s = 0; s < kStreamStages - 1; ++s) {
-    if (u0 + s < u1) load_next(s);
-  }
-
-  const uint32_t mask = p.nibble_mask, magic = p.bf16_128, ones = p.ones;
-  float total[4][4] = {};
-  int b = u0 / p.groups, gi = u0 % p.groups;  // the unit worked on
-  bool from_first = gi == 0;                  // this CTA's run of block b began at group 0
-  __shared__ bool last;
-  for (int u = u0, i = 0; u < u1; ++u, ++i) {
-    WaitParity(&full[i % kStreamStages], (i / kStreamStages) & 1);
-    __syncthreads();  // every warp is done with the stage refilled next (unit u - 1's)
-    if (u + kStreamStages - 1 < u1) load_next((i + kStreamStages - 1) % kStreamStages);
-
-    const int row0 = b * kCtaRows + warp * kWarpRows;
-    const bool active = row0 < p.n;
-    if (active) {
-      const char* const base = ring + (i % kStreamStages) * Stage::kBytes;
-      const uint4* wsrc = reinterpret_cast<const uint4*>(base) + warp * kChunk + lane;
-      uint4 cur[kU4];
-#pragma unroll
-      for (int v = 0; v < kU4; ++v) cur[v] = wsrc[v * 32];
-      const uint32_t* srow = reinterpret_cast<const uint32_t*>(
-          base + Stage::kWeightBytes + Stage::kTokenBytes + 2 * (warp * kWarpRows + 2 * t));
-      uint32_t scale[4];
-#pragma unroll
-      for (int j = 0; j < 4; ++j) scale[j] = srow[4 * j];
-      const char* const tokens = base + Stage::kWeightBytes +
-                                 ((lane & 7) + (lane & 8)) * Stage::kTokenStride + (lane >> 4) * 16;
-      float acc[4][4] = {}, sum[4] = {};
-#pragma unroll
-      for (int v = 0; v < kU4; ++v) {
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int s = 2 * v + h;  // K step
-          const uint4 a = LoadTokens(tokens + 32 * s);
-          const uint32_t w0 = h == 0 ? cur[v].x : cur[v].z;
-          const uint32_t w1 = h == 0 ? cur[v].y : cur[v].w;
-          Mma(acc[0], a.x, a.y, a.z, a.w, NibblePair(w0, 0, mask, magic),
-              NibblePair(w0, 1, mask, magic));
-          Mma(acc[1], a.x, a.y, a.z, a.w, NibblePair(w0, 2, mask, magic),
-              NibblePair(w0, 3, mask, magic));
-          Mma(acc[2], a.x, a.y, a.z, a.w, NibblePair(w1, 0, mask, magic),
-              NibblePair(w1, 1, mask, magic));
-          Mma(acc[3], a.x, a.y, a.z, a.w, NibblePair(w1, 2, mask, magic),
-              NibblePair(w1, 3, mask, magic));
-          Mma(sum, a.x, a.y, a.z, a.w, ones, ones);  // each token's sum over the group
-        }
-      }
-      const float off_lo = kOffset * sum[0], off_hi = kOffset * sum[2];
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        const float s_lo = detail::LowBf16(scale[j]), s_hi = detail::HighBf16(scale[j]);
-        total[j][0] = fmaf(acc[j][0] - off_lo, s_lo, total[j][0]);
-        total[j][1] = fmaf(acc[j][1] - off_lo, s_hi, total[j][1]);
-        total[j][2] = fmaf(acc[j][2] - off_hi, s_lo, total[j][2]);
-        total[j][3] = fmaf(acc[j][3] - off_hi, s_hi, total[j][3]);
-      }
-    }
-
-    if (++gi < p.groups && u + 1 < u1) continue;
-    // The run of column block b ends here.
-    const int col = row0 + 2 * t;  // C's column of d0 in row tile 0
-    const int64_t first = static_cast<int64_t>(b) * p.groups, end = first + p.groups;
-    if (from_first && gi == p.groups) {
-      // The whole block: C from the registers.
-      if (active) {
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-#pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            const int r = g + 8 * h;
-            if (r < p.m) {
-              *reinterpret_cast<uint32_t*>(p.c + r * static_cast<int64_t>(p.n) + col + 8 * j) =
-                  Float2ToBf16x2(total[j][2 * h], total[j][2 * h + 1]);
-            }
-          }
-        }
-      }
-    } else {
-      if (active) {
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-#pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            const int r = g + 8 * h;
-            if (r < p.m) {
-              atomicAdd(
-                  reinterpret_cast<float2*>(p.ws + r * static_cast<int64_t>(p.n) + col + 8 * j),
-                  make_float2(total[j][2 * h], total[j][2 * h + 1]));
-            }
-          }
-        }
-      }
-      __threadfence();
-      __syncthreads();
-      if (threadIdx.x == 0) {
-        const unsigned runs = static_cast<unsigned>(CtaOfUnit(end - 1, p.units, ctas) -
-                                                    CtaOfUnit(first, p.units, ctas) + 1);
-        last = atomicAdd(p.counters + b, 1u) == runs - 1;
-      }
-      __syncthreads();
-      if (last) {
-        __threadfence();
-        const int cols = min(kCtaRows, p.n - b * kCtaRows);
-        const int quads = cols / 4;
-        for (int q = threadIdx.x; q < p.m * quads; q += kThreads) {
-          const int r = q / quads;
-          const int64_t n = static_cast<int64_t>(b) * kCtaRows + (q % quads) * 4;
-          float4* src = reinterpret_cast<float4*>(p.ws + r * static_cast<int64_t>(p.n) + n);
-          const float4 v = __ldcg(src);
-          *reinterpret_cast<uint2*>(p.c + r * static_cast<int64_t>(p.n) + n) =
-              make_uint2(Float2ToBf16x2(v.x, v.y), Float2ToBf16x2(v.z, v.w));
-          __stcg(src, make_float4(0.0f, 0.0f, 0.0f, 0.0f));
-        }
-        if (threadIdx.x == 0) p.counters[b] = 0u;
-      }
-    }
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-#pragma unroll
-      for (int h = 0; h < 4; ++h) total[j][h] = 0.0f;
-    }
-    if (gi == p.groups) {
-      gi = 0;
-      ++b;
-    }
-    from_first = true;
-  }
-}
-
 // One thread per uint4 of the packed weight (see the top of the file).
 __global__ void PackKernel(const uint8_t* __restrict__ src, uint4* __restrict__ out, int64_t n,
-                           int64_t k, int64_t group, bool canonical) {
+                           int64_t k, int64_t group) {
   const int64_t u4 = group / 32, groups = k / group;
   const int64_t total = n / kWarpRows * groups * u4 * 32;
   const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -625,8 +341,7 @@ __global__ void PackKernel(const uint8_t* __restrict__ src, uint4* __restrict__ 
     uint32_t word = 0;
     for (int pr = 0; pr < 4; ++pr) {
       const int64_t row = block * kWarpRows + 8 * (2 * (c % 2) + pr / 2) + g;
-      const int64_t kk =
-          grp * group + 16 * s + (canonical ? 2 * t + 8 * (pr % 2) : 4 * t + 2 * (pr % 2));
+      const int64_t kk = grp * group + 16 * s + 4 * t + 2 * (pr % 2);
       word |= nibble(row, kk) << (4 * pr) | nibble(row, kk + 1) << (16 + 4 * pr);
     }
     words[c] = word;
@@ -637,11 +352,6 @@ __global__ void PackKernel(const uint8_t* __restrict__ src, uint4* __restrict__ 
 template <int kGroup, bool kCluster>
 const void* KernelFor() {
   return reinterpret_cast<const void*>(&W4a16DecodeKernel<kGroup, kCluster>);
-}
-
-const void* StreamKernelFor(int64_t group) {
-  return group == 64 ? reinterpret_cast<const void*>(&W4a16StreamKernel<64>)
-                     : reinterpret_cast<const void*>(&W4a16StreamKernel<128>);
 }
 
 const void* KernelFor(int64_t group, bool cluster) {
@@ -678,15 +388,14 @@ std::string W4a16Decode::Unsupported(const W4a16DecodeProblem& p, int sm) {
 }
 
 absl::StatusOr<W4a16Decode> W4a16Decode::Create(const W4a16DecodeProblem& p, int device, int sm,
-                                                int sm_count, cudaStream_t stream, Form form) {
+                                                int sm_count, cudaStream_t stream, Reduce reduce) {
   if (const std::string why = Unsupported(p, sm); !why.empty()) {
     return absl::FailedPreconditionError(why);
   }
-  if (form == Form::kStream) return CreateStream(p, device, sm_count, stream);
-  const bool cluster = form == Form::kSplitCluster;
+  const bool cluster = reduce == Reduce::kCluster;
   W4a16Decode d;
   d.p_ = p;
-  d.form_ = form;
+  d.reduce_ = reduce;
   // Two CTAs per SM if K has groups enough (two per split at least); more splits where
   // the activations of a split's K range would not fit the shared memory.
   const int64_t blocks = (p.n + kCtaRows - 1) / kCtaRows, groups = p.k / p.group;
@@ -758,51 +467,7 @@ absl::StatusOr<W4a16Decode> W4a16Decode::Create(const W4a16DecodeProblem& p, int
   }
   const int64_t pieces = static_cast<int64_t>(packed_bytes / 16);
   PackKernel<<<static_cast<unsigned>((pieces + 255) / 256), 256, 0, stream>>>(
-      static_cast<const uint8_t*>(p.w), static_cast<uint4*>(d.packed_), p.n, p.k, p.group,
-      d.form_ == Form::kStream);
-  CUDA_RETURN_IF_LAUNCH_ERROR();
-  return d;
-}
-
-absl::StatusOr<W4a16Decode> W4a16Decode::CreateStream(const W4a16DecodeProblem& p, int device,
-                                                      int sm_count, cudaStream_t stream) {
-  W4a16Decode d;
-  d.p_ = p;
-  d.form_ = Form::kStream;
-  const int64_t blocks = (p.n + kCtaRows - 1) / kCtaRows, groups = p.k / p.group;
-  const int64_t units = blocks * groups;
-  d.smem_bytes_ = static_cast<size_t>(kStreamStages) *
-                  (p.group == 64 ? StreamStage<64>::kBytes : StreamStage<128>::kBytes);
-  CUDA_RETURN_IF_ERROR(cudaSetDevice(device));
-  const void* kernel = StreamKernelFor(p.group);
-  CUDA_RETURN_IF_ERROR(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(d.smem_bytes_)));
-  int per_sm = 0;
-  CUDA_RETURN_IF_ERROR(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, d.smem_bytes_));
-  if (per_sm < 1) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("w4a16 decode kernel, stream form: a CTA with ", d.smem_bytes_,
-                     " B of shared memory does not fit this device's SMs"));
-  }
-  // One wave: every CTA resident at once.
-  d.ctas_ = static_cast<int>(std::min<int64_t>(
-      units, static_cast<int64_t>(std::min(per_sm, kStreamCtasPerSm)) * sm_count));
-  const size_t packed_bytes = static_cast<size_t>(p.n * p.k / 2);
-  const size_t ws = static_cast<size_t>(p.m * p.n) * sizeof(float);
-  if (cudaMalloc(&d.packed_, packed_bytes) != cudaSuccess ||
-      cudaMalloc(&d.workspace_, ws) != cudaSuccess ||
-      cudaMalloc(&d.counters_, blocks * sizeof(unsigned)) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "w4a16 decode kernel: allocating the packed weight (", packed_bytes, " B) and workspace"));
-  }
-  CUDA_RETURN_IF_ERROR(cudaMemsetAsync(d.workspace_, 0, ws, stream));
-  CUDA_RETURN_IF_ERROR(cudaMemsetAsync(d.counters_, 0, blocks * sizeof(unsigned), stream));
-  const int64_t pieces = static_cast<int64_t>(packed_bytes / 16);
-  PackKernel<<<static_cast<unsigned>((pieces + 255) / 256), 256, 0, stream>>>(
-      static_cast<const uint8_t*>(p.w), static_cast<uint4*>(d.packed_), p.n, p.k, p.group,
-      d.form_ == Form::kStream);
+      static_cast<const uint8_t*>(p.w), static_cast<uint4*>(d.packed_), p.n, p.k, p.group);
   CUDA_RETURN_IF_LAUNCH_ERROR();
   return d;
 }
@@ -823,38 +488,14 @@ cudaError_t W4a16Decode::Run(cudaStream_t stream) const {
   k.splits = splits_;
   k.nibble_mask = 0x000F000Fu;
   k.bf16_128 = 0x43004300u;
-  if (form_ == Form::kStream) {
-    StreamParams sp;
-    sp.a = k.a;
-    sp.w = k.w;
-    sp.scales = k.scales;
-    sp.c = k.c;
-    sp.ws = workspace_;
-    sp.counters = counters_;
-    sp.m = k.m;
-    sp.n = k.n;
-    sp.k = k.k;
-    sp.groups = k.groups;
-    sp.units = (p_.n + kCtaRows - 1) / kCtaRows * k.groups;
-    sp.nibble_mask = k.nibble_mask;
-    sp.bf16_128 = k.bf16_128;
-    sp.ones = 0x3F803F80u;  // BF16 1.0 twice
-    const unsigned smem = static_cast<unsigned>(smem_bytes_);
-    if (p_.group == 64) {
-      W4a16StreamKernel<64><<<ctas_, kThreads, smem, stream>>>(sp);
-    } else {
-      W4a16StreamKernel<128><<<ctas_, kThreads, smem, stream>>>(sp);
-    }
-    return cudaGetLastError();
-  }
   cudaLaunchConfig_t config = LaunchConfig(stream);
   cudaLaunchAttribute attribute = ClusterAttribute();
-  if (form_ == Form::kSplitCluster) {
+  if (reduce_ == Reduce::kCluster) {
     config.attrs = &attribute;
     config.numAttrs = 1;
   }
   void* args[] = {&k};
-  return cudaLaunchKernelExC(&config, KernelFor(p_.group, form_ == Form::kSplitCluster), args);
+  return cudaLaunchKernelExC(&config, KernelFor(p_.group, reduce_ == Reduce::kCluster), args);
 }
 
 cudaLaunchConfig_t W4a16Decode::LaunchConfig(cudaStream_t stream) const {
@@ -877,18 +518,11 @@ cudaLaunchAttribute W4a16Decode::ClusterAttribute() const {
 }
 
 std::string W4a16Decode::Config() const {
-  if (form_ == Form::kStream) {
-    const int64_t units = (p_.n + kCtaRows - 1) / kCtaRows * (p_.k / p_.group);
-    return absl::StrCat(kCtaRows, " weight rows x ", kTokens,
-                        " tokens per unit, mma.sync m16n8k16, streamed: one wave of ", ctas_,
-                        " CTAs sharing ", units, " units (256 rows x a group of ", p_.group,
-                        ") in ", kStreamStages, " shared-memory stages");
-  }
   return absl::StrCat(
       kCtaRows, " weight rows x ", kTokens, " tokens per CTA, mma.sync m16n8k16, K ",
       splits_ == 1 ? std::string("whole per CTA") : absl::StrCat("split ", splits_, " ways"), " (",
       groups_per_split_, " groups of ", p_.group, " per CTA)",
-      form_ == Form::kSplitCluster && splits_ > 1 ? ", splits added in a cluster" : "");
+      reduce_ == Reduce::kCluster && splits_ > 1 ? ", splits added in a cluster" : "");
 }
 
 W4a16Decode::W4a16Decode(W4a16Decode&& o) noexcept { *this = std::move(o); }
@@ -901,8 +535,7 @@ W4a16Decode& W4a16Decode::operator=(W4a16Decode&& o) noexcept {
     workspace_ = std::exchange(o.workspace_, nullptr);
     counters_ = std::exchange(o.counters_, nullptr);
     splits_ = o.splits_;
-    ctas_ = o.ctas_;
-    form_ = o.form_;
+    reduce_ = o.reduce_;
     groups_per_split_ = o.groups_per_split_;
     smem_bytes_ = o.smem_bytes_;
   }

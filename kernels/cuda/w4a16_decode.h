@@ -13,14 +13,11 @@
 // group's fp32 sum before its scale, so W' is never rounded to BF16: against the exact
 // product of the quantized operands its relative error is 1.7e-3 where the CUTLASS forms,
 // which round q * s to BF16, read 2.2e-3 (gpu_cuda_serving_test). Split CTAs add their
-// fp32 sums in one of two ways: into a workspace with atomics, the last one of a column
-// block writing BF16 C and zeroing the workspace for the next launch (no memset;
+// fp32 sums in one of two ways (Reduce): into a workspace with atomics, the last one of a
+// column block writing BF16 C and zeroing the workspace for the next launch (no memset;
 // graph-capturable; the splits add in the order they finish, so the BF16 output can differ
 // in its last bit between launches); or, as one thread-block cluster, through each other's
-// shared memory in a fixed order (no workspace; the same output every launch). A third form
-// streams: one wave of CTAs deals out the (column block, K group) units of the whole GEMM
-// in even shares and pipelines each share's weight, tokens and scales through shared memory
-// together (Form).
+// shared memory in a fixed order (no workspace; the same output every launch).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -46,17 +43,13 @@ class W4a16Decode {
  public:
   // The largest m it takes.
   static constexpr int64_t kMaxTokens = 16;
-  // How the work is laid out. kSplit: a grid of (column block, K split) CTAs, about two
-  // per SM, each staging its K range's tokens before its first MMA; the splits of a column
-  // block add into an fp32 workspace with atomics, the last CTA writing C (the order they
-  // finish: the last bit of C can differ between launches). kSplitCluster: the splits are
-  // one thread-block cluster (at most 16 CTAs) and add through distributed shared memory
-  // in a fixed order (no workspace; the same C every launch); FailedPrecondition where K
-  // needs more splits or the device cannot hold such a cluster. kStream: one wave of CTAs
-  // (two per SM), each taking an even contiguous share of the (column block, K group)
-  // units and streaming every unit's weight, tokens and scales through a ring of shared
-  // memory stages; a column block done by several CTAs adds as kSplit does.
-  enum class Form { kSplit, kSplitCluster, kStream };
+  // How the K splits of a column block are added. kAtomic: into an fp32 workspace with
+  // atomics, the last CTA writing C (the order they finish: the last bit of C can differ
+  // between launches). kCluster: the splits are one thread-block cluster (at most 16 CTAs)
+  // and add through distributed shared memory in a fixed order (no workspace; the same C
+  // every launch); FailedPrecondition where K needs more splits or the device cannot
+  // hold such a cluster.
+  enum class Reduce { kAtomic, kCluster };
 
   // Why this problem cannot run on the decode kernel on a device of compute capability
   // `sm` (e.g. 90), naming the limit; "" when it can.
@@ -67,7 +60,7 @@ class W4a16Decode {
   // fit; a CUDA failure as Internal.
   static absl::StatusOr<W4a16Decode> Create(const W4a16DecodeProblem& p, int device, int sm,
                                             int sm_count, cudaStream_t stream,
-                                            Form form = Form::kSplit);
+                                            Reduce reduce = Reduce::kAtomic);
 
   W4a16Decode(W4a16Decode&&) noexcept;
   W4a16Decode& operator=(W4a16Decode&&) noexcept;
@@ -76,24 +69,21 @@ class W4a16Decode {
   // One launch; graph-capturable, any number of times in a row on one stream.
   cudaError_t Run(cudaStream_t stream) const;
   // "256 weight rows x 16 tokens per CTA, mma.sync m16n8k16, K split 11 ways (3 groups of
-  // 128 per CTA)"; the stream form names its CTAs and units.
+  // 128 per CTA)".
   std::string Config() const;
 
  private:
   W4a16Decode() = default;
-  static absl::StatusOr<W4a16Decode> CreateStream(const W4a16DecodeProblem& p, int device,
-                                                  int sm_count, cudaStream_t stream);
   void Release();
   cudaLaunchConfig_t LaunchConfig(cudaStream_t stream) const;
   cudaLaunchAttribute ClusterAttribute() const;
 
   W4a16DecodeProblem p_;
   void* packed_ = nullptr;      // the repacked weight
-  float* workspace_ = nullptr;  // [m, n] fp32, zeros between launches; where CTAs share C
+  float* workspace_ = nullptr;  // [m, n] fp32, zeros between launches; splits > 1 only
   unsigned* counters_ = nullptr;
   int splits_ = 1, groups_per_split_ = 0;
-  int ctas_ = 0;  // kStream: the grid
-  Form form_ = Form::kSplit;
+  Reduce reduce_ = Reduce::kAtomic;
   size_t smem_bytes_ = 0;
 };
 

@@ -173,9 +173,6 @@ struct WeightOnlyGemmSpec {
 // per-item choice measures it against them; its K splits add with atomics.
 // kDecodeCluster: the same kernel with the K splits of a column block as one cluster,
 // adding through distributed shared memory.
-// kDecodeStream: the decode kernel's stream form: one wave of CTAs sharing the whole
-// GEMM's (column block, K group) units evenly, each unit's weight, tokens and scales
-// pipelined through shared memory together.
 enum class WeightOnlySchedule {
   kTile16,
   kTile16StreamK,
@@ -184,18 +181,15 @@ enum class WeightOnlySchedule {
   kTile128,
   kTile128StreamK,
   kDecode,
-  kDecodeCluster,
-  kDecodeStream
+  kDecodeCluster
 };
 inline constexpr WeightOnlySchedule kWeightOnlySchedules[] = {
-    WeightOnlySchedule::kTile16,      WeightOnlySchedule::kTile16StreamK,
-    WeightOnlySchedule::kTile64,      WeightOnlySchedule::kTile64StreamK,
-    WeightOnlySchedule::kTile128,     WeightOnlySchedule::kTile128StreamK,
-    WeightOnlySchedule::kDecode,      WeightOnlySchedule::kDecodeCluster,
-    WeightOnlySchedule::kDecodeStream};
+    WeightOnlySchedule::kTile16,  WeightOnlySchedule::kTile16StreamK,
+    WeightOnlySchedule::kTile64,  WeightOnlySchedule::kTile64StreamK,
+    WeightOnlySchedule::kTile128, WeightOnlySchedule::kTile128StreamK,
+    WeightOnlySchedule::kDecode,  WeightOnlySchedule::kDecodeCluster};
 // "128x16 tokens", "128x16 tokens stream-K", "128x64 tokens", "128x64 tokens stream-K",
-// "128x128 tokens", "128x128 tokens stream-K", "decode 256x16", "decode 256x16 cluster",
-// "decode 256x16 stream".
+// "128x128 tokens", "128x128 tokens stream-K", "decode 256x16", "decode 256x16 cluster".
 const char* WeightOnlyScheduleName(WeightOnlySchedule schedule);
 // Whether the schedule is a CUTLASS instantiation (the decode ones are not).
 bool IsCutlassSchedule(WeightOnlySchedule schedule);

@@ -45,16 +45,12 @@ const char* WeightOnlyScheduleName(WeightOnlySchedule schedule) {
       return "decode 256x16";
     case WeightOnlySchedule::kDecodeCluster:
       return "decode 256x16 cluster";
-    case WeightOnlySchedule::kDecodeStream:
-      return "decode 256x16 stream";
   }
   return "?";
 }
 
 bool IsCutlassSchedule(WeightOnlySchedule schedule) {
-  return schedule != WeightOnlySchedule::kDecode &&
-         schedule != WeightOnlySchedule::kDecodeCluster &&
-         schedule != WeightOnlySchedule::kDecodeStream;
+  return schedule != WeightOnlySchedule::kDecode && schedule != WeightOnlySchedule::kDecodeCluster;
 }
 
 namespace {
@@ -237,10 +233,8 @@ absl::StatusOr<CutlassGemm> CutlassGemm::CreateWeightOnly(const WeightOnlyGemmSp
     ASSIGN_OR_RETURN(W4a16Decode d,
                      W4a16Decode::Create(p, device, sm, sm_count, stream,
                                          schedule == WeightOnlySchedule::kDecodeCluster
-                                             ? W4a16Decode::Form::kSplitCluster
-                                         : schedule == WeightOnlySchedule::kDecodeStream
-                                             ? W4a16Decode::Form::kStream
-                                             : W4a16Decode::Form::kSplit));
+                                             ? W4a16Decode::Reduce::kCluster
+                                             : W4a16Decode::Reduce::kAtomic));
     CutlassGemm gemm;
     gemm.instance_ = std::make_unique<DecodeInstance>(std::move(d));
     gemm.description_ = absl::StrCat("gemmprof sm90 w4a16 decode GEMM (bf16 x int4; ",
@@ -270,9 +264,9 @@ absl::StatusOr<CutlassGemm> CutlassGemm::CreateWeightOnly(const WeightOnlyGemmSp
       cutlass_gemm::MakeW8a16Tile16,  cutlass_gemm::MakeW8a16Tile16StreamK,
       cutlass_gemm::MakeW8a16Tile64,  cutlass_gemm::MakeW8a16Tile64StreamK,
       cutlass_gemm::MakeW8a16Tile128, cutlass_gemm::MakeW8a16Tile128StreamK};
-  // The decode schedules, the last three, are made above.
-  static_assert(std::size(kW4) + 3 == std::size(kWeightOnlySchedules) &&
-                std::size(kW8) + 3 == std::size(kWeightOnlySchedules));
+  // The decode schedules, the last two, are made above.
+  static_assert(std::size(kW4) + 2 == std::size(kWeightOnlySchedules) &&
+                std::size(kW8) + 2 == std::size(kWeightOnlySchedules));
   const size_t form = static_cast<size_t>(schedule);
   cutlass_gemm::Made made = (spec.int4 ? kW4 : kW8)[form](p, device);
   RETURN_IF_ERROR(cutlass_gemm::MadeStatus(made, "CUTLASS mixed-input GEMM"));
