@@ -25,7 +25,8 @@ constexpr Names<Mode, 3> kModeNames{
     {{Mode::kAutocast, "autocast"}, {Mode::kPrequant, "prequant"}, {Mode::kDynamic, "dynamic"}}};
 constexpr Names<Accounting, 2> kAccountingNames{
     {{Accounting::kTrainingStep, "training-step"}, {Accounting::kPerGemm, "per-gemm"}}};
-constexpr Names<L2Policy, 2> kL2Names{{{L2Policy::kHot, "hot"}, {L2Policy::kCold, "cold"}}};
+constexpr Names<L2Policy, 3> kL2Names{
+    {{L2Policy::kHot, "hot"}, {L2Policy::kCold, "cold"}, {L2Policy::kClean, "clean"}}};
 constexpr Names<FastAccum, 3> kFastAccumNames{
     {{FastAccum::kDefault, "default"}, {FastAccum::kOn, "on"}, {FastAccum::kOff, "off"}}};
 constexpr Names<AmaxAlgo, 2> kAmaxAlgoNames{

@@ -39,8 +39,14 @@ enum class Pass { kFprop, kDgrad, kWgrad };
 enum class Mode { kAutocast, kPrequant, kDynamic };
 // How autocast quantization time is attributed (see issue text / DESIGN.md).
 enum class Accounting { kTrainingStep, kPerGemm };
-// L2 policy: hot = same buffers every iteration; cold = L2 flushed / buffers rotated.
-enum class L2Policy { kHot, kCold };
+// L2 policy: hot = same buffers every iteration; cold = the L2 flushed before each sample by
+// writing a buffer of twice its size, which leaves it full of dirty lines the timed launch
+// writes back as it evicts them; clean = flushed by reading such a buffer, so the operands
+// come from memory and the L2 holds nothing to write back (as a decode step finds it: the
+// previous layer's weights, read, not written).
+enum class L2Policy { kHot, kCold, kClean };
+// Whether the policy flushes the L2 before each sample (cold, clean).
+inline bool FlushesL2(L2Policy v) { return v != L2Policy::kHot; }
 // Fast (non-split) FP8 accumulation: kDefault follows Transformer Engine's choice.
 enum class FastAccum { kDefault, kOn, kOff };
 // How delayed scaling turns the amax history into a scale (TE: max over history).

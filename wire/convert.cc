@@ -176,7 +176,7 @@ absl::StatusOr<core::TimingOptions> FromProto(const v1::TimingOptions& p) {
   }
   t.b2b_count = p.b2b_count();
   ASSIGN_OR_RETURN(t.l2, ParseEnumField<core::L2Policy>("timing.l2", p.l2(), core::ParseL2Policy,
-                                                        "hot, cold", core::L2Policy::kHot));
+                                                        "hot, cold, clean", core::L2Policy::kHot));
   ASSIGN_OR_RETURN(t.accounting, ParseEnumField<core::Accounting>(
                                      "timing.accounting", p.accounting(), core::ParseAccounting,
                                      "training-step, per-gemm", core::Accounting::kTrainingStep));

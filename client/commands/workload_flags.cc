@@ -258,11 +258,15 @@ void WorkloadFlags::RegisterMore(CLI::App& app) {
 
   const char* kTiming = "Timing";
   app.add_option("--accounting", accounting_, "training-step | per-gemm")->group(kTiming);
-  app.add_option("--l2", l2_,
-                 "hot (default: the same buffers every iteration, as the seed tool; operands that "
-                 "fit the GPU's L2 are read from it) | cold (L2 flushed before every sample: "
-                 "every operand from memory, as a decode step reads each layer's weights; the "
-                 "setting to judge decode GEMMs and weight-only recipes by)")
+  app.add_option(
+         "--l2", l2_,
+         "hot (default: the same buffers every iteration, as the seed tool; operands that "
+         "fit the GPU's L2 are read from it) | cold (L2 flushed before every sample: "
+         "every operand from memory, as a decode step reads each layer's weights, by writing "
+         "a buffer of twice the L2, whose dirty lines the timed GEMM then writes back) | "
+         "clean (the same, flushed by reading that buffer: no write-back inside the "
+         "timing, as a decode step finds the L2; the setting to judge decode GEMMs and "
+         "weight-only recipes by)")
       ->group(kTiming);
   app.add_option("--autotune", autotune_k_,
                  "Time the top K cuBLASLt candidates (default 1; for a GEMM of one cuBLASLt call "
@@ -540,7 +544,7 @@ absl::Status WorkloadFlags::ApplyTiming(core::JobSpec& spec) const {
                                                "training-step, per-gemm"));
   }
   if (l2_) {
-    ASSIGN_OR_RETURN(t.l2, ParseChoice("--l2", *l2_, &core::ParseL2Policy, "hot, cold"));
+    ASSIGN_OR_RETURN(t.l2, ParseChoice("--l2", *l2_, &core::ParseL2Policy, "hot, cold, clean"));
   }
   if (fast_accum_) {
     ASSIGN_OR_RETURN(t.fast_accum, ParseChoice("--fast-accum", *fast_accum_, &core::ParseFastAccum,

@@ -179,9 +179,14 @@ std::vector<std::pair<std::string, std::string>> ContextFields(const report::Ana
                   "each item's timed graph ran once more under "
                   "cudaProfilerStart/Stop (never served from the cache)"});
   }
-  kv.push_back({"L2 policy", t.l2 == core::L2Policy::kCold
-                                 ? "cold (L2 flushed outside the timed window before each sample)"
-                                 : "hot (same buffers every iteration, as the seed tool)"});
+  kv.push_back({"L2 policy",
+                t.l2 == core::L2Policy::kCold
+                    ? "cold (L2 flushed outside the timed window before each sample, by writing: "
+                      "its dirty lines are written back inside it)"
+                : t.l2 == core::L2Policy::kClean
+                    ? "clean (L2 flushed by reading outside the timed window before each sample: "
+                      "operands from memory, nothing to write back)"
+                    : "hot (same buffers every iteration, as the seed tool)"});
   kv.push_back({"accounting", std::string(core::ToString(t.accounting))});
   kv.push_back({"options", "seed " + std::to_string(t.seed) + ", fast accumulation " +
                                std::string(core::ToString(t.fast_accum)) + ", autotune top " +

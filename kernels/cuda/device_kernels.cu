@@ -176,6 +176,19 @@ __global__ void BlockOnHostFlagKernel(const volatile int32_t* flag, int32_t* tim
 
 __global__ void EmptyKernel() {}
 
+// The XOR of what a thread read decides a store (into the scratch buffer itself, for one
+// thread in about 2^32), so the compiler keeps the loads.
+__global__ void ReadThroughL2Kernel(const uint4* p, int64_t n, uint32_t never) {
+  uint32_t x = 0;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += stride) {
+    const uint4 v = p[i];
+    x ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (x == never) *reinterpret_cast<uint32_t*>(const_cast<uint4*>(p)) = x;  // scratch
+}
+
 // One thread: n is the number of groups of a grouped GEMM (tens to a few hundred).
 __global__ void MaxOfKernel(const float* x, int64_t n, float* out) {
   float m = 0.0f;
@@ -240,6 +253,15 @@ cudaError_t ErrorSums(const __nv_bfloat16* out, const float* ref, int64_t n, dou
   // Few blocks: each adds one atomic per sum, and the pass is memory bound anyway.
   const int blocks = GridFor(n, 16) < 1024 ? GridFor(n, 16) : 1024;
   ErrorSumsKernel<<<blocks, kThreads, 0, stream>>>(out, ref, n, sums);
+  return cudaGetLastError();
+}
+
+cudaError_t ReadThroughL2(const void* buffer, size_t bytes, cudaStream_t stream) {
+  if (buffer == nullptr || bytes % 16 != 0 || reinterpret_cast<uintptr_t>(buffer) % 16 != 0) {
+    return cudaErrorInvalidValue;
+  }
+  ReadThroughL2Kernel<<<1024, kThreads, 0, stream>>>(static_cast<const uint4*>(buffer),
+                                                     static_cast<int64_t>(bytes / 16), 0x9E3779B9u);
   return cudaGetLastError();
 }
 

@@ -84,6 +84,11 @@ cudaError_t BlockOnHostFlag(const volatile int32_t* flag, int32_t* timed_out, ui
 // second stream).
 cudaError_t LaunchEmptyKernel(cudaStream_t stream);
 
+// Reads `bytes` (a multiple of 16, 16-byte aligned) at `buffer` through the L2: the lines the
+// L2 held are evicted (the dirty ones written back now) and it is left holding clean lines
+// of `buffer`. The L2 flush of L2Policy::kClean, with a buffer of twice the L2's size.
+cudaError_t ReadThroughL2(const void* buffer, size_t bytes, cudaStream_t stream);
+
 // Test hook (the worker's illegal-address fault): one thread stores through an address
 // no allocation holds, so the context fails with cudaErrorIllegalAddress, a sticky error.
 cudaError_t WriteThroughBadPointer(cudaStream_t stream);

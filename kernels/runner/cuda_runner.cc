@@ -163,7 +163,7 @@ bool CudaRunner::MembersFit(const core::GroupRequest& request,
   // buffers are reused member after member: count each once, and each member's quantized
   // copies on top.
   const double fixed =
-      kWorkspaceBytes + (request.timing.l2 == core::L2Policy::kCold ? 2.0 * l2_bytes_ : 0.0);
+      kWorkspaceBytes + (core::FlushesL2(request.timing.l2) ? 2.0 * l2_bytes_ : 0.0);
   double need = fixed, verification = 0;
   std::vector<std::string> counted;
   for (const measure::MemberItems& m : members) {

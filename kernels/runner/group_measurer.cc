@@ -157,8 +157,9 @@ absl::Status CudaRunner::MeasureMembersOnce(const core::GroupRequest& request,
   pool_.BeginUse();
   TimerOptions topt;
   topt.warmup_iters = timing.warmup_iters;
-  if (timing.l2 == core::L2Policy::kCold) {
+  if (core::FlushesL2(timing.l2)) {
     topt.flush_bytes = static_cast<size_t>(2 * l2_bytes_);
+    topt.flush_by_reading = timing.l2 == core::L2Policy::kClean;
     ASSIGN_OR_RETURN(topt.flush_buffer, core::WhileDoing(pool_.Get("l2flush", topt.flush_bytes),
                                                          "allocating the L2 flush buffer"));
   }
@@ -344,7 +345,7 @@ std::vector<std::string> CudaRunner::MemberNotes(const core::TimingOptions& timi
     notes.push_back(absl::StrCat("back to back timed every ", m.rounds.b2b_every,
                                  " rounds (GEMMs of 1 ms or more)"));
   }
-  if (timing.l2 == core::L2Policy::kCold) {
+  if (core::FlushesL2(timing.l2)) {
     notes.push_back(absl::StrCat("back to back: one L2 flush per launch of ", m.rounds.b2b_count,
                                  " GEMMs, so only the first of them starts cold"));
   }

@@ -181,7 +181,7 @@ int64_t MeasurementBytes(const core::WorkItem& item, const core::TimingOptions& 
   int64_t bytes = 2 * (s.m * s.k + s.n * s.k + s.m * s.n) * item.op.groups + workspace_bytes;
   bytes += OperandQuantizer::ExtraBytes(OperandA(item, timing), t.transposes);
   bytes += OperandQuantizer::ExtraBytes(OperandBt(item, timing), t.transposes);
-  if (timing.l2 == core::L2Policy::kCold) bytes += 2 * l2_bytes;
+  if (core::FlushesL2(timing.l2)) bytes += 2 * l2_bytes;
   return bytes;
 }
 

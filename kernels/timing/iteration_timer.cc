@@ -17,6 +17,18 @@ constexpr size_t kBatch = 64;
 // clean samples, never correctness.
 constexpr uint64_t kBlockTimeoutNs = 2'000'000'000;
 
+// The L2 flush before sample i, if the options ask for one: a write of the flush buffer
+// (cold), or a read of it (clean).
+absl::Status FlushL2(const TimerOptions& options, size_t i, cudaStream_t stream) {
+  if (options.flush_buffer == nullptr) return absl::OkStatus();
+  if (options.flush_by_reading) {
+    return CUDA_STATUS(
+        ReadThroughL2(options.flush_buffer, options.flush_bytes & ~size_t{15}, stream));
+  }
+  return CUDA_STATUS(cudaMemsetAsync(options.flush_buffer, static_cast<int>(i & 0xFF),
+                                     options.flush_bytes, stream));
+}
+
 }  // namespace
 
 absl::StatusOr<IterationTimer> IterationTimer::Create() {
@@ -38,9 +50,7 @@ absl::StatusOr<CudaGraphExec> IterationTimer::Capture(cudaStream_t stream,
 absl::Status IterationTimer::WarmUp(cudaStream_t stream, const CudaGraphExec& graph, int launches,
                                     const TimerOptions& options) {
   for (int i = 0; i < launches; ++i) {
-    if (options.flush_buffer != nullptr) {
-      CUDA_RETURN_IF_ERROR(cudaMemsetAsync(options.flush_buffer, 0, options.flush_bytes, stream));
-    }
+    RETURN_IF_ERROR(FlushL2(options, i, stream));
     RETURN_IF_ERROR(graph.Launch(stream));
   }
   CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
@@ -67,10 +77,7 @@ absl::Status IterationTimer::TimeBatch(cudaStream_t stream, const std::vector<Vi
   absl::Status enqueued = absl::OkStatus();
   for (size_t i = 0; i < count && enqueued.ok(); ++i) {
     const CudaGraphExec& graph = *visits[batch[i].visit].graph;
-    if (options.flush_buffer != nullptr) {
-      enqueued =
-          CUDA_STATUS(cudaMemsetAsync(options.flush_buffer, i & 0xFF, options.flush_bytes, stream));
-    }
+    enqueued = FlushL2(options, i, stream);
     if (batch[i].rewarm) {
       if (enqueued.ok()) enqueued = graph.Launch(stream);
       continue;

@@ -31,8 +31,11 @@ class LaunchTagger {
 struct TimerOptions {
   int32_t warmup_iters = 10;
   int32_t timed_iters = 100;
-  void* flush_buffer = nullptr;  // cold L2 when set
+  void* flush_buffer = nullptr;  // cold L2 when set: written before each sample
   size_t flush_bytes = 0;
+  // Read instead of written (L2Policy::kClean): the flush leaves no dirty line for the
+  // sample to write back.
+  bool flush_by_reading = false;
   // Called once the warm-up has finished, just before the first timed sample is
   // enqueued (e.g. to start telemetry over the timed samples only). Nullable.
   std::function<void()> before_samples;

@@ -202,6 +202,30 @@ TEST_F(CudaRunnerTest, ColdL2AndTelemetry) {
       m->telemetry.power_w_avg, m->notes.c_str());
 }
 
+// The clean policy flushes by reading: a decode-size GEMM whose weight (32 MiB) fits the L2
+// reads it from memory, as under cold, and much slower than hot, which reads it from the L2.
+// (The margins are wide: this checks that the flush evicts, not how fast anything is.)
+TEST_F(CudaRunnerTest, CleanL2ReadsTheOperandsFromMemory) {
+  const core::WorkItem item = Item(16, 4096, 4096, Pass::kFprop, Recipe::kBf16, Mode::kPrequant);
+  double ms[3] = {};
+  std::string clean_notes;
+  const core::L2Policy policies[3] = {core::L2Policy::kHot, core::L2Policy::kCold,
+                                      core::L2Policy::kClean};
+  for (int i = 0; i < 3; ++i) {
+    core::TimingOptions t = FastTiming();
+    t.l2 = policies[i];
+    auto m = device::MeasureOne(*runner_, item, t);
+    ASSERT_TRUE(m.ok()) << m.status();
+    EXPECT_EQ(m->verification, core::Verification::kPassed);
+    ms[i] = m->time.median_ms;
+    if (policies[i] == core::L2Policy::kClean) clean_notes = m->notes;
+  }
+  std::printf("bf16 16x4096x4096: hot %.4f ms, cold %.4f ms, clean %.4f ms\n", ms[0], ms[1], ms[2]);
+  EXPECT_GT(ms[2], 1.2 * ms[0]) << "the read did not evict the weight";
+  EXPECT_LT(ms[2], 1.1 * ms[1]) << "clean should not pay more than cold's write-back";
+  EXPECT_THAT(clean_notes, HasSubstr("one L2 flush per launch"));
+}
+
 // Every Hopper recipe x pass x mode/accounting x {small, odd-but-aligned} shape.
 using Case = std::tuple<Recipe, Pass, int /*0 prequant, 1 training-step, 2 per-gemm*/, int>;
 

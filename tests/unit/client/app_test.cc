@@ -91,7 +91,7 @@ TEST_F(AppTest, BadWorkloadFlags) {
        "campaign: a campaign's jobs run through the cluster queue, not where this-node"},
       {Seed({"--pre-quantize", "--mode", "autocast"}), "--pre-quantize"},
       {Seed({"--accounting", "per-step"}), "--accounting"},
-      {Seed({"--l2", "warm"}), "--l2"},
+      {Seed({"--l2", "warm"}), "--l2: unknown value \"warm\"; valid: hot, cold, clean"},
       {Seed({"--fast-accum", "maybe"}), "--fast-accum"},
       {Seed({"--autotune", "0"}), "--autotune"},
       {Seed({"--autotune", "65"}), "--autotune"},
@@ -274,6 +274,12 @@ TEST_F(AppTest, SubmitPrintsOnlyTheJobIdAndSendsTheSpec) {
   EXPECT_EQ(s.timing.timed_iters, 50);
   EXPECT_EQ(s.timing.l2, core::L2Policy::kCold);
   EXPECT_EQ(s.label, "x");
+}
+
+TEST_F(AppTest, TheCleanL2PolicyReachesTheSpec) {
+  ASSERT_EQ(Run(Seed({"--l2", "clean"})).code, 0);
+  ASSERT_EQ(fake_.submitted.size(), 1u);
+  EXPECT_EQ(fake_.submitted[0].timing.l2, core::L2Policy::kClean);
 }
 
 TEST_F(AppTest, WherePriorityAndCampaignReachTheSpec) {

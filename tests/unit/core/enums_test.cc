@@ -49,6 +49,18 @@ TEST(EnumsTest, ModesAndTimingBackendsRoundTrip) {
   EXPECT_FALSE(ParseTimingBackend("cupti").has_value());
 }
 
+TEST(EnumsTest, L2PoliciesRoundTripAndSayWhetherTheyFlush) {
+  for (L2Policy p : {L2Policy::kHot, L2Policy::kCold, L2Policy::kClean}) {
+    EXPECT_EQ(ParseL2Policy(ToString(p)), p);
+  }
+  EXPECT_EQ(ToString(L2Policy::kClean), "clean");
+  EXPECT_FALSE(ParseL2Policy("warm").has_value());
+  EXPECT_FALSE(ParseL2Policy("Clean").has_value());
+  EXPECT_FALSE(FlushesL2(L2Policy::kHot));
+  EXPECT_TRUE(FlushesL2(L2Policy::kCold));
+  EXPECT_TRUE(FlushesL2(L2Policy::kClean));
+}
+
 TEST(EnumsTest, TerminalStates) {
   EXPECT_FALSE(IsTerminal(JobState::kQueued));
   EXPECT_FALSE(IsTerminal(JobState::kRunning));

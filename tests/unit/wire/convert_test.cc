@@ -250,6 +250,12 @@ TEST(ConvertTest, UnknownNamesAreInvalidArgumentListingTheValidOnes) {
             "timing.context: unknown value 'mixed' (valid: workload, isolated)");
   t.set_context("");
   EXPECT_EQ(FromProto(t)->context, core::MeasureContext::kWorkload) << "empty: the default";
+  t.set_l2("flushed");
+  EXPECT_EQ(FromProto(t).status().message(),
+            "timing.l2: unknown value 'flushed' (valid: hot, cold, clean)");
+  t.set_l2("clean");
+  EXPECT_EQ(FromProto(t)->l2, core::L2Policy::kClean);
+  EXPECT_EQ(ToProto(*FromProto(t)).l2(), "clean");
   EXPECT_EQ(FromProto(v1::SubmitJobRequest()).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
