@@ -8,7 +8,9 @@
 // A round times every form once, in a shuffled order: hot, 20 back-to-back launches
 // between two events (the weight of a small GEMM then stays in L2); cold, 5 launches each
 // after a 2x-L2 memset outside its events (every weight byte from device memory, as a
-// decode step reads them), their median. Figures are medians over rounds. Every form's
+// decode step reads them; the memset's dirty lines are written back inside the events),
+// their median; clean, the same with the 2x-L2 buffer read instead of written (nothing
+// to write back, as a decode step finds the L2). Figures are medians over rounds. Every form's
 // output is checked against a double host GEMM of the activations and the BF16-rounded
 // dequantized weight on sampled columns (relative error printed; above 2% the program
 // exits 1). The per-layer line adds the
@@ -38,6 +40,7 @@
 #include "core/status.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/cuda_handles.h"
+#include "kernels/cuda/device_kernels.h"
 #include "kernels/cuda/w4a16_decode.h"
 #include "kernels/cutlass/cutlass_gemm.h"
 
@@ -51,7 +54,7 @@ struct Options {
   int64_t m = 16;
   int64_t group = 128;
   int rounds = 6;
-  std::string l2 = "both";  // hot | cold | both
+  std::string l2 = "both";  // hot | cold | clean | both (hot and cold)
   bool help = false;
 };
 
@@ -60,7 +63,9 @@ constexpr char kUsage[] =
     "  --m       tokens, 1 to 8192 (the decode kernel takes up to 16; above, it is not run)\n"
     "  --group   K elements per INT4 scale: 64 or 128\n"
     "  --rounds  rounds of every form, 1 to 100\n"
-    "  --l2      hot (back-to-back launches), cold (L2 flushed before each), or both\n";
+    "  --l2      hot (back-to-back launches), cold (L2 flushed before each by writing it),\n"
+    "            clean (flushed by reading it: no dirty line to write back, as gemmprof\n"
+    "            submit --l2 clean), or both (hot and cold)\n";
 
 struct Shape {
   const char* name;
@@ -101,8 +106,8 @@ absl::Status ParseArgs(int argc, char** argv, Options* o) {
       }
       o->rounds = static_cast<int>(x);
     } else if (a == "--l2") {
-      if (v != "hot" && v != "cold" && v != "both") {
-        return absl::InvalidArgumentError(absl::StrCat("--l2 ", v, ": hot, cold or both"));
+      if (v != "hot" && v != "cold" && v != "clean" && v != "both") {
+        return absl::InvalidArgumentError(absl::StrCat("--l2 ", v, ": hot, cold, clean or both"));
       }
       o->l2 = v;
     } else {
@@ -120,6 +125,9 @@ struct Form {
   double rel_error = 0;
   bool decode = false, bf16 = false;
 };
+
+// What the flushed figures are called: "clean" under --l2 clean, else "cold".
+const char* FlushedName(const Options& o) { return o.l2 == "clean" ? "clean" : "cold"; }
 
 double Median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -257,7 +265,7 @@ absl::Status RunShape(const Options& o, const Shape& s, int sm, cublasHandle_t b
     std::shuffle(order.begin(), order.end(), rng);
     for (size_t i : order) {
       Form& f = forms[i];
-      if (o.l2 != "cold") {
+      if (o.l2 == "hot" || o.l2 == "both") {
         RETURN_IF_ERROR(f.run(nullptr));
         CUDA_RETURN_IF_ERROR(cudaEventRecord(e0));
         for (int l = 0; l < 20; ++l) RETURN_IF_ERROR(f.run(nullptr));
@@ -265,10 +273,14 @@ absl::Status RunShape(const Options& o, const Shape& s, int sm, cublasHandle_t b
         ASSIGN_OR_RETURN(const double ms, elapsed());
         f.hot.push_back(ms / 20);
       }
-      if (o.l2 != "hot") {
+      if (o.l2 != "hot") {  // cold or clean
         std::vector<double> one;
         for (int l = 0; l < 5; ++l) {
-          CUDA_RETURN_IF_ERROR(cudaMemsetAsync(flush.get(), l, flush.bytes()));
+          if (o.l2 == "clean") {
+            CUDA_RETURN_IF_ERROR(k::ReadThroughL2(flush.get(), flush.bytes(), nullptr));
+          } else {
+            CUDA_RETURN_IF_ERROR(cudaMemsetAsync(flush.get(), l, flush.bytes()));
+          }
           CUDA_RETURN_IF_ERROR(cudaEventRecord(e0));
           RETURN_IF_ERROR(f.run(nullptr));
           CUDA_RETURN_IF_ERROR(cudaEventRecord(e1));
@@ -291,7 +303,7 @@ absl::Status RunShape(const Options& o, const Shape& s, int sm, cublasHandle_t b
                 static_cast<long long>(kk), static_cast<long long>(n), f.name.c_str(), f.rel_error);
     if (h > 0) std::printf("  hot %.4f ms (%.2fx bf16)", h, bf16_hot / h);
     if (c > 0) {
-      std::printf("  cold %.4f ms (%.2fx bf16", c, bf16_cold / c);
+      std::printf("  %s %.4f ms (%.2fx bf16", FlushedName(o), c, bf16_cold / c);
       if (!f.bf16) std::printf(", %.2f TB/s of int4 weight", weight_bytes / c / 1e9);
       std::printf(")");
     }
@@ -351,7 +363,7 @@ absl::Status Run(const Options& o, bool* all_ok) {
                   hot_sum["cuBLAS bf16"] / hot_sum[what]);
     }
     if (cold_sum[what] > 0) {
-      std::printf("  cold %.4f ms (%.2fx bf16)", cold_sum[what],
+      std::printf("  %s %.4f ms (%.2fx bf16)", FlushedName(o), cold_sum[what],
                   cold_sum["cuBLAS bf16"] / cold_sum[what]);
     }
     std::printf("\n");
