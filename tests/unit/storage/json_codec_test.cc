@@ -93,6 +93,11 @@ TEST(JsonCodecTest, JobSpecRoundTripsEveryField) {
   EXPECT_EQ(back->recipes, spec.recipes);
   EXPECT_EQ(back->modes, spec.modes);
   EXPECT_EQ(back->timing, spec.timing);
+  // The clean L2 policy is stored by name like the others.
+  spec.timing.l2 = core::L2Policy::kClean;
+  back = DecodeJobSpec(EncodeJobSpec(spec));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->timing.l2, core::L2Policy::kClean);
   EXPECT_EQ(back->force, spec.force);
   EXPECT_EQ(back->label, spec.label);
   EXPECT_EQ(back->retries, 3);
