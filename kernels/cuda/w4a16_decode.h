@@ -13,11 +13,12 @@
 // group's fp32 sum before its scale, so W' is never rounded to BF16: against the exact
 // product of the quantized operands its relative error is 1.7e-3 where the CUTLASS forms,
 // which round q * s to BF16, read 2.2e-3 (gpu_cuda_serving_test). Split CTAs add their
-// fp32 sums in one of two ways (Reduce): into a workspace with atomics, the last one of a
-// column block writing BF16 C and zeroing the workspace for the next launch (no memset;
-// graph-capturable; the splits add in the order they finish, so the BF16 output can differ
-// in its last bit between launches); or, as one thread-block cluster, through each other's
-// shared memory in a fixed order (no workspace; the same output every launch).
+// fp32 sums in one of two ways (Reduce): into a workspace with atomics, then a second,
+// small kernel (a programmatic dependent launch: it starts while the first ends) writes
+// BF16 C from it and zeroes it for the next launch (no memset; graph-capturable; the splits
+// add in the order they finish, so the BF16 output can differ in its last bit between
+// launches); or, as one thread-block cluster, through each other's shared memory in a fixed
+// order (no workspace; the same output every launch).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -44,7 +45,7 @@ class W4a16Decode {
   // The largest m it takes.
   static constexpr int64_t kMaxTokens = 16;
   // How the K splits of a column block are added. kAtomic: into an fp32 workspace with
-  // atomics, the last CTA writing C (the order they finish: the last bit of C can differ
+  // atomics, a second launch writing C (the order they finish: the last bit of C can differ
   // between launches). kCluster: the splits are one thread-block cluster (at most 16 CTAs)
   // and add through distributed shared memory in a fixed order (no workspace; the same C
   // every launch); FailedPrecondition where K needs more splits or the device cannot
@@ -66,10 +67,11 @@ class W4a16Decode {
   W4a16Decode& operator=(W4a16Decode&&) noexcept;
   ~W4a16Decode();
 
-  // One launch; graph-capturable, any number of times in a row on one stream.
+  // One GEMM: one launch, or two for the atomic reduction of several splits;
+  // graph-capturable, any number of times in a row on one stream.
   cudaError_t Run(cudaStream_t stream) const;
   // "256 weight rows x 16 tokens per CTA, mma.sync m16n8k16, K split 11 ways (3 groups of
-  // 128 per CTA)".
+  // 128 per CTA), splits added by atomics, C written by a second launch".
   std::string Config() const;
 
  private:
@@ -81,8 +83,8 @@ class W4a16Decode {
   W4a16DecodeProblem p_;
   void* packed_ = nullptr;      // the repacked weight
   float* workspace_ = nullptr;  // [m, n] fp32, zeros between launches; splits > 1 only
-  unsigned* counters_ = nullptr;
   int splits_ = 1, groups_per_split_ = 0;
+  int finish_ctas_ = 0;  // the second launch's grid; kAtomic with splits > 1 only
   Reduce reduce_ = Reduce::kAtomic;
   size_t smem_bytes_ = 0;
 };
