@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "core/status.h"
@@ -66,6 +67,13 @@ class Timer {
     return kUnbounded;
   }
 };
+
+// How long a device was busy with a set of kernels, each given as its [start, end) in ns:
+// the length of the union of the intervals, in ms. Kernels that run one after another add
+// up; overlapping ones count once (a programmatic dependent launch starts while the kernel
+// it depends on ends, and CUPTI's records of the two overlap). An interval that ends before
+// it starts counts as empty.
+double BusyMs(std::vector<std::pair<uint64_t, uint64_t>> intervals);
 
 // Time as the engine reads it: a steady clock for the budget, the wall clock for a
 // request's deadline. Tests script both.

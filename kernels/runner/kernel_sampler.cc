@@ -2,17 +2,23 @@
 
 #include <algorithm>
 #include <map>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "measure/timer.h"
 
 namespace gemmprof::kernels {
 namespace {
 
-double SumMs(const std::vector<KernelRecord>& kernels) {
-  uint64_t ns = 0;
-  for (const KernelRecord& k : kernels) ns += k.end_ns - k.start_ns;
-  return static_cast<double>(ns) * 1e-6;
+// The device time one launch's kernels took: their durations' sum where they run one after
+// another, and the overlap counted once where a programmatic dependent launch (the w4a16
+// decode kernel's second kernel) starts before the kernel it waits for has ended.
+double BusyMs(const std::vector<KernelRecord>& kernels) {
+  std::vector<std::pair<uint64_t, uint64_t>> intervals;
+  intervals.reserve(kernels.size());
+  for (const KernelRecord& k : kernels) intervals.emplace_back(k.start_ns, k.end_ns);
+  return measure::BusyMs(std::move(intervals));
 }
 
 // "name xN; ..." in first-run order, the kernels not in `quant_kernels` (the GEMM) first.
@@ -93,7 +99,7 @@ absl::Status KernelSampler::Finish(const std::vector<Member*>& members) {
       continue;
     }
     const bool quant = l.unit == Unit::kQuant;
-    (quant ? l.member->kernel_quant : l.member->kernel_iso).push_back(SumMs(found->second));
+    (quant ? l.member->kernel_quant : l.member->kernel_iso).push_back(BusyMs(found->second));
     auto& first = quant ? first_quant : first_iso;
     if (!first.count(l.member)) first[l.member] = found->second;
   }

@@ -1,9 +1,11 @@
 // Kernel-only timing (`--timing kernels`) of the event rounds' own samples. CUPTI
 // collects from before the group's graphs are captured (so every kernel of them is
 // recorded) until the rounds end; each timed launch of an isolated or quantization unit
-// is tagged, and its kernel sample is the sum of the durations of the kernels that one
-// launch ran. Kernel and event samples are then the same launches: events = kernels +
-// launch and graph gaps, paired sample by sample. Internal to kernels/.
+// is tagged, and its kernel sample is the time the device ran at least one of the kernels
+// that one launch ran (the sum of their durations, except where a programmatic dependent
+// launch overlaps the kernel before it: measure::BusyMs). Kernel and event samples are then
+// the same launches: events = kernels + launch and graph gaps, paired sample by sample.
+// Internal to kernels/.
 #pragma once
 
 #include <memory>
