@@ -33,8 +33,9 @@ struct TimingOptions {
   double precision_target = 0.01;  // relative 95% half-width to stop at (noise-aware)
   double item_budget_s = 2.0;      // rounds' time budget per distinct member (noise-aware)
   int32_t b2b_count = 0;           // back-to-back GEMMs per graph; 0 = chosen per group
-  // kKernels also sums, per iteration, the durations of the kernels the iteration launches
-  // (CUPTI), stored beside the events figure (Measurement.kernel).
+  // kKernels also takes, per iteration, the time the device ran the kernels the iteration
+  // launches (CUPTI; overlapping kernels counted once), stored beside the events figure
+  // (Measurement.kernel).
   TimingBackend timing_backend = TimingBackend::kEvents;
   // Which GEMMs share an item's batch (`submit --context`); the item's own context is in
   // its cache key (ContextOf, core/group.h).

@@ -105,7 +105,8 @@ struct Measurement {
                                 // "fixed 100 rounds", "deadline"
 
   // Kernel-only timing (TimingOptions.timing_backend kKernels; CUPTI activity records):
-  // per iteration, the sum of the durations of the kernels it launches, launch and graph
+  // per iteration, the time the device ran the kernels it launches (their durations' sum;
+  // an overlap, as a programmatic dependent launch makes, counted once), launch and graph
   // gaps left out. kernel_samples == 0: not measured.
   SampleStats kernel;          // every kernel of the isolated iteration (quantization + GEMM)
   double kernel_quant_ms = 0;  // median of the quantization kernels' share (autocast/dynamic)

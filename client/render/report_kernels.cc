@@ -35,8 +35,9 @@ std::optional<Section> KernelTimingSection(const core::Report& report) {
   s.blocks.push_back(Table(std::move(t), "Median ms per launch of one iteration"));
   s.blocks.push_back(
       Note("events ms: CUDA events around one graph launch, median of the rounds' samples. "
-           "kernel ms: for the same launches, the sum of the durations of the kernels each ran, "
-           "from CUPTI's device timestamps, so launch and graph gaps never count. "
+           "kernel ms: for the same launches, the time the device ran the kernels each ran "
+           "(overlaps counted once), from CUPTI's device timestamps, so launch and graph gaps "
+           "never count. "
            "1 - kernel/events is the gap share; the report's other figures are events."));
   return s;
 }
