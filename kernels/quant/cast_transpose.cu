@@ -1,6 +1,7 @@
 // CastTranspose: per-tensor scaled FP8 cast with the transposed copy and the amax of the
 // input in the same pass (current and delayed scaling); DelayedCastTranspose adds delayed
-// scaling's history roll and next scale in the same launch.
+// scaling's history roll and next scale in a one-block launch that depends on the cast
+// programmatically (it is resident while the cast runs and waits for its completion).
 #include "kernels/quant/quantize.h"
 #include "kernels/quant/tile_quantize.cuh"
 
@@ -28,6 +29,80 @@ detail::TileParams CastParams(const __nv_bfloat16* x, int64_t rows, int64_t cols
   return p;
 }
 
+// Delayed scaling's step after the cast: the results of RollAmaxHistory then
+// ScaleFromHistory (kernels/quant/scale.cu), bit for bit, plus 1 / the scale the cast used.
+struct DelayedStep {
+  float* amax = nullptr;  // the cast's fused amax; set back to 0 for the next step
+  float* history = nullptr;
+  int32_t len = 0;
+  bool most_recent = false;
+  Fp8Format format = Fp8Format::kE4M3;
+  float* scale = nullptr;  // in: the scale the cast used; out: the next step's
+  float* scale_inv = nullptr;
+};
+
+constexpr int kStepThreads = 256;
+// Histories of up to kStepRegs x kStepThreads entries are read whole into registers (the
+// max of the new history comes from them) before any is written: one round trip to
+// memory on the step's critical path. Longer ones go chunk by chunk.
+constexpr int kStepRegs = 4;
+
+__global__ void __launch_bounds__(kStepThreads) DelayedStepKernel(const DelayedStep p) {
+  __shared__ float warp_max[kStepThreads / 32];
+  // Launched with programmatic stream serialization: wait until the cast grid has
+  // completed and its amax and reads of *scale are done.
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+  const float amax = *p.amax;
+  const float used_scale = *p.scale;
+  const int32_t len = p.len;
+  const int32_t tid = static_cast<int32_t>(threadIdx.x);
+  float v = 0.0f;  // max |x| over the new history: amax, then the old entries 0..len-2
+  if (len <= kStepRegs * kStepThreads) {
+    float moved[kStepRegs];
+#pragma unroll
+    for (int r = 0; r < kStepRegs; ++r) {
+      const int32_t i = tid + r * kStepThreads;
+      moved[r] = i >= 1 && i < len ? p.history[i - 1] : 0.0f;
+      v = fmaxf(v, fabsf(moved[r]));
+    }
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < kStepRegs; ++r) {
+      const int32_t i = tid + r * kStepThreads;
+      if (i >= 1 && i < len) p.history[i] = moved[r];
+    }
+  } else {
+    // Chunk by chunk, highest first, each read before it is overwritten.
+    for (int32_t base = ((len - 1) / kStepThreads) * kStepThreads; base >= 0;
+         base -= kStepThreads) {
+      const int32_t i = base + tid;
+      float moved = 0.0f;
+      if (i >= 1 && i < len) moved = p.history[i - 1];
+      v = fmaxf(v, fabsf(moved));
+      __syncthreads();
+      if (i >= 1 && i < len) p.history[i] = moved;
+      __syncthreads();
+    }
+  }
+  if (tid == 0 && len > 0) p.history[0] = amax;
+  if (p.most_recent) {
+    v = len > 0 ? amax : 0.0f;
+  } else {
+    if (len > 0) v = fmaxf(v, amax);  // fmaxf ignores a NaN entry, as the history scan does
+    for (int m = 16; m > 0; m >>= 1) v = fmaxf(v, __shfl_xor_sync(0xFFFFFFFFu, v, m));
+    if (tid % 32 == 0) warp_max[tid / 32] = v;
+    __syncthreads();
+    v = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kStepThreads / 32; ++w) v = fmaxf(v, warp_max[w]);
+  }
+  if (tid == 0) {
+    *p.scale_inv = __fdiv_rn(1.0f, used_scale);
+    *p.scale = detail::ScaleFromAmax(v, detail::Fp8MaxOf(p.format));
+    *p.amax = 0.0f;  // the next step's cast starts from 0 (no memset)
+  }
+}
+
 }  // namespace
 
 cudaError_t CastTranspose(const __nv_bfloat16* x, int64_t rows, int64_t cols, const float* scale,
@@ -45,28 +120,41 @@ cudaError_t CastTranspose(const __nv_bfloat16* x, int64_t rows, int64_t cols, co
 
 cudaError_t DelayedCastTranspose(const __nv_bfloat16* x, int64_t rows, int64_t cols, Fp8Format f,
                                  float* history, int32_t len, core::AmaxAlgo algo, float* scale,
-                                 float* scale_inv, uint8_t* out, uint8_t* out_t,
-                                 float* amax_and_done, cudaStream_t stream) {
+                                 float* scale_inv, uint8_t* out, uint8_t* out_t, float* amax,
+                                 cudaStream_t stream) {
   if (BadCastArgs(x, rows, cols, scale, out) || len < 0 || (len > 0 && history == nullptr) ||
-      scale_inv == nullptr || amax_and_done == nullptr) {
+      scale_inv == nullptr || amax == nullptr) {
     return cudaErrorInvalidValue;
   }
   if (rows == 0 || cols == 0) {
     // Nothing to cast: the step still records its (zero) amax and moves the scale on.
-    cudaError_t err = cudaMemsetAsync(amax_and_done, 0, 2 * sizeof(float), stream);
+    cudaError_t err = cudaMemsetAsync(amax, 0, sizeof(float), stream);
     if (err == cudaSuccess) err = ScaleFromHistory(history, len, algo, f, scale, scale_inv, stream);
-    if (err == cudaSuccess) err = RollAmaxHistory(history, len, amax_and_done, stream);
+    if (err == cudaSuccess) err = RollAmaxHistory(history, len, amax, stream);
     if (err == cudaSuccess) err = ScaleFromHistory(history, len, algo, f, scale, nullptr, stream);
     return err;
   }
-  detail::TileParams p = CastParams(x, rows, cols, scale, f, out, out_t, amax_and_done);
-  p.done = reinterpret_cast<unsigned*>(amax_and_done + 1);
-  p.history = history;
-  p.history_len = len;
-  p.most_recent = algo == core::AmaxAlgo::kMostRecent;
-  p.scale_inv_used = scale_inv;
-  p.next_scale = scale;
-  return detail::LaunchTileQuantize<detail::TileScaling::kTensor>(p, stream);
+  const cudaError_t cast = detail::LaunchTileQuantize<detail::TileScaling::kTensor>(
+      CastParams(x, rows, cols, scale, f, out, out_t, amax), stream);
+  if (cast != cudaSuccess) return cast;
+  DelayedStep step;
+  step.amax = amax;
+  step.history = history;
+  step.len = len;
+  step.most_recent = algo == core::AmaxAlgo::kMostRecent;
+  step.format = f;
+  step.scale = scale;
+  step.scale_inv = scale_inv;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(1);
+  config.blockDim = dim3(kStepThreads);
+  config.stream = stream;
+  cudaLaunchAttribute dependent = {};
+  dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  dependent.val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = &dependent;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, DelayedStepKernel, step);
 }
 
 }  // namespace gemmprof::kernels

@@ -127,10 +127,9 @@ absl::StatusOr<OperandQuantizer> OperandQuantizer::Create(DevicePool& pool,
       ASSIGN_OR_RETURN(q.gemm_scales_t_, pool.Get(p + ".sgt", s.gemm_t));
     }
   }
-  // One small buffer for the scalars: amax (and after it the completion counter of
-  // DelayedCastTranspose), scale, scale_inv, then the history, each on its own 64-byte
-  // boundary: cuBLASLt refuses (NOT_SUPPORTED at launch, seen on
-  // H200 with cuBLASLt 13.1) a per-tensor scale pointer that is only 8-byte aligned.
+  // One small buffer for the scalars: amax, scale, scale_inv, then the history, each on its own
+  // 64-byte boundary: cuBLASLt refuses (NOT_SUPPORTED at launch, seen on H200 with cuBLASLt 13.1) a
+  // per-tensor scale pointer that is only 8-byte aligned.
   constexpr int kStride = 16;  // floats
   const int64_t history = std::max(1, config.amax_history_len);
   ASSIGN_OR_RETURN(float* scalars,
@@ -244,8 +243,8 @@ absl::Status OperandQuantizer::EnqueueTensorScaled(cudaStream_t stream, bool wit
     return CastGroups(stream, out_t, nullptr);
   }
   // Delayed: the scale comes from past steps; this step's amax is fused into the cast
-  // and pushed into the history for the next one, in the cast's launch where the operand
-  // is one launch.
+  // and pushed into the history for the next one by a one-block launch that depends on
+  // the cast programmatically, where the operand is one launch.
   if (out_t == nullptr || c.groups == 1) {
     CUDA_RETURN_IF_ERROR(DelayedCastTranspose(source_, c.groups * c.rows, c.cols, c.format,
                                               history_, c.amax_history_len, c.amax_algo, scale_,

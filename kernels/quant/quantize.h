@@ -42,20 +42,20 @@ cudaError_t CastTranspose(const __nv_bfloat16* x, int64_t rows, int64_t cols, co
                           Fp8Format f, uint8_t* out, uint8_t* out_t, float* amax_out,
                           cudaStream_t stream);
 
-// Delayed scaling's whole step in one launch: out = cast(x * *scale) with the nullable
-// out_t, the amax of x fused into the pass; the launch's last block then pushes that amax
-// into history[0..len) (index 0 = most recent), writes *scale_inv = 1 / the scale the cast
-// used (what the GEMM and the dequantization read) and *scale = the scale of the next
-// step (from the new history). Bit for bit the results of ScaleFromHistory, CastTranspose
-// with its amax, RollAmaxHistory and ScaleFromHistory again; *scale must hold the scale
-// of the current history when called (ScaleFromHistory once after seeding it).
-// amax_and_done points at two words, the amax and a completion counter: both 0 before
-// the launch (zero them once before the first) and left 0 by it, so a step is one
-// kernel, no memset; the step's amax is history[0] afterwards.
+// Delayed scaling's whole step: out = cast(x * *scale) with the nullable out_t, the amax
+// of x fused into the pass; a one-block launch that follows it (programmatically
+// dependent: resident while the cast runs, waiting for its completion) then pushes that
+// amax into history[0..len) (index 0 = most recent), writes *scale_inv = 1 / the scale
+// the cast used (what the GEMM and the dequantization read) and *scale = the scale of the
+// next step (from the new history). Bit for bit the results of ScaleFromHistory,
+// CastTranspose with its amax, RollAmaxHistory and ScaleFromHistory again; *scale must
+// hold the scale of the current history when called (ScaleFromHistory once after seeding
+// it). *amax is 0 before the call (zero it once before the first) and left 0 by it, so a
+// step needs no memset; the step's amax is history[0] afterwards.
 cudaError_t DelayedCastTranspose(const __nv_bfloat16* x, int64_t rows, int64_t cols, Fp8Format f,
                                  float* history, int32_t len, core::AmaxAlgo algo, float* scale,
-                                 float* scale_inv, uint8_t* out, uint8_t* out_t,
-                                 float* amax_and_done, cudaStream_t stream);
+                                 float* scale_inv, uint8_t* out, uint8_t* out_t, float* amax,
+                                 cudaStream_t stream);
 
 // Current scaling in one launch: *amax = max |x| (NaN ignored), *scale = fp8_max / amax
 // (1 when amax is 0 or non-finite), *scale_inv = 1 / scale, out = cast(x * scale) and the

@@ -28,7 +28,7 @@ struct TileParams {
   bool vec_ok = false;  // sizes and pointers allow 16-byte accesses
   bool pow2 = true;     // fp8-block: power-of-two scales
   const float* tensor_scale = nullptr;
-  float* amax_out = nullptr;  // kTensor: fused amax, reset by the launcher
+  float* amax_out = nullptr;  // kTensor: fused amax (atomic max into it; 0 before the launch)
   uint8_t* out = nullptr;
   uint8_t* out_t = nullptr;  // null: no transposed output
   float* scale_inv = nullptr;
@@ -51,16 +51,6 @@ struct TileParams {
   int64_t gemm_stride = 0;
   float* gemm_scale_t = nullptr;
   int64_t gemm_stride_t = 0;
-  // Delayed scaling's bookkeeping (kTensor with amax_out), done by the launch's last block
-  // when `done` (a counter that is 0 before the launch) is set: push the amax into
-  // history[0..history_len), *scale_inv_used = 1 / the scale the cast used, *next_scale =
-  // the scale from the new history (the next step's); then amax_out and done back to 0.
-  unsigned* done = nullptr;
-  float* history = nullptr;
-  int32_t history_len = 0;
-  bool most_recent = false;
-  float* scale_inv_used = nullptr;
-  float* next_scale = nullptr;
 };
 
 inline constexpr int kColScalePitch = 20;
@@ -340,80 +330,14 @@ __device__ inline void RowScalesOut(const TileParams& p, const TileCoords& t,
   }
 }
 
-// Delayed scaling's step after the cast, in the launch's last block (TileParams::done):
-// the results of RollAmaxHistory then ScaleFromHistory (kernels/quant/scale.cu), bit for
-// bit. Every block has read the scale it casts with before it counts itself done, so the
-// last one may overwrite it with the next step's. It is the launch's tail, so it keeps
-// one round trip to memory: histories of up to kFinishRegs x 256 entries are read whole
-// into registers (the max of the new history comes from them) before any is written.
-inline constexpr int kFinishRegs = 4;
-
-__device__ inline void FinishDelayed(const TileParams& p, float used_scale) {
-  __shared__ bool last;
-  __shared__ float warp_max[kTileThreads / 32];
-  __syncthreads();  // the block's amax is published (thread 0, TileScale)
-  if (threadIdx.x == 0) {
-    __threadfence();
-    last = atomicAdd(p.done, 1u) == gridDim.x * gridDim.y - 1;
-  }
-  __syncthreads();
-  if (!last) return;
-  __threadfence();
-  const float amax = __uint_as_float(atomicOr(reinterpret_cast<unsigned*>(p.amax_out), 0u));
-  const int32_t len = p.history_len;
-  const int32_t tid = static_cast<int32_t>(threadIdx.x);
-  float v = 0.0f;  // max |x| over the new history: amax, then the old entries 0..len-2
-  if (len <= kFinishRegs * kTileThreads) {
-    float moved[kFinishRegs];
-#pragma unroll
-    for (int r = 0; r < kFinishRegs; ++r) {
-      const int32_t i = tid + r * kTileThreads;
-      moved[r] = i >= 1 && i < len ? p.history[i - 1] : 0.0f;
-      v = fmaxf(v, fabsf(moved[r]));
-    }
-    __syncthreads();
-#pragma unroll
-    for (int r = 0; r < kFinishRegs; ++r) {
-      const int32_t i = tid + r * kTileThreads;
-      if (i >= 1 && i < len) p.history[i] = moved[r];
-    }
-  } else {
-    // Longer histories: chunk by chunk, highest first, each read before it is overwritten.
-    for (int32_t base = ((len - 1) / kTileThreads) * kTileThreads; base >= 0;
-         base -= kTileThreads) {
-      const int32_t i = base + tid;
-      float moved = 0.0f;
-      if (i >= 1 && i < len) moved = p.history[i - 1];
-      v = fmaxf(v, fabsf(moved));
-      __syncthreads();
-      if (i >= 1 && i < len) p.history[i] = moved;
-      __syncthreads();
-    }
-  }
-  if (tid == 0 && len > 0) p.history[0] = amax;
-  if (p.most_recent) {
-    v = len > 0 ? amax : 0.0f;
-  } else {
-    if (len > 0) v = fmaxf(v, amax);  // fmaxf ignores a NaN entry, as the history scan does
-    for (int m = 16; m > 0; m >>= 1) v = fmaxf(v, __shfl_xor_sync(0xFFFFFFFFu, v, m));
-    if (tid % 32 == 0) warp_max[tid / 32] = v;
-    __syncthreads();
-    v = 0.0f;
-#pragma unroll
-    for (int w = 0; w < kTileThreads / 32; ++w) v = fmaxf(v, warp_max[w]);
-  }
-  if (tid == 0) {
-    *p.scale_inv_used = __fdiv_rn(1.0f, used_scale);
-    *p.next_scale = ScaleFromAmax(v, Fp8MaxOf(p.format));
-    // Every other block is done with both: zero them for the next launch (no memset).
-    *p.amax_out = 0.0f;
-    *p.done = 0u;
-  }
-}
-
 template <TileScaling kScaling, bool kTranspose>
 __global__ void __launch_bounds__(kTileThreads, 4) TileQuantizeKernel(const TileParams p) {
   __shared__ TileShared<kScaling, kTranspose> sh;
+  // A launch that follows with programmatic serialization (delayed scaling's step,
+  // cast_transpose.cu) may start now: it waits for this grid's completion itself.
+  if constexpr (kScaling == TileScaling::kTensor) {
+    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+  }
   const TileCoords t = MakeTileCoords();
   const bool full = p.vec_ok && t.row0 + kTile <= p.rows && t.col0 + kTile <= p.cols;
   // The per-tensor scale is read first: read after the tile's maximum (a barrier), its
@@ -480,9 +404,6 @@ __global__ void __launch_bounds__(kTileThreads, 4) TileQuantizeKernel(const Tile
             reinterpret_cast<const uint4*>(sh.mx_sw_t)[i];
       }
     }
-  }
-  if constexpr (kScaling == TileScaling::kTensor) {
-    if (p.done != nullptr) FinishDelayed(p, tile_scale);
   }
 }
 
