@@ -60,11 +60,18 @@ template <TileScaling kScaling, bool kTranspose>
 struct TileShared {
   static constexpr bool kColumnAmax =
       kTranspose && (kScaling == TileScaling::kBlock1x128 || kScaling == TileScaling::kMx1x32);
+  static constexpr bool kMxColumns = kTranspose && kScaling == TileScaling::kMx1x32;
   static constexpr int kColPasses = kScaling == TileScaling::kMx1x32 ? kPasses : 1;
-  std::conditional_t<kTranspose, Fp8Tile, uint32_t> tile;
+  union {
+    std::conditional_t<kTranspose, Fp8Tile, uint32_t> tile;
+    // MX: the tile's BF16 words (MxRawPut's layout) for the column maxima, read before
+    // the FP8 tile is written over them.
+    uint32_t mx_raw[kMxColumns ? kTile : 1][kMxColumns ? 64 : 1];
+  };
   uint32_t warp_max[8];
-  // Packed column |x| maxima per (pass, warp, word), then the per-column multipliers.
-  uint32_t col_part[kColumnAmax ? kColPasses : 1][kColumnAmax ? 8 : 1][kColumnAmax ? 64 : 1];
+  // 1x128: packed column |x| maxima per (warp, word).
+  uint32_t col_part[kColumnAmax && !kMxColumns ? 8 : 1][kColumnAmax && !kMxColumns ? 64 : 1];
+  // The per-column multipliers.
   // [pass][chunk][column in chunk]: each chunk's 16 scales padded to 20 floats, so the 8
   // chunks a warp reads start in 8 different bank quads (20 * c mod 32 is distinct).
   alignas(16) float col_scale[kColumnAmax ? kColPasses : 1][kColumnAmax ? 8 : 1]
@@ -108,19 +115,36 @@ __device__ inline uint32_t PackedMax(const uint32_t (&w)[kWords]) {
   return m;
 }
 
-// Whether any of the warp's words holds a NaN, from the lanes' unmasked maxima. Every
-// maximum the tile kernels take reduces within a warp first (rows by shuffles, columns
-// and whole tiles into per-warp parts), so a warp without NaN takes the unmasked |x| (one
-// instruction per word where the masking takes five) and no barrier is needed to decide.
+// Whether any of the warp's words holds a NaN, from the lanes' unmasked maxima. The
+// maxima the 1x128, 128x128 and per-tensor paths take reduce within a warp first (rows by
+// shuffles, columns and whole tiles into per-warp parts), so a warp without NaN takes the
+// unmasked |x| (one instruction per word where the masking takes five) and no barrier is
+// needed to decide.
 __device__ __forceinline__ bool WarpSawNan(uint32_t lane_max) {
   return __any_sync(0xFFFFFFFFu, HasNan(MaxHalves(lane_max)));
 }
 
-__device__ inline bool WarpHasNan(const uint32_t (&w)[kPasses][kWords]) {
-  uint32_t m = 0;
-#pragma unroll
-  for (int pass = 0; pass < kPasses; ++pass) m = __vmaxu2(m, PackedMax<false>(w[pass]));
-  return WarpSawNan(m);
+// The packed |x| maxima of 8 words, masked (R7) only where the unmasked maximum shows a
+// NaN. A lane's masked and unmasked maxima agree when it holds no NaN, so lanes may
+// decide each for itself before their maxima are combined.
+__device__ inline uint32_t PackedMaxNanSafe(const uint32_t (&w)[kWords]) {
+  const uint32_t m = PackedMax<false>(w);
+  return HasNan(MaxHalves(m)) ? PackedMax<true>(w) : m;
+}
+
+// MX +T: the word of (chunk, k) of a row is at index (k / 4) * 32 + chunk * 4 + k % 4 of
+// its mx_raw row, so a warp's two 16-byte stores per pass each cover 4 rows x 128
+// contiguous bytes (no bank conflict) and a warp reading 32 consecutive indices of a row
+// reads 32 banks.
+__device__ __forceinline__ int MxRawIndex(int chunk, int k) {
+  return (k / 4) * 32 + chunk * 4 + k % 4;
+}
+
+__device__ inline void MxRawPut(uint32_t (*raw)[64], int row, int chunk,
+                                const uint32_t (&w)[kWords]) {
+  auto* r = reinterpret_cast<uint4*>(raw[row]);
+  r[chunk] = make_uint4(w[0], w[1], w[2], w[3]);
+  r[8 + chunk] = make_uint4(w[4], w[5], w[6], w[7]);
 }
 
 // The thread's packed |x| maxima, each word's |x| taken once: per pass (its row segment
@@ -161,62 +185,75 @@ __device__ inline void CastRow16PerColumn(const uint32_t (&w)[kWords], const flo
   }
 }
 
-// The warp's part of each column maximum into shared memory (MX: each word's |x| per
-// 32-row pass, masked where the warp holds a NaN; 1x128: `col_max`).
-template <TileScaling kScaling, bool kTranspose, bool kNanSafe>
-__device__ inline void ColumnParts(const uint32_t (&w)[kPasses][kWords],
-                                   const uint32_t (&col_max)[kWords],
+// 1x128: the warp's part of each column maximum (`col_max`, the thread's 4 rows) into
+// shared memory.
+template <TileScaling kScaling, bool kTranspose>
+__device__ inline void ColumnParts(const uint32_t (&col_max)[kWords],
                                    TileShared<kScaling, kTranspose>& sh) {
-  constexpr bool kMx = kScaling == TileScaling::kMx1x32;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
 #pragma unroll
-  for (int cp = 0; cp < TileShared<kScaling, kTranspose>::kColPasses; ++cp) {
-#pragma unroll
-    for (int k = 0; k < kWords; ++k) {
-      uint32_t m = kMx ? TileAbs2<kNanSafe>(w[cp][k]) : col_max[k];
-      m = ShuffleMax2<8, 16>(m);  // lanes of one chunk: the warp's 4 rows
-      if (lane < 8) sh.col_part[cp][warp][lane * kWords + k] = m;
-    }
+  for (int k = 0; k < kWords; ++k) {
+    const uint32_t m = ShuffleMax2<8, 16>(col_max[k]);  // lanes of one chunk: the warp's 4 rows
+    if (lane < 8) sh.col_part[warp][lane * kWords + k] = m;
   }
+}
+
+// MX: the packed |x| maximum of column pair word `index` (MxRawIndex) over the 32 rows of
+// pass `cp`, from the raw words in shared memory; masked (R7) only where a NaN shows.
+__device__ inline uint32_t MxColumnMax(const uint32_t (*raw)[64], int cp, int index) {
+  // Unrolled by 8: the tile's words stay live in registers meanwhile.
+  uint32_t m = 0;
+#pragma unroll 8
+  for (int r = 0; r < 32; ++r) m = __vmaxu2(m, AbsBits2(raw[cp * 32 + r][index]));
+  if (HasNan(MaxHalves(m))) {
+    m = 0;
+#pragma unroll 8
+    for (int r = 0; r < 32; ++r) m = __vmaxu2(m, AbsBitsNoNan2(raw[cp * 32 + r][index]));
+  }
+  return m;
 }
 
 // Column amaxes for the transposed output: per column of the tile (1x128 over all 128
 // rows, MX per 32-row pass), reduced to per-column scales in shared memory. The scale
 // grids of the transposed output are written here too.
 // `col_max` (1x128): the thread's packed column maxima over its 4 passes (the kernel's
-// one pass over the tile's |x|). `warp_nan` (MX): WarpHasNan.
+// one pass over the tile's |x|). MX reads the raw words MxRawPut stored.
 template <TileScaling kScaling, bool kTranspose>
 __device__ void ColumnScales(const TileParams& p, const TileCoords& t,
-                             const uint32_t (&w)[kPasses][kWords],
-                             const uint32_t (&col_max)[kWords], bool warp_nan,
+                             const uint32_t (&col_max)[kWords],
                              TileShared<kScaling, kTranspose>& sh) {
   constexpr bool kMx = kScaling == TileScaling::kMx1x32;
-  if (!kMx || warp_nan) {
-    ColumnParts<kScaling, kTranspose, true>(w, col_max, sh);
-  } else {
-    ColumnParts<kScaling, kTranspose, false>(w, col_max, sh);
-  }
+  if constexpr (!kMx) ColumnParts<kScaling, kTranspose>(col_max, sh);
   __syncthreads();
   const int64_t n_row_groups = CeilDivDevice(p.rows, kMx ? 32 : kTile);
-  for (int i = threadIdx.x; i < TileShared<kScaling, kTranspose>::kColPasses * kTile;
-       i += kTileThreads) {
-    const int cp = i / kTile, c = i % kTile;
-    uint32_t m = 0;
+  if constexpr (kMx) {
+    // One (pass, column pair) per thread: 4 passes x 64 words.
+    const int cp = threadIdx.x / 64, index = threadIdx.x % 64;
+    const uint32_t m = MxColumnMax(sh.mx_raw, cp, index);
+    const int chunk = (index % 32) / 4, k = (index / 32) * 4 + index % 4;
+    const int64_t group = blockIdx.y * 4 + cp;
 #pragma unroll
-    for (int wp = 0; wp < 8; ++wp) m = __vmaxu2(m, sh.col_part[cp][wp][c / 2]);
-    const int64_t col = t.col0 + c;
-    const int64_t group = kMx ? blockIdx.y * 4 + cp : blockIdx.y;
-    const bool write = col < p.cols && (kMx ? t.row0 + 32 * cp < p.rows : true);
-    if constexpr (kMx) {
-      const uint8_t b = MxScaleFromBf16Amax(c % 2 ? m >> 16 : m & 0xFFFFu);
+    for (int h = 0; h < 2; ++h) {
+      const int c = chunk * 16 + 2 * k + h;
+      const int64_t col = t.col0 + c;
+      const uint8_t b = MxScaleFromBf16Amax(h ? m >> 16 : m & 0xFFFFu);
       sh.col_scale[cp][c / 16][c % 16] = MxMultiplier(b);
-      if (write && p.mx_scales_t != nullptr) p.mx_scales_t[col * n_row_groups + group] = b;
+      if (p.mx_scales_t != nullptr && col < p.cols && t.row0 + 32 * cp < p.rows) {
+        p.mx_scales_t[col * n_row_groups + group] = b;
+      }
       sh.mx_sw_t[SwizzleOffset(c, cp)] = b;
-    } else {
+    }
+  } else {
+    for (int c = threadIdx.x; c < kTile; c += kTileThreads) {
+      uint32_t m = 0;
+#pragma unroll
+      for (int wp = 0; wp < 8; ++wp) m = __vmaxu2(m, sh.col_part[wp][c / 2]);
+      const int64_t col = t.col0 + c;
+      const int64_t group = blockIdx.y;
       float inv;
       const float s = BlockScaleFromBf16Amax(c % 2 ? m >> 16 : m & 0xFFFFu, p.pow2, &inv);
-      sh.col_scale[cp][c / 16][c % 16] = s;
-      if (write && p.scale_inv_t != nullptr) p.scale_inv_t[col * n_row_groups + group] = inv;
+      sh.col_scale[0][c / 16][c % 16] = s;
+      if (col < p.cols && p.scale_inv_t != nullptr) p.scale_inv_t[col * n_row_groups + group] = inv;
       if (p.gemm_scale_t != nullptr && col < p.gemm_stride_t) {
         p.gemm_scale_t[group * p.gemm_stride_t + col] = inv;  // columns past the end: 1
       }
@@ -228,19 +265,17 @@ __device__ void ColumnScales(const TileParams& p, const TileCoords& t,
 // Row-direction scale of pass `pass` for the row-major output (1x128: its scale_inv kept
 // in row_inv for RowScalesOut; MX: its scale grid written).
 // `row_max` (1x128): the thread's packed maximum of the pass (the same pass over |x|).
-// `warp_nan` (MX): WarpHasNan.
 template <TileScaling kScaling>
 __device__ float RowScale(const TileParams& p, const TileCoords& t, const uint32_t (&w)[kWords],
-                          uint32_t row_max, bool warp_nan, int pass, float tile_scale,
-                          float* row_inv, uint8_t* mx_sw) {
+                          uint32_t row_max, int pass, float tile_scale, float* row_inv,
+                          uint8_t* mx_sw) {
   if constexpr (kScaling == TileScaling::kBlock1x128) {
     float inv;
     const float s = BlockScaleFromBf16Amax(MaxHalves(ShuffleMax2<1, 4>(row_max)), p.pow2, &inv);
     if (t.chunk == 0) row_inv[t.Row(pass)] = inv;
     return s;
   } else if constexpr (kScaling == TileScaling::kMx1x32) {
-    const uint32_t m =
-        MaxHalves(ShuffleMax2<1, 1>(warp_nan ? PackedMax<true>(w) : PackedMax<false>(w)));
+    const uint32_t m = MaxHalves(ShuffleMax2<1, 1>(PackedMaxNanSafe(w)));
     const uint8_t b = MxScaleFromBf16Amax(m);
     const int64_t row = t.row0 + t.Row(pass);
     const int64_t col = t.col0 + t.Col();
@@ -358,17 +393,20 @@ __global__ void __launch_bounds__(kTileThreads, 4) TileQuantizeKernel(const Tile
     for (int pass = 0; pass < kPasses; ++pass) m = __vmaxu2(m, row_max[pass]);
     if (WarpSawNan(m)) ThreadMaxima<true, kTranspose>(w, row_max, col_max);
   }
-  const bool warp_nan = kScaling == TileScaling::kMx1x32 && WarpHasNan(w);
+  if constexpr (TileShared<kScaling, kTranspose>::kMxColumns) {
+#pragma unroll
+    for (int pass = 0; pass < kPasses; ++pass) MxRawPut(sh.mx_raw, t.Row(pass), t.chunk, w[pass]);
+  }
   if constexpr (TileShared<kScaling, kTranspose>::kColumnAmax) {
-    ColumnScales<kScaling, kTranspose>(p, t, w, col_max, warp_nan, sh);
+    ColumnScales<kScaling, kTranspose>(p, t, col_max, sh);
   }
   // Scalings whose transposed bytes equal the row-major bytes reuse them.
   constexpr bool kSameBytes =
       kScaling == TileScaling::kTensor || kScaling == TileScaling::kBlock128x128;
 #pragma unroll
   for (int pass = 0; pass < kPasses; ++pass) {
-    const float s = RowScale<kScaling>(p, t, w[pass], row_max[pass], warp_nan, pass, tile_scale,
-                                       sh.row_inv, sh.mx_sw);
+    const float s =
+        RowScale<kScaling>(p, t, w[pass], row_max[pass], pass, tile_scale, sh.row_inv, sh.mx_sw);
     uint32_t b[4];
     CastRow16(w[pass], s, p.format, b);
     StoreRow16(p.out, p.rows, p.cols, t.row0 + t.Row(pass), t.col0 + t.Col(), full, b);
