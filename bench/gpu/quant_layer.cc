@@ -9,7 +9,8 @@
 // GEMMs again from BF16, without transposes. The floor of a quantization is the bytes it
 // must move (kernels/runner/cuda_runner_measure.cc's QuantBytes, which the report's floor
 // sums: the BF16 input once, twice for the recipes that need the amax before the cast
-// (fp8-current, NVFP4), plus each quantized copy; scales are not counted) at the copy
+// (fp8-current, NVFP4), plus each quantized copy with its scales, core/quant/scale_bytes.h;
+// the "x floor w/o scales" column leaves the scales out, as the floor did before) at the copy
 // bandwidth measured in the same run (a device-to-device copy of X). Each figure is the
 // median over graph launches of 10 back-to-back quantizations of one tensor, per
 // quantization; the layer's figure is their sum. Forms this commit replaced are timed
@@ -25,12 +26,14 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "core/quant/quant.h"
+#include "core/quant/scale_bytes.h"
 #include "core/status.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/device_kernels.h"
@@ -100,10 +103,14 @@ struct Form {
   OperandQuantizer::BlockScaleForm block_form = OperandQuantizer::BlockScaleForm::kCublasLtDirect;
 };
 
-double FloorBytes(Recipe r, int64_t n, bool transposes) {
+// The floor's bytes without the scales, and the scales' bytes.
+std::pair<double, double> FloorBytes(Recipe r, const Tensor& t, bool transposes) {
+  const int64_t n = t.rows * t.cols;
   const bool amax_pass = r == Recipe::kFp8Current || r == Recipe::kNvfp4;
   const double out = r == Recipe::kNvfp4 ? n / 2.0 : static_cast<double>(n);
-  return (amax_pass ? 4.0 : 2.0) * n + (transposes ? 2.0 : 1.0) * out;
+  double scales = core::quant::ScaleBytes(r, t.rows, t.cols, t.weight);
+  if (transposes) scales += core::quant::ScaleBytes(r, t.cols, t.rows, t.weight);
+  return {(amax_pass ? 4.0 : 2.0) * n + (transposes ? 2.0 : 1.0) * out, scales};
 }
 
 // Median ms per launch of `launch`, captured kPerGraph times in one graph.
@@ -268,18 +275,18 @@ absl::Status RunLayerSet(int iters, const std::string& csv_path) {
       "gemmprof_quant_bench --set layer: seed 5B layer (M = %lld), median of %d graph "
       "launches x %d quantizations; copy %.1f GB/s (floor = bytes / copy)\n",
       static_cast<long long>(kTokens), iters, kPerGraph, copy_bps / 1e9);
-  std::printf("%-36s %-14s %16s %10s %10s %10s %8s\n", "form", "tensor", "shape", "ms", "floor ms",
-              "GB/s", "x floor");
+  std::printf("%-36s %-14s %16s %10s %10s %10s %8s %10s\n", "form", "tensor", "shape", "ms",
+              "floor ms", "GB/s", "x floor", "w/o scales");
   FILE* csv = csv_path.empty() ? nullptr : std::fopen(csv_path.c_str(), "w");
   if (!csv_path.empty() && csv == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat("--csv ", csv_path, ": cannot open"));
   }
-  if (csv) std::fprintf(csv, "form,tensor,rows,cols,ms,floor_ms,gbps,ratio\n");
+  if (csv) std::fprintf(csv, "form,tensor,rows,cols,ms,floor_ms,gbps,ratio,ratio_without_scales\n");
   std::vector<std::string> summary;
   for (const Form& f : forms) {
     const bool rowwise = f.recipe == Recipe::kFp8Rowwise;
     const bool transposes = !rowwise && f.recipe != Recipe::kNvfp4;
-    double sum_ms = 0, sum_floor = 0;
+    double sum_ms = 0, sum_floor = 0, sum_floor_data = 0;
     for (const Tensor& t : rowwise ? RowwiseTensors() : StepTensors()) {
       const absl::StatusOr<double> timed = TimeForm(b, s, f, t, iters, transposes);
       if (!timed.ok()) {
@@ -287,21 +294,26 @@ absl::Status RunLayerSet(int iters, const std::string& csv_path) {
                             absl::StrCat(f.name, " ", t.name, ": ", timed.status().message()));
       }
       const double ms = *timed;
-      const double bytes = FloorBytes(f.recipe, t.rows * t.cols, transposes);
+      const auto [data_bytes, scale_bytes] = FloorBytes(f.recipe, t, transposes);
+      const double bytes = data_bytes + scale_bytes;
       const double floor_ms = 1e3 * bytes / copy_bps;
+      const double data_floor_ms = 1e3 * data_bytes / copy_bps;
       sum_ms += ms;
       sum_floor += floor_ms;
+      sum_floor_data += data_floor_ms;
       const std::string shape = absl::StrCat(t.rows, "x", t.cols);
-      std::printf("%-36s %-14s %16s %10.4f %10.4f %10.1f %8.3f\n", f.name.c_str(), t.name.c_str(),
-                  shape.c_str(), ms, floor_ms, bytes / (ms * 1e6), ms / floor_ms);
+      std::printf("%-36s %-14s %16s %10.4f %10.4f %10.1f %8.3f %10.3f\n", f.name.c_str(),
+                  t.name.c_str(), shape.c_str(), ms, floor_ms, bytes / (ms * 1e6), ms / floor_ms,
+                  ms / data_floor_ms);
       if (csv)
-        std::fprintf(csv, "%s,%s,%lld,%lld,%.6f,%.6f,%.3f,%.4f\n", f.name.c_str(), t.name.c_str(),
-                     static_cast<long long>(t.rows), static_cast<long long>(t.cols), ms, floor_ms,
-                     bytes / (ms * 1e6), ms / floor_ms);
+        std::fprintf(csv, "%s,%s,%lld,%lld,%.6f,%.6f,%.3f,%.4f,%.4f\n", f.name.c_str(),
+                     t.name.c_str(), static_cast<long long>(t.rows), static_cast<long long>(t.cols),
+                     ms, floor_ms, bytes / (ms * 1e6), ms / floor_ms, ms / data_floor_ms);
     }
-    summary.push_back(absl::StrCat(f.name, ": ", absl::SixDigits(sum_ms), " ms per layer, floor ",
-                                   absl::SixDigits(sum_floor), " ms, ",
-                                   absl::SixDigits(sum_ms / sum_floor), "x floor"));
+    summary.push_back(absl::StrCat(
+        f.name, ": ", absl::SixDigits(sum_ms), " ms per layer, floor ", absl::SixDigits(sum_floor),
+        " ms, ", absl::SixDigits(sum_ms / sum_floor), "x floor (",
+        absl::SixDigits(sum_ms / sum_floor_data), "x without the scales)"));
   }
   std::printf("\nper layer:\n");
   for (const std::string& line : summary) std::printf("  %s\n", line.c_str());

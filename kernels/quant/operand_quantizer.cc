@@ -199,10 +199,10 @@ absl::Status OperandQuantizer::SeedHistory(cudaStream_t stream) const {
   CUDA_RETURN_IF_ERROR(Amax(source_, n, amax_, stream));
   CUDA_RETURN_IF_ERROR(RollAmaxHistory(history_, config_.amax_history_len, amax_, stream));
   // The scale the first step casts with (DelayedCastTranspose reads it and leaves the next),
-  // and the amax and completion counter it expects at 0.
+  // and the amax it expects at 0.
   CUDA_RETURN_IF_ERROR(ScaleFromHistory(history_, config_.amax_history_len, config_.amax_algo,
                                         config_.format, scale_, scale_inv_, stream));
-  CUDA_RETURN_IF_ERROR(cudaMemsetAsync(amax_, 0, 2 * sizeof(float), stream));
+  CUDA_RETURN_IF_ERROR(cudaMemsetAsync(amax_, 0, sizeof(float), stream));
   return absl::OkStatus();
 }
 

@@ -69,8 +69,8 @@ class OperandQuantizer {
   absl::Status SeedHistory(cudaStream_t stream) const;
   // Enqueues this recipe's quantization of the source (+ transposed copy when asked and
   // the recipe's kernel makes one) and the scale-layout conversion. No-op for bf16.
-  // Delayed scaling needs SeedHistory on the stream first (its one-launch step expects
-  // the scale, amax and counter SeedHistory leaves); a grouped operand keeps one
+  // Delayed scaling needs SeedHistory on the stream first (its step expects the scale and
+  // amax SeedHistory leaves); a grouped operand keeps one
   // with_transpose between two SeedHistory calls (its per-group path leaves another state).
   absl::Status Enqueue(cudaStream_t stream, bool with_transpose) const;
   // Enqueues the fp32 dequantization of what the GEMM reads into out, groups x

@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/error_detail.h"
+#include "core/quant/scale_bytes.h"
 #include "kernels/cublaslt/matmul_plan.h"
 #include "kernels/cuda/device_kernels.h"
 #include "kernels/quant/operand_quantizer.h"
@@ -58,17 +59,26 @@ bool RunsPerExpertRows(const core::GemmOp& op) {
 }
 
 double QuantBytes(const core::WorkItem& item, const Operands& o, const TimedQuantization& t) {
-  const core::GemmShape& s = item.op.shape;
-  const int64_t g = item.op.groups;
   // Each timed quantization reads its BF16 source (twice with a separate amax pass) and
-  // writes its quantized copy (and the transposed one in a training step).
+  // writes its quantized copy with its scales (core/quant/scale_bytes.h), and the
+  // transposed copy with its own in a training step (every recipe but nvfp4, whose
+  // operand writes none).
   const bool amax_pass = item.recipe == Recipe::kFp8Current || item.recipe == Recipe::kNvfp4;
-  auto quant = [&](int64_t n, const OperandQuantizer& q) {
-    return (amax_pass ? 4.0 : 2.0) * n + (t.transposes ? 2.0 : 1.0) * Bytes(q.data_type(), n);
+  const bool transposes = t.transposes && item.recipe != Recipe::kNvfp4;
+  auto quant = [&](const OperandQuantizer& q) {
+    const OperandConfig& c = q.config();
+    const int64_t n = c.groups * c.rows * c.cols;
+    double b = (amax_pass ? 4.0 : 2.0) * n + Bytes(q.data_type(), n) +
+               c.groups * core::quant::ScaleBytes(c.recipe, c.rows, c.cols, c.weight, c.w4_group);
+    if (transposes) {
+      b += Bytes(q.data_type(), n) +
+           c.groups * core::quant::ScaleBytes(c.recipe, c.cols, c.rows, c.weight, c.w4_group);
+    }
+    return b;
   };
   double bytes = 0;
-  if (t.a) bytes += quant(g * s.m * s.k, o.a);
-  if (t.bt) bytes += quant(g * s.n * s.k, o.bt);
+  if (t.a) bytes += quant(o.a);
+  if (t.bt) bytes += quant(o.bt);
   return bytes;
 }
 

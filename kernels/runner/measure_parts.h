@@ -103,7 +103,8 @@ absl::Status Autotune(MatmulPlan& plan, const IterationTimer& timer, cudaStream_
                       const TimerOptions& item_options);
 
 // Bytes the GEMM moves per iteration (operands of every group and the output), and the
-// minimum bytes the timed quantization moves (reads of the BF16 sources, quantized writes).
+// minimum bytes the timed quantization moves (reads of the BF16 sources, quantized writes
+// and their scales).
 double GemmBytes(const core::WorkItem& item, const Operands& o);
 double QuantBytes(const core::WorkItem& item, const Operands& o, const TimedQuantization& t);
 

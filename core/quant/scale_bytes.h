@@ -1,0 +1,25 @@
+// The bytes of scales one quantization writes, as each recipe defines its scaling: the
+// part of a quantization's bandwidth floor (docs/measurement.md) that is neither the BF16
+// input read nor the quantized data written. Pure function, no I/O.
+#pragma once
+
+#include <cstdint>
+
+#include "core/enums.h"
+
+namespace gemmprof::core::quant {
+
+// Scales of one [rows, cols] tensor quantized along cols (K), a tensor's transposed copy
+// being the same call on [cols, rows]:
+//   fp8-block     4 B per 1x128 block (an activation or gradient), per 128x128 block
+//                 (`weight`)
+//   mxfp8         1 B (UE8M0) per 1x32 block
+//   nvfp4         1 B (E4M3) per 1x16 block
+//   fp8-rowwise, int8-rowwise  4 B per row
+//   w8a16         2 B (BF16) per row (output channel); w4a16 2 B per `w4_group` of a row
+//   bf16, fp8-current, fp8-delayed  0: one per-tensor scalar, not per element
+// Partial blocks at an edge count whole. Logical sizes: the padding a GEMM's scale layout
+// adds (cuBLASLt's 128x4 tiles, its 1x128 stride) is not counted.
+double ScaleBytes(Recipe recipe, int64_t rows, int64_t cols, bool weight, int64_t w4_group = 128);
+
+}  // namespace gemmprof::core::quant
