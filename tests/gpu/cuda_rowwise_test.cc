@@ -55,9 +55,10 @@ TEST_P(RowwiseMatrixTest, VerifiesAndTimesWhatTheModeQuantizes) {
   }
   // Row-wise: A and B^T are re-quantized for every GEMM (never a transposed copy), so
   // autocast quantizes both in every pass, and dynamic the non-weight ones.
-  // (The GPU's minimum bytes: a BF16 read and an FP8 write per element; scales left out.)
-  const double a_bytes = 3.0 * shape.m * shape.k;
-  const double b_bytes = 3.0 * shape.n * shape.k;
+  // (The GPU's minimum bytes: a BF16 read and an FP8 write per element, and an fp32 scale
+  // per row.)
+  const double a_bytes = 3.0 * shape.m * shape.k + 4.0 * shape.m;
+  const double b_bytes = 3.0 * shape.n * shape.k + 4.0 * shape.n;
   if (mode == Mode::kAutocast) EXPECT_DOUBLE_EQ(m->quant_bytes, a_bytes + b_bytes);
   if (mode == Mode::kDynamic) {
     EXPECT_DOUBLE_EQ(m->quant_bytes, pass == Pass::kWgrad ? a_bytes + b_bytes : a_bytes);

@@ -82,8 +82,9 @@ TEST_F(ServingTest, FpropItemsVerifyAndNameTheirKernel) {
         const bool activation_timed = c.recipe == Recipe::kInt8Rowwise && mode != Mode::kPrequant;
         if (activation_timed) {
           EXPECT_GT(m->quant_ms, 0);
-          // A BF16 read and an INT8 write per activation element; the weight never.
-          EXPECT_DOUBLE_EQ(m->quant_bytes, 3.0 * shape.m * shape.k);
+          // A BF16 read and an INT8 write per activation element, an fp32 scale per
+          // token; the weight never.
+          EXPECT_DOUBLE_EQ(m->quant_bytes, 3.0 * shape.m * shape.k + 4.0 * shape.m);
         } else {
           EXPECT_EQ(m->quant_ms, 0);
           EXPECT_EQ(m->quant_bytes, 0);
