@@ -132,14 +132,10 @@ __device__ inline uint32_t PackedMaxNanSafe(const uint32_t (&w)[kWords]) {
   return HasNan(MaxHalves(m)) ? PackedMax<true>(w) : m;
 }
 
-// MX +T: the word of (chunk, k) of a row is at index (k / 4) * 32 + chunk * 4 + k % 4 of
-// its mx_raw row, so a warp's two 16-byte stores per pass each cover 4 rows x 128
-// contiguous bytes (no bank conflict) and a warp reading 32 consecutive indices of a row
-// reads 32 banks.
-__device__ __forceinline__ int MxRawIndex(int chunk, int k) {
-  return (k / 4) * 32 + chunk * 4 + k % 4;
-}
-
+// MX +T: stores a thread's 8 words of one row into its mx_raw row, word k of chunk at
+// index (k / 4) * 32 + chunk * 4 + k % 4, so a warp's two 16-byte stores per pass each
+// cover 4 rows x 128 contiguous bytes (no bank conflict) and a warp reading 32
+// consecutive indices of a row reads 32 banks.
 __device__ inline void MxRawPut(uint32_t (*raw)[64], int row, int chunk,
                                 const uint32_t (&w)[kWords]) {
   auto* r = reinterpret_cast<uint4*>(raw[row]);
@@ -198,8 +194,9 @@ __device__ inline void ColumnParts(const uint32_t (&col_max)[kWords],
   }
 }
 
-// MX: the packed |x| maximum of column pair word `index` (MxRawIndex) over the 32 rows of
-// pass `cp`, from the raw words in shared memory; masked (R7) only where a NaN shows.
+// MX: the packed |x| maximum of column pair word `index` (MxRawPut's layout) over the 32
+// rows of pass `cp`, from the raw words in shared memory; masked (R7) only where a NaN
+// shows.
 __device__ inline uint32_t MxColumnMax(const uint32_t (*raw)[64], int cp, int index) {
   // Unrolled by 8: the tile's words stay live in registers meanwhile.
   uint32_t m = 0;
