@@ -10,7 +10,7 @@
 // must move (kernels/runner/cuda_runner_measure.cc's QuantBytes, which the report's floor
 // sums: the BF16 input once, twice for the recipes that need the amax before the cast
 // (fp8-current, NVFP4), plus each quantized copy with its scales, core/quant/scale_bytes.h;
-// the "x floor w/o scales" column leaves the scales out, as the floor did before) at the copy
+// the "w/o scales" column leaves the scales out, as the floor did before) at the copy
 // bandwidth measured in the same run (a device-to-device copy of X). Each figure is the
 // median over graph launches of 10 back-to-back quantizations of one tensor, per
 // quantization; the layer's figure is their sum. Forms this commit replaced are timed
