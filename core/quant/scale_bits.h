@@ -72,27 +72,48 @@ GEMMPROF_SCALE_BITS_FN float DivideBf16MagnitudeBy6(float amax) {
   return amax > 3.40282347e+38f ? amax : corrected;  // +Inf
 }
 
-// R4's magnitude in arithmetic form: for |x| (not NaN) the float 2^23 + code, where code
-// (its low 3 bits) is the E2M1 magnitude code of |x|. On the 2^23 grid an fp32 add rounds
-// to an integer, half to even (one rounding: exact), so with r(v) = round(v):
-//   code = min(r(2|x|), r(|x|) + 2, r(|x| / 2) + 4, 7)
-// (steps of 0.5 below 2, 1 up to 4, 2 above; each term is the right one on its range and
-// above the others elsewhere). Three fp32 operations and three minima, no integer work,
-// so the NVFP4 quantizer leaves the integer pipe to the loads, signs and packing; checked
-// against the host rule for every non-negative non-NaN fp32 (tests/unit/core/quant/
-// scale_bits_test.cc samples that check).
+// fp32 x * y and fma(x, y, z), each rounded once and then clamped to [0, 1] (NaN to 0):
+// PTX's .sat forms, which run on the fp32 pipe like the plain ones.
+#if defined(__CUDA_ARCH__)
+__device__ __forceinline__ float MulSat(float x, float y) {
+  float d;
+  asm("mul.rn.sat.f32 %0, %1, %2;" : "=f"(d) : "f"(x), "f"(y));
+  return d;
+}
+__device__ __forceinline__ float FmaSat(float x, float y, float z) {
+  float d;
+  asm("fma.rn.sat.f32 %0, %1, %2, %3;" : "=f"(d) : "f"(x), "f"(y), "f"(z));
+  return d;
+}
+#else
+inline float Saturate(float v) { return v > 0.0f ? (v < 1.0f ? v : 1.0f) : 0.0f; }
+inline float MulSat(float x, float y) { return Saturate(x * y); }
+inline float FmaSat(float x, float y, float z) { return Saturate(std::fma(x, y, z)); }
+#endif
+
+// R4's magnitude in arithmetic form: for |x| = a (not NaN) the float 2^23 + code, where
+// code (its low 3 bits) is the E2M1 magnitude code of a. The code is the rounding, half to
+// even, of the piecewise-linear y(a) = 4 u1 + 2 u2 + u3 with u1 = sat(a / 2),
+// u2 = sat(a / 2 - 1), u3 = sat(a / 2 - 2) (sat: clamp to [0, 1]): slope 2 below 2, 1 up
+// to 4, 1/2 up to 6 and flat above, so y maps the E2M1 values 0, 0.5, 1, 1.5, 2, 3, 4, 6
+// to 0..7 and their midpoints to the half-integers between. Each u is exact where it is
+// strictly between 0 and 1 (a / 2 - k is then a difference within a factor of two). The
+// sum is rounded on the 2^23 grid, where an fp32 add rounds to an integer half to even,
+// term by term: u2 > 0 only when u1 = 1 and u3 > 0 only when u2 = 1, so every partial sum
+// a later term lands on is the even 4 or 6 and the ties go where one rounding of y sends
+// them. Seven fp32-pipe operations (the product r x counted) and no minima, comparisons
+// or integer work, which would share the integer pipe with the loads, signs and packing.
+// Checked against the host rule for every non-negative non-NaN fp32 (tests/unit/core/
+// quant/scale_bits_test.cc samples that check).
 GEMMPROF_SCALE_BITS_FN float E2m1MagnitudeOnGrid(float abs_x) {
   constexpr float kGrid = 8388608.0f;  // 2^23
+  const float u1 = MulSat(abs_x, 0.5f);
+  const float u2 = FmaSat(abs_x, 0.5f, -1.0f);
+  const float u3 = FmaSat(abs_x, 0.5f, -2.0f);
 #if defined(__CUDA_ARCH__)
-  const float halves = __fmaf_rn(abs_x, 2.0f, kGrid);
-  const float ones = __fadd_rn(abs_x, kGrid + 2.0f);
-  const float twos = __fmaf_rn(abs_x, 0.5f, kGrid + 4.0f);
-  return fminf(fminf(halves, ones), fminf(twos, kGrid + 7.0f));
+  return __fadd_rn(__fmaf_rn(u2, 2.0f, __fmaf_rn(u1, 4.0f, kGrid)), u3);
 #else
-  const float halves = std::fma(abs_x, 2.0f, kGrid);
-  const float ones = abs_x + (kGrid + 2.0f);
-  const float twos = std::fma(abs_x, 0.5f, kGrid + 4.0f);
-  return std::fmin(std::fmin(halves, ones), std::fmin(twos, kGrid + 7.0f));
+  return std::fma(u2, 2.0f, std::fma(u1, 4.0f, kGrid)) + u3;
 #endif
 }
 

@@ -7,8 +7,8 @@
 // swizzle's 128-row x 4-block tiles (the grid padded to them, the padding getting scale
 // 0), so each warp writes whole sectors of the scale tiles (Nvfp4SwizzledKernel).
 //
-// The arithmetic keeps off the integer pipe: the E2M1 rounding is fp32 adds and minima on
-// the 2^23 grid (core/quant/scale_bits.h), the signs come from the BF16 inputs by byte
+// The arithmetic keeps off the integer pipe: the E2M1 rounding is saturating fp32 products
+// and adds on the 2^23 grid (core/quant/scale_bits.h), the signs come from the BF16 inputs by byte
 // permutes, and the encode multiplier is a table lookup. A block holding a NaN takes the
 // exact boundary count of device_numerics.cuh instead.
 #include <cfloat>
@@ -192,37 +192,21 @@ __device__ inline void StoreData(const Nvfp4Params& p, uint32_t row, uint32_t j,
   uint8_t* dst = p.out + row * p.packed_cols + first;
   if constexpr (kVec) {
     *reinterpret_cast<uint32_t*>(dst) = q;
-    return;
-  }
-  // An odd row's last high nibble is 0: the element past the end read as zero (R4).
+  } else {
+    // An odd row's last high nibble is 0: the element past the end read as zero (R4).
 #pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    if (first + i < p.packed_cols) dst[i] = static_cast<uint8_t>(q >> (8 * i));
+    for (int i = 0; i < 4; ++i) {
+      if (first + i < p.packed_cols) dst[i] = static_cast<uint8_t>(q >> (8 * i));
+    }
   }
 }
 
-// One warp's kUnroll units of 16 blocks: unit u is block j[u] (the same in both lanes of
-// a pair) of row row[u] in each lane, `real[u]` where it lies inside the tensor, `live[u]`
-// (the same in every lane) where the unit lies inside the walked grid. Loads all units,
-// votes once for a NaN, quantizes, stores the data and the row-major scales; with
-// kSwizzled, lanes 8c..8c+7 hold blocks 4m..4m+3 of one row and lane 8c stores their 4
-// scale bytes at swizzled[swizzle_at[u]].
-template <bool kVec, bool kSwizzled>
-__device__ __forceinline__ void QuantizeUnits(const Nvfp4Params& p, float s, const EncodeTable& t,
-                                              const uint32_t (&row)[kUnroll],
-                                              const uint32_t (&j)[kUnroll],
-                                              const bool (&real)[kUnroll],
-                                              const bool (&live)[kUnroll],
-                                              const int64_t (&swizzle_at)[kUnroll]) {
-  const uint32_t lane = threadIdx.x % 32;
-  uint4 v[kUnroll];
-#pragma unroll
-  for (int u = 0; u < kUnroll; ++u) {
-    v[u] = make_uint4(0u, 0u, 0u, 0u);
-    if (real[u]) {
-      v[u] = kVec ? LoadVector(p, row[u], j[u], lane % 2) : LoadScalar(p, row[u], j[u], lane % 2);
-    }
-  }
+// One warp iteration's kUnroll loaded half blocks `v` (one per unit; the partner lane holds
+// each unit's other half): votes once for a NaN, then gives each unit's 8 nibbles in q[u]
+// and its block's scale byte in sf[u]. Every lane of the warp calls it (the shuffles).
+__device__ __forceinline__ void QuantizeLoaded(const uint4 (&v)[kUnroll], float s,
+                                               const EncodeTable& t, uint32_t (&q)[kUnroll],
+                                               uint32_t (&sf)[kUnroll]) {
   // One vote for the iteration: without a NaN in it (the rule), no per-block checks.
   uint32_t raw[kUnroll], any = 0;
 #pragma unroll
@@ -233,54 +217,53 @@ __device__ __forceinline__ void QuantizeUnits(const Nvfp4Params& p, float s, con
   const bool nan = __any_sync(0xFFFFFFFFu, detail::HasNan(detail::MaxHalves(any)));
 #pragma unroll
   for (int u = 0; u < kUnroll; ++u) {
-    if (!live[u]) break;  // warp-uniform
-    uint32_t q;
-    const uint32_t sf =
-        nan ? QuantizeHalfAny(v[u], raw[u], s, t, &q) : QuantizeHalfNoNan(v[u], raw[u], s, t, &q);
-    if (real[u]) {
-      StoreData<kVec>(p, row[u], j[u], lane % 2, q);
-      if (p.scales != nullptr && lane % 2 == 0) {
-        p.scales[row[u] * p.blocks_per_row + j[u]] = static_cast<uint8_t>(sf);
-      }
-    }
-    if constexpr (kSwizzled) {
-      uint32_t word = real[u] ? sf << (8 * (j[u] % 4)) : 0u;  // padding gives 0
-      word |= __shfl_xor_sync(0xFFFFFFFFu, word, 2);
-      word |= __shfl_xor_sync(0xFFFFFFFFu, word, 4);
-      if (lane % 8 == 0) *reinterpret_cast<uint32_t*>(p.swizzled + swizzle_at[u]) = word;
-    }
+    sf[u] = nan ? QuantizeHalfAny(v[u], raw[u], s, t, &q[u])
+                : QuantizeHalfNoNan(v[u], raw[u], s, t, &q[u]);
   }
 }
 
 // kVec: rows a multiple of 16 long and aligned pointers (16-byte loads, 4-byte stores).
 // Five blocks per SM (at most 51 registers): the loads in flight per SM are what keeps
-// this kernel near the copy's bandwidth.
+// this kernel near the copy's bandwidth. (Loading the next iteration while quantizing this
+// one, at four blocks per SM, gained nothing: the kernel is bound by instruction issue,
+// so what is left is the instructions per value.)
 //
 // Row-major scales only: the grid of blocks as one flat index of half blocks, kUnroll
-// grid strides per iteration.
+// grid strides per iteration; unit u of a lane is block j[u] of row row[u], `real[u]`
+// where it lies inside the tensor.
 template <bool kVec>
 __global__ void __launch_bounds__(kThreads, 5) Nvfp4Kernel(const Nvfp4Params p) {
   __shared__ EncodeTable table;
   const float s = detail::Nvfp4TensorScale(*p.tensor_amax);
   if (blockIdx.x == 0 && threadIdx.x == 0) *p.tensor_scale = s;
   FillEncodeTable(s, table);
-  const uint32_t lane = threadIdx.x % 32;
+  const uint32_t lane = threadIdx.x % 32, h = lane % 2;
   const uint32_t stride = gridDim.x * kThreads;
-  const int64_t no_swizzle[kUnroll] = {};
   // i0: the warp's first half block of the iteration, the same in every lane.
   for (uint32_t i0 = blockIdx.x * kThreads + (threadIdx.x - lane); i0 < p.total;
        i0 += kUnroll * stride) {
     uint32_t row[kUnroll], j[kUnroll];
-    bool real[kUnroll], live[kUnroll];
+    bool real[kUnroll];
+    uint4 v[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const uint32_t i = i0 + u * stride + lane, g = i / 2;
       row[u] = p.grid_cols.Div(g);
       j[u] = g - row[u] * p.grid_cols.d;
       real[u] = i < p.total && row[u] < p.rows && j[u] < p.blocks_per_row;
-      live[u] = i0 + u * stride < p.total;
+      v[u] = make_uint4(0u, 0u, 0u, 0u);
+      if (real[u]) v[u] = kVec ? LoadVector(p, row[u], j[u], h) : LoadScalar(p, row[u], j[u], h);
     }
-    QuantizeUnits<kVec, false>(p, s, table, row, j, real, live, no_swizzle);
+    uint32_t q[kUnroll], sf[kUnroll];
+    QuantizeLoaded(v, s, table, q, sf);
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      if (!real[u]) continue;
+      StoreData<kVec>(p, row[u], j[u], h, q[u]);
+      if (p.scales != nullptr && h == 0) {
+        p.scales[row[u] * p.blocks_per_row + j[u]] = static_cast<uint8_t>(sf[u]);
+      }
+    }
   }
 }
 
@@ -290,8 +273,12 @@ __global__ void __launch_bounds__(kThreads, 5) Nvfp4Kernel(const Nvfp4Params p) 
 // the swizzled form's extra cost). Warp unit w = (tile row rt, row quad rq, block quad
 // jq), jq the fastest (neighbouring warps read neighbouring 128 bytes of the same rows);
 // its kUnroll (= 4) units are the rows 4 rq + u of the tile, and lane group c = lane / 8
-// takes the row 32 c below: per unit the warp stores one 16-byte line of the tile, and
-// units u, u + 1 the two halves of one sector. The walked grid is the padded one.
+// takes the row 32 c below; lane 8c + 2 jb + h holds half h of block 4 jq + jb. The warp
+// unit's scales are 64 bytes in a row of the tile: byte (4 rq + u) * 16 + 4 c + jb. Each
+// lane packs its four units' scale bytes into a word, and two shuffle rounds transpose
+// those 4 x 4 bytes across the lanes jb = 0..3 of a group, after which lane jb holds unit
+// jb's word: one 4-byte store per lane pair. The rows of a unit are consecutive, so the
+// loads and stores step by a row from one base address. The walked grid is the padded one.
 template <bool kVec>
 __global__ void __launch_bounds__(kThreads, 5) Nvfp4SwizzledKernel(const Nvfp4Params p) {
   static_assert(kUnroll == 4, "a warp unit is 4 rows of a swizzle tile");
@@ -299,27 +286,58 @@ __global__ void __launch_bounds__(kThreads, 5) Nvfp4SwizzledKernel(const Nvfp4Pa
   const float s = detail::Nvfp4TensorScale(*p.tensor_amax);
   if (blockIdx.x == 0 && threadIdx.x == 0) *p.tensor_scale = s;
   FillEncodeTable(s, table);
-  const uint32_t lane = threadIdx.x % 32, c = lane / 8, jb = (lane / 2) % 4;
+  const uint32_t lane = threadIdx.x % 32, c = lane / 8, jb = (lane / 2) % 4, h = lane % 2;
+  // The byte permutes of the transpose (see above): round 1 trades with jb ^ 2, round 2
+  // with jb ^ 1.
+  const uint32_t round1 = (jb & 2) != 0 ? 0x3276u : 0x5410u;
+  const uint32_t round2 = (jb & 1) != 0 ? 0x3715u : 0x6240u;
   const uint32_t quads = p.quads.d;           // block quads per row (tiles per tile row)
   const uint32_t units = p.total / (2 * 64);  // 64 blocks per warp unit
   const uint32_t warps = gridDim.x * (kThreads / 32);
-  const bool live[kUnroll] = {true, true, true, true};
   for (uint32_t w = blockIdx.x * (kThreads / 32) + threadIdx.x / 32; w < units; w += warps) {
-    const uint32_t q = p.quads.Div(w), jq = w - q * quads;
-    const uint32_t rt = q / 8, rq = q % 8;
-    const uint32_t j0 = 4 * jq + jb;
-    const int64_t tile = (int64_t{rt} * quads + jq) * 512;
-    uint32_t row[kUnroll], j[kUnroll];
-    bool real[kUnroll];
-    int64_t at[kUnroll];
+    const uint32_t qd = p.quads.Div(w), jq = w - qd * quads;
+    const uint32_t rt = qd / 8, rq = qd % 8;
+    const uint32_t j = 4 * jq + jb, row0 = rt * 128 + 4 * rq + 32 * c;
+    // Units 0 .. n - 1 lie inside the tensor (none where the block is past the row end).
+    const int64_t rows_left = j < p.blocks_per_row ? p.rows - row0 : 0;
+    const int n = rows_left < kUnroll ? static_cast<int>(max(rows_left, int64_t{0})) : kUnroll;
+    const uint16_t* src = p.x + int64_t{row0} * p.cols + int64_t{j} * kBlock + h * 8;
+    uint4 v[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      row[u] = rt * 128 + 4 * rq + u + 32 * c;
-      j[u] = j0;
-      real[u] = row[u] < p.rows && j0 < p.blocks_per_row;
-      at[u] = tile + (4 * rq + u) * 16 + c * 4;
+      v[u] = make_uint4(0u, 0u, 0u, 0u);
+      if (u < n) {
+        v[u] = kVec ? __ldg(reinterpret_cast<const uint4*>(src)) : LoadScalar(p, row0 + u, j, h);
+      }
+      src += p.cols;
     }
-    QuantizeUnits<kVec, true>(p, s, table, row, j, real, live, at);
+    uint32_t q[kUnroll], sf[kUnroll];
+    QuantizeLoaded(v, s, table, q, sf);
+    uint8_t* dst = p.out + int64_t{row0} * p.packed_cols + int64_t{j} * (kBlock / 2) + h * 4;
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      if (u < n) {
+        if constexpr (kVec) {
+          *reinterpret_cast<uint32_t*>(dst) = q[u];
+        } else {
+          StoreData<false>(p, row0 + u, j, h, q[u]);
+        }
+        if (p.scales != nullptr && h == 0) {
+          p.scales[(row0 + u) * p.blocks_per_row + j] = static_cast<uint8_t>(sf[u]);
+        }
+      }
+      dst += p.packed_cols;
+    }
+    // Padding blocks loaded zeros, so their scale bytes are already the 0 the swizzle's
+    // padding gets.
+    uint32_t word =
+        __byte_perm(__byte_perm(sf[0], sf[1], 0x0040), __byte_perm(sf[2], sf[3], 0x0040), 0x5410);
+    word = __byte_perm(word, __shfl_xor_sync(0xFFFFFFFFu, word, 4), round1);
+    word = __byte_perm(word, __shfl_xor_sync(0xFFFFFFFFu, word, 2), round2);
+    if (h == 0) {
+      const int64_t tile = (int64_t{rt} * quads + jq) * 512;
+      *reinterpret_cast<uint32_t*>(p.swizzled + tile + (4 * rq + jb) * 16 + c * 4) = word;
+    }
   }
 }
 
