@@ -91,19 +91,17 @@ __device__ __noinline__ uint32_t CastHalfWithNan(uint4 v, float r) {
 
 // A half block's four packed BF16 pairs (8 values, no NaN) -> 8 nibbles. Each
 // magnitude code lands in the low 3 bits of its grid float (E2m1MagnitudeOnGrid; |x| r is
-// |x r| since IEEE products are sign-symmetric); a pair's two codes become one byte by a
-// multiply-add, and four such bytes one word by byte permutes. The sign bits (bit 3 of
-// each nibble) come from the inputs: byte 1 of a word holds the low value's sign, byte 3
-// the high value's.
+// |x r| since IEEE products are sign-symmetric, and the |.| is an operand modifier of the
+// product, not an instruction); a pair's two codes become one byte by a multiply-add, and
+// four such bytes one word by byte permutes. The sign bits (bit 3 of each nibble) come
+// from the inputs: byte 1 of a word holds the low value's sign, byte 3 the high value's.
 __device__ __forceinline__ uint32_t CastHalfNoNan(uint4 v, float r) {
   const uint32_t w[4] = {v.x, v.y, v.z, v.w};
-  const uint32_t abs[4] = {detail::AbsBits2(v.x), detail::AbsBits2(v.y), detail::AbsBits2(v.z),
-                           detail::AbsBits2(v.w)};
   uint32_t pair[4];
 #pragma unroll
   for (int k = 0; k < 4; ++k) {
-    const float lo = __fmul_rn(detail::LowBf16(abs[k]), r);
-    const float hi = __fmul_rn(detail::HighBf16(abs[k]), r);
+    const float lo = __fmul_rn(fabsf(detail::LowBf16(w[k])), r);
+    const float hi = __fmul_rn(fabsf(detail::HighBf16(w[k])), r);
     // Low byte: code_lo + 16 code_hi (codes <= 7, so no carry reaches bit 8).
     pair[k] = __float_as_uint(core::quant::E2m1MagnitudeOnGrid(lo)) +
               __float_as_uint(core::quant::E2m1MagnitudeOnGrid(hi)) * 16u;
@@ -123,11 +121,17 @@ __device__ __forceinline__ uint32_t HalfMaxRaw(uint4 v) {
                   __vmaxu2(detail::AbsBits2(v.z), detail::AbsBits2(v.w)));
 }
 
-// The decode scale byte of a block from its |x| maximum (16 bits; R9).
-__device__ __forceinline__ uint32_t BlockScaleByte(uint32_t amax16, float s) {
-  const float amax = detail::Bf16AbsBitsToFloat(amax16);
-  return __nv_cvt_float_to_fp8(__fmul_rn(core::quant::DivideBf16MagnitudeBy6(amax), s),
-                               __NV_SATFINITE, __NV_E4M3);
+// The decode scale byte of a block from the packed |x| maxima of its two halves' words
+// (R9): the larger 16-bit half, moved to the top, is the fp32 amax. The cast is the
+// paired form with a zero second value, so the result has no bits above the byte.
+__device__ __forceinline__ uint32_t BlockScaleByte(uint32_t packed_max, float s) {
+  const float amax = __uint_as_float(max(packed_max & 0xFFFF0000u, packed_max << 16));
+  const float q = __fmul_rn(core::quant::DivideBf16MagnitudeBy6(amax), s);
+  uint32_t pair;
+  asm("{\n\t.reg .b16 t;\n\tcvt.rn.satfinite.e4m3x2.f32 t, %1, %2;\n\tcvt.u32.u16 %0, t;\n\t}"
+      : "=r"(pair)
+      : "f"(0.0f), "f"(q));
+  return pair;
 }
 
 // This lane's half of a block (8 BF16 in `v`, none NaN in the warp's iteration; the
@@ -138,7 +142,7 @@ __device__ __forceinline__ uint32_t BlockScaleByte(uint32_t amax16, float s) {
 __device__ __forceinline__ uint32_t QuantizeHalfNoNan(uint4 v, uint32_t raw_max, float s,
                                                       const EncodeTable& t, uint32_t* q) {
   const uint32_t m = __vmaxu2(raw_max, __shfl_xor_sync(0xFFFFFFFFu, raw_max, 1));
-  const uint32_t sf = BlockScaleByte(detail::MaxHalves(m), s);
+  const uint32_t sf = BlockScaleByte(m, s);
   const uint32_t codes = CastHalfNoNan(v, t.r[sf]);
   *q = sf == 0 ? 0u : codes;
   return sf;
@@ -153,7 +157,7 @@ __device__ inline uint32_t QuantizeHalfAny(uint4 v, uint32_t raw_max, float s, c
   uint32_t m = __vmaxu2(__vmaxu2(detail::AbsBitsNoNan2(v.x), detail::AbsBitsNoNan2(v.y)),
                         __vmaxu2(detail::AbsBitsNoNan2(v.z), detail::AbsBitsNoNan2(v.w)));
   m = __vmaxu2(m, __shfl_xor_sync(0xFFFFFFFFu, m, 1));
-  const uint32_t sf = BlockScaleByte(detail::MaxHalves(m), s);
+  const uint32_t sf = BlockScaleByte(m, s);
   if (sf == 0) {
     *q = 0;
   } else if (nan) {
