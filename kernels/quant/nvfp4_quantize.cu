@@ -168,6 +168,42 @@ __device__ inline uint32_t QuantizeHalfAny(uint4 v, uint32_t raw_max, float s, c
   return sf;
 }
 
+// A whole block in one lane (its halves in v0 and v1, no NaN in the warp's iteration) given
+// its raw packed |x| maximum: the halves' nibbles in *q0 and *q1, the scale byte returned.
+__device__ __forceinline__ uint32_t QuantizeBlockNoNan(uint4 v0, uint4 v1, uint32_t raw_max,
+                                                       float s, const EncodeTable& t, uint32_t* q0,
+                                                       uint32_t* q1) {
+  const uint32_t sf = BlockScaleByte(raw_max, s);
+  const float r = t.r[sf];
+  const uint32_t c0 = CastHalfNoNan(v0, r), c1 = CastHalfNoNan(v1, r);
+  *q0 = sf == 0 ? 0u : c0;
+  *q1 = sf == 0 ? 0u : c1;
+  return sf;
+}
+
+// The same for any input: NaN halves count as 0 in the amax (R7), and a block holding a
+// NaN takes the boundary count.
+__device__ inline uint32_t QuantizeBlockAny(uint4 v0, uint4 v1, uint32_t raw_max, float s,
+                                            const EncodeTable& t, uint32_t* q0, uint32_t* q1) {
+  const bool nan = detail::HasNan(detail::MaxHalves(raw_max));
+  const uint32_t m =
+      __vmaxu2(__vmaxu2(__vmaxu2(detail::AbsBitsNoNan2(v0.x), detail::AbsBitsNoNan2(v0.y)),
+                        __vmaxu2(detail::AbsBitsNoNan2(v0.z), detail::AbsBitsNoNan2(v0.w))),
+               __vmaxu2(__vmaxu2(detail::AbsBitsNoNan2(v1.x), detail::AbsBitsNoNan2(v1.y)),
+                        __vmaxu2(detail::AbsBitsNoNan2(v1.z), detail::AbsBitsNoNan2(v1.w))));
+  const uint32_t sf = BlockScaleByte(m, s);
+  if (sf == 0) {
+    *q0 = *q1 = 0;
+  } else if (nan) {
+    *q0 = CastHalfWithNan(v0, t.r[sf]);
+    *q1 = CastHalfWithNan(v1, t.r[sf]);
+  } else {
+    *q0 = CastHalfNoNan(v0, t.r[sf]);
+    *q1 = CastHalfNoNan(v1, t.r[sf]);
+  }
+  return sf;
+}
+
 // Half `h` of block (row, j) of a tensor whose rows are a multiple of 16 long: one
 // 16-byte load.
 __device__ inline uint4 LoadVector(const Nvfp4Params& p, uint32_t row, uint32_t j, uint32_t h) {
@@ -275,24 +311,26 @@ __global__ void __launch_bounds__(kThreads, 5) Nvfp4Kernel(const Nvfp4Params p) 
 // of a tile at byte (r % 32) * 16 + (r / 32) * 4 + block), so each warp writes whole
 // 32-byte sectors of it (scale lines written a few bytes at a time by warps far apart were
 // the swizzled form's extra cost). Warp unit w = (tile row rt, row quad rq, block quad
-// jq), jq the fastest (neighbouring warps read neighbouring 128 bytes of the same rows);
-// its kUnroll (= 4) units are the rows 4 rq + u of the tile, and lane group c = lane / 8
-// takes the row 32 c below; lane 8c + 2 jb + h holds half h of block 4 jq + jb. The warp
-// unit's scales are 64 bytes in a row of the tile: byte (4 rq + u) * 16 + 4 c + jb. Each
-// lane packs its four units' scale bytes into a word, and two shuffle rounds transpose
-// those 4 x 4 bytes across the lanes jb = 0..3 of a group, after which lane jb holds unit
-// jb's word: one 4-byte store per lane pair. The rows of a unit are consecutive, so the
-// loads and stores step by a row from one base address. The walked grid is the padded one.
+// jq), jq the fastest (neighbouring warps read neighbouring 128 bytes of the same rows):
+// the rows 4 rq + u (u = 0..3) of the tile and, for lane group c = lane / 8, the rows 32 c
+// below. Lane 8c + 2 jb + h quantizes block 4 jq + jb of the units u = h and h + 2, whole:
+// one scale per block and lane, no amax shuffle (a lane pair's two 16-byte loads of one
+// row each take every other 16 bytes of the same sectors; the second finds them in L1).
+// The warp unit's scales are 64 bytes in a row of the tile, byte (4 rq + u) * 16 + 4 c +
+// jb: a lane and its partner trade their two scale bytes so each holds the four units' of
+// its block in a word, and two shuffle rounds transpose those 4 x 4 bytes across the
+// lanes jb = 0..3 of a group, after which lane jb holds unit jb's word: one 4-byte store
+// per lane pair. The walked grid is the padded one.
 template <bool kVec>
 __global__ void __launch_bounds__(kThreads, 5) Nvfp4SwizzledKernel(const Nvfp4Params p) {
-  static_assert(kUnroll == 4, "a warp unit is 4 rows of a swizzle tile");
   __shared__ EncodeTable table;
   const float s = detail::Nvfp4TensorScale(*p.tensor_amax);
   if (blockIdx.x == 0 && threadIdx.x == 0) *p.tensor_scale = s;
   FillEncodeTable(s, table);
   const uint32_t lane = threadIdx.x % 32, c = lane / 8, jb = (lane / 2) % 4, h = lane % 2;
-  // The byte permutes of the transpose (see above): round 1 trades with jb ^ 2, round 2
-  // with jb ^ 1.
+  // The byte permutes of the scale words (see above): the partner trade, then round 1
+  // with jb ^ 2 and round 2 with jb ^ 1.
+  const uint32_t trade = h != 0 ? 0x1504u : 0x5140u;
   const uint32_t round1 = (jb & 2) != 0 ? 0x3276u : 0x5410u;
   const uint32_t round2 = (jb & 1) != 0 ? 0x3715u : 0x6240u;
   const uint32_t quads = p.quads.d;           // block quads per row (tiles per tile row)
@@ -301,41 +339,56 @@ __global__ void __launch_bounds__(kThreads, 5) Nvfp4SwizzledKernel(const Nvfp4Pa
   for (uint32_t w = blockIdx.x * (kThreads / 32) + threadIdx.x / 32; w < units; w += warps) {
     const uint32_t qd = p.quads.Div(w), jq = w - qd * quads;
     const uint32_t rt = qd / 8, rq = qd % 8;
-    const uint32_t j = 4 * jq + jb, row0 = rt * 128 + 4 * rq + 32 * c;
-    // Units 0 .. n - 1 lie inside the tensor (none where the block is past the row end).
-    const int64_t rows_left = j < p.blocks_per_row ? p.rows - row0 : 0;
-    const int n = rows_left < kUnroll ? static_cast<int>(max(rows_left, int64_t{0})) : kUnroll;
-    const uint16_t* src = p.x + int64_t{row0} * p.cols + int64_t{j} * kBlock + h * 8;
-    uint4 v[kUnroll];
+    const uint32_t j = 4 * jq + jb, row0 = rt * 128 + 4 * rq + 32 * c + h;
+    // This lane's blocks: rows row0 and row0 + 2, each inside the tensor or not.
+    const bool in_cols = j < p.blocks_per_row;
+    const bool real[2] = {in_cols && row0 < p.rows, in_cols && row0 + 2 < p.rows};
+    const uint16_t* src = p.x + int64_t{row0} * p.cols + int64_t{j} * kBlock;
+    uint4 v[2][2];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      v[u] = make_uint4(0u, 0u, 0u, 0u);
-      if (u < n) {
-        v[u] = kVec ? __ldg(reinterpret_cast<const uint4*>(src)) : LoadScalar(p, row0 + u, j, h);
+    for (int t = 0; t < 2; ++t) {
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        v[t][half] = make_uint4(0u, 0u, 0u, 0u);
+        if (real[t]) {
+          v[t][half] = kVec ? __ldg(reinterpret_cast<const uint4*>(src + half * 8))
+                            : LoadScalar(p, row0 + 2 * t, j, half);
+        }
       }
-      src += p.cols;
+      src += 2 * p.cols;
     }
-    uint32_t q[kUnroll], sf[kUnroll];
-    QuantizeLoaded(v, s, table, q, sf);
-    uint8_t* dst = p.out + int64_t{row0} * p.packed_cols + int64_t{j} * (kBlock / 2) + h * 4;
+    uint32_t raw[2];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      if (u < n) {
+    for (int t = 0; t < 2; ++t) raw[t] = __vmaxu2(HalfMaxRaw(v[t][0]), HalfMaxRaw(v[t][1]));
+    // One vote for the iteration: without a NaN in it (the rule), no per-block checks.
+    const bool nan =
+        __any_sync(0xFFFFFFFFu, detail::HasNan(detail::MaxHalves(__vmaxu2(raw[0], raw[1]))));
+    uint32_t q[2][2], sf[2];
+#pragma unroll
+    for (int t = 0; t < 2; ++t) {
+      sf[t] = nan ? QuantizeBlockAny(v[t][0], v[t][1], raw[t], s, table, &q[t][0], &q[t][1])
+                  : QuantizeBlockNoNan(v[t][0], v[t][1], raw[t], s, table, &q[t][0], &q[t][1]);
+    }
+    uint8_t* dst = p.out + int64_t{row0} * p.packed_cols + int64_t{j} * (kBlock / 2);
+#pragma unroll
+    for (int t = 0; t < 2; ++t) {
+      if (real[t]) {
         if constexpr (kVec) {
-          *reinterpret_cast<uint32_t*>(dst) = q[u];
+          *reinterpret_cast<uint2*>(dst) = make_uint2(q[t][0], q[t][1]);
         } else {
-          StoreData<false>(p, row0 + u, j, h, q[u]);
+          StoreData<false>(p, row0 + 2 * t, j, 0, q[t][0]);
+          StoreData<false>(p, row0 + 2 * t, j, 1, q[t][1]);
         }
-        if (p.scales != nullptr && h == 0) {
-          p.scales[(row0 + u) * p.blocks_per_row + j] = static_cast<uint8_t>(sf[u]);
+        if (p.scales != nullptr) {
+          p.scales[(row0 + 2 * t) * p.blocks_per_row + j] = static_cast<uint8_t>(sf[t]);
         }
       }
-      dst += p.packed_cols;
+      dst += 2 * p.packed_cols;
     }
     // Padding blocks loaded zeros, so their scale bytes are already the 0 the swizzle's
-    // padding gets.
-    uint32_t word =
-        __byte_perm(__byte_perm(sf[0], sf[1], 0x0040), __byte_perm(sf[2], sf[3], 0x0040), 0x5410);
+    // padding gets. Bytes of `own`: units h, h + 2; of the partner's: 1 - h, 3 - h.
+    const uint32_t own = sf[0] | (sf[1] << 8);
+    uint32_t word = __byte_perm(own, __shfl_xor_sync(0xFFFFFFFFu, own, 1), trade);
     word = __byte_perm(word, __shfl_xor_sync(0xFFFFFFFFu, word, 4), round1);
     word = __byte_perm(word, __shfl_xor_sync(0xFFFFFFFFu, word, 2), round2);
     if (h == 0) {
