@@ -30,6 +30,7 @@
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/w4a16_decode.h"
 #include "kernels/quant/device_numerics.cuh"
+#include "kernels/quant/launch_utils.cuh"
 
 namespace gemmprof::kernels {
 namespace {
@@ -524,17 +525,9 @@ cudaError_t W4a16Decode::Run(cudaStream_t stream) const {
   if (launched != cudaSuccess || reduce_ == Reduce::kCluster || splits_ == 1) return launched;
   // The atomic reduction's second launch, a programmatic dependent of the first: it is
   // launched while the first ends and waits in the kernel for it to complete.
-  cudaLaunchConfig_t finish = {};
-  finish.gridDim = dim3(static_cast<unsigned>(finish_ctas_));
-  finish.blockDim = dim3(kFinishThreads);
-  finish.stream = stream;
-  cudaLaunchAttribute dependent = {};
-  dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  dependent.val.programmaticStreamSerializationAllowed = 1;
-  finish.attrs = &dependent;
-  finish.numAttrs = 1;
-  return cudaLaunchKernelEx(&finish, FinishKernel, workspace_, reinterpret_cast<uint16_t*>(p_.c),
-                            static_cast<int64_t>(p_.m * p_.n / 4));
+  return detail::LaunchDependent(
+      FinishKernel, dim3(static_cast<unsigned>(finish_ctas_)), dim3(kFinishThreads), stream,
+      workspace_, reinterpret_cast<uint16_t*>(p_.c), static_cast<int64_t>(p_.m * p_.n / 4));
 }
 
 cudaLaunchConfig_t W4a16Decode::LaunchConfig(cudaStream_t stream) const {

@@ -2,6 +2,7 @@
 // input in the same pass (current and delayed scaling); DelayedCastTranspose adds delayed
 // scaling's history roll and next scale in a one-block launch that depends on the cast
 // programmatically (it is resident while the cast runs and waits for its completion).
+#include "kernels/quant/launch_utils.cuh"
 #include "kernels/quant/quantize.h"
 #include "kernels/quant/tile_quantize.cuh"
 
@@ -145,16 +146,7 @@ cudaError_t DelayedCastTranspose(const __nv_bfloat16* x, int64_t rows, int64_t c
   step.format = f;
   step.scale = scale;
   step.scale_inv = scale_inv;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(1);
-  config.blockDim = dim3(kStepThreads);
-  config.stream = stream;
-  cudaLaunchAttribute dependent = {};
-  dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  dependent.val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = &dependent;
-  config.numAttrs = 1;
-  return cudaLaunchKernelEx(&config, DelayedStepKernel, step);
+  return detail::LaunchDependent(DelayedStepKernel, dim3(1), dim3(kStepThreads), stream, step);
 }
 
 }  // namespace gemmprof::kernels

@@ -1,11 +1,13 @@
-// Small host-side helpers shared by the launchers of this folder: grid sizing and the
-// alignment tests that pick a vectorized fast path.
+// Small host-side helpers shared by the launchers of this folder (and the w4a16 decode
+// kernel's): grid sizing, the alignment tests that pick a vectorized fast path, and the
+// programmatic dependent launch.
 #pragma once
 
-#include <cuda_runtime_api.h>
+#include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 
 namespace gemmprof::kernels::detail {
 
@@ -34,6 +36,24 @@ inline unsigned GridStrideBlocks(int64_t work_items, int64_t items_per_block, in
   const int64_t needed = std::max<int64_t>(1, CeilDiv(work_items, items_per_block));
   const int64_t fill = std::max(1, CurrentSmCount()) * static_cast<int64_t>(blocks_per_sm);
   return static_cast<unsigned>(std::min(needed, fill));
+}
+
+// Launches `kernel` as a programmatic dependent of the work before it on `stream`: it may
+// start while that work ends, so it must wait for it in the kernel (griddepcontrol.wait)
+// before reading what that work writes.
+template <class... Params, class... Args>
+cudaError_t LaunchDependent(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream,
+                            Args&&... args) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.stream = stream;
+  cudaLaunchAttribute dependent = {};
+  dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  dependent.val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = &dependent;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
 }
 
 }  // namespace gemmprof::kernels::detail
