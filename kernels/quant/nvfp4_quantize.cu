@@ -9,10 +9,10 @@
 // tiles (the grid padded to them, the padding getting scale 0), so each warp writes whole
 // sectors of the scale tiles (Nvfp4SwizzledKernel).
 //
-// The arithmetic keeps off the integer pipe: the E2M1 rounding is saturating fp32 products
-// and adds on the 2^23 grid (core/quant/scale_bits.h), the signs come from the BF16 inputs by byte
-// permutes, and the encode multiplier is a table lookup. A block holding a NaN takes the
-// exact boundary count of device_numerics.cuh instead.
+// The arithmetic keeps off the integer pipe: the E2M1 rounding is saturating fp32
+// products and adds on the 2^23 grid (core/quant/scale_bits.h), the signs come from the
+// BF16 inputs by byte permutes, and the encode multiplier is a table lookup. A block
+// holding a NaN takes the exact boundary count of device_numerics.cuh instead.
 #include <cfloat>
 #include <cstdint>
 
