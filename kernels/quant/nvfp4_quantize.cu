@@ -216,8 +216,9 @@ __device__ inline void StoreData(const Nvfp4Params& p, uint32_t row, uint32_t j,
 // one, at four blocks per SM, gained nothing: the kernel is bound by instruction issue,
 // so what is left is the instructions per value.)
 //
-// Row-major scales only: the grid of blocks as one flat index, kBlocksPerLane grid
-// strides per iteration; the warp's lanes take neighbouring blocks.
+// Row-major scales only (the launcher takes this walk when there is no swizzle to write,
+// so p.scales is set): the grid of blocks as one flat index, kBlocksPerLane grid strides
+// per iteration; the warp's lanes take neighbouring blocks.
 template <bool kVec>
 __global__ void __launch_bounds__(kThreads, 5) Nvfp4Kernel(const Nvfp4Params p) {
   __shared__ EncodeTable table;
