@@ -7,9 +7,9 @@
 // dgrad, each with its transposed copy (fp8-current, fp8-delayed, fp8-block, MXFP8; NVFP4
 // has no transposed output here); fp8-rowwise quantizes both operands of each of the 12
 // GEMMs again from BF16, without transposes. The floor of a quantization is the bytes it
-// must move (kernels/runner/cuda_runner_measure.cc's QuantBytes, which the report's floor
-// sums: the BF16 input once, twice for the recipes that need the amax before the cast
-// (fp8-current, NVFP4), plus each quantized copy with its scales, core/quant/scale_bytes.h;
+// must move (core/quant/scale_bytes.h's QuantizationFloorBytes, which the report's floor
+// sums too: the BF16 input once, twice for the recipes that need the amax before the cast
+// (fp8-current, NVFP4), plus each quantized copy with its scales;
 // the "w/o scales" column leaves the scales out, as the floor did before) at the copy
 // bandwidth measured in the same run (a device-to-device copy of X). Each figure is the
 // median over graph launches of 10 back-to-back quantizations of one tensor, per
@@ -102,16 +102,6 @@ struct Form {
   bool before = false;  // a form this commit replaced
   OperandQuantizer::BlockScaleForm block_form = OperandQuantizer::BlockScaleForm::kCublasLtDirect;
 };
-
-// The floor's bytes without the scales, and the scales' bytes.
-std::pair<double, double> FloorBytes(Recipe r, const Tensor& t, bool transposes) {
-  const int64_t n = t.rows * t.cols;
-  const bool amax_pass = r == Recipe::kFp8Current || r == Recipe::kNvfp4;
-  const double out = r == Recipe::kNvfp4 ? n / 2.0 : static_cast<double>(n);
-  double scales = core::quant::ScaleBytes(r, t.rows, t.cols, t.weight);
-  if (transposes) scales += core::quant::ScaleBytes(r, t.cols, t.rows, t.weight);
-  return {(amax_pass ? 4.0 : 2.0) * n + (transposes ? 2.0 : 1.0) * out, scales};
-}
 
 // Median ms per launch of `launch`, captured kPerGraph times in one graph.
 absl::StatusOr<double> TimeGraph(cudaStream_t s, int iters,
@@ -294,8 +284,9 @@ absl::Status RunLayerSet(int iters, const std::string& csv_path) {
                             absl::StrCat(f.name, " ", t.name, ": ", timed.status().message()));
       }
       const double ms = *timed;
-      const auto [data_bytes, scale_bytes] = FloorBytes(f.recipe, t, transposes);
-      const double bytes = data_bytes + scale_bytes;
+      const core::quant::QuantizationBytes floor =
+          core::quant::QuantizationFloorBytes(f.recipe, t.rows, t.cols, t.weight, transposes);
+      const double data_bytes = floor.data, bytes = floor.data + floor.scales;
       const double floor_ms = 1e3 * bytes / copy_bps;
       const double data_floor_ms = 1e3 * data_bytes / copy_bps;
       sum_ms += ms;

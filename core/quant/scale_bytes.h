@@ -22,4 +22,22 @@ namespace gemmprof::core::quant {
 // adds (cuBLASLt's 128x4 tiles, its 1x128 stride) is not counted.
 double ScaleBytes(Recipe recipe, int64_t rows, int64_t cols, bool weight, int64_t w4_group = 128);
 
+// Bytes per element of a recipe's quantized data: 1 (FP8, INT8), 0.5 (nvfp4's E2M1,
+// w4a16's INT4), 0 for bf16 (nothing is quantized).
+double QuantizedElementBytes(Recipe recipe);
+
+// What one quantization of a [rows, cols] BF16 tensor must move, the bytes its bandwidth
+// floor counts (docs/measurement.md, "What reports say": the bandwidth floor): `data`, the BF16
+// source read (twice for fp8-current and nvfp4, whose amax is a pass of its own before the cast)
+// and the quantized data written, and `scales` (ScaleBytes); with `transposes` (a
+// training step's transposed copy) the transposed data and its scales too, except for
+// nvfp4, whose operands have none. bf16 moves nothing. The runner's floor
+// (kernels/runner/cuda_runner_measure.cc) and gemmprof_quant_bench both count with it.
+struct QuantizationBytes {
+  double data = 0.0;
+  double scales = 0.0;
+};
+QuantizationBytes QuantizationFloorBytes(Recipe recipe, int64_t rows, int64_t cols, bool weight,
+                                         bool transposes, int64_t w4_group = 128);
+
 }  // namespace gemmprof::core::quant

@@ -58,23 +58,14 @@ bool RunsPerExpertRows(const core::GemmOp& op) {
   return !op.group_tokens.empty() && op.pass != core::Pass::kWgrad;
 }
 
-double QuantBytes(const core::WorkItem& item, const Operands& o, const TimedQuantization& t) {
-  // Each timed quantization reads its BF16 source (twice with a separate amax pass) and
-  // writes its quantized copy with its scales (core/quant/scale_bytes.h), and the
-  // transposed copy with its own in a training step (every recipe but nvfp4, whose
-  // operand writes none).
-  const bool amax_pass = item.recipe == Recipe::kFp8Current || item.recipe == Recipe::kNvfp4;
-  const bool transposes = t.transposes && item.recipe != Recipe::kNvfp4;
+double QuantBytes(const Operands& o, const TimedQuantization& t) {
+  // Each timed quantization's floor bytes (core/quant/scale_bytes.h), with the transposed
+  // copies where the step writes them.
   auto quant = [&](const OperandQuantizer& q) {
     const OperandConfig& c = q.config();
-    const int64_t n = c.groups * c.rows * c.cols;
-    double b = (amax_pass ? 4.0 : 2.0) * n + Bytes(q.data_type(), n) +
-               c.groups * core::quant::ScaleBytes(c.recipe, c.rows, c.cols, c.weight, c.w4_group);
-    if (transposes) {
-      b += Bytes(q.data_type(), n) +
-           c.groups * core::quant::ScaleBytes(c.recipe, c.cols, c.rows, c.weight, c.w4_group);
-    }
-    return b;
+    const core::quant::QuantizationBytes b = core::quant::QuantizationFloorBytes(
+        c.recipe, c.rows, c.cols, c.weight, t.transposes, c.w4_group);
+    return static_cast<double>(c.groups) * (b.data + b.scales);
   };
   double bytes = 0;
   if (t.a) bytes += quant(o.a);

@@ -104,9 +104,10 @@ absl::Status Autotune(MatmulPlan& plan, const IterationTimer& timer, cudaStream_
 
 // Bytes the GEMM moves per iteration (operands of every group and the output), and the
 // minimum bytes the timed quantization moves (reads of the BF16 sources, quantized writes
-// and their scales).
+// and their scales: core/quant/scale_bytes.h's QuantizationFloorBytes of each operand it
+// quantizes).
 double GemmBytes(const core::WorkItem& item, const Operands& o);
-double QuantBytes(const core::WorkItem& item, const Operands& o, const TimedQuantization& t);
+double QuantBytes(const Operands& o, const TimedQuantization& t);
 
 // A's (and C's) rows the GEMM works on: the experts' tokens in fprop and dgrad when
 // routing left them uneven, otherwise groups x M.

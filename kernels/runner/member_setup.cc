@@ -73,7 +73,7 @@ absl::Status CudaRunner::PrepareMember(const core::GroupRequest& request, size_t
   ASSIGN_OR_RETURN(m.o, core::WhileDoing(std::move(prepared), "preparing the operands"));
   m.has_quant = m.t.a || m.t.bt;
   m.gemm_bytes = GemmBytes(item, m.o);
-  m.quant_bytes = QuantBytes(item, m.o, m.t);
+  m.quant_bytes = QuantBytes(m.o, m.t);
   std::string accum_note;
   const std::optional<bool> fast_accum = ResolveFastAccum(item, timing.fast_accum, &accum_note);
   if (!accum_note.empty()) m.notes.push_back(accum_note);
