@@ -2,6 +2,7 @@
 // input in the same pass (current and delayed scaling); DelayedCastTranspose adds delayed
 // scaling's history roll and next scale in a one-block launch that depends on the cast
 // programmatically (it is resident while the cast runs and waits for its completion).
+#include "kernels/quant/amax_history.cuh"
 #include "kernels/quant/launch_utils.cuh"
 #include "kernels/quant/quantize.h"
 #include "kernels/quant/tile_quantize.cuh"
@@ -31,7 +32,8 @@ detail::TileParams CastParams(const __nv_bfloat16* x, int64_t rows, int64_t cols
 }
 
 // Delayed scaling's step after the cast: the results of RollAmaxHistory then
-// ScaleFromHistory (kernels/quant/scale.cu), bit for bit, plus 1 / the scale the cast used.
+// ScaleFromHistory (kernels/quant/scale.cu; the same rules, amax_history.cuh) in one
+// launch, plus 1 / the scale the cast used.
 struct DelayedStep {
   float* amax = nullptr;  // the cast's fused amax; set back to 0 for the next step
   float* history = nullptr;
@@ -45,7 +47,7 @@ struct DelayedStep {
 constexpr int kStepThreads = 256;
 // Histories of up to kStepRegs x kStepThreads entries are read whole into registers (the
 // max of the new history comes from them) before any is written: one round trip to
-// memory on the step's critical path. Longer ones go chunk by chunk.
+// memory on the step's critical path (ShiftAmaxHistory). Longer ones go chunk by chunk.
 constexpr int kStepRegs = 4;
 
 __global__ void __launch_bounds__(kStepThreads) DelayedStepKernel(const DelayedStep p) {
@@ -56,48 +58,15 @@ __global__ void __launch_bounds__(kStepThreads) DelayedStepKernel(const DelayedS
   const float amax = *p.amax;
   const float used_scale = *p.scale;
   const int32_t len = p.len;
-  const int32_t tid = static_cast<int32_t>(threadIdx.x);
-  float v = 0.0f;  // max |x| over the new history: amax, then the old entries 0..len-2
-  if (len <= kStepRegs * kStepThreads) {
-    float moved[kStepRegs];
-#pragma unroll
-    for (int r = 0; r < kStepRegs; ++r) {
-      const int32_t i = tid + r * kStepThreads;
-      moved[r] = i >= 1 && i < len ? p.history[i - 1] : 0.0f;
-      v = fmaxf(v, fabsf(moved[r]));
-    }
-    __syncthreads();
-#pragma unroll
-    for (int r = 0; r < kStepRegs; ++r) {
-      const int32_t i = tid + r * kStepThreads;
-      if (i >= 1 && i < len) p.history[i] = moved[r];
-    }
-  } else {
-    // Chunk by chunk, highest first, each read before it is overwritten.
-    for (int32_t base = ((len - 1) / kStepThreads) * kStepThreads; base >= 0;
-         base -= kStepThreads) {
-      const int32_t i = base + tid;
-      float moved = 0.0f;
-      if (i >= 1 && i < len) moved = p.history[i - 1];
-      v = fmaxf(v, fabsf(moved));
-      __syncthreads();
-      if (i >= 1 && i < len) p.history[i] = moved;
-      __syncthreads();
-    }
-  }
-  if (tid == 0 && len > 0) p.history[0] = amax;
+  // max |x| over the new history's entries 1..len-1 (this thread's part), then amax's
+  float v = detail::ShiftAmaxHistory<kStepThreads, kStepRegs>(p.history, len, amax);
   if (p.most_recent) {
     v = len > 0 ? amax : 0.0f;
   } else {
     if (len > 0) v = fmaxf(v, amax);  // fmaxf ignores a NaN entry, as the history scan does
-    for (int m = 16; m > 0; m >>= 1) v = fmaxf(v, __shfl_xor_sync(0xFFFFFFFFu, v, m));
-    if (tid % 32 == 0) warp_max[tid / 32] = v;
-    __syncthreads();
-    v = 0.0f;
-#pragma unroll
-    for (int w = 0; w < kStepThreads / 32; ++w) v = fmaxf(v, warp_max[w]);
+    v = detail::BlockMax<kStepThreads>(v, warp_max);
   }
-  if (tid == 0) {
+  if (threadIdx.x == 0) {
     *p.scale_inv = __fdiv_rn(1.0f, used_scale);
     *p.scale = detail::ScaleFromAmax(v, detail::Fp8MaxOf(p.format));
     *p.amax = 0.0f;  // the next step's cast starts from 0 (no memset)

@@ -3,6 +3,7 @@
 // scaling state on the GPU so no step of an autocast iteration synchronizes with the host.
 #include <cstdint>
 
+#include "kernels/quant/amax_history.cuh"
 #include "kernels/quant/device_numerics.cuh"
 #include "kernels/quant/quantize.h"
 
@@ -33,30 +34,14 @@ __global__ void __launch_bounds__(kHistoryThreads)
   }
   float v = 0.0f;
   for (int32_t i = threadIdx.x; i < len; i += kHistoryThreads) v = fmaxf(v, fabsf(history[i]));
-  for (int m = 16; m > 0; m >>= 1) v = fmaxf(v, __shfl_xor_sync(0xFFFFFFFFu, v, m));
-  if (threadIdx.x % 32 == 0) warp_max[threadIdx.x / 32] = v;
-  __syncthreads();
-  if (threadIdx.x >= 32) return;
-  v = warp_max[threadIdx.x];
-  for (int m = 16; m > 0; m >>= 1) v = fmaxf(v, __shfl_xor_sync(0xFFFFFFFFu, v, m));
+  v = detail::BlockMax<kHistoryThreads>(v, warp_max);
   if (threadIdx.x == 0) WriteScale(v, fp8_max, scale, scale_inv);
 }
 
-// One block shifts the history up by one, highest chunk first, so every element is read
-// before the chunk above it overwrites it.
+// One block shifts the history up by one (amax_history.cuh).
 __global__ void __launch_bounds__(kHistoryThreads)
     RollHistoryKernel(float* history, int32_t len, const float* new_amax) {
-  const float fresh = *new_amax;
-  for (int32_t base = ((len - 1) / kHistoryThreads) * kHistoryThreads; base >= 0;
-       base -= kHistoryThreads) {
-    const int32_t i = base + static_cast<int32_t>(threadIdx.x);
-    float moved = 0.0f;
-    if (i >= 1 && i < len) moved = history[i - 1];
-    __syncthreads();
-    if (i >= 1 && i < len) history[i] = moved;
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) history[0] = fresh;
+  detail::ShiftAmaxHistory<kHistoryThreads, 1>(history, len, *new_amax);
 }
 
 }  // namespace
