@@ -26,8 +26,8 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kBlock = 16;  // elements per NVFP4 block
-// Blocks per lane and iteration of the row-major walk: 64 bytes of loads in flight per
-// lane (the swizzled walk's lanes take two rows of their warp unit, the same).
+// Blocks per lane and iteration of either walk (the swizzled one's lanes take two rows of
+// their warp unit): 64 bytes of loads in flight per lane.
 constexpr int kBlocksPerLane = 2;
 
 // n / d for 32-bit n without a division: q = (n + umulhi(n, m)) >> s, where 2^32 + m =
@@ -173,6 +173,31 @@ __device__ inline uint32_t QuantizeBlockAny(uint4 v0, uint4 v1, uint32_t raw_max
   return sf;
 }
 
+// What both walks do with a lane's kBlocksPerLane loaded blocks (halves in v[b][0] and
+// v[b][1]; zeros outside the tensor): their raw packed |x| maxima in raw[b], and one vote
+// for the warp's iteration, returned: whether any lane's blocks hold a NaN. Without one (the
+// rule) every block takes QuantizeBlockNoNan, no per-block checks (QuantizeBlock). Every
+// lane of the warp calls it.
+__device__ __forceinline__ bool RawMaximaAndNanVote(const uint4 (&v)[kBlocksPerLane][2],
+                                                    uint32_t (&raw)[kBlocksPerLane]) {
+  uint32_t any = 0;
+#pragma unroll
+  for (int b = 0; b < kBlocksPerLane; ++b) {
+    raw[b] = __vmaxu2(HalfMaxRaw(v[b][0]), HalfMaxRaw(v[b][1]));
+    any = b == 0 ? raw[b] : __vmaxu2(any, raw[b]);
+  }
+  return __any_sync(0xFFFFFFFFu, detail::HasNan(detail::MaxHalves(any)));
+}
+
+// One block by its iteration's vote `nan` (RawMaximaAndNanVote): the halves' nibbles in *q0
+// and *q1, the scale byte returned.
+__device__ __forceinline__ uint32_t QuantizeBlock(bool nan, uint4 v0, uint4 v1, uint32_t raw_max,
+                                                  float s, const EncodeTable& t, uint32_t* q0,
+                                                  uint32_t* q1) {
+  return nan ? QuantizeBlockAny(v0, v1, raw_max, s, t, q0, q1)
+             : QuantizeBlockNoNan(v0, v1, raw_max, s, t, q0, q1);
+}
+
 // Half `h` of block (row, j) of a tensor whose rows are a multiple of 16 long: one
 // 16-byte load.
 __device__ inline uint4 LoadVector(const Nvfp4Params& p, uint32_t row, uint32_t j, uint32_t h) {
@@ -247,19 +272,12 @@ __global__ void __launch_bounds__(kThreads, 5) Nvfp4Kernel(const Nvfp4Params p) 
         }
       }
     }
-    uint32_t raw[kBlocksPerLane], any = 0;
-#pragma unroll
-    for (int t = 0; t < kBlocksPerLane; ++t) {
-      raw[t] = __vmaxu2(HalfMaxRaw(v[t][0]), HalfMaxRaw(v[t][1]));
-      any = __vmaxu2(any, raw[t]);
-    }
-    // One vote for the iteration: without a NaN in it (the rule), no per-block checks.
-    const bool nan = __any_sync(0xFFFFFFFFu, detail::HasNan(detail::MaxHalves(any)));
+    uint32_t raw[kBlocksPerLane];
+    const bool nan = RawMaximaAndNanVote(v, raw);
 #pragma unroll
     for (int t = 0; t < kBlocksPerLane; ++t) {
       uint32_t q0, q1;
-      const uint32_t sf = nan ? QuantizeBlockAny(v[t][0], v[t][1], raw[t], s, table, &q0, &q1)
-                              : QuantizeBlockNoNan(v[t][0], v[t][1], raw[t], s, table, &q0, &q1);
+      const uint32_t sf = QuantizeBlock(nan, v[t][0], v[t][1], raw[t], s, table, &q0, &q1);
       if (!real[t]) continue;
       if constexpr (kVec) {
         *reinterpret_cast<uint2*>(p.out + row[t] * p.packed_cols + int64_t{j[t]} * (kBlock / 2)) =
@@ -289,6 +307,7 @@ __global__ void __launch_bounds__(kThreads, 5) Nvfp4Kernel(const Nvfp4Params p) 
 // per lane pair. The walked grid is the padded one.
 template <bool kVec>
 __global__ void __launch_bounds__(kThreads, 5) Nvfp4SwizzledKernel(const Nvfp4Params p) {
+  static_assert(kBlocksPerLane == 2, "a lane takes the rows h and h + 2 of its warp unit");
   __shared__ EncodeTable table;
   const float s = detail::Nvfp4TensorScale(*p.tensor_amax);
   if (blockIdx.x == 0 && threadIdx.x == 0) *p.tensor_scale = s;
@@ -308,11 +327,11 @@ __global__ void __launch_bounds__(kThreads, 5) Nvfp4SwizzledKernel(const Nvfp4Pa
     const uint32_t j = 4 * jq + jb, row0 = rt * 128 + 4 * rq + 32 * c + h;
     // This lane's blocks: rows row0 and row0 + 2, each inside the tensor or not.
     const bool in_cols = j < p.blocks_per_row;
-    const bool real[2] = {in_cols && row0 < p.rows, in_cols && row0 + 2 < p.rows};
+    const bool real[kBlocksPerLane] = {in_cols && row0 < p.rows, in_cols && row0 + 2 < p.rows};
     const uint16_t* src = p.x + int64_t{row0} * p.cols + int64_t{j} * kBlock;
-    uint4 v[2][2];
+    uint4 v[kBlocksPerLane][2];
 #pragma unroll
-    for (int t = 0; t < 2; ++t) {
+    for (int t = 0; t < kBlocksPerLane; ++t) {
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
         v[t][half] = make_uint4(0u, 0u, 0u, 0u);
@@ -323,21 +342,16 @@ __global__ void __launch_bounds__(kThreads, 5) Nvfp4SwizzledKernel(const Nvfp4Pa
       }
       src += 2 * p.cols;
     }
-    uint32_t raw[2];
+    uint32_t raw[kBlocksPerLane];
+    const bool nan = RawMaximaAndNanVote(v, raw);
+    uint32_t q[kBlocksPerLane][2], sf[kBlocksPerLane];
 #pragma unroll
-    for (int t = 0; t < 2; ++t) raw[t] = __vmaxu2(HalfMaxRaw(v[t][0]), HalfMaxRaw(v[t][1]));
-    // One vote for the iteration: without a NaN in it (the rule), no per-block checks.
-    const bool nan =
-        __any_sync(0xFFFFFFFFu, detail::HasNan(detail::MaxHalves(__vmaxu2(raw[0], raw[1]))));
-    uint32_t q[2][2], sf[2];
-#pragma unroll
-    for (int t = 0; t < 2; ++t) {
-      sf[t] = nan ? QuantizeBlockAny(v[t][0], v[t][1], raw[t], s, table, &q[t][0], &q[t][1])
-                  : QuantizeBlockNoNan(v[t][0], v[t][1], raw[t], s, table, &q[t][0], &q[t][1]);
+    for (int t = 0; t < kBlocksPerLane; ++t) {
+      sf[t] = QuantizeBlock(nan, v[t][0], v[t][1], raw[t], s, table, &q[t][0], &q[t][1]);
     }
     uint8_t* dst = p.out + int64_t{row0} * p.packed_cols + int64_t{j} * (kBlock / 2);
 #pragma unroll
-    for (int t = 0; t < 2; ++t) {
+    for (int t = 0; t < kBlocksPerLane; ++t) {
       if (real[t]) {
         if constexpr (kVec) {
           *reinterpret_cast<uint2*>(dst) = make_uint2(q[t][0], q[t][1]);
