@@ -79,9 +79,8 @@ struct BlockScaleConfig<kRowScales> {
 };
 
 // What every block-scaled instantiation shares: the operands above (A [m, k], B [k, n]
-// stored as B^T [n, k], out [m, n]); tile TileM x 128 x 128, cluster 1x2x1 (ClusterM x
-// ClusterN in the _IN form: the overlapped forms run without a cluster, or 2x1 where B^T's
-// tile is multicast to two M tiles); the scales of BlockScaleConfig<ScaleN>
+// stored as B^T [n, k], out [m, n]); tile TileM x 128 x 128, cluster 1x2x1 (1xClusterN in the
+// _IN form: the overlapped forms run without a cluster); the scales of BlockScaleConfig<ScaleN>
 // (128: a weight's 128x128 blocks, 1: a gradient's 1x128, kRowScales). Schedule: Cooperative (TileM
 // = 128, two consumer warp groups on one tile) or Pingpong (TileM = 64, the two warp groups
 // alternate tiles, so one's epilogue overlaps the other's mainloop; their mainloops, block-scale
@@ -89,12 +88,12 @@ struct BlockScaleConfig<kRowScales> {
 // (predicated). Macros, not templates: the host compiler rejects CUTLASS's collective builders in a
 // dependent context, so each .cu spells its struct out at namespace scope.
 #define GEMMPROF_CUTLASS_BLOCK_GEMM_COMMON(ScaleN, TileM, Schedule) \
-  GEMMPROF_CUTLASS_BLOCK_GEMM_COMMON_IN(ScaleN, TileM, Schedule, 1, 2)
-#define GEMMPROF_CUTLASS_BLOCK_GEMM_COMMON_IN(ScaleN, TileM, Schedule, ClusterM, ClusterN)        \
+  GEMMPROF_CUTLASS_BLOCK_GEMM_COMMON_IN(ScaleN, TileM, Schedule, 2)
+#define GEMMPROF_CUTLASS_BLOCK_GEMM_COMMON_IN(ScaleN, TileM, Schedule, ClusterN)                  \
   GEMMPROF_CUTLASS_E4M3_OPERANDS;                                                                 \
   static constexpr const char* kSchedule = #Schedule;                                             \
   using TileShape = cute::Shape<cute::Int<TileM>, cute::_128, cute::_128>;                        \
-  using ClusterShape = cute::Shape<cute::Int<ClusterM>, cute::Int<ClusterN>, cute::_1>;           \
+  using ClusterShape = cute::Shape<cute::_1, cute::Int<ClusterN>, cute::_1>;                      \
   static constexpr bool kRowwiseScales = ScaleN == ::gemmprof::kernels::cutlass_gemm::kRowScales; \
   using ScaleConfig = typename ::gemmprof::kernels::cutlass_gemm::BlockScaleConfig<ScaleN>::type; \
   using LayoutSFA = decltype(ScaleConfig::deduce_layoutSFA());                                    \
@@ -293,8 +292,7 @@ class BlockGemm final : public AdapterInstance<typename T::Gemm> {
 // g-1's, as the quantization kernels write them. EpilogueSchedule: TmaWarpSpecialized
 // for Pingpong, TmaWarpSpecializedCooperative for Cooperative.
 #define GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES(Name, ScaleN, TileM, Schedule, EpilogueSchedule) \
-  GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES_IN(Name, ScaleN, TileM, Schedule, EpilogueSchedule, 1, \
-                                               2,                                                  \
+  GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES_IN(Name, ScaleN, TileM, Schedule, EpilogueSchedule, 2, \
                                                cutlass::epilogue::collective::EpilogueTileAuto,    \
                                                AsBuilt)
 // The epilogue CUTLASS's builder makes, unchanged.
@@ -312,9 +310,9 @@ using Epilogue64x128 = cute::Shape<cute::_64, cute::_128>;
 // the one CUTLASS's builder makes (AsBuilt, or PingpongDeferredStoreEpilogue of
 // deferred_store_epilogue.cuh); the mainloop's stages fit around its shared memory.
 #define GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES_IN(                                              \
-    Name, ScaleN, TileM, Schedule, EpilogueSchedule, ClusterM, ClusterN, EpilogueTile, EpilogueOf) \
+    Name, ScaleN, TileM, Schedule, EpilogueSchedule, ClusterN, EpilogueTile, EpilogueOf)           \
   struct Name {                                                                                    \
-    GEMMPROF_CUTLASS_BLOCK_GEMM_COMMON_IN(ScaleN, TileM, Schedule, ClusterM, ClusterN);            \
+    GEMMPROF_CUTLASS_BLOCK_GEMM_COMMON_IN(ScaleN, TileM, Schedule, ClusterN);                      \
     using Epilogue = EpilogueOf<typename cutlass::epilogue::collective::CollectiveBuilder<         \
         cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,              \
         EpilogueTile, float, float, void, LayoutD, kAlignD, ElementD, LayoutD, kAlignD,            \
@@ -350,19 +348,11 @@ using Epilogue64x128 = cute::Shape<cute::_64, cute::_128>;
   GEMMPROF_CUTLASS_MAINLOOP_BATCHED_BLOCK_GEMM_TYPES(                                    \
       Name, ScaleN, 64, Pingpong, TmaWarpSpecialized, EpilogueTile, EpilogueOf,          \
       ConcurrentBlockwiseMainloop, ", promotion overlapped, mainloops concurrent" Note)
-// MainloopOf: the consumer mainloop wrapped around CUTLASS's collective; no cluster, or
-// ClusterM x ClusterN in the CLUSTERED form.
-#define GEMMPROF_CUTLASS_MAINLOOP_BATCHED_BLOCK_GEMM_TYPES(                                      \
-    Name, ScaleN, TileM, Schedule, EpilogueSchedule, EpilogueTile, EpilogueOf, MainloopOf, Note) \
-  GEMMPROF_CUTLASS_CLUSTERED_MAINLOOP_BATCHED_BLOCK_GEMM_TYPES(                                  \
-      Name, ScaleN, TileM, Schedule, EpilogueSchedule, 1, 1, EpilogueTile, EpilogueOf,           \
-      MainloopOf, Note)
-#define GEMMPROF_CUTLASS_CLUSTERED_MAINLOOP_BATCHED_BLOCK_GEMM_TYPES(                              \
-    Name, ScaleN, TileM, Schedule, EpilogueSchedule, ClusterM, ClusterN, EpilogueTile, EpilogueOf, \
-    MainloopOf, Note)                                                                              \
+// MainloopOf: the consumer mainloop wrapped around CUTLASS's collective.
+#define GEMMPROF_CUTLASS_MAINLOOP_BATCHED_BLOCK_GEMM_TYPES(                                        \
+    Name, ScaleN, TileM, Schedule, EpilogueSchedule, EpilogueTile, EpilogueOf, MainloopOf, Note)   \
   GEMMPROF_CUTLASS_BATCHED_BLOCK_GEMM_TYPES_IN(Name##Base, ScaleN, TileM, Schedule,                \
-                                               EpilogueSchedule, ClusterM, ClusterN, EpilogueTile, \
-                                               EpilogueOf);                                        \
+                                               EpilogueSchedule, 1, EpilogueTile, EpilogueOf);     \
   struct Name : Name##Base {                                                                       \
     /* the base's name is replaced (and referenced here, or nvcc warns it is unused) */            \
     static_assert(Name##Base::kSchedule != nullptr);                                               \

@@ -157,8 +157,6 @@ Made MakeRowwiseTile128Solo(const RowwiseProblem& problem, int device);
 // make the epilogue most of a tile's work.
 Made MakeRowwisePromotedPingpong(const RowwiseProblem& problem, int device);
 Made MakeRowwisePromotedConcurrent(const RowwiseProblem& problem, int device);
-// The concurrent form on a 2x1 cluster: B^T's tile multicast to two M tiles.
-Made MakeRowwisePromotedConcurrentCluster(const RowwiseProblem& problem, int device);
 // OneKTile (Split only, batched, K <= 128): the same scales at promotion where each output
 // tile has a single K tile, whose WGMMAs then go straight into the accumulator (no partial
 // accumulator: overlapped_mainloop.cuh, OneKTile), so a warp group's tile is 128x128:

@@ -94,8 +94,6 @@ const char* RowwiseGemmScheduleName(RowwiseGemmSchedule schedule) {
       return "pingpong 64x128 scales at promotion";
     case RowwiseGemmSchedule::kPromotedConcurrent:
       return "concurrent 64x128 scales at promotion";
-    case RowwiseGemmSchedule::kPromotedConcurrentCluster:
-      return "concurrent 64x128 scales at promotion cluster 2x1";
     case RowwiseGemmSchedule::kOneKTile:
       return "pingpong 128x128 one K tile";
     case RowwiseGemmSchedule::kOneKTileCooperative:
@@ -310,8 +308,6 @@ absl::StatusOr<cutlass_gemm::Made> MakeRowwiseGemm(const RowwiseGemmSpec& spec,
       return cutlass_gemm::MakeRowwisePromotedPingpong(p, device);
     case RowwiseGemmSchedule::kPromotedConcurrent:
       return cutlass_gemm::MakeRowwisePromotedConcurrent(p, device);
-    case RowwiseGemmSchedule::kPromotedConcurrentCluster:
-      return cutlass_gemm::MakeRowwisePromotedConcurrentCluster(p, device);
     case RowwiseGemmSchedule::kOneKTile:
       return cutlass_gemm::MakeRowwiseOneKTilePingpong(p, device);
     case RowwiseGemmSchedule::kOneKTileCooperative:

@@ -106,31 +106,22 @@ enum class RowwiseGemmSchedule {
   kTile128Solo,      // tile 128x128x128, no cluster; FP8 fast accumulation only
   // Promoted accumulation only (fast_accum false), batched: the scales applied at each K
   // tile's promotion, a plain epilogue (block_gemm_kernels.h, "Promoted").
-  kPromoted,                   // pingpong 64x128x128, no cluster
-  kPromotedConcurrent,         // the same, the warp groups' K loops at once (K <= 512)
-  kPromotedConcurrentCluster,  // kPromotedConcurrent on a 2x1 cluster (B^T multicast)
-  kOneKTile,                   // K <= 128: pingpong 128x128x128, no partial accumulator
-  kOneKTileCooperative,        // K <= 128: cooperative 256x128x128
+  kPromoted,             // pingpong 64x128x128, no cluster
+  kPromotedConcurrent,   // the same, the warp groups' K loops at once (K <= 512)
+  kOneKTile,             // K <= 128: pingpong 128x128x128, no partial accumulator
+  kOneKTileCooperative,  // K <= 128: cooperative 256x128x128
 };
 inline constexpr RowwiseGemmSchedule kRowwiseGemmSchedules[] = {
-    RowwiseGemmSchedule::kTile64,
-    RowwiseGemmSchedule::kTile128,
-    RowwiseGemmSchedule::kTile128Swizzle8,
-    RowwiseGemmSchedule::kTile128N,
-    RowwiseGemmSchedule::kCooperative,
-    RowwiseGemmSchedule::kGrouped,
-    RowwiseGemmSchedule::kCooperativeSolo,
-    RowwiseGemmSchedule::kTile128Solo,
-    RowwiseGemmSchedule::kPromoted,
-    RowwiseGemmSchedule::kPromotedConcurrent,
-    RowwiseGemmSchedule::kPromotedConcurrentCluster,
-    RowwiseGemmSchedule::kOneKTile,
-    RowwiseGemmSchedule::kOneKTileCooperative};
+    RowwiseGemmSchedule::kTile64,          RowwiseGemmSchedule::kTile128,
+    RowwiseGemmSchedule::kTile128Swizzle8, RowwiseGemmSchedule::kTile128N,
+    RowwiseGemmSchedule::kCooperative,     RowwiseGemmSchedule::kGrouped,
+    RowwiseGemmSchedule::kCooperativeSolo, RowwiseGemmSchedule::kTile128Solo,
+    RowwiseGemmSchedule::kPromoted,        RowwiseGemmSchedule::kPromotedConcurrent,
+    RowwiseGemmSchedule::kOneKTile,        RowwiseGemmSchedule::kOneKTileCooperative};
 // The forms that apply the scales at promotion (promoted accumulation only).
 inline constexpr bool IsPromotedRowwise(RowwiseGemmSchedule schedule) {
   return schedule == RowwiseGemmSchedule::kPromoted ||
          schedule == RowwiseGemmSchedule::kPromotedConcurrent ||
-         schedule == RowwiseGemmSchedule::kPromotedConcurrentCluster ||
          schedule == RowwiseGemmSchedule::kOneKTile ||
          schedule == RowwiseGemmSchedule::kOneKTileCooperative;
 }
@@ -141,8 +132,8 @@ inline constexpr bool IsFastOnlyRowwise(RowwiseGemmSchedule schedule) {
 // "pingpong 64x128", "pingpong 128x128", "pingpong 128x128 swizzle 8", "pingpong 128x128
 // cluster 1x2", "cooperative 128x128", "grouped", "cooperative 128x128 no cluster",
 // "pingpong 128x128 no cluster", "pingpong 64x128 scales at promotion",
-// "concurrent 64x128 scales at promotion", "concurrent 64x128 scales at promotion cluster
-// 2x1", "pingpong 128x128 one K tile", "cooperative 256x128 one K tile".
+// "concurrent 64x128 scales at promotion", "pingpong 128x128 one K tile", "cooperative
+// 256x128 one K tile".
 const char* RowwiseGemmScheduleName(RowwiseGemmSchedule schedule);
 
 // int8-rowwise (serving_gemm_kernels.h): a RowwiseGemmSpec of one group whose operands

@@ -644,9 +644,7 @@ TEST_F(BlockGemmTest, RowwiseGemmAppliesEachRowAndColumnScale) {
       ASSERT_TRUE(gemm.ok()) << gemm.status();
       EXPECT_THAT(
           gemm->Description(),
-          HasSubstr(schedule == RowwiseGemmSchedule::kPromotedConcurrentCluster
-                        ? "tile 64x128x128, cluster 2x1x1"
-                    : IsPromotedRowwise(schedule)              ? "tile 64x128x128, cluster 1x1x1"
+          HasSubstr(IsPromotedRowwise(schedule)                ? "tile 64x128x128, cluster 1x1x1"
                     : schedule == RowwiseGemmSchedule::kTile64 ? "tile 64x128x128, cluster 1x2x1"
                     : schedule == RowwiseGemmSchedule::kTile128N ||
                             schedule == RowwiseGemmSchedule::kCooperative
