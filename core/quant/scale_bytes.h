@@ -1,6 +1,7 @@
-// The bytes of scales one quantization writes, as each recipe defines its scaling: the
-// part of a quantization's bandwidth floor (docs/measurement.md) that is neither the BF16
-// input read nor the quantized data written. Pure function, no I/O.
+// The bytes one quantization must move, as each recipe defines it: its scales (ScaleBytes,
+// the part of a quantization's bandwidth floor, docs/measurement.md, that is neither the
+// BF16 input read nor the quantized data written) and the whole floor's bytes
+// (QuantizationFloorBytes). Pure functions, no I/O.
 #pragma once
 
 #include <cstdint>
@@ -27,9 +28,9 @@ double ScaleBytes(Recipe recipe, int64_t rows, int64_t cols, bool weight, int64_
 double QuantizedElementBytes(Recipe recipe);
 
 // What one quantization of a [rows, cols] BF16 tensor must move, the bytes its bandwidth
-// floor counts (docs/measurement.md, "What reports say": the bandwidth floor): `data`, the BF16
-// source read (twice for fp8-current and nvfp4, whose amax is a pass of its own before the cast)
-// and the quantized data written, and `scales` (ScaleBytes); with `transposes` (a
+// floor counts (docs/measurement.md, "What reports say"): `data`, the BF16 source read
+// (twice for fp8-current and nvfp4, whose amax is a pass of its own before the cast) and
+// the quantized data written, and `scales` (ScaleBytes); with `transposes` (a
 // training step's transposed copy) the transposed data and its scales too, except for
 // nvfp4, whose operands have none. bf16 moves nothing. The runner's floor
 // (kernels/runner/cuda_runner_measure.cc) and gemmprof_quant_bench both count with it.
