@@ -219,19 +219,18 @@ __device__ inline uint4 LoadScalar(const Nvfp4Params& p, uint32_t row, uint32_t 
   return make_uint4(w[0], w[1], w[2], w[3]);
 }
 
-template <bool kVec>
-__device__ inline void StoreData(const Nvfp4Params& p, uint32_t row, uint32_t j, uint32_t h,
-                                 uint32_t q) {
-  const int64_t first = int64_t{j} * (kBlock / 2) + h * 4;  // byte of the row
+// Block (row, j)'s 8 bytes of nibbles (q0: its first half's, q1: its second's) stored
+// byte by byte within the row (ragged rows, misaligned pointers; the kVec walks store the
+// 8 bytes at once): an odd row's last high nibble is 0, the element past the end read as
+// zero (R4).
+__device__ inline void StoreBlockScalar(const Nvfp4Params& p, uint32_t row, uint32_t j, uint32_t q0,
+                                        uint32_t q1) {
+  const int64_t first = int64_t{j} * (kBlock / 2);  // byte of the row
   uint8_t* dst = p.out + row * p.packed_cols + first;
-  if constexpr (kVec) {
-    *reinterpret_cast<uint32_t*>(dst) = q;
-  } else {
-    // An odd row's last high nibble is 0: the element past the end read as zero (R4).
+  const uint32_t q[2] = {q0, q1};
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      if (first + i < p.packed_cols) dst[i] = static_cast<uint8_t>(q >> (8 * i));
-    }
+  for (int i = 0; i < kBlock / 2; ++i) {
+    if (first + i < p.packed_cols) dst[i] = static_cast<uint8_t>(q[i / 4] >> (8 * (i % 4)));
   }
 }
 
@@ -283,8 +282,7 @@ __global__ void __launch_bounds__(kThreads, 5) Nvfp4Kernel(const Nvfp4Params p) 
         *reinterpret_cast<uint2*>(p.out + row[t] * p.packed_cols + int64_t{j[t]} * (kBlock / 2)) =
             make_uint2(q0, q1);
       } else {
-        StoreData<false>(p, row[t], j[t], 0, q0);
-        StoreData<false>(p, row[t], j[t], 1, q1);
+        StoreBlockScalar(p, row[t], j[t], q0, q1);
       }
       p.scales[row[t] * p.blocks_per_row + j[t]] = static_cast<uint8_t>(sf);
     }
@@ -356,8 +354,7 @@ __global__ void __launch_bounds__(kThreads, 5) Nvfp4SwizzledKernel(const Nvfp4Pa
         if constexpr (kVec) {
           *reinterpret_cast<uint2*>(dst) = make_uint2(q[t][0], q[t][1]);
         } else {
-          StoreData<false>(p, row0 + 2 * t, j, 0, q[t][0]);
-          StoreData<false>(p, row0 + 2 * t, j, 1, q[t][1]);
+          StoreBlockScalar(p, row0 + 2 * t, j, q[t][0], q[t][1]);
         }
         if (p.scales != nullptr) {
           p.scales[(row0 + 2 * t) * p.blocks_per_row + j] = static_cast<uint8_t>(sf[t]);
