@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages gemmprof builds and tests with, skipping those already
 # present. Debian 12 (bookworm) or newer; needs root or sudo for apt-get.
+# usage: deploy/install_deps.sh [EXTRA_PACKAGE...]   (deploy/fuzz.sh adds clang's)
 set -euo pipefail
-packages=(
+packages=("$@"
   build-essential cmake pkg-config file
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libspdlog-dev libsqlite3-dev libcli11-dev nlohmann-json3-dev
