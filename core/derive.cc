@@ -42,8 +42,9 @@ constexpr int64_t kMaxExperts = int64_t{1} << 20;
 
 absl::StatusOr<Experts> ExpertsAt(const ModelConfig& c, Wide tokens) {
   Experts x;
-  // A larger token count fails in Add (M above kMaxDim) before this result is used.
-  const int64_t t = static_cast<int64_t>(std::min<Wide>(tokens, kMaxDim));
+  // A token count outside 1..kMaxDim (an unvalidated config's) fails in Add (M out of
+  // range) before this result is used; clamped, routing never sees it.
+  const int64_t t = static_cast<int64_t>(std::clamp<Wide>(tokens, 0, kMaxDim));
   const MoeRouting routing = RoutingOf(c.moe_routing, c.moe_skew);
   if (c.num_experts > kMaxExperts) {
     return absl::InvalidArgumentError(absl::StrCat("num_experts: ", c.num_experts, " is above ",

@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "core/validation.h"
 
 namespace gemmprof::core {
@@ -256,6 +257,25 @@ TEST(DeriveTest, DecodeSweepDefaultsToTheMaskedLayoutAndZipfIsSeeded) {
   ASSERT_TRUE(other.ok());
   for (const GemmOp& op : other->ops)
     if (op.groups > 1) EXPECT_EQ(op.layout, MoeLayout::kContiguous);
+}
+
+// An unvalidated config whose tokens per step are out of range (DeriveModelPlan is also
+// what validation calls) is an error naming the derived M; routing never sees the count
+// (tokens x experts per token would overflow: `deploy/fuzz.sh --tests` runs this under
+// UndefinedBehaviorSanitizer).
+TEST(DeriveTest, AnOutOfRangeTokenCountOfAnUnvalidatedMoeConfigIsAnError) {
+  for (int64_t tokens : {int64_t{0}, int64_t{-1}, std::numeric_limits<int64_t>::min()}) {
+    for (const char* routing : {"uniform", "zipf:1.2", "hot:2:0.5", "skew:2"}) {
+      ModelConfig c = Mixtral8x7b();
+      c.sweep_m = {tokens, 16};
+      c.moe_routing = routing;
+      auto plan = DeriveModelPlan(c);
+      ASSERT_FALSE(plan.ok()) << tokens << " " << routing;
+      EXPECT_EQ(plan.status().code(), absl::StatusCode::kInvalidArgument) << plan.status();
+      EXPECT_THAT(plan.status().message(),
+                  HasSubstr(absl::StrCat("has M = ", tokens, ", outside 1..2147483647")));
+    }
+  }
 }
 
 TEST(DeriveTest, BadRoutingAndLayoutNameTheField) {
