@@ -328,7 +328,8 @@ TEST_F(AppTest, ModesTimingAndProfileReachTheSpec) {
       Seed({"--mode", "dynamic,prequant", "--recipes", "fp8-rowwise,bf16", "--timing", "events"}));
   ASSERT_EQ(r.code, 0) << r.err;
   ASSERT_EQ(fake_.submitted.size(), 1u);
-  const core::JobSpec& s = fake_.submitted[0];
+  // A copy: the runs below add to `submitted`, which may move its elements.
+  const core::JobSpec s = fake_.submitted[0];
   EXPECT_EQ(s.modes, (std::vector<core::Mode>{core::Mode::kDynamic, core::Mode::kPrequant}));
   EXPECT_EQ(s.recipes, (std::vector<core::Recipe>{core::Recipe::kFp8Rowwise, core::Recipe::kBf16}));
   EXPECT_EQ(s.timing.timing_backend, core::TimingBackend::kEvents);

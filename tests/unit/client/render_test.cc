@@ -371,7 +371,7 @@ TEST(PlanListingTest, RoutedExpertsAreListedWithEveryCount) {
   EXPECT_THAT(text, HasSubstr("Routing hot:1:0.5."));
   EXPECT_THAT(text, ::testing::ContainsRegex("expert_up +4 +9 +0 / 1 / 5 +1 +5 +contiguous"));
   ASSERT_TRUE(l.summary.contains("experts"));
-  EXPECT_EQ(l.summary["experts"][0]["group_tokens"], nlohmann::json({3, 0, 5, 1}));
+  EXPECT_EQ(l.summary["experts"][0]["group_tokens"], nlohmann::ordered_json({3, 0, 5, 1}));
   EXPECT_EQ(l.summary["experts"][0]["without_tokens"], 1);
 }
 

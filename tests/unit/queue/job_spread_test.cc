@@ -125,8 +125,11 @@ TEST_F(JobSpreadTest, WithDefaultBatchesEachDeviceTakesOneBatchOfTwoShapes) {
   EXPECT_EQ(second_.groups_started(), 1);
   // Each request holds two shapes; the largest work goes with the smallest.
   std::set<int64_t> first_k, second_k;
-  for (const auto& item : first_.requests().front().items) first_k.insert(item.op.shape.k);
-  for (const auto& item : second_.requests().front().items) second_k.insert(item.op.shape.k);
+  // requests() returns a copy: it must outlive the loops over its items.
+  const std::vector<core::GroupRequest> first_requests = first_.requests();
+  const std::vector<core::GroupRequest> second_requests = second_.requests();
+  for (const auto& item : first_requests.front().items) first_k.insert(item.op.shape.k);
+  for (const auto& item : second_requests.front().items) second_k.insert(item.op.shape.k);
   EXPECT_EQ(first_k.size() + second_k.size(), 4u);
   const std::set<int64_t> a = {112, 64}, b = {96, 80};
   EXPECT_TRUE((first_k == a && second_k == b) || (first_k == b && second_k == a));
