@@ -10,6 +10,7 @@
 #include "core/derive.h"
 #include "core/limits.h"
 #include "core/routing.h"
+#include "core/utf8.h"
 
 namespace gemmprof::core {
 namespace {
@@ -247,6 +248,10 @@ absl::Status ValidateShapes(const std::vector<GemmShape>& shapes) {
 }  // namespace
 
 absl::Status ValidateModelConfig(const ModelConfig& config) {
+  RETURN_IF_ERROR(CheckUtf8("name", config.name));
+  RETURN_IF_ERROR(CheckUtf8("hidden_act", config.hidden_act));
+  RETURN_IF_ERROR(CheckUtf8("moe_routing", config.moe_routing));
+  RETURN_IF_ERROR(CheckUtf8("moe_layout", config.moe_layout));
   RETURN_IF_ERROR(ValidateSizes(config));
   RETURN_IF_ERROR(ValidateTokens(config));
   RETURN_IF_ERROR(ValidateAttention(config));
@@ -287,6 +292,9 @@ absl::Status ValidateTiming(const TimingOptions& t) {
 }
 
 absl::Status ValidateJobSpec(const JobSpec& spec) {
+  RETURN_IF_ERROR(CheckUtf8("label", spec.label));
+  RETURN_IF_ERROR(CheckUtf8("campaign", spec.campaign));
+  RETURN_IF_ERROR(CheckUtf8("where", spec.where.name));
   if (spec.model.has_value() == !spec.shapes.empty()) {
     return absl::InvalidArgumentError(
         spec.model.has_value() ? "model, shapes: both are set; a job takes exactly one of them"

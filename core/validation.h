@@ -33,6 +33,7 @@ namespace gemmprof::core {
 //    intermediate sizes and vocab_size; kv heads divisible by tp, or tp a multiple of
 //    kv heads (then replicated).
 //  * every derived GEMM dimension in 1..kMaxDim and M*K*N within int64 (derive.h).
+//  * name, hidden_act, moe_routing and moe_layout are UTF-8 (core/utf8.h).
 absl::Status ValidateModelConfig(const ModelConfig& config);
 
 // warmup_iters 0..kMaxWarmupIters, timed_iters 0 (noise-aware) or
@@ -45,7 +46,7 @@ absl::Status ValidateTiming(const TimingOptions& timing);
 
 // Exactly one of model / shapes; shapes: 1..kMaxShapes entries, each dimension
 // 1..kMaxDim and M*K*N within int64; recipes and modes without duplicates; plus
-// ValidateModelConfig and ValidateTiming.
+// ValidateModelConfig and ValidateTiming; label, campaign and the placement's name UTF-8.
 absl::Status ValidateJobSpec(const JobSpec& spec);
 
 }  // namespace gemmprof::core

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "core/enums.h"
+#include "core/utf8.h"
 #include "report/figures.h"
 #include "report/json_document.h"
 #include "report/record_json.h"
@@ -41,6 +42,16 @@ absl::StatusOr<std::optional<std::string>> One(const QueryParams& params, const 
         " characters long; the limit is " + std::to_string(kMaxValue));
   }
   return first->second;
+}
+
+// Every name and value is text: the errors below quote them, and a JSON reply can hold
+// only UTF-8.
+absl::Status AllText(const QueryParams& params) {
+  for (const auto& [name, value] : params) {
+    RETURN_IF_ERROR(core::CheckUtf8("a query parameter's name", name));
+    RETURN_IF_ERROR(core::CheckUtf8(name, value));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status OnlyKnown(const QueryParams& params, const std::set<std::string>& known) {
@@ -248,10 +259,13 @@ HttpReply ErrorReply(const absl::Status& status) {
   ordered_json doc = {{"error",
                        {{"code", absl::AsciiStrToLower(absl::StatusCodeToString(status.code()))},
                         {"message", std::string(status.message())}}}};
-  return {HttpStatusOf(status.code()), "application/json", doc.dump(2) + "\n"};
+  // replace: a message that quotes bytes which are not UTF-8 still makes a JSON reply.
+  return {HttpStatusOf(status.code()), "application/json",
+          doc.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n"};
 }
 
 absl::StatusOr<storage::JobFilter> ParseJobsQuery(const QueryParams& params) {
+  RETURN_IF_ERROR(AllText(params));
   RETURN_IF_ERROR(OnlyKnown(params, {"state", "node", "campaign", "page_size", "page_token"}));
   storage::JobFilter f;
   RETURN_IF_ERROR(SetEnum(params, "state", core::ParseJobState,
@@ -280,6 +294,7 @@ absl::StatusOr<storage::JobFilter> ParseJobsQuery(const QueryParams& params) {
 }
 
 absl::StatusOr<storage::ResultFilter> ParseHistoryQuery(const QueryParams& params, int64_t now_ms) {
+  RETURN_IF_ERROR(AllText(params));
   RETURN_IF_ERROR(OnlyKnown(params, {"recipe", "pass", "mode", "shape", "device", "node", "job",
                                      "since", "until", "page_size", "page_token"}));
   storage::ResultFilter f;

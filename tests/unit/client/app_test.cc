@@ -71,6 +71,7 @@ TEST_F(AppTest, BadWorkloadFlags) {
        "--context: unknown value \"mixed\"; valid: workload, isolated"},
       {Seed({"--context", ""}), "--context"},
       {Seed({"--energy=maybe"}), "--energy"},
+      {Seed({"--label", "bad\x90label"}), "label: byte 0x90 at offset 3 is not UTF-8; give text"},
       {Seed({"--retries", "4"}), "--retries: 4 is out of range; give 0 (no retry) to 3"},
       {Seed({"--retries", "-1"}), "--retries: -1 is out of range"},
       {Seed({"--retries", "once"}), "--retries"},

@@ -353,6 +353,31 @@ TEST(ValidationTest, RetriesAreZeroToThree) {
   }
 }
 
+// Text fields travel in proto3 strings, which hold UTF-8 only: other bytes are an error
+// naming the field here, not a failed call later.
+TEST(ValidationTest, TextFieldsMustBeUtf8) {
+  JobSpec spec;
+  spec.model = Seed();
+  spec.label = "seed 5B, \xc3\xa9t\xc3\xa9";
+  EXPECT_TRUE(ValidateJobSpec(spec).ok()) << ValidateJobSpec(spec);
+  spec.label = "bad\x90label";
+  EXPECT_EQ(std::string(ValidateJobSpec(spec).message()),
+            "label: byte 0x90 at offset 3 is not UTF-8; give text");
+  spec.label.clear();
+  spec.campaign = "\xff";
+  EXPECT_THAT(std::string(ValidateJobSpec(spec).message()), HasSubstr("campaign: byte 0xFF"));
+  spec.campaign.clear();
+  spec.where = {PlacementKind::kModel, "NVIDIA \xc0\x80"};
+  EXPECT_THAT(std::string(ValidateJobSpec(spec).message()), HasSubstr("where: byte 0xC0"));
+  spec.where = {};
+  spec.model->name = "model\xed\xa0\x80.json";
+  EXPECT_THAT(std::string(ValidateJobSpec(spec).message()), HasSubstr("name: byte 0xED at offset 5"));
+  spec.model->name = "custom";
+  spec.model->hidden_act = "si\x80lu";
+  EXPECT_THAT(std::string(ValidateJobSpec(spec).message()), HasSubstr("hidden_act: byte 0x80"));
+  EXPECT_EQ(ValidateJobSpec(spec).code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST(ValidationTest, JobSpecRules) {
   JobSpec spec;
   EXPECT_THAT(std::string(ValidateJobSpec(spec).message()), HasSubstr("neither is set"));

@@ -79,6 +79,23 @@ TEST(ParseJobsQueryTest, BadValuesNameTheParameterTheValueAndTheLimit) {
   }
 }
 
+// A query's bytes that are not UTF-8 are the caller's error, named, and the error reply is
+// JSON whatever its message quotes (it was a 500 with the JSON library's exception before).
+TEST(ParseHistoryQueryTest, BytesThatAreNotUtf8AreA400NamingTheParameter) {
+  auto f = ParseHistoryQuery({{"recipe", "f\x90\xc7lock"}}, kNowMs);
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.status().message(), "recipe: byte 0x90 at offset 1 is not UTF-8; give text");
+  auto j = ParseJobsQuery({{"node\xff", "a"}});
+  ASSERT_FALSE(j.ok());
+  EXPECT_EQ(j.status().message(),
+            "a query parameter's name: byte 0xFF at offset 4 is not UTF-8; give text");
+  EXPECT_EQ(ErrorOf(ErrorReply(f.status()), 400),
+            "recipe: byte 0x90 at offset 1 is not UTF-8; give text");
+  // A message that quotes such bytes still makes a JSON reply (U+FFFD in their place).
+  EXPECT_EQ(ErrorOf(ErrorReply(absl::InvalidArgumentError("job id='\x90'")), 400),
+            "job id='\xef\xbf\xbd'");
+}
+
 TEST(ParseHistoryQueryTest, AcceptsShapeRecipeAndAges) {
   auto f = ParseHistoryQuery({{"recipe", "fp8-block"},
                               {"shape", "16384x4096x12288"},
