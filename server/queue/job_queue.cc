@@ -8,7 +8,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/derive.h"
-#include "core/validation.h"
 #include "server/queue/job_executor.h"
 #include "server/queue/unix_clock.h"
 
@@ -87,8 +86,8 @@ void JobQueue::Stop() {
 }
 
 absl::StatusOr<PlannedJob> JobQueue::Plan(const core::JobSpec& spec) const {
-  RETURN_IF_ERROR(core::ValidateJobSpec(spec));
   PlannedJob planned;
+  // DerivePlan validates the spec first.
   ASSIGN_OR_RETURN(planned.plan, core::DerivePlan(spec));
   planned.recipes = core::ReportedRecipes(spec);
   planned.modes = core::EffectiveModes(spec);

@@ -299,6 +299,16 @@ TEST(DeriveTest, BadRoutingAndLayoutNameTheField) {
   c.moe_routing = "zipf:1";
   c.micro_batch_size = 4096;
   EXPECT_THAT(PlanOf(c).status().message(), HasSubstr("draws every token's experts"));
+  // The bound is the whole plan's: a sweep whose every step would pass alone is refused
+  // when its steps together draw too much (12800 experts at 49 and 4736 tokens: one plan
+  // call took 5 s before).
+  c.micro_batch_size = 1;
+  c.num_experts = 12800;
+  c.sweep_m = {49, 2000};
+  EXPECT_TRUE(PlanOf(c).ok()) << PlanOf(c).status();
+  c.sweep_m = {49, 4736};
+  EXPECT_THAT(PlanOf(c).status().message(),
+              HasSubstr("4785 tokens over the sweep's steps x 12800 experts is above 33554432"));
   ModelConfig dense = Seed();
   dense.moe_routing = "uniform";
   EXPECT_THAT(PlanOf(dense).status().message(), HasSubstr("needs num_experts > 0"));
