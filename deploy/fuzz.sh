@@ -2,13 +2,14 @@
 # Fuzzes gemmprof's input paths with libFuzzer under AddressSanitizer and
 # UndefinedBehaviorSanitizer (tests/fuzz: shape and sweep text, recipe and routing strings,
 # config.json, the client's flags and config file, a SubmitJobRequest off the wire, the
-# HTTP API's queries, a worker's answer). Builds with clang into
+# HTTP API's queries, gemmprofd's tokens file, a worker's answer). Builds with clang into
 # ${GEMMPROF_FUZZ_BUILD_DIR:-build-fuzz}, without CUDA; installs clang and its fuzzer
 # runtime when missing.
 #
 # usage: deploy/fuzz.sh [--seconds N] [--tests] [TARGET...]
 #   --seconds N  how long each target runs (default 60)
-#   --tests      also run every test not labelled gpu in the sanitized build first
+#   --tests      also run the tests not labelled gpu in the sanitized build first (but
+#                five whose time bounds assume an unsanitized build; listed below)
 #   TARGET       the targets to run (default: all of them)
 # Each target starts from its checked-in corpus (tests/fuzz/corpus/NAME) plus what earlier
 # runs here found (build-fuzz/corpus/NAME). An input that breaks a property, crashes,
@@ -25,7 +26,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds=${2:?--seconds needs a number}; shift 2 ;;
     --tests) run_tests=1; shift ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "fuzz.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
   esac
@@ -41,11 +42,19 @@ for t in "${targets[@]}"; do
 done
 
 "$root/deploy/install_deps.sh" clang libclang-rt-dev
+# Leaks inside third-party libraries LSan cannot see into (tests/fuzz/lsan_suppressions.txt).
+export LSAN_OPTIONS="suppressions=$root/tests/fuzz/lsan_suppressions.txt:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 build_args=(-DCMAKE_CXX_COMPILER=clang++ -DGEMMPROF_ENABLE_CUDA=OFF -DGEMMPROF_BUILD_BENCH=OFF
             -DGEMMPROF_FUZZ=ON "-DGEMMPROF_SANITIZE=address;undefined")
 if [ $run_tests = 1 ]; then
   GEMMPROF_BUILD_DIR="$build" "$root/deploy/build.sh" "${build_args[@]}"
-  (cd "$build" && ctest -LE gpu --output-on-failure -j"$(nproc)" --timeout 900)
+  # Tests whose wall-clock bounds assume an unsanitized build: the host runner's GEMMs run
+  # several times slower under ASan, so a kill, a lease or a cancel lands past its bound
+  # (measured: no sanitizer report in any of them, each passing without sanitizers).
+  slow='KillNineThenRestartKeepsResultsAndFinishesTheJob|CancelStopsAWorkingMeasurementAtARoundBoundary'
+  slow+='|AKilledDaemonsBatchesAreMeasuredByTheOtherWithinTheLease'
+  slow+='|ASmallJobOfAnotherSubmitterIsNotStuckBehindALargeOne|PostgresStoppedMidJobCostsWaitingNotResults'
+  (cd "$build" && ctest -LE gpu -E "$slow" --output-on-failure -j"$(nproc)" --timeout 900)
 else
   target_args=()
   for t in "${targets[@]}"; do target_args+=(--target "$t"); done
