@@ -35,9 +35,9 @@ struct Experts {
 };
 
 // Zipf routing draws each token's experts: tokens x experts draws for each step, about
-// 27 ns each (one core of this project's build machines, optimized build), so the draws
-// of all a plan's steps together are bounded to keep one derivation under a second.
-constexpr Wide kMaxRoutingDraws = Wide{1} << 25;
+// 20-30 ns each (one core of this project's build machines, optimized build), so the draws
+// of all a plan's steps together are bounded to keep one derivation near half a second.
+constexpr Wide kMaxRoutingDraws = Wide{1} << 24;
 // Routing keeps one count per expert.
 constexpr int64_t kMaxExperts = int64_t{1} << 20;
 

@@ -1,14 +1,13 @@
 // The workload and timing flags of `submit` and `plan` (client/commands/workload_flags.h):
 // the input is the arguments, one per line. Flags that CLI11 accepts build a spec or one
-// InvalidArgument; a spec they build is what the daemon accepts (ValidateJobSpec) and
-// derives, and it crosses the wire unchanged. --model is left out: it reads a file.
+// InvalidArgument; a spec they build is what the daemon accepts and derives (DerivePlan
+// validates it), and it crosses the wire unchanged. --model is left out: it reads a file.
 #include <CLI/CLI.hpp>
 
 #include <sstream>
 
 #include "client/commands/workload_flags.h"
 #include "core/derive.h"
-#include "core/validation.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "wire/convert.h"
 
@@ -36,7 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(absl::IsInvalidArgument(spec.status()));
     return 0;
   }
-  FUZZ_CHECK(core::ValidateJobSpec(*spec).ok());
+  // DerivePlan validates first, as the daemon does (ValidateJobSpec).
   auto plan = core::DerivePlan(*spec);
   FUZZ_CHECK(plan.ok());
   auto sent = wire::FromProto(wire::ToProto(*spec));

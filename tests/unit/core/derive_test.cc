@@ -304,11 +304,11 @@ TEST(DeriveTest, BadRoutingAndLayoutNameTheField) {
   // call took 5 s before).
   c.micro_batch_size = 1;
   c.num_experts = 12800;
-  c.sweep_m = {49, 2000};
+  c.sweep_m = {49, 1000};
   EXPECT_TRUE(PlanOf(c).ok()) << PlanOf(c).status();
   c.sweep_m = {49, 4736};
   EXPECT_THAT(PlanOf(c).status().message(),
-              HasSubstr("4785 tokens over the sweep's steps x 12800 experts is above 33554432"));
+              HasSubstr("4785 tokens over the sweep's steps x 12800 experts is above 16777216"));
   ModelConfig dense = Seed();
   dense.moe_routing = "uniform";
   EXPECT_THAT(PlanOf(dense).status().message(), HasSubstr("needs num_experts > 0"));
