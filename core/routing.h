@@ -1,5 +1,5 @@
 // How a step's tokens reach an MoE layer's experts, and the per-expert token counts
-// that follow (docs/models.md, "Routing and layouts").
+// that follow (README.md, "Routed experts: routing and layouts").
 //
 // Each of `tokens` tokens picks `top_k` distinct experts of `num_experts`, so the
 // counts sum to tokens * top_k and none exceeds tokens. The forms:
