@@ -62,9 +62,11 @@ def positive_ints(text):
         values = [int(v) for v in text.split(",")]
     except ValueError:
         raise argparse.ArgumentTypeError(f"'{text}' is not a comma-separated list of integers")
-    for v in values:
+    for i, v in enumerate(values):
         if v < 1 or v > 65536:
             raise argparse.ArgumentTypeError(f"M = {v} is outside 1..65536")
+        if v in values[:i]:
+            raise argparse.ArgumentTypeError(f"M = {v} is given twice")
     return values
 
 

@@ -69,6 +69,7 @@ class ArgumentsTest(unittest.TestCase):
             (["--ms", "0"], "--ms", "M = 0 is outside 1..65536"),
             (["--ms", "16,x"], "--ms", "'16,x' is not a comma-separated list of integers"),
             (["--ms", "70000"], "--ms", "M = 70000 is outside"),
+            (["--ms", "16,128,16"], "--ms", "M = 16 is given twice"),
             (["--speedup", "0.5"], "--speedup", "0.5 is outside 1.0..100.0"),
             (["--speedup", "nan"], "--speedup", "nan is outside"),
             (["--speedup", "two"], "--speedup", "'two' is not a number"),
