@@ -25,14 +25,15 @@ import random
 import statistics
 import sys
 
-import torch
-
+# The layer's shapes are shared with w4a16_ceiling.py, which imports them without PyTorch:
+# torch is imported where it is used.
 SHAPES = (("qkv", 4096, 6144), ("attn_out", 4096, 4096), ("mlp_up", 4096, 28672),
           ("mlp_down", 14336, 4096))
 
 
 def peers(m, k, n, dev):
     """name -> zero-argument callable, or name -> error text."""
+    import torch
     x = torch.randn(m, k, device=dev, dtype=torch.bfloat16)
     w = torch.randn(n, k, device=dev, dtype=torch.bfloat16)
     out = {"bf16": lambda: torch.matmul(x, w.t())}
@@ -69,6 +70,7 @@ def main():
     p.add_argument("--ms", default="16,128,1024,8192")
     p.add_argument("--rounds", type=int, default=30)
     args = p.parse_args()
+    import torch
     dev = torch.device("cuda")
     cases = []  # (shape name, m, k, n, peer, callable or error)
     for m in (int(v) for v in args.ms.split(",")):

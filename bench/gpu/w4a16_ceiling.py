@@ -28,8 +28,7 @@ import random
 import statistics
 import sys
 
-SHAPES = (("qkv", 4096, 6144), ("attn_out", 4096, 4096), ("mlp_up", 4096, 28672),
-          ("mlp_down", 14336, 4096))
+from serving_peers import SHAPES  # (name, K, N) of the layer's four fprop GEMMs
 GROUP = 128
 
 
